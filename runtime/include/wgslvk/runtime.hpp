@@ -1,0 +1,347 @@
+// A small WebGPU object model on Vulkan 1.1+. Names follow the WebGPU spec (GPUDevice,
+// GPUBindGroup, ...) in C++ spelling. WebGPU's validation rules (shared/webgpu-rules.md R1-R13)
+// are enforced here and raise ValidationError at the call that breaks them.
+//
+// Decision: WebGPU reports validation errors asynchronously through error scopes; we throw at the
+// offending call instead, so a test or a CLI run stops at the first bad call with its context.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "wgslvk/kernel.hpp"
+
+namespace wgslvk {
+
+// ---- errors -------------------------------------------------------------------------------------
+
+// A broken WebGPU rule. `rule` is the id from shared/webgpu-rules.md ("R2", ...) or a short name
+// for rules outside that list ("feature", "limits", "usage", "state"). what() reads like Dawn's
+// messages: the object (with its label), the binding, and the values on both sides.
+class ValidationError : public std::runtime_error {
+ public:
+  ValidationError(std::string rule, const std::string& message);
+  const std::string& rule() const { return rule_; }
+
+ private:
+  std::string rule_;
+};
+
+// Vulkan failed (out of memory, device lost, no driver). Not a user error.
+class VulkanError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// ---- limits and features ------------------------------------------------------------------------
+
+// WebGPU limits. Default-constructed values are WebGPU's defaults; a device gets these unless
+// larger ones are requested (as requestDevice does).
+struct Limits {
+  uint32_t minStorageBufferOffsetAlignment = 256;
+  uint32_t minUniformBufferOffsetAlignment = 256;
+  uint64_t maxStorageBufferBindingSize = 134217728;  // 128 MiB
+  uint64_t maxUniformBufferBindingSize = 65536;
+  uint64_t maxBufferSize = 268435456;  // 256 MiB
+  uint32_t maxComputeWorkgroupsPerDimension = 65535;
+  uint32_t maxComputeInvocationsPerWorkgroup = 256;
+  uint32_t maxComputeWorkgroupSizeX = 256;
+  uint32_t maxComputeWorkgroupSizeY = 256;
+  uint32_t maxComputeWorkgroupSizeZ = 64;
+  uint32_t maxComputeWorkgroupStorageSize = 16384;
+  uint32_t maxStorageBuffersPerShaderStage = 8;
+  uint32_t maxUniformBuffersPerShaderStage = 12;
+  uint32_t maxBindGroups = 4;
+  uint32_t maxBindingsPerBindGroup = 1000;
+};
+
+enum class Feature : uint32_t {
+  ShaderF16,       // WebGPU "shader-f16": Vulkan shaderFloat16 + storageBuffer16BitAccess
+  TimestampQuery,  // WebGPU "timestamp-query"
+  FloatAtomics,    // native only: VK_EXT_shader_atomic_float shaderBufferFloat32AtomicAdd
+};
+std::string_view feature_name(Feature f);  // "shader-f16", "timestamp-query", "float32-atomic-add"
+
+// ---- buffers ------------------------------------------------------------------------------------
+
+// GPUBufferUsage, same bit values as WebGPU.
+enum BufferUsage : uint32_t {
+  kUsageMapRead = 0x0001,
+  kUsageMapWrite = 0x0002,
+  kUsageCopySrc = 0x0004,
+  kUsageCopyDst = 0x0008,
+  kUsageUniform = 0x0040,
+  kUsageStorage = 0x0080,
+  kUsageQueryResolve = 0x0200,
+};
+
+struct BufferDescriptor {
+  std::string label;
+  uint64_t size = 0;  // bytes; a multiple of 4, at most maxBufferSize
+  uint32_t usage = 0; // BufferUsage bits
+};
+
+class Device;
+struct DeviceImpl;
+struct BufferImpl;
+struct BindGroupLayoutImpl;
+struct BindGroupImpl;
+struct PipelineImpl;
+struct QuerySetImpl;
+struct CommandBufferImpl;
+struct EncoderImpl;
+
+class Buffer {
+ public:
+  Buffer() = default;
+  uint64_t size() const;
+  uint32_t usage() const;
+  const std::string& label() const;
+  explicit operator bool() const { return impl_ != nullptr; }
+  bool operator==(const Buffer& o) const { return impl_ == o.impl_; }
+  std::shared_ptr<BufferImpl> impl_;
+};
+
+// ---- bind groups --------------------------------------------------------------------------------
+
+struct BindGroupLayoutEntry {
+  uint32_t binding = 0;
+  BindingType type = BindingType::Storage;
+  uint64_t min_binding_size = 0;  // 0: checked against the shader at dispatch (R7)
+};
+
+struct BindGroupLayoutDescriptor {
+  std::string label;
+  std::vector<BindGroupLayoutEntry> entries;
+};
+
+class BindGroupLayout {
+ public:
+  BindGroupLayout() = default;
+  const std::string& label() const;
+  std::span<const BindGroupLayoutEntry> entries() const;
+  explicit operator bool() const { return impl_ != nullptr; }
+  std::shared_ptr<BindGroupLayoutImpl> impl_;
+};
+
+struct BindGroupEntry {
+  uint32_t binding = 0;
+  Buffer buffer;
+  uint64_t offset = 0;
+  std::optional<uint64_t> size;  // default: buffer.size - offset (R3)
+};
+
+struct BindGroupDescriptor {
+  std::string label;
+  BindGroupLayout layout;
+  std::vector<BindGroupEntry> entries;
+};
+
+class BindGroup {
+ public:
+  BindGroup() = default;
+  const std::string& label() const;
+  explicit operator bool() const { return impl_ != nullptr; }
+  std::shared_ptr<BindGroupImpl> impl_;
+};
+
+// ---- pipelines ----------------------------------------------------------------------------------
+
+struct ComputePipelineDescriptor {
+  std::string label;          // default: the kernel's qualified name
+  const KernelInfo* kernel = nullptr;
+  // Explicit layouts, one per group; empty means layout "auto" (R10).
+  std::vector<BindGroupLayout> layout;
+  bool optimized_spirv = false;  // use the spirv-opt output instead of glslang's
+};
+
+class ComputePipeline {
+ public:
+  ComputePipeline() = default;
+  const KernelInfo& kernel() const;
+  const std::string& label() const;
+  // WebGPU getBindGroupLayout(): the (auto or explicit) layout of `group`.
+  BindGroupLayout get_bind_group_layout(uint32_t group) const;
+  explicit operator bool() const { return impl_ != nullptr; }
+  std::shared_ptr<PipelineImpl> impl_;
+};
+
+// ---- queries ------------------------------------------------------------------------------------
+
+struct QuerySet {
+  uint32_t count() const;
+  std::shared_ptr<QuerySetImpl> impl_;
+};
+
+struct PassTimestampWrites {
+  QuerySet query_set;
+  std::optional<uint32_t> beginning_of_pass_write_index;
+  std::optional<uint32_t> end_of_pass_write_index;
+};
+
+// ---- commands -----------------------------------------------------------------------------------
+
+struct ComputePassDescriptor {
+  std::string label;
+  std::optional<PassTimestampWrites> timestamp_writes;
+};
+
+class CommandBuffer {
+ public:
+  std::shared_ptr<CommandBufferImpl> impl_;
+};
+
+class ComputePass {
+ public:
+  void set_pipeline(const ComputePipeline& pipeline);
+  void set_bind_group(uint32_t index, const BindGroup& group);
+  // Validates at the call: pipeline and every group set, layouts compatible, R7 (bound size
+  // vs shader minimum), R11 (writable aliasing), R12 (each count <= the limit).
+  void dispatch_workgroups(uint32_t x, uint32_t y = 1, uint32_t z = 1);
+  // Timestamp between dispatches of this pass (native extension; WebGPU only has pass
+  // boundaries). Needs TimestampQuery.
+  void write_timestamp(const QuerySet& set, uint32_t index);
+  void end();
+  std::shared_ptr<EncoderImpl> impl_;
+};
+
+class CommandEncoder {
+ public:
+  ComputePass begin_compute_pass(const ComputePassDescriptor& desc = {});
+  // Offsets and size multiples of 4; src needs CopySrc, dst CopyDst.
+  void copy_buffer_to_buffer(const Buffer& src, uint64_t src_offset, const Buffer& dst,
+                             uint64_t dst_offset, uint64_t size);
+  // Zero-fill; offset and size multiples of 4; needs CopyDst.
+  void clear_buffer(const Buffer& buffer, uint64_t offset = 0,
+                    std::optional<uint64_t> size = std::nullopt);
+  CommandBuffer finish();
+  std::shared_ptr<EncoderImpl> impl_;
+};
+
+// ---- device -------------------------------------------------------------------------------------
+
+struct DeviceDescriptor {
+  std::string label;
+  std::vector<Feature> required_features;
+  // Limits the device must have. Fields left at their WebGPU default request the default; a
+  // value better than the adapter supports is a ValidationError ("limits").
+  Limits required_limits;
+};
+
+class Device {
+ public:
+  Device() = default;
+  const Limits& limits() const;  // what was granted (WebGPU defaults unless requested)
+  bool has_feature(Feature f) const;
+  const std::string& adapter_name() const;
+  // The stricter of the WebGPU limit and the Vulkan device's own alignment.
+  uint32_t storage_offset_alignment() const;
+  uint32_t uniform_offset_alignment() const;
+
+  Buffer create_buffer(const BufferDescriptor& desc);
+  BindGroupLayout create_bind_group_layout(const BindGroupLayoutDescriptor& desc);
+  BindGroup create_bind_group(const BindGroupDescriptor& desc);
+  ComputePipeline create_compute_pipeline(const ComputePipelineDescriptor& desc);
+  // Needs TimestampQuery. Each resolved value is in nanoseconds.
+  QuerySet create_query_set(uint32_t count, const std::string& label = "");
+  CommandEncoder create_command_encoder(const std::string& label = "");
+
+  // GPUQueue
+  void write_buffer(const Buffer& buffer, uint64_t offset, const void* data, uint64_t size);
+  void submit(std::span<const CommandBuffer> buffers);
+  void submit(const CommandBuffer& buffer) { submit(std::span<const CommandBuffer>(&buffer, 1)); }
+  void wait_idle();  // onSubmittedWorkDone, blocking
+  // Copies [offset, offset+size) through a staging buffer and waits; needs CopySrc.
+  std::vector<uint8_t> read_buffer(const Buffer& buffer, uint64_t offset = 0,
+                                   std::optional<uint64_t> size = std::nullopt);
+  // Timestamps of a set, in ns relative to an arbitrary origin, after the work that wrote them
+  // has finished (waits). Unwritten queries read as 0.
+  std::vector<uint64_t> read_timestamps(const QuerySet& set);
+
+  explicit operator bool() const { return impl_ != nullptr; }
+  std::shared_ptr<DeviceImpl> impl_;
+};
+
+// Typed helpers on top of write_buffer/read_buffer.
+template <class T>
+void write(Device& d, const Buffer& b, std::span<const T> v, uint64_t offset = 0) {
+  d.write_buffer(b, offset, v.data(), v.size_bytes());
+}
+template <class T>
+std::vector<T> read(Device& d, const Buffer& b, uint64_t offset = 0, uint64_t count = 0) {
+  auto bytes = d.read_buffer(b, offset, count ? std::optional<uint64_t>(count * sizeof(T))
+                                              : std::nullopt);
+  std::vector<T> out(bytes.size() / sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+  return out;
+}
+
+// ---- adapters and instance ----------------------------------------------------------------------
+
+enum class AdapterType { DiscreteGPU, IntegratedGPU, VirtualGPU, CPU, Other };
+std::string_view adapter_type_name(AdapterType t);
+
+struct AdapterInfo {
+  std::string name;         // VkPhysicalDeviceProperties::deviceName
+  std::string driver;       // driverName + driverInfo
+  AdapterType type = AdapterType::Other;
+  uint32_t vendor_id = 0, device_id = 0;
+  uint32_t vulkan_api_version = 0;
+  uint32_t index = 0;       // position in Instance::adapters()
+};
+
+struct InstanceImpl;
+struct AdapterImpl;
+
+class Adapter {
+ public:
+  const AdapterInfo& info() const;
+  // The best limits this adapter supports, in WebGPU terms (alignment limits: the smallest it
+  // allows, never below the Vulkan value).
+  const Limits& limits() const;
+  std::vector<Feature> features() const;
+  bool has_feature(Feature f) const;
+  // GPUAdapter.requestDevice.
+  Device request_device(const DeviceDescriptor& desc = {}) const;
+  std::shared_ptr<AdapterImpl> impl_;
+};
+
+struct InstanceOptions {
+  // Enable VK_LAYER_KHRONOS_validation. Default: on when WGSLVK_VALIDATION=1.
+  std::optional<bool> validation;
+};
+
+class Instance {
+ public:
+  static Instance create(const InstanceOptions& options = {});
+  std::vector<Adapter> adapters() const;
+  // Selector: an index ("0"), or a case-insensitive substring of the name ("llvmpipe", "H100").
+  // Without one: WGSLVK_DEVICE if set, else the first discrete GPU, else the first CPU
+  // (lavapipe) adapter, else the first adapter. Throws if the selector matches nothing.
+  Adapter select_adapter(std::optional<std::string> selector = std::nullopt) const;
+  bool validation_enabled() const;
+  // Messages the validation layer reported since the last call (cleared on read).
+  std::vector<std::string> take_validation_messages() const;
+  std::shared_ptr<InstanceImpl> impl_;
+};
+
+// ---- dispatch geometry --------------------------------------------------------------------------
+
+// A 2-D grid for kernels indexed by flat_id(gid, nwg) = gid.y * nwg.x * WG + gid.x: x * y >=
+// workgroups with x, y <= maxComputeWorkgroupsPerDimension and the fewest surplus workgroups.
+// Throws ValidationError("R12") when even a square grid cannot hold `workgroups`.
+struct Grid {
+  uint32_t x = 1, y = 1;
+  uint64_t workgroups() const { return uint64_t(x) * y; }
+};
+Grid grid_for_workgroups(uint64_t workgroups, const Limits& limits);
+inline uint64_t div_ceil(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+inline uint64_t align_up(uint64_t v, uint64_t a) { return div_ceil(v, a) * a; }
+
+}  // namespace wgslvk

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The README's two Quick start commands:
+#   bash scripts/run.sh validate   install what is missing, build, run `wgslvk validate`
+#   bash scripts/run.sh test       install what is missing, build, run the whole test suite
+#                                  (release build, then the ASan+UBSan build), validation layer on
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-validate}
+bash scripts/install-deps.sh
+jobs=$(nproc)
+build() {  # build DIR [cmake args...]
+  local dir=$1; shift
+  cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
+  cmake --build "$dir" -j "$jobs"
+}
+case "$what" in
+  validate)
+    build build
+    ./build/cli/wgslvk validate
+    ;;
+  test)
+    build build
+    # Every test runs under the Khronos validation layer; any message it prints fails the test.
+    export WGSLVK_VALIDATION=1
+    (cd build && ctest --output-on-failure -j "$jobs")
+    build build-asan -DWGSLVK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+    (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$jobs" -LE slow)
+    ;;
+  *) echo "usage: scripts/run.sh validate|test" >&2; exit 2 ;;
+esac

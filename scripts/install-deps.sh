@@ -7,7 +7,7 @@ packages=(
   libvulkan-dev vulkan-validationlayers mesa-vulkan-drivers
   glslang-dev glslang-tools spirv-tools spirv-headers
   spirv-cross libspirv-cross-c-shared-dev
-  googletest libgtest-dev
+  googletest libgtest-dev nlohmann-json3-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,313 @@
+#include "embedding.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace wgslvk::embedding {
+namespace {
+
+constexpr std::string_view kLookup = "embedding/embed_lookup";
+constexpr std::string_view kLookupW16 = "embedding/embed_lookup_w16";
+constexpr std::string_view kBackward = "embedding/embed_backward";
+constexpr std::string_view kBackwardFloat = "embedding/embed_backward_atomic_float";
+constexpr std::string_view kBackwardDet = "embedding/embed_backward_deterministic";
+constexpr uint32_t kWG = 256;  // @workgroup_size(256) of every embedding kernel
+
+std::string s(uint64_t v) { return std::to_string(v); }
+
+[[noreturn]] void fail(const char* rule, std::string_view kernel, const std::string& what) {
+  throw ValidationError(rule, std::string(kernel) + ": " + what);
+}
+
+std::string buffer_name(const Buffer& b) {
+  return b.label().empty() ? std::string("(unlabeled buffer)") : "'" + b.label() + "'";
+}
+
+// Shapes every kernel shares: d_model and vocab_size non-zero, the tokens count.
+void check_dims(std::string_view kernel, Dims dims) {
+  if (dims.d_model == 0) fail("shape", kernel, "dims.y (d_model) is 0");
+  if (dims.vocab_size == 0) fail("shape", kernel, "dims.z (vocab_size) is 0");
+}
+
+void check_token_count(std::string_view kernel, size_t n, Dims dims) {
+  if (n != dims.seq_len)
+    fail("shape", kernel,
+         "binding 0 `tokens` holds " + s(n) + " ids but dims.x (seq_len) is " + s(dims.seq_len));
+}
+
+// A storage binding of `elems` x `elem_bytes` from offset 0 of `buf`: within the device's
+// maxStorageBufferBindingSize, indexable in u32 (the kernels' index type), inside the buffer.
+// Returns the bound size (a multiple of 4, R4).
+uint64_t check_binding(Device& dev, std::string_view kernel, uint32_t binding,
+                       std::string_view name, const Buffer& buf, uint64_t elems,
+                       uint32_t elem_bytes, const std::string& shape) {
+  const uint64_t bytes = elems * elem_bytes;
+  const uint64_t bound = align_up(bytes, 4);
+  const uint64_t limit = dev.limits().maxStorageBufferBindingSize;
+  const std::string what =
+      "binding " + s(binding) + " `" + std::string(name) + "` (" + shape + " x " + s(elem_bytes) +
+      " B = " + s(bytes) + " bytes)";
+  if (bound > limit)
+    fail("limits", kernel,
+         what + " is larger than maxStorageBufferBindingSize " + s(limit) +
+             " of this device: one binding cannot hold it");
+  if (elems > UINT32_MAX)
+    fail("limits", kernel, what + " has more than 2^32 - 1 elements; the kernel indexes in u32");
+  if (!buf) fail("shape", kernel, what + ": no buffer given");
+  if (buf.size() < bound)
+    fail("shape", kernel,
+         what + " does not fit buffer " + buffer_name(buf) + " of " + s(buf.size()) + " bytes");
+  return bound;
+}
+
+}  // namespace
+
+std::string_view variant_name(BackwardVariant v) {
+  switch (v) {
+    case BackwardVariant::cas: return "cas";
+    case BackwardVariant::float_atomics: return "float_atomics";
+    case BackwardVariant::deterministic: return "deterministic";
+  }
+  return "?";
+}
+
+std::string_view variant_kernel(BackwardVariant v) {
+  switch (v) {
+    case BackwardVariant::cas: return kBackward;
+    case BackwardVariant::float_atomics: return kBackwardFloat;
+    case BackwardVariant::deterministic: return kBackwardDet;
+  }
+  return kBackward;
+}
+
+std::string OovReport::message() const {
+  if (count == 0) return "no out-of-vocabulary token ids";
+  std::string m = s(count) + " out-of-vocabulary token id" + (count == 1 ? "" : "s") +
+                  " (vocab_size " + s(vocab_size) + "):";
+  for (size_t k = 0; k < positions.size(); ++k)
+    m += std::string(k ? "," : "") + " position " + s(positions[k]) + " id " + s(ids[k]);
+  if (count > positions.size()) m += ", ...";
+  return m;
+}
+
+OovReport count_oov(std::span<const uint32_t> tokens, uint32_t vocab_size) {
+  OovReport r;
+  r.vocab_size = vocab_size;
+  for (size_t p = 0; p < tokens.size(); ++p) {
+    if (tokens[p] < vocab_size) continue;
+    if (r.positions.size() < OovReport::kMaxListed) {
+      r.positions.push_back(uint32_t(p));
+      r.ids.push_back(tokens[p]);
+    }
+    ++r.count;
+  }
+  return r;
+}
+
+// ---- one dispatch -------------------------------------------------------------------------------
+
+// The per-call buffers (tokens when given on the host, dims, the deterministic variant's order
+// and segments) and the dispatch itself.
+struct Embedding::Call {
+  Device& dev;
+  std::string_view kernel;
+  std::vector<BindGroupEntry> entries;
+
+  Buffer make(const std::string& what, uint32_t usage, const void* data, uint64_t bytes) {
+    Buffer b = dev.create_buffer({std::string(kernel) + " " + what, align_up(bytes, 4),
+                                  usage | kUsageCopyDst});
+    dev.write_buffer(b, 0, data, bytes);
+    return b;
+  }
+  void bind(uint32_t binding, const Buffer& b, uint64_t size) {
+    entries.push_back({binding, b, 0, size});
+  }
+  void bind_u32s(uint32_t binding, const std::string& what, std::span<const uint32_t> v) {
+    bind(binding, make(what, kUsageStorage, v.data(), v.size_bytes()), v.size_bytes());
+  }
+  void bind_dims(std::array<uint32_t, 4> dims) {  // vec4<u32> uniform, 16 bytes (R21)
+    bind(3, make("dims", kUsageUniform, dims.data(), sizeof dims), sizeof dims);
+  }
+  void dispatch(ComputePipeline& pipeline, uint64_t threads) {
+    BindGroup group = dev.create_bind_group(
+        {std::string(kernel) + " group 0", pipeline.get_bind_group_layout(0), entries});
+    Grid grid = grid_for_workgroups(div_ceil(threads, kWG), dev.limits());
+    CommandEncoder enc = dev.create_command_encoder(std::string(kernel));
+    ComputePass pass = enc.begin_compute_pass({std::string(kernel), std::nullopt});
+    pass.set_pipeline(pipeline);
+    pass.set_bind_group(0, group);
+    pass.dispatch_workgroups(grid.x, grid.y);
+    pass.end();
+    dev.submit(enc.finish());
+    dev.wait_idle();  // the per-call buffers die with this call
+  }
+};
+
+Embedding::Embedding(Device device) : device_(std::move(device)) {}
+
+ComputePipeline& Embedding::pipeline(std::string_view name) {
+  auto it = pipelines_.find(name);
+  if (it == pipelines_.end()) {
+    ComputePipelineDescriptor desc;
+    desc.kernel = &kernel(name);
+    desc.label = std::string(name);
+    it = pipelines_.emplace(std::string(name), device_.create_compute_pipeline(desc)).first;
+  }
+  return it->second;
+}
+
+std::vector<uint32_t> Embedding::read_tokens(std::string_view kernel, const Buffer& tokens,
+                                             Dims dims) {
+  if (!tokens) fail("shape", kernel, "binding 0 `tokens`: no buffer given");
+  const uint64_t want = uint64_t(dims.seq_len) * 4;
+  if (tokens.size() != want)
+    fail("shape", kernel,
+         "binding 0 `tokens` buffer " + buffer_name(tokens) + " is " + s(tokens.size()) +
+             " bytes but dims.x (seq_len) " + s(dims.seq_len) + " needs exactly " + s(want) +
+             " (4 B per id)");
+  if (!(tokens.usage() & kUsageCopySrc))
+    fail("usage", kernel,
+         "binding 0 `tokens` buffer " + buffer_name(tokens) +
+             " lacks CopySrc usage, needed to count out-of-vocabulary ids on the host");
+  return read<uint32_t>(device_, tokens);
+}
+
+// ---- lookup -------------------------------------------------------------------------------------
+
+OovReport Embedding::run_lookup(std::string_view name, std::span<const uint32_t> tokens,
+                                const Buffer* token_buffer, const Buffer& table,
+                                const Buffer& out, Dims dims, uint32_t table_elem_bytes) {
+  check_dims(name, dims);
+  check_token_count(name, tokens.size(), dims);
+  const bool w16 = table_elem_bytes == 2;
+  const uint64_t table_bytes =
+      check_binding(device_, name, 1, w16 ? "table_w16" : "table", table,
+                    uint64_t(dims.vocab_size) * dims.d_model, table_elem_bytes,
+                    "vocab_size " + s(dims.vocab_size) + " x d_model " + s(dims.d_model));
+  const uint64_t out_elems = uint64_t(dims.seq_len) * dims.d_model;
+  const uint64_t out_bytes = check_binding(device_, name, 2, w16 ? "out_w16" : "out", out,
+                                           out_elems, 4, "seq_len " + s(dims.seq_len) +
+                                                             " x d_model " + s(dims.d_model));
+  OovReport report = count_oov(tokens, dims.vocab_size);
+  if (dims.seq_len == 0) return report;  // nothing to dispatch (and no empty binding, R3)
+
+  Call call{device_, name, {}};
+  if (token_buffer)
+    call.bind(0, *token_buffer, tokens.size_bytes());
+  else
+    call.bind_u32s(0, "tokens", tokens);
+  call.bind(1, table, table_bytes);
+  call.bind(2, out, out_bytes);
+  call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size, 0});
+  call.dispatch(pipeline(name), out_elems);
+  return report;
+}
+
+OovReport Embedding::lookup(std::span<const uint32_t> tokens, const Buffer& table,
+                            const Buffer& out, Dims dims) {
+  return run_lookup(kLookup, tokens, nullptr, table, out, dims, 4);
+}
+
+OovReport Embedding::lookup(const Buffer& tokens, const Buffer& table, const Buffer& out,
+                            Dims dims) {
+  check_dims(kLookup, dims);
+  auto host = read_tokens(kLookup, tokens, dims);
+  return run_lookup(kLookup, host, &tokens, table, out, dims, 4);
+}
+
+static void require_f16(Device& dev) {
+  if (!dev.has_feature(Feature::ShaderF16))
+    fail("feature", kLookupW16,
+         "device '" + dev.adapter_name() + "' was created without \"shader-f16\" (Vulkan "
+         "shaderFloat16 + storageBuffer16BitAccess), so binding 1 `table_w16: array<f16>` "
+         "cannot be read; request Feature::ShaderF16 if the adapter has it, or use lookup() on "
+         "an f32 table");
+}
+
+OovReport Embedding::lookup_w16(std::span<const uint32_t> tokens, const Buffer& table_w16,
+                                const Buffer& out, Dims dims) {
+  require_f16(device_);
+  return run_lookup(kLookupW16, tokens, nullptr, table_w16, out, dims, 2);
+}
+
+OovReport Embedding::lookup_w16(const Buffer& tokens, const Buffer& table_w16, const Buffer& out,
+                                Dims dims) {
+  require_f16(device_);
+  check_dims(kLookupW16, dims);
+  auto host = read_tokens(kLookupW16, tokens, dims);
+  return run_lookup(kLookupW16, host, &tokens, table_w16, out, dims, 2);
+}
+
+// ---- backward -----------------------------------------------------------------------------------
+
+OovReport Embedding::run_backward(std::span<const uint32_t> tokens, const Buffer* token_buffer,
+                                  const Buffer& grad_out, const Buffer& grad_table, Dims dims,
+                                  BackwardVariant variant) {
+  const std::string_view name = variant_kernel(variant);
+  if (variant == BackwardVariant::float_atomics && !device_.has_feature(Feature::FloatAtomics))
+    fail("feature", name,
+         "device '" + device_.adapter_name() + "' was created without float32-atomic-add "
+         "(VK_EXT_shader_atomic_float shaderBufferFloat32AtomicAdd), needed for the native "
+         "atomicAdd on binding 2 `grad_table`; use BackwardVariant::cas (the default)");
+  check_dims(name, dims);
+  check_token_count(name, tokens.size(), dims);
+  const uint64_t grad_elems = uint64_t(dims.seq_len) * dims.d_model;
+  const uint64_t grad_bytes =
+      check_binding(device_, name, 1, "grad_out", grad_out, grad_elems, 4,
+                    "seq_len " + s(dims.seq_len) + " x d_model " + s(dims.d_model));
+  const uint64_t table_bytes =
+      check_binding(device_, name, 2, "grad_table", grad_table,
+                    uint64_t(dims.vocab_size) * dims.d_model, 4,
+                    "vocab_size " + s(dims.vocab_size) + " x d_model " + s(dims.d_model));
+  OovReport report = count_oov(tokens, dims.vocab_size);
+  if (dims.seq_len == 0) return report;
+
+  Call call{device_, name, {}};
+  if (token_buffer)
+    call.bind(0, *token_buffer, tokens.size_bytes());
+  else
+    call.bind_u32s(0, "tokens", tokens);
+  call.bind(1, grad_out, grad_bytes);
+  call.bind(2, grad_table, table_bytes);
+
+  if (variant != BackwardVariant::deterministic) {
+    call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size, 0});
+    call.dispatch(pipeline(name), grad_elems);
+    return report;
+  }
+
+  // Deterministic: in-vocabulary positions stably sorted by token id (so position order within
+  // a token), cut into one segment per distinct token.
+  std::vector<uint32_t> order;
+  order.reserve(tokens.size());
+  for (uint32_t p = 0; p < tokens.size(); ++p)
+    if (tokens[p] < dims.vocab_size) order.push_back(p);
+  if (order.empty()) return report;  // every id out of vocabulary: nothing to add
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return tokens[a] < tokens[b]; });
+  std::vector<uint32_t> seg_start{0};
+  for (uint32_t k = 1; k < order.size(); ++k)
+    if (tokens[order[k]] != tokens[order[k - 1]]) seg_start.push_back(k);
+  seg_start.push_back(uint32_t(order.size()));
+  const uint32_t n_segments = uint32_t(seg_start.size() - 1);
+
+  call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size, n_segments});
+  call.bind_u32s(4, "order", order);
+  call.bind_u32s(5, "seg_start", seg_start);
+  call.dispatch(pipeline(name), uint64_t(n_segments) * dims.d_model);
+  return report;
+}
+
+OovReport Embedding::backward(std::span<const uint32_t> tokens, const Buffer& grad_out,
+                              const Buffer& grad_table, Dims dims, BackwardVariant variant) {
+  return run_backward(tokens, nullptr, grad_out, grad_table, dims, variant);
+}
+
+OovReport Embedding::backward(const Buffer& tokens, const Buffer& grad_out,
+                              const Buffer& grad_table, Dims dims, BackwardVariant variant) {
+  check_dims(variant_kernel(variant), dims);
+  auto host = read_tokens(variant_kernel(variant), tokens, dims);
+  return run_backward(host, &tokens, grad_out, grad_table, dims, variant);
+}
+
+}  // namespace wgslvk::embedding

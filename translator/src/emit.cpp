@@ -1,0 +1,85 @@
+// Rendering a module for reading: SPIRV-Tools' disassembler and SPIRV-Cross's back ends.
+#include <spirv-tools/libspirv.hpp>
+#include <spirv_cross/spirv_glsl.hpp>
+#include <spirv_cross/spirv_hlsl.hpp>
+#include <spirv_cross/spirv_msl.hpp>
+#include <spirv_cross/spirv_reflect.hpp>
+
+#include "wgslvk/translator.hpp"
+
+namespace wgslvk::translator {
+
+std::optional<EmitFormat> parse_emit_format(std::string_view s) {
+  if (s == "spvasm") return EmitFormat::Spvasm;
+  if (s == "glsl") return EmitFormat::Glsl;
+  if (s == "msl") return EmitFormat::Msl;
+  if (s == "hlsl") return EmitFormat::Hlsl;
+  if (s == "reflect-json") return EmitFormat::ReflectJson;
+  return std::nullopt;
+}
+
+namespace {
+bool uses_16bit(const spirv_cross::Compiler& c) {
+  for (auto cap : c.get_declared_capabilities())
+    if (cap == spv::CapabilityFloat16 || cap == spv::CapabilityInt16 ||
+        cap == spv::CapabilityStorageBuffer16BitAccess ||
+        cap == spv::CapabilityUniformAndStorageBuffer16BitAccess)
+      return true;
+  return false;
+}
+}  // namespace
+
+std::string emit(std::span<const uint32_t> spirv, EmitFormat format) {
+  std::vector<uint32_t> words(spirv.begin(), spirv.end());
+  try {
+    switch (format) {
+      case EmitFormat::Spvasm: {
+        spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_1);
+        std::string text, err;
+        tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t&,
+                                     const char* m) { err += m; });
+        if (!tools.Disassemble(words, &text,
+                               SPV_BINARY_TO_TEXT_OPTION_INDENT |
+                                   SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES |
+                                   SPV_BINARY_TO_TEXT_OPTION_COMMENT))
+          throw Error("spirv-dis failed: " + err);
+        return text;
+      }
+      case EmitFormat::Glsl: {
+        spirv_cross::CompilerGLSL c(std::move(words));
+        auto o = c.get_common_options();
+        o.version = 450;
+        o.vulkan_semantics = true;
+        c.set_common_options(o);
+        return c.compile();
+      }
+      case EmitFormat::Msl: {
+        spirv_cross::CompilerMSL c(std::move(words));
+        auto o = c.get_msl_options();
+        o.set_msl_version(2, 1);  // 2.1: what SPIRV-Cross needs for 16-bit storage and barriers
+        o.argument_buffers = false;
+        c.set_msl_options(o);
+        return c.compile();
+      }
+      case EmitFormat::Hlsl: {
+        spirv_cross::CompilerHLSL c(std::move(words));
+        auto o = c.get_hlsl_options();
+        // 16-bit types need SM 6.2 (native 16-bit types); everything else stays SM 5.1 so the
+        // output compiles with the legacy fxc too.
+        o.shader_model = uses_16bit(c) ? 62 : 51;
+        if (o.shader_model >= 62) o.enable_16bit_types = true;
+        c.set_hlsl_options(o);
+        return c.compile();
+      }
+      case EmitFormat::ReflectJson: {
+        spirv_cross::CompilerReflection c(std::move(words));
+        return c.compile();
+      }
+    }
+  } catch (const spirv_cross::CompilerError& e) {
+    throw Error(std::string("SPIRV-Cross: ") + e.what());
+  }
+  return {};
+}
+
+}  // namespace wgslvk::translator

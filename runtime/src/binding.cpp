@@ -1,0 +1,371 @@
+// Bind group layouts, bind groups (R1-R8) and compute pipelines (R7, R9, R10, R13, limits).
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "internal.hpp"
+
+namespace wgslvk {
+
+namespace {
+std::string num(uint64_t v) { return std::to_string(v); }
+
+std::shared_ptr<BindGroupLayoutImpl> make_layout(const std::shared_ptr<DeviceCore>& core,
+                                                 const BindGroupLayoutDescriptor& desc) {
+  const Limits& lim = core->limits;
+  std::string name = quoted("BindGroupLayout", desc.label);
+  auto l = std::make_shared<BindGroupLayoutImpl>();
+  l->core = core;
+  l->label = desc.label;
+  l->entries = desc.entries;
+  std::sort(l->entries.begin(), l->entries.end(),
+            [](auto& a, auto& b) { return a.binding < b.binding; });
+  uint32_t storage = 0, uniform = 0;
+  for (size_t i = 0; i < l->entries.size(); ++i) {
+    const auto& e = l->entries[i];
+    if (i && l->entries[i - 1].binding == e.binding)
+      throw ValidationError("R1", name + " has binding " + num(e.binding) + " more than once");
+    if (e.binding >= lim.maxBindingsPerBindGroup)
+      throw ValidationError("limits", name + " binding number (" + num(e.binding) +
+                                          ") is not below maxBindingsPerBindGroup (" +
+                                          num(lim.maxBindingsPerBindGroup) + ")");
+    (e.type == BindingType::Uniform ? uniform : storage)++;
+  }
+  if (storage > lim.maxStorageBuffersPerShaderStage)
+    throw ValidationError("limits", name + " has " + num(storage) +
+                                        " storage buffer bindings, more than maxStorageBuffersPerShaderStage (" +
+                                        num(lim.maxStorageBuffersPerShaderStage) + ")");
+  if (uniform > lim.maxUniformBuffersPerShaderStage)
+    throw ValidationError("limits", name + " has " + num(uniform) +
+                                        " uniform buffer bindings, more than maxUniformBuffersPerShaderStage (" +
+                                        num(lim.maxUniformBuffersPerShaderStage) + ")");
+  std::vector<VkDescriptorSetLayoutBinding> vb;
+  for (const auto& e : l->entries) {
+    VkDescriptorSetLayoutBinding b{};
+    b.binding = e.binding;
+    b.descriptorType = e.type == BindingType::Uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                                      : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    b.descriptorCount = 1;
+    b.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    vb.push_back(b);
+  }
+  VkDescriptorSetLayoutCreateInfo ci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  ci.bindingCount = uint32_t(vb.size());
+  ci.pBindings = vb.data();
+  check_vk(vkCreateDescriptorSetLayout(core->device, &ci, nullptr, &l->layout),
+           "vkCreateDescriptorSetLayout");
+  core->name_object(VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, uint64_t(l->layout), desc.label);
+  return l;
+}
+}  // namespace
+
+const BindGroupLayoutEntry* BindGroupLayoutImpl::find(uint32_t binding) const {
+  for (const auto& e : entries)
+    if (e.binding == binding) return &e;
+  return nullptr;
+}
+
+bool BindGroupLayoutImpl::same_as(const BindGroupLayoutImpl& o) const {
+  if (entries.size() != o.entries.size()) return false;
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].binding != o.entries[i].binding || entries[i].type != o.entries[i].type ||
+        entries[i].min_binding_size != o.entries[i].min_binding_size)
+      return false;
+  return true;
+}
+
+BindGroupLayoutImpl::~BindGroupLayoutImpl() {
+  if (layout) vkDestroyDescriptorSetLayout(core->device, layout, nullptr);
+}
+
+BindGroupImpl::~BindGroupImpl() {
+  if (pool) vkDestroyDescriptorPool(core->device, pool, nullptr);  // frees the set
+}
+
+PipelineImpl::~PipelineImpl() {
+  if (pipeline) vkDestroyPipeline(core->device, pipeline, nullptr);
+  if (layout) vkDestroyPipelineLayout(core->device, layout, nullptr);
+  if (module) vkDestroyShaderModule(core->device, module, nullptr);
+}
+
+const std::string& BindGroupLayout::label() const { return impl_->label; }
+std::span<const BindGroupLayoutEntry> BindGroupLayout::entries() const { return impl_->entries; }
+const std::string& BindGroup::label() const { return impl_->label; }
+const KernelInfo& ComputePipeline::kernel() const { return *impl_->kernel; }
+const std::string& ComputePipeline::label() const { return impl_->label; }
+
+BindGroupLayout ComputePipeline::get_bind_group_layout(uint32_t group) const {
+  if (group >= impl_->groups.size())
+    throw ValidationError("state", quoted("ComputePipeline", impl_->label) + " has no bind group " +
+                                       num(group) + " (its layout has " + num(impl_->groups.size()) +
+                                       " group(s))");
+  BindGroupLayout out;
+  out.impl_ = impl_->groups[group];
+  return out;
+}
+
+BindGroupLayout Device::create_bind_group_layout(const BindGroupLayoutDescriptor& desc) {
+  BindGroupLayout out;
+  out.impl_ = make_layout(impl_->core, desc);
+  return out;
+}
+
+// ---- bind groups (R1-R8) ------------------------------------------------------------------------
+
+BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
+  auto& core = impl_->core;
+  const Limits& lim = core->limits;
+  std::string name = quoted("BindGroup", desc.label);
+  if (!desc.layout) throw ValidationError("state", name + " has no layout");
+  const auto& layout = *desc.layout.impl_;
+  if (layout.core != core) throw ValidationError("state", quoted("BindGroupLayout", layout.label) +
+                                                              " of " + name + " belongs to a different device");
+  std::string lname = quoted("BindGroupLayout", layout.label);
+  // R1
+  if (desc.entries.size() != layout.entries.size())
+    throw ValidationError("R1", name + " has " + num(desc.entries.size()) + " entries but its " +
+                                    lname + " has " + num(layout.entries.size()));
+  std::set<uint32_t> seen;
+  for (const auto& e : desc.entries) {
+    if (!layout.find(e.binding))
+      throw ValidationError("R1", name + " binding " + num(e.binding) + " is not in " + lname);
+    if (!seen.insert(e.binding).second)
+      throw ValidationError("R1", name + " binding " + num(e.binding) + " is given more than once");
+  }
+
+  auto g = std::make_shared<BindGroupImpl>();
+  g->core = core;
+  g->layout = desc.layout.impl_;
+  g->label = desc.label;
+  for (const auto& e : desc.entries) {
+    const BindGroupLayoutEntry& le = *layout.find(e.binding);
+    std::string at = name + " binding " + num(e.binding);
+    if (!e.buffer) throw ValidationError("state", at + " has no buffer");
+    const BufferImpl& b = *e.buffer.impl_;
+    if (b.core != core) throw ValidationError("state", at + ": " + quoted("Buffer", b.label) + " belongs to a different device");
+    std::string bname = quoted("Buffer", b.label);
+    bool uniform = le.type == BindingType::Uniform;
+    // R6
+    uint32_t need = uniform ? kUsageUniform : kUsageStorage;
+    if (!(b.usage & need))
+      throw ValidationError("R6", at + " (" + binding_type_name(le.type) + "): " + bname +
+                                      " lacks " + (uniform ? "Uniform" : "Storage") + " usage");
+    // R3
+    if (e.offset > b.size)
+      throw ValidationError("R3", at + ": offset (" + num(e.offset) + ") is past the end of " +
+                                      bname + " (size " + num(b.size) + ")");
+    uint64_t size = e.size.value_or(b.size - e.offset);
+    if (size == 0)
+      throw ValidationError("R3", at + ": binding size is zero (offset " + num(e.offset) + ", " +
+                                      bname + " size " + num(b.size) + ")");
+    if (size > b.size - e.offset)
+      throw ValidationError("R3", at + ": range [" + num(e.offset) + ", " + num(e.offset + size) +
+                                      ") does not fit " + bname + " (size " + num(b.size) + ")");
+    // R2
+    uint32_t align = uniform ? core->uniform_alignment : core->storage_alignment;
+    if (e.offset % align)
+      throw ValidationError("R2", at + ": offset (" + num(e.offset) + ") of " + bname +
+                                      " is not a multiple of " +
+                                      (uniform ? "minUniformBufferOffsetAlignment (" : "minStorageBufferOffsetAlignment (") +
+                                      num(align) + ")");
+    // R4
+    if (!uniform && size % 4)
+      throw ValidationError("R4", at + ": " + binding_type_name(le.type) + " binding size (" +
+                                      num(size) + ") of " + bname + " is not a multiple of 4");
+    // R5
+    uint64_t max = uniform ? lim.maxUniformBufferBindingSize : lim.maxStorageBufferBindingSize;
+    if (size > max)
+      throw ValidationError("R5", at + ": binding size (" + num(size) + ") of " + bname +
+                                      " is larger than " +
+                                      (uniform ? "maxUniformBufferBindingSize (" : "maxStorageBufferBindingSize (") +
+                                      num(max) + ")");
+    // R7 (layout minimum; the shader minimum is checked at dispatch when this is 0)
+    if (size < le.min_binding_size)
+      throw ValidationError("R7", at + ": binding size (" + num(size) + ") of " + bname +
+                                      " is smaller than the layout's minBindingSize (" +
+                                      num(le.min_binding_size) + ")");
+    g->bound.push_back(BoundBuffer{e.binding, le.type, e.buffer.impl_, e.offset, size});
+  }
+  std::sort(g->bound.begin(), g->bound.end(), [](auto& a, auto& b) { return a.binding < b.binding; });
+
+  // Vulkan objects: a small pool per group keeps lifetime trivial.
+  uint32_t n_storage = 0, n_uniform = 0;
+  for (auto& bb : g->bound) (bb.type == BindingType::Uniform ? n_uniform : n_storage)++;
+  std::vector<VkDescriptorPoolSize> sizes;
+  if (n_storage) sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n_storage});
+  if (n_uniform) sizes.push_back({VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, n_uniform});
+  if (sizes.empty()) sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1});
+  VkDescriptorPoolCreateInfo pci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pci.maxSets = 1;
+  pci.poolSizeCount = uint32_t(sizes.size());
+  pci.pPoolSizes = sizes.data();
+  check_vk(vkCreateDescriptorPool(core->device, &pci, nullptr, &g->pool), "vkCreateDescriptorPool");
+  VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  ai.descriptorPool = g->pool;
+  ai.descriptorSetCount = 1;
+  ai.pSetLayouts = &layout.layout;
+  check_vk(vkAllocateDescriptorSets(core->device, &ai, &g->set), "vkAllocateDescriptorSets");
+  core->name_object(VK_OBJECT_TYPE_DESCRIPTOR_SET, uint64_t(g->set), desc.label);
+
+  // R8: the exact effective range, never VK_WHOLE_SIZE, so arrayLength() matches WebGPU.
+  std::vector<VkDescriptorBufferInfo> infos(g->bound.size());
+  std::vector<VkWriteDescriptorSet> writes(g->bound.size());
+  for (size_t i = 0; i < g->bound.size(); ++i) {
+    const auto& bb = g->bound[i];
+    infos[i] = {bb.buffer->buffer, bb.offset, bb.size};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = g->set;
+    writes[i].dstBinding = bb.binding;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = bb.type == BindingType::Uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                                               : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  vkUpdateDescriptorSets(core->device, uint32_t(writes.size()), writes.data(), 0, nullptr);
+  BindGroup out;
+  out.impl_ = g;
+  return out;
+}
+
+// ---- pipelines ----------------------------------------------------------------------------------
+
+ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor& desc) {
+  auto& core = impl_->core;
+  const Limits& lim = core->limits;
+  if (!desc.kernel) throw ValidationError("state", quoted("ComputePipeline", desc.label) + " has no kernel");
+  const KernelInfo& k = *desc.kernel;
+  std::string kname = kernel_name(k);
+  auto p = std::make_shared<PipelineImpl>();
+  p->core = core;
+  p->kernel = desc.kernel;
+  p->label = desc.label.empty() ? kname : desc.label;
+  std::string name = quoted("ComputePipeline", p->label);
+
+  // Features (R22 for f16, as WebGPU refuses `enable f16;` without "shader-f16").
+  if (k.needs_shader_f16 && !core->has(Feature::ShaderF16))
+    throw ValidationError("R22", name + ": kernel " + kname +
+                                     " uses f16 (enable f16;), which needs the \"shader-f16\" feature; " +
+                                     quoted("Device", core->label) + " was not created with it" +
+                                     (core->adapter->features.end() !=
+                                              std::find(core->adapter->features.begin(),
+                                                        core->adapter->features.end(), Feature::ShaderF16)
+                                          ? " (the adapter supports it: request it)"
+                                          : " (adapter \"" + core->adapter->info.name + "\" does not support it)"));
+  if (k.needs_float_atomics && !core->has(Feature::FloatAtomics))
+    throw ValidationError("feature", name + ": kernel " + kname +
+                                         " uses float atomics, which need the \"float32-atomic-add\" feature; " +
+                                         quoted("Device", core->label) + " was not created with it");
+
+  // R13
+  auto [wx, wy, wz] = k.workgroup_size;
+  uint64_t inv = uint64_t(wx) * wy * wz;
+  auto r13 = [&](const std::string& what, uint64_t v, uint64_t max, const char* limit) {
+    if (v > max)
+      throw ValidationError("R13", name + ": kernel " + kname + " workgroup size (" + num(wx) + ", " +
+                                       num(wy) + ", " + num(wz) + "): " + what + " (" + num(v) +
+                                       ") is larger than " + limit + " (" + num(max) + ")");
+  };
+  r13("x", wx, lim.maxComputeWorkgroupSizeX, "maxComputeWorkgroupSizeX");
+  r13("y", wy, lim.maxComputeWorkgroupSizeY, "maxComputeWorkgroupSizeY");
+  r13("z", wz, lim.maxComputeWorkgroupSizeZ, "maxComputeWorkgroupSizeZ");
+  r13("x*y*z", inv, lim.maxComputeInvocationsPerWorkgroup, "maxComputeInvocationsPerWorkgroup");
+  if (k.workgroup_storage_bytes > lim.maxComputeWorkgroupStorageSize)
+    throw ValidationError("R13", name + ": kernel " + kname + " uses " + num(k.workgroup_storage_bytes) +
+                                     " bytes of workgroup memory, more than maxComputeWorkgroupStorageSize (" +
+                                     num(lim.maxComputeWorkgroupStorageSize) + ")");
+
+  uint32_t max_group = 0;
+  bool any = false;
+  for (const auto& b : k.bindings)
+    if (b.statically_used) { max_group = std::max(max_group, b.group); any = true; }
+  uint32_t n_groups = any ? max_group + 1 : 0;
+
+  if (desc.layout.empty()) {
+    // R10: auto layout, statically used bindings only, minBindingSize from the shader.
+    if (n_groups > lim.maxBindGroups)
+      throw ValidationError("limits", name + ": kernel " + kname + " uses bind group " + num(max_group) +
+                                          ", not below maxBindGroups (" + num(lim.maxBindGroups) + ")");
+    for (uint32_t g = 0; g < n_groups; ++g) {
+      BindGroupLayoutDescriptor ld;
+      ld.label = p->label + " group " + num(g) + " (auto)";
+      for (const auto& b : k.bindings)
+        if (b.statically_used && b.group == g)
+          ld.entries.push_back({b.binding, b.type, b.min_binding_size});
+      p->groups.push_back(make_layout(core, ld));
+    }
+  } else {
+    if (desc.layout.size() > lim.maxBindGroups)
+      throw ValidationError("limits", name + " layout has " + num(desc.layout.size()) +
+                                          " bind group layouts, more than maxBindGroups (" +
+                                          num(lim.maxBindGroups) + ")");
+    // R9: every binding the shader uses is in the layout with the same type.
+    for (const auto& b : k.bindings) {
+      if (!b.statically_used) continue;
+      std::string at = name + ": shader binding @group(" + num(b.group) + ") @binding(" +
+                       num(b.binding) + ") '" + std::string(b.name) + "' (" + binding_type_name(b.type) + ")";
+      const BindGroupLayoutImpl* gl = b.group < desc.layout.size() && desc.layout[b.group]
+                                          ? desc.layout[b.group].impl_.get() : nullptr;
+      const BindGroupLayoutEntry* le = gl ? gl->find(b.binding) : nullptr;
+      if (!le)
+        throw ValidationError("R9", at + " is not in the explicit layout" +
+                                        (gl ? " " + quoted("BindGroupLayout", gl->label) : std::string(" (no layout for that group)")));
+      if (le->type != b.type)
+        throw ValidationError("R9", at + " does not match " + quoted("BindGroupLayout", gl->label) +
+                                        " entry type (" + binding_type_name(le->type) + ")");
+      if (le->min_binding_size && le->min_binding_size < b.min_binding_size)
+        throw ValidationError("R7", at + " needs at least " + num(b.min_binding_size) + " bytes but " +
+                                        quoted("BindGroupLayout", gl->label) + " minBindingSize is " +
+                                        num(le->min_binding_size));
+    }
+    for (size_t g = 0; g < desc.layout.size(); ++g) {
+      if (desc.layout[g]) {
+        if (desc.layout[g].impl_->core != core)
+          throw ValidationError("state", name + " layout " + num(g) + " belongs to a different device");
+        p->groups.push_back(desc.layout[g].impl_);
+      } else {
+        p->groups.push_back(make_layout(core, {p->label + " group " + num(g) + " (empty)", {}}));
+      }
+    }
+  }
+  uint32_t storage = 0, uniform = 0;
+  for (auto& g : p->groups)
+    for (auto& e : g->entries) (e.type == BindingType::Uniform ? uniform : storage)++;
+  if (storage > lim.maxStorageBuffersPerShaderStage)
+    throw ValidationError("limits", name + " layout has " + num(storage) +
+                                        " storage buffer bindings, more than maxStorageBuffersPerShaderStage (" +
+                                        num(lim.maxStorageBuffersPerShaderStage) + ")");
+  if (uniform > lim.maxUniformBuffersPerShaderStage)
+    throw ValidationError("limits", name + " layout has " + num(uniform) +
+                                        " uniform buffer bindings, more than maxUniformBuffersPerShaderStage (" +
+                                        num(lim.maxUniformBuffersPerShaderStage) + ")");
+
+  std::span<const uint32_t> code = desc.optimized_spirv ? k.spirv_opt : k.spirv;
+  if (code.empty())
+    throw ValidationError("state", name + ": kernel " + kname + " has no " +
+                                       (desc.optimized_spirv ? "optimized " : "") + "SPIR-V");
+  VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  mi.codeSize = code.size_bytes();
+  mi.pCode = code.data();
+  check_vk(vkCreateShaderModule(core->device, &mi, nullptr, &p->module), "vkCreateShaderModule");
+  std::vector<VkDescriptorSetLayout> sets;
+  for (auto& g : p->groups) sets.push_back(g->layout);
+  VkPipelineLayoutCreateInfo li{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  li.setLayoutCount = uint32_t(sets.size());
+  li.pSetLayouts = sets.data();
+  check_vk(vkCreatePipelineLayout(core->device, &li, nullptr, &p->layout), "vkCreatePipelineLayout");
+  VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  ci.stage.module = p->module;
+  ci.stage.pName = "main";
+  ci.layout = p->layout;
+  VkResult r = vkCreateComputePipelines(core->device, VK_NULL_HANDLE, 1, &ci, nullptr, &p->pipeline);
+  if (r != VK_SUCCESS)
+    throw VulkanError("creating " + name + " (kernel " + kname + ") failed: VkResult " + std::to_string(int(r)));
+  core->name_object(VK_OBJECT_TYPE_PIPELINE, uint64_t(p->pipeline), p->label);
+  ComputePipeline out;
+  out.impl_ = p;
+  return out;
+}
+
+}  // namespace wgslvk

@@ -1,0 +1,288 @@
+// Command encoder, compute pass (dispatch-time validation R7, R11, R12) and submit. Every
+// dispatch, copy and clear is preceded by a full compute/transfer barrier: WebGPU makes each
+// command's writes visible to the next.
+#include <algorithm>
+
+#include "internal.hpp"
+
+namespace wgslvk {
+
+namespace {
+std::string num(uint64_t v) { return std::to_string(v); }
+
+std::string range_str(uint64_t off, uint64_t size) {
+  return "[" + num(off) + ", " + num(off + size) + ")";
+}
+
+void require_no_pass(const EncoderImpl& e, const char* op) {
+  if (e.finished)
+    throw ValidationError("state", std::string(op) + ": " + quoted("CommandEncoder", e.label) + " is already finished");
+  if (e.pass_open)
+    throw ValidationError("state", std::string(op) + ": " + quoted("CommandEncoder", e.label) +
+                                       " has an open compute pass (" + e.pass_name() + ")");
+}
+
+void require_pass(const std::shared_ptr<EncoderImpl>& e, const char* op) {
+  if (!e || !e->pass_open) throw ValidationError("state", std::string(op) + ": the compute pass has ended");
+}
+
+void check_query(const EncoderImpl& e, const QuerySet& set, uint32_t index, const std::string& where) {
+  if (!e.core->has(Feature::TimestampQuery))
+    throw ValidationError("feature", where + ": timestamps need the \"timestamp-query\" feature");
+  if (!set.impl_) throw ValidationError("state", where + ": null query set");
+  if (set.impl_->core != e.core)
+    throw ValidationError("state", where + ": " + quoted("QuerySet", set.impl_->label) + " belongs to a different device");
+  if (index >= set.impl_->count)
+    throw ValidationError("range", where + ": query index (" + num(index) + ") is not below " +
+                                       quoted("QuerySet", set.impl_->label) + " count (" + num(set.impl_->count) + ")");
+}
+}  // namespace
+
+std::string EncoderImpl::pass_name() const { return quoted("ComputePass", pass_label); }
+
+CommandEncoder Device::create_command_encoder(const std::string& label) {
+  auto e = std::make_shared<EncoderImpl>();
+  e->core = impl_->core;
+  e->label = label;
+  CommandEncoder out;
+  out.impl_ = e;
+  return out;
+}
+
+ComputePass CommandEncoder::begin_compute_pass(const ComputePassDescriptor& desc) {
+  require_no_pass(*impl_, "begin_compute_pass");
+  std::string where = quoted("ComputePass", desc.label);
+  if (desc.timestamp_writes) {
+    const auto& tw = *desc.timestamp_writes;
+    if (tw.beginning_of_pass_write_index)
+      check_query(*impl_, tw.query_set, *tw.beginning_of_pass_write_index, where + " timestampWrites");
+    if (tw.end_of_pass_write_index)
+      check_query(*impl_, tw.query_set, *tw.end_of_pass_write_index, where + " timestampWrites");
+    if (!tw.beginning_of_pass_write_index && !tw.end_of_pass_write_index)
+      throw ValidationError("state", where + " timestampWrites names neither a beginning nor an end index");
+    if (tw.beginning_of_pass_write_index && tw.beginning_of_pass_write_index == tw.end_of_pass_write_index)
+      throw ValidationError("state", where + " timestampWrites uses index " +
+                                         num(*tw.end_of_pass_write_index) + " for both beginning and end");
+    if (tw.beginning_of_pass_write_index)
+      impl_->commands.push_back(TimestampCmd{tw.query_set.impl_, *tw.beginning_of_pass_write_index});
+  }
+  impl_->pass_open = true;
+  impl_->pass_label = desc.label;
+  impl_->pass_timestamps = desc.timestamp_writes;
+  impl_->pipeline.reset();
+  impl_->groups.clear();
+  ComputePass p;
+  p.impl_ = impl_;
+  return p;
+}
+
+void ComputePass::set_pipeline(const ComputePipeline& pipeline) {
+  require_pass(impl_, "set_pipeline");
+  if (!pipeline) throw ValidationError("state", impl_->pass_name() + " set_pipeline: null pipeline");
+  if (pipeline.impl_->core != impl_->core)
+    throw ValidationError("state", impl_->pass_name() + " set_pipeline: " +
+                                       quoted("ComputePipeline", pipeline.impl_->label) + " belongs to a different device");
+  impl_->pipeline = pipeline.impl_;
+}
+
+void ComputePass::set_bind_group(uint32_t index, const BindGroup& group) {
+  require_pass(impl_, "set_bind_group");
+  const Limits& lim = impl_->core->limits;
+  if (index >= lim.maxBindGroups)
+    throw ValidationError("limits", impl_->pass_name() + " set_bind_group: index (" + num(index) +
+                                        ") is not below maxBindGroups (" + num(lim.maxBindGroups) + ")");
+  if (!group) throw ValidationError("state", impl_->pass_name() + " set_bind_group(" + num(index) + "): null bind group");
+  if (group.impl_->core != impl_->core)
+    throw ValidationError("state", impl_->pass_name() + " set_bind_group: " +
+                                       quoted("BindGroup", group.impl_->label) + " belongs to a different device");
+  if (impl_->groups.size() <= index) impl_->groups.resize(index + 1);
+  impl_->groups[index] = group.impl_;
+}
+
+void ComputePass::dispatch_workgroups(uint32_t x, uint32_t y, uint32_t z) {
+  require_pass(impl_, "dispatch_workgroups");
+  auto& e = *impl_;
+  const Limits& lim = e.core->limits;
+  std::string where = e.pass_name() + " dispatch_workgroups(" + num(x) + ", " + num(y) + ", " + num(z) + ")";
+  if (!e.pipeline) throw ValidationError("state", where + ": no pipeline set");
+  const PipelineImpl& p = *e.pipeline;
+  where += " with " + quoted("ComputePipeline", p.label);
+
+  // R12: never split silently.
+  const char* axis[3] = {"x", "y", "z"};
+  uint32_t counts[3] = {x, y, z};
+  for (int i = 0; i < 3; ++i)
+    if (counts[i] > lim.maxComputeWorkgroupsPerDimension)
+      throw ValidationError("R12", where + ": workgroup count " + axis[i] + " (" + num(counts[i]) +
+                                       ") is larger than maxComputeWorkgroupsPerDimension (" +
+                                       num(lim.maxComputeWorkgroupsPerDimension) +
+                                       "); use a 2-D grid (grid_for_workgroups) and flat_id");
+
+  std::vector<std::shared_ptr<BindGroupImpl>> used(p.groups.size());
+  struct Use { uint32_t group; const BoundBuffer* b; };
+  std::vector<Use> uses;
+  for (uint32_t g = 0; g < p.groups.size(); ++g) {
+    const auto& pl = *p.groups[g];
+    if (pl.entries.empty()) continue;
+    if (g >= e.groups.size() || !e.groups[g])
+      throw ValidationError("state", where + ": no bind group set at index " + num(g));
+    const auto& bg = *e.groups[g];
+    if (!bg.layout->same_as(pl))
+      throw ValidationError("state", where + ": " + quoted("BindGroup", bg.label) + " at index " + num(g) +
+                                         " was made with " + quoted("BindGroupLayout", bg.layout->label) +
+                                         ", which is not compatible with the pipeline's " +
+                                         quoted("BindGroupLayout", pl.label));
+    used[g] = e.groups[g];
+    for (const auto& bb : bg.bound) {
+      uses.push_back({g, &bb});
+      // R7 at dispatch: a layout minBindingSize of 0 defers to the shader's minimum.
+      const BindGroupLayoutEntry* le = pl.find(bb.binding);
+      if (le && le->min_binding_size == 0) {
+        for (const auto& kb : p.kernel->bindings)
+          if (kb.group == g && kb.binding == bb.binding && kb.statically_used && bb.size < kb.min_binding_size)
+            throw ValidationError("R7", where + ": " + quoted("BindGroup", bg.label) + " binding " +
+                                            num(bb.binding) + " ('" + std::string(kb.name) + "') is bound to " +
+                                            num(bb.size) + " bytes of " + quoted("Buffer", bb.buffer->label) +
+                                            ", smaller than the shader's minimum binding size (" +
+                                            num(kb.min_binding_size) + ")");
+      }
+    }
+  }
+  // R11: writable aliasing within this dispatch.
+  for (size_t i = 0; i < uses.size(); ++i)
+    for (size_t j = i + 1; j < uses.size(); ++j) {
+      const BoundBuffer& a = *uses[i].b;
+      const BoundBuffer& b = *uses[j].b;
+      if (a.buffer != b.buffer) continue;
+      bool wa = a.type == BindingType::Storage, wb = b.type == BindingType::Storage;
+      if (!wa && !wb) continue;
+      bool overlap = a.offset < b.offset + b.size && b.offset < a.offset + a.size;
+      if (wa && wb && !overlap) continue;
+      auto desc = [&](const Use& u) {
+        return "group " + num(u.group) + " binding " + num(u.b->binding) + " (" +
+               binding_type_name(u.b->type) + ", " + range_str(u.b->offset, u.b->size) + ")";
+      };
+      throw ValidationError("R11", where + ": " + quoted("Buffer", a.buffer->label) + " is bound at " +
+                                       desc(uses[i]) + " and at " + desc(uses[j]) +
+                                       (wa && wb ? ": overlapping writable ranges"
+                                                 : ": a writable binding aliases a read-only/uniform binding of the same buffer"));
+    }
+  e.commands.push_back(DispatchCmd{e.pipeline, std::move(used), x, y, z});
+}
+
+void ComputePass::write_timestamp(const QuerySet& set, uint32_t index) {
+  require_pass(impl_, "write_timestamp");
+  check_query(*impl_, set, index, impl_->pass_name() + " write_timestamp");
+  impl_->commands.push_back(TimestampCmd{set.impl_, index});
+}
+
+void ComputePass::end() {
+  require_pass(impl_, "end");
+  auto& e = *impl_;
+  if (e.pass_timestamps && e.pass_timestamps->end_of_pass_write_index)
+    e.commands.push_back(TimestampCmd{e.pass_timestamps->query_set.impl_, *e.pass_timestamps->end_of_pass_write_index});
+  e.pass_open = false;
+  e.pass_timestamps.reset();
+  e.pipeline.reset();
+  e.groups.clear();
+  impl_.reset();  // a pass is single-use
+}
+
+void CommandEncoder::copy_buffer_to_buffer(const Buffer& src, uint64_t src_offset, const Buffer& dst,
+                                           uint64_t dst_offset, uint64_t size) {
+  require_no_pass(*impl_, "copy_buffer_to_buffer");
+  if (!src || !dst) throw ValidationError("state", "copy_buffer_to_buffer: null buffer");
+  auto& s = *src.impl_;
+  auto& d = *dst.impl_;
+  std::string where = "copy_buffer_to_buffer(" + quoted("Buffer", s.label) + " @" + num(src_offset) + " -> " +
+                      quoted("Buffer", d.label) + " @" + num(dst_offset) + ", " + num(size) + " bytes)";
+  if (s.core != impl_->core || d.core != impl_->core)
+    throw ValidationError("state", where + ": a buffer belongs to a different device");
+  if (!(s.usage & kUsageCopySrc)) throw ValidationError("usage", where + ": source lacks CopySrc usage");
+  if (!(d.usage & kUsageCopyDst)) throw ValidationError("usage", where + ": destination lacks CopyDst usage");
+  if (src_offset % 4 || dst_offset % 4 || size % 4)
+    throw ValidationError("alignment", where + ": offsets and size must be multiples of 4");
+  if (src_offset > s.size || size > s.size - src_offset)
+    throw ValidationError("range", where + ": source range " + range_str(src_offset, size) +
+                                       " does not fit its size (" + num(s.size) + ")");
+  if (dst_offset > d.size || size > d.size - dst_offset)
+    throw ValidationError("range", where + ": destination range " + range_str(dst_offset, size) +
+                                       " does not fit its size (" + num(d.size) + ")");
+  if (&s == &d) throw ValidationError("state", where + ": source and destination are the same buffer");
+  if (size) impl_->commands.push_back(CopyCmd{src.impl_, dst.impl_, src_offset, dst_offset, size});
+}
+
+void CommandEncoder::clear_buffer(const Buffer& buffer, uint64_t offset, std::optional<uint64_t> size_opt) {
+  require_no_pass(*impl_, "clear_buffer");
+  if (!buffer) throw ValidationError("state", "clear_buffer: null buffer");
+  auto& b = *buffer.impl_;
+  std::string where = "clear_buffer(" + quoted("Buffer", b.label) + ")";
+  if (b.core != impl_->core) throw ValidationError("state", where + ": buffer belongs to a different device");
+  if (!(b.usage & kUsageCopyDst)) throw ValidationError("usage", where + ": buffer lacks CopyDst usage");
+  if (offset > b.size)
+    throw ValidationError("range", where + ": offset (" + num(offset) + ") is past the buffer's size (" + num(b.size) + ")");
+  uint64_t size = size_opt.value_or(b.size - offset);
+  if (offset % 4 || size % 4)
+    throw ValidationError("alignment", where + ": offset (" + num(offset) + ") and size (" + num(size) +
+                                           ") must be multiples of 4");
+  if (size > b.size - offset)
+    throw ValidationError("range", where + ": range " + range_str(offset, size) + " does not fit the buffer's size (" +
+                                       num(b.size) + ")");
+  if (size) impl_->commands.push_back(ClearCmd{buffer.impl_, offset, size});
+}
+
+CommandBuffer CommandEncoder::finish() {
+  require_no_pass(*impl_, "finish");
+  impl_->finished = true;
+  auto cb = std::make_shared<CommandBufferImpl>();
+  cb->label = impl_->label;
+  cb->commands = std::move(impl_->commands);
+  CommandBuffer out;
+  out.impl_ = cb;
+  return out;
+}
+
+void Device::submit(std::span<const CommandBuffer> buffers) {
+  std::vector<Command> all;
+  for (const auto& cb : buffers) {
+    if (!cb.impl_) throw ValidationError("state", "submit: null command buffer");
+    if (cb.impl_->submitted)
+      throw ValidationError("state", "submit: " + quoted("CommandBuffer", cb.impl_->label) + " was already submitted");
+  }
+  for (const auto& cb : buffers) {
+    cb.impl_->submitted = true;
+    for (auto& c : cb.impl_->commands) all.push_back(std::move(c));
+    cb.impl_->commands.clear();
+  }
+  if (all.empty()) return;
+  std::lock_guard lock(impl_->mutex);
+  impl_->submit_locked([&](VkCommandBuffer cmd) {
+    bool first_op = true;  // submit_locked already put a barrier before the first command
+    for (auto& c : all) {
+      if (auto* t = std::get_if<TimestampCmd>(&c)) {
+        // A query must be reset before each write, also when written twice in one submission.
+        vkCmdResetQueryPool(cmd, t->set->pool, t->index, 1);
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t->set->pool, t->index);
+        t->set->written[t->index] = true;
+        continue;
+      }
+      if (!first_op) full_barrier(cmd);
+      first_op = false;
+      if (auto* d = std::get_if<DispatchCmd>(&c)) {
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipeline->pipeline);
+        for (uint32_t g = 0; g < d->groups.size(); ++g)
+          if (d->groups[g])
+            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipeline->layout, g, 1,
+                                    &d->groups[g]->set, 0, nullptr);
+        vkCmdDispatch(cmd, d->x, d->y, d->z);
+      } else if (auto* cp = std::get_if<CopyCmd>(&c)) {
+        VkBufferCopy region{cp->src_offset, cp->dst_offset, cp->size};
+        vkCmdCopyBuffer(cmd, cp->src->buffer, cp->dst->buffer, 1, &region);
+      } else if (auto* cl = std::get_if<ClearCmd>(&c)) {
+        vkCmdFillBuffer(cmd, cl->buffer->buffer, cl->offset, cl->size, 0);
+      }
+    }
+  }, std::move(all), false);
+}
+
+}  // namespace wgslvk

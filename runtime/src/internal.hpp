@@ -1,0 +1,201 @@
+// Private state behind the handles of runtime.hpp. Ownership runs one way so nothing cycles:
+//   Instance <- Adapter <- DeviceCore <- (buffers, layouts, groups, pipelines, query sets)
+//   DeviceImpl (queue, in-flight work) -> DeviceCore; in-flight work retains the objects it uses.
+// DeviceImpl is what a user's Device handle owns; dropping the last handle waits for the queue.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "wgslvk/runtime.hpp"
+
+namespace wgslvk {
+
+void check_vk(VkResult r, const char* what);
+std::string quoted(const std::string& kind, const std::string& label);  // [Buffer "x"]
+std::string binding_type_name(BindingType t);
+std::string kernel_name(const KernelInfo& k);
+
+struct InstanceImpl {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  bool validation = false;
+  bool debug_utils = false;
+  uint32_t api_version = VK_API_VERSION_1_1;
+  std::mutex messages_mutex;
+  std::vector<std::string> messages;
+  std::vector<std::shared_ptr<AdapterImpl>> adapters;
+  ~InstanceImpl();
+};
+
+struct AdapterImpl {
+  std::shared_ptr<InstanceImpl> instance;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  AdapterInfo info;
+  Limits limits;
+  std::vector<Feature> features;
+  uint32_t queue_family = 0;
+  uint32_t timestamp_valid_bits = 0;
+  float timestamp_period = 1.0f;
+  uint32_t vk_storage_alignment = 16, vk_uniform_alignment = 16;
+  uint32_t api_version = VK_API_VERSION_1_1;  // min(instance, device)
+  // What the physical device offers (for enabling at request_device).
+  bool has_f16 = false, has_16bit_storage = false, has_16bit_uniform = false, has_int16 = false;
+  bool has_float_atomics = false, has_f16_ext = false;
+};
+
+struct DeviceCore {
+  std::shared_ptr<AdapterImpl> adapter;
+  VkDevice device = VK_NULL_HANDLE;
+  std::string label;
+  Limits limits;
+  std::vector<Feature> features;
+  uint32_t storage_alignment = 256, uniform_alignment = 256;
+  uint32_t device_local_types = 0;   // memoryTypeBits preference masks
+  uint32_t host_visible_types = 0;   // HOST_VISIBLE | HOST_COHERENT
+  uint32_t host_cached_types = 0;    // ... | HOST_CACHED (readback)
+  VkPhysicalDeviceMemoryProperties memory{};
+  PFN_vkSetDebugUtilsObjectNameEXT set_name = nullptr;
+
+  bool has(Feature f) const;
+  uint32_t memory_type(uint32_t allowed, bool host, bool readback) const;
+  void name_object(VkObjectType type, uint64_t handle, const std::string& name) const;
+  ~DeviceCore();
+};
+
+struct BufferImpl {
+  std::shared_ptr<DeviceCore> core;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  void* mapped = nullptr;  // staging buffers only
+  uint64_t size = 0, alloc_size = 0;
+  uint32_t usage = 0;
+  std::string label;
+  ~BufferImpl();
+};
+
+struct BindGroupLayoutImpl {
+  std::shared_ptr<DeviceCore> core;
+  VkDescriptorSetLayout layout = VK_NULL_HANDLE;
+  std::string label;
+  std::vector<BindGroupLayoutEntry> entries;  // sorted by binding
+  const BindGroupLayoutEntry* find(uint32_t binding) const;
+  bool same_as(const BindGroupLayoutImpl& o) const;
+  ~BindGroupLayoutImpl();
+};
+
+struct BoundBuffer {
+  uint32_t binding;
+  BindingType type;
+  std::shared_ptr<BufferImpl> buffer;
+  uint64_t offset, size;
+};
+
+struct BindGroupImpl {
+  std::shared_ptr<DeviceCore> core;
+  std::shared_ptr<BindGroupLayoutImpl> layout;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  std::string label;
+  std::vector<BoundBuffer> bound;
+  ~BindGroupImpl();
+};
+
+struct PipelineImpl {
+  std::shared_ptr<DeviceCore> core;
+  const KernelInfo* kernel = nullptr;
+  std::string label;
+  std::vector<std::shared_ptr<BindGroupLayoutImpl>> groups;  // index = group; gaps are empty
+  VkShaderModule module = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  ~PipelineImpl();
+};
+
+struct QuerySetImpl {
+  std::shared_ptr<DeviceCore> core;
+  VkQueryPool pool = VK_NULL_HANDLE;
+  uint32_t count = 0;
+  std::string label;
+  std::vector<bool> written;  // set at submit; unwritten queries read as 0
+  ~QuerySetImpl();
+};
+
+// Commands are recorded as a list and turned into a Vulkan command buffer at submit, which
+// keeps validation at the call and lifetime (the list retains what it uses) simple.
+struct DispatchCmd {
+  std::shared_ptr<PipelineImpl> pipeline;
+  std::vector<std::shared_ptr<BindGroupImpl>> groups;
+  uint32_t x, y, z;
+};
+struct CopyCmd {
+  std::shared_ptr<BufferImpl> src, dst;
+  uint64_t src_offset, dst_offset, size;
+};
+struct ClearCmd {
+  std::shared_ptr<BufferImpl> buffer;
+  uint64_t offset, size;
+};
+struct TimestampCmd {
+  std::shared_ptr<QuerySetImpl> set;
+  uint32_t index;
+};
+using Command = std::variant<DispatchCmd, CopyCmd, ClearCmd, TimestampCmd>;
+
+struct EncoderImpl {
+  std::shared_ptr<DeviceCore> core;
+  std::string label;
+  std::vector<Command> commands;
+  bool finished = false;
+  // The open compute pass, if any.
+  bool pass_open = false;
+  std::string pass_label;
+  std::optional<PassTimestampWrites> pass_timestamps;
+  std::shared_ptr<PipelineImpl> pipeline;
+  std::vector<std::shared_ptr<BindGroupImpl>> groups;
+  std::string pass_name() const;
+};
+
+struct CommandBufferImpl {
+  std::string label;
+  std::vector<Command> commands;
+  bool submitted = false;
+};
+
+struct InFlight {
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  std::vector<Command> retained;
+};
+
+struct DeviceImpl {
+  std::shared_ptr<DeviceCore> core;
+  std::mutex mutex;  // queue, pool, staging and in-flight list
+  VkQueue queue = VK_NULL_HANDLE;
+  VkCommandPool pool = VK_NULL_HANDLE;
+  std::vector<InFlight> in_flight;
+  std::vector<std::shared_ptr<BufferImpl>> pending_zero;  // new buffers read as zero (WebGPU)
+  std::shared_ptr<BufferImpl> staging_up, staging_down;
+  ~DeviceImpl();
+
+  // Records `record` after pending zero fills and a full barrier, submits, and retains
+  // `retained` until done. With wait, blocks until the GPU finished. Caller holds `mutex`.
+  void submit_locked(const std::function<void(VkCommandBuffer)>& record,
+                     std::vector<Command> retained, bool wait);
+  void reclaim_locked(bool wait_all);
+  std::shared_ptr<BufferImpl> staging_locked(bool upload, uint64_t size);
+};
+
+// The WebGPU rule: every earlier command's writes are visible to every later command.
+void full_barrier(VkCommandBuffer cmd);
+
+}  // namespace wgslvk

@@ -1,0 +1,57 @@
+// The generic case runner: builds the buffers of a Case, records its dispatches in order against
+// each kernel's reflected layout (KernelInfo), runs them, and compares every checked output.
+// Nothing in here knows any particular kernel.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "wgslvk/runtime.hpp"
+#include "wgslvk/validate/case.hpp"
+#include "wgslvk/validate/compare.hpp"
+
+namespace wgslvk::validate {
+
+struct CaseResult {
+  enum class Status { Pass, Fail, Skip, Error };
+  std::string id;      // "optimizer/adamw_update/step1_bias_correction"
+  std::string kernel;  // the kernel the case is filed under
+  std::string source;  // the folder, or "randomized (seed N)"
+  Status status = Status::Error;
+  std::string message;  // Skip: the reason; Error: what was wrong; Fail: the first failure
+  std::vector<CheckResult> checks;
+  std::optional<double> device_ms;  // sum over dispatches, from timestamp queries
+  // Actual contents of every checked buffer, typed as its first check's expected array.
+  std::map<std::string, Array> outputs;
+  double worst_ulp() const;  // over the ulp checks (exact mismatch: inf)
+};
+std::string_view status_name(CaseResult::Status s);  // "PASS", "FAIL", "SKIP", "ERROR"
+
+struct RunOptions {
+  bool timestamps = true;        // time dispatches when the device has timestamp-query
+  bool optimized_spirv = false;  // run the spirv-opt output instead of glslang's
+};
+
+class Runner {
+ public:
+  explicit Runner(Device& device, RunOptions options = {});
+  // Never throws for a bad case or a validation error: they come back as Status::Error with a
+  // message naming the case, the dispatch, the kernel and the binding.
+  CaseResult run(const Case& c);
+  // Why `kernel` cannot run on this device ("needs shader-f16, which '<device>' lacks"), or empty.
+  std::string unsupported_reason(const KernelInfo& kernel) const;
+
+ private:
+  CaseResult run_or_throw(const Case& c);
+  Device& device_;
+  RunOptions options_;
+  std::map<const KernelInfo*, ComputePipeline> pipelines_;
+};
+
+// Writes the actual outputs of a result as <dir>/<case id>/<buffer>.actual.npy (and copies of
+// the expected arrays beside them, when the case has them in memory).
+void dump_result(const std::filesystem::path& dir, const Case& c, const CaseResult& r);
+
+}  // namespace wgslvk::validate

@@ -1,0 +1,46 @@
+// Port of reduce_norm_sq_partials, optimizer_native.wgsl: wgslvk's own kernel, not from the
+// browser engine (the deterministic form of shared/seeds/000_ebfe072bf2a522fd.txt,
+// "reduce_norm_sq — Atomic Reduction"). Line-by-line; same group/binding/access as the WGSL.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#define WG 256
+#include "wgsl.glsl"
+
+layout(local_size_x = WG, local_size_y = 1, local_size_z = 1) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer DataDet { float data_det[]; };
+layout(set = 0, binding = 1, std430) buffer Partials { float partials[]; };  // one slot per workgroup
+layout(set = 0, binding = 2, std140) uniform NDet { uint n_det; };
+
+shared float sh_part[WG];
+
+void main() {
+    uint tid = gl_LocalInvocationIndex;
+    // var<workgroup> is zero-initialized in WGSL (R17)
+    sh_part[tid] = 0.0;
+    barrier();
+
+    uint grid_size = gl_NumWorkGroups.x * gl_NumWorkGroups.y * WG;
+    float local = 0.0;
+    uint i = flat_id(gl_GlobalInvocationID, gl_NumWorkGroups);
+    for (;;) {
+        if (i >= n_det) { break; }
+        float v = data_det[i];
+        if (is_finite(v)) { local = local + v * v; }
+        i = i + grid_size;
+    }
+
+    sh_part[tid] = local;
+    barrier();
+    uint s = WG / 2u;
+    for (;;) {
+        if (s == 0u) { break; }
+        if (tid < s) { sh_part[tid] = sh_part[tid] + sh_part[tid + s]; }
+        barrier();
+        s = s >> 1u;
+    }
+
+    if (tid == 0u) {
+        partials[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = sh_part[0];
+    }
+}

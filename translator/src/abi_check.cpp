@@ -1,34 +1,286 @@
-// PROVISIONAL (step 1): no WGSL reading yet; bindings come from reflection alone. Replaced by the
-// real declaration reader and ABI check next.
+// The ABI check: a GLSL port must present exactly the binding interface its WGSL entry point
+// presents to WebGPU, or the runtime's WebGPU validation (R7, R9, R10) would be checking the wrong
+// thing. Bindings are matched by (group, binding).
+#include <algorithm>
+#include <map>
+#include <regex>
+
 #include "wgslvk/translator.hpp"
 
 namespace wgslvk::translator {
+namespace {
 
-const WgslEntryPoint* WgslModule::find_entry(std::string_view name) const {
-  for (auto& e : entry_points)
-    if (e.name == name) return &e;
-  return nullptr;
-}
-bool WgslModule::references(const WgslEntryPoint& ep, std::string_view var) const {
-  for (auto& r : ep.referenced)
-    if (r == var) return true;
-  return false;
-}
-std::string TypeDesc::wgsl() const { return name; }
+uint64_t round_up(uint64_t a, uint64_t v) { return a ? (v + a - 1) / a * a : v; }
 
-WgslModule parse_wgsl(std::string_view, std::string_view file_name) {
-  WgslModule m;
-  m.file = std::string(file_name);
-  return m;
+std::string at(uint32_t g, uint32_t b) {
+  return "@group(" + std::to_string(g) + ") @binding(" + std::to_string(b) + ")";
 }
 
-std::vector<CheckedBinding> check_abi(const AbiCheckInput&, const Reflection& spv,
-                                      const WgslModule&) {
-  std::vector<CheckedBinding> out;
-  for (auto& b : spv.bindings)
-    out.push_back({b.group, b.binding, b.type, b.glsl_name, "", b.glsl_name, b.min_binding_size,
-                   b.array_stride, b.statically_used});
+std::string wgsl_decl(const WgslBinding& w) {
+  if (w.uniform) return "var<uniform>";
+  return w.read_write ? "var<storage, read_write>" : "var<storage, read>";
+}
+
+std::string glsl_decl(const ReflectedBinding& s) {
+  switch (s.type) {
+    case BindingType::Uniform: return "a uniform block";
+    case BindingType::Storage: return "it writable (storage)";
+    case BindingType::ReadOnlyStorage: return "it readonly (read-only-storage)";
+  }
+  return "";
+}
+
+// First difference between the WGSL type and the GLSL one, with where it is; nullopt if they
+// have the same layout and types. `reinterpret` lets scalar types of equal size differ.
+std::optional<std::string> diff(const TypeDesc& w, const TypeDesc& s, bool reinterpret,
+                                const std::string& where) {
+  auto here = [&](const std::string& what) {
+    return (where.empty() ? std::string() : "at " + where + ": ") + what;
+  };
+  if (w.kind != s.kind)
+    return here("WGSL " + w.wgsl() + " but GLSL " + s.wgsl());
+  switch (w.kind) {
+    case TypeDesc::Kind::Scalar:
+    case TypeDesc::Kind::Vector:
+    case TypeDesc::Kind::Matrix: {
+      bool same_scalar = w.scalar == s.scalar;
+      if (reinterpret && !same_scalar) {
+        uint32_t ws = w.scalar == TypeDesc::Scalar::F16 ? 2 : 4;
+        uint32_t ss = s.scalar == TypeDesc::Scalar::F16 ? 2 : 4;
+        same_scalar = ws == ss && s.scalar != TypeDesc::Scalar::Other;
+      }
+      if (!same_scalar || w.vec != s.vec || w.cols != s.cols)
+        return here("WGSL " + w.wgsl() + " but GLSL " + s.wgsl());
+      return std::nullopt;
+    }
+    case TypeDesc::Kind::Array: {
+      if (w.runtime_array != s.runtime_array || w.array_len != s.array_len)
+        return here("WGSL " + w.wgsl() + " but GLSL " + s.wgsl());
+      if (auto d = diff(w.element[0], s.element[0], reinterpret, where + "[]")) return d;
+      if (w.stride != s.stride)
+        return here("WGSL " + w.wgsl() + " has array stride " + std::to_string(w.stride) +
+                    " but GLSL " + s.wgsl() + " has " + std::to_string(s.stride));
+      return std::nullopt;
+    }
+    case TypeDesc::Kind::Struct: {
+      if (w.members.size() != s.members.size())
+        return here("WGSL " + w.wgsl() + " has " + std::to_string(w.members.size()) +
+                    " members but GLSL " + s.wgsl() + " has " + std::to_string(s.members.size()));
+      for (size_t i = 0; i < w.members.size(); ++i) {
+        const auto& wm = w.members[i];
+        const auto& sm = s.members[i];
+        std::string path = where + "." + wm.name;
+        if (wm.offset != sm.offset)
+          return "at " + path + ": WGSL offset " + std::to_string(wm.offset) +
+                 " but GLSL member `" + sm.name + "` is at offset " + std::to_string(sm.offset);
+        if (auto d = diff(wm.type, sm.type, reinterpret, path)) return d;
+      }
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+struct Allow {
+  uint32_t group, binding;
+  std::string reason;
+};
+
+std::vector<Allow> allow_lines(std::string_view glsl) {
+  static const std::regex re(
+      R"(//\s*wgslvk-abi-allow\s+@group\((\d+)\)\s*@binding\((\d+)\)\s+element-type\s*:\s*(.*))");
+  std::vector<Allow> out;
+  std::string text(glsl);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
+    out.push_back({uint32_t(std::stoul((*it)[1])), uint32_t(std::stoul((*it)[2])), (*it)[3]});
   return out;
+}
+
+}  // namespace
+
+AbiResult check_abi(const AbiCheckInput& in, const Reflection& spv, const WgslModule& wgsl) {
+  const std::string& k = in.kernel;
+  const WgslEntryPoint* ep = wgsl.find_entry(in.entry_point);
+  if (!ep) {
+    std::string names;
+    for (auto& e : wgsl.entry_points) names += (names.empty() ? "" : ", ") + e.name;
+    throw Error(k + ": " + wgsl.file + " has no @compute entry point `" + in.entry_point + "`" +
+                (in.native_variant ? " (named by ABI_OF)" : "") + "; its entry points: " +
+                (names.empty() ? "none" : names));
+  }
+  std::vector<std::string> errors;
+  auto error = [&](const std::string& m) { errors.push_back(k + ": " + m); };
+
+  if (ep->workgroup_size != spv.workgroup_size) {
+    auto str = [](const std::array<uint32_t, 3>& a) {
+      return std::to_string(a[0]) + ", " + std::to_string(a[1]) + ", " + std::to_string(a[2]);
+    };
+    error("workgroup size: WGSL " + ep->name + " declares @workgroup_size(" +
+          str(ep->workgroup_size) + ") but the GLSL port declares local_size (" +
+          str(spv.workgroup_size) + ")");
+  }
+  if (spv.needs_shader_f16 && !wgsl.enables_f16)
+    error("f16: the GLSL port uses 16-bit types but " + wgsl.file +
+          " has no `enable f16;` (WebGPU would not require \"shader-f16\" for it)");
+
+  std::vector<Allow> allows = allow_lines(in.glsl_source);
+  if (!allows.empty() && !in.native_variant)
+    error(at(allows[0].group, allows[0].binding) +
+          ": `wgslvk-abi-allow` is only for native-only variants (ABI_OF); a port of a WGSL entry "
+          "point must match it exactly");
+  for (auto& a : allows)
+    if (a.reason.size() < 8)
+      error(at(a.group, a.binding) + ": `wgslvk-abi-allow` needs a reason after the colon");
+  std::vector<bool> allow_used(allows.size(), false);
+
+  AbiResult result;
+  result.needs_shader_f16 = wgsl.enables_f16 || spv.needs_shader_f16;
+  std::map<std::pair<uint32_t, uint32_t>, bool> in_glsl;
+  for (const ReflectedBinding& s : spv.bindings) {
+    in_glsl[{s.group, s.binding}] = true;
+    std::vector<const WgslBinding*> cands, used;
+    for (auto& w : wgsl.bindings)
+      if (w.group == s.group && w.binding == s.binding) {
+        cands.push_back(&w);
+        if (wgsl.references(*ep, w.name)) used.push_back(&w);
+      }
+    const std::string glsl_id = "(GLSL `" + s.glsl_name + "`)";
+    if (cands.empty()) {
+      error(at(s.group, s.binding) + " " + glsl_id + ": the GLSL port declares set " +
+            std::to_string(s.group) + " binding " + std::to_string(s.binding) + " but " +
+            wgsl.file + " declares no variable at " + at(s.group, s.binding));
+      continue;
+    }
+    const WgslBinding* w = used.empty() ? cands[0] : used[0];
+    if (used.size() > 1)
+      error(at(s.group, s.binding) + ": WGSL " + ep->name + " uses both `" + used[0]->name +
+            "` and `" + used[1]->name + "` at the same binding");
+    const std::string head = at(s.group, s.binding) + " " + w->name + ": ";
+
+    CheckedBinding cb;
+    cb.group = s.group;
+    cb.binding = s.binding;
+    cb.type = s.type;
+    cb.name = w->name;
+    cb.wgsl_type = w->type_text;
+    cb.glsl_name = s.glsl_name;
+    cb.array_stride = s.array_stride;
+    cb.statically_used = s.statically_used;
+    // WebGPU's minimum binding size is the WGSL SizeOf (tail padding included), not the
+    // GLSL block's unpadded extent; the two are checked to agree below.
+    cb.min_binding_size = w->type.size;
+
+    bool wgsl_used = wgsl.references(*ep, w->name);
+    if (used.empty() && cands.size() > 1) {
+      // Several WGSL variables share this slot and the entry point uses none: nothing to check
+      // the GLSL against, and it must not use the slot either.
+      if (s.statically_used)
+        error(at(s.group, s.binding) + " " + glsl_id + ": the GLSL port uses it but WGSL " +
+              ep->name + " uses none of the variables declared there");
+      result.bindings.push_back(std::move(cb));
+      continue;
+    }
+
+    // Kind and access mode (R9).
+    BindingType expected = w->uniform ? BindingType::Uniform
+                           : w->read_write ? BindingType::Storage : BindingType::ReadOnlyStorage;
+    if (w->uniform != (s.type == BindingType::Uniform)) {
+      error(head + "WGSL declares " + wgsl_decl(*w) + " (" +
+            std::string(binding_type_name(expected)) + ") but the GLSL port declares " +
+            (s.type == BindingType::Uniform ? std::string("a uniform block")
+                                            : "a storage buffer (" +
+                                                  std::string(binding_type_name(s.type)) + ")") +
+            " `" + s.glsl_name + "`");
+    } else if (expected != s.type) {
+      error(head + "WGSL declares " + wgsl_decl(*w) + " (" +
+            std::string(binding_type_name(expected)) + ") but the GLSL port declares " +
+            glsl_decl(s));
+    }
+
+    // Element type and layout.
+    bool reinterpret = false;
+    for (size_t i = 0; i < allows.size(); ++i)
+      if (allows[i].group == s.group && allows[i].binding == s.binding && in.native_variant) {
+        reinterpret = true;
+        allow_used[i] = true;
+      }
+    const TypeDesc* glsl_type = &s.block;
+    std::optional<std::string> d;
+    if (w->type.kind == TypeDesc::Kind::Struct) {
+      d = diff(w->type, s.block, reinterpret, "");
+    } else if (s.block.members.size() != 1) {
+      d = "WGSL " + w->type.wgsl() + " but GLSL " + s.block.wgsl() + " (a non-struct WGSL type "
+          "is a block with exactly one member)";
+    } else {
+      glsl_type = &s.block.members[0].type;
+      d = diff(w->type, *glsl_type, reinterpret, "");
+    }
+    if (d) {
+      error(head + "type: WGSL declares " + w->type_text + " but the GLSL port's block `" +
+            s.block_name + "` holds " + glsl_type->wgsl() +
+            (d->rfind("WGSL " + w->type.wgsl() + " but", 0) == 0 ? "" : " (" + *d + ")") +
+            (in.native_variant && !reinterpret && !diff(w->type, *glsl_type, true, "")
+                 ? "; a native variant may read the same bytes as another type if its .comp "
+                   "says why: `// wgslvk-abi-allow " + at(s.group, s.binding) +
+                   " element-type: <reason>`"
+                 : ""));
+    } else if (reinterpret && !diff(w->type, *glsl_type, false, "")) {
+      error(head + "`wgslvk-abi-allow ... element-type` is present but the types already match; "
+                   "remove it");
+    }
+
+    // Size: WGSL SizeOf vs the GLSL block, which SPIRV-Cross measures without tail padding.
+    if (!d) {
+      uint64_t glsl_size = round_up(std::max<uint32_t>(w->type.align, 1), s.min_binding_size);
+      if (glsl_size != w->type.size)
+        error(head + (w->uniform ? "uniform size" : "size") + ": WGSL " + w->type_text + " is " +
+              std::to_string(w->type.size) + " bytes but the GLSL block `" + s.block_name +
+              "` is " + std::to_string(s.min_binding_size) + " bytes");
+    }
+
+    // Static use decides the auto layout (R10): both sides must agree.
+    if (wgsl_used && !s.statically_used)
+      error(head + "static use: WGSL " + ep->name + " uses it but the GLSL port never accesses `" +
+            s.glsl_name + "` (the auto layouts would differ)");
+    if (!wgsl_used && s.statically_used)
+      error(head + "static use: the GLSL port accesses `" + s.glsl_name + "` but WGSL " +
+            ep->name + " does not use it (the auto layouts would differ)");
+    result.bindings.push_back(std::move(cb));
+  }
+
+  for (size_t i = 0; i < allows.size(); ++i)
+    if (in.native_variant && !allow_used[i])
+      error(at(allows[i].group, allows[i].binding) +
+            ": `wgslvk-abi-allow` names a binding the GLSL port does not declare");
+
+  // WGSL bindings the entry point uses that the GLSL lacks.
+  for (auto& w : wgsl.bindings) {
+    if (!wgsl.references(*ep, w.name) || in_glsl.count({w.group, w.binding})) continue;
+    std::string hint;
+    for (auto& s : spv.bindings) {
+      bool matched = false;
+      for (auto& w2 : wgsl.bindings)
+        matched |= w2.group == s.group && w2.binding == s.binding;
+      if (!matched)
+        hint = " (the GLSL port has `" + s.glsl_name + "` at set " + std::to_string(s.group) +
+               " binding " + std::to_string(s.binding) + ", which WGSL does not declare: wrong "
+               "binding number?)";
+    }
+    error(at(w.group, w.binding) + " " + w.name + ": WGSL " + ep->name + " uses " +
+          wgsl_decl(w) + " " + w.name + ": " + w.type_text +
+          " but the GLSL port declares nothing at set " + std::to_string(w.group) + " binding " +
+          std::to_string(w.binding) + hint);
+  }
+
+  if (!errors.empty()) {
+    std::string msg;
+    for (auto& e : errors) msg += (msg.empty() ? "" : "\n") + e;
+    throw Error(msg);
+  }
+  std::sort(result.bindings.begin(), result.bindings.end(), [](auto& a, auto& b) {
+    return std::tie(a.group, a.binding) < std::tie(b.group, b.binding);
+  });
+  return result;
 }
 
 }  // namespace wgslvk::translator

@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
     wgsl_text << wf.rdbuf();
 
     std::string bindings;
-    for (auto& b : t.bindings) {
+    for (auto& b : t.abi.bindings) {
       bindings += "    {.group = " + std::to_string(b.group) +
                   ", .binding = " + std::to_string(b.binding) + ", .type = " + type_enum(b.type) +
                   ", .name = " + c_string(b.name) + ", .wgsl_type = " + c_string(b.wgsl_type) +
@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
     cpp += "constexpr uint32_t kSpirv[] = {" + words(t.module.spirv) + "\n};\n";
     cpp += "constexpr uint32_t kSpirvOpt[] = {" + words(t.module.spirv_opt) + "\n};\n";
     cpp += "constexpr char kGlsl[] =\n    " + c_string(t.module.expanded_source) + ";\n";
-    if (!t.bindings.empty()) cpp += "constexpr KernelBinding kBindings[] = {\n" + bindings + "};\n";
+    if (!t.abi.bindings.empty()) cpp += "constexpr KernelBinding kBindings[] = {\n" + bindings + "};\n";
     cpp += "}  // namespace\n\n";
     cpp += "extern const KernelInfo " + sym + ";\n";
     cpp += "const KernelInfo " + sym + "{\n";
@@ -166,12 +166,12 @@ int main(int argc, char** argv) {
            std::to_string(r.workgroup_size[1]) + ", " + std::to_string(r.workgroup_size[2]) +
            "},\n";
     cpp += "    .workgroup_storage_bytes = " + std::to_string(r.workgroup_storage_bytes) + ",\n";
-    cpp += std::string("    .needs_shader_f16 = ") + (r.needs_shader_f16 ? "true" : "false") + ",\n";
+    cpp += std::string("    .needs_shader_f16 = ") + (t.abi.needs_shader_f16 ? "true" : "false") + ",\n";
     cpp += std::string("    .needs_float_atomics = ") + (r.needs_float_atomics ? "true" : "false") +
            ",\n";
     cpp += std::string("    .in_wgsl = ") + (src.abi_of.empty() ? "true" : "false") + ",\n";
     cpp += "    .abi_of = " + c_string(src.abi_of) + ",\n";
-    cpp += t.bindings.empty() ? "    .bindings = {},\n" : "    .bindings = kBindings,\n";
+    cpp += t.abi.bindings.empty() ? "    .bindings = {},\n" : "    .bindings = kBindings,\n";
     cpp += "    .spirv = kSpirv,\n    .spirv_opt = kSpirvOpt,\n    .glsl_source = {kGlsl, sizeof kGlsl - 1},\n";
     cpp += "    .wgsl_source = {wgsl_" + ident(src.file) + "__" + ident(wgsl_name) + ", sizeof wgsl_" +
            ident(src.file) + "__" + ident(wgsl_name) + " - 1},\n};\n\n}  // namespace wgslvk::generated\n";

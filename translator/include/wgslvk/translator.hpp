@@ -155,14 +155,24 @@ struct AbiCheckInput {
   std::string kernel;       // "optimizer/adamw_update"
   std::string entry_point;  // the WGSL entry point whose ABI the port must have
   bool native_variant = false;  // ABI_OF: not itself in the WGSL
-  std::string_view glsl_source;  // for `wgslvk-abi-allow` lines (native variants only)
+  // Scanned for `wgslvk-abi-allow` lines. Only a native variant may carry one:
+  //   // wgslvk-abi-allow @group(0) @binding(2) element-type: <why>
+  // lets that binding's scalar type differ from the WGSL one as long as every size, offset and
+  // stride agrees (the same bytes, read as another type: f32 for WGSL's atomic<u32> bits).
+  std::string_view glsl_source;
+};
+
+struct AbiResult {
+  std::vector<CheckedBinding> bindings;  // sorted by (group, binding)
+  // WGSL's `enable f16;` is module-wide: createShaderModule needs "shader-f16" for every entry
+  // point of that file, so this is true when the WGSL enables f16 or the SPIR-V uses 16-bit types.
+  bool needs_shader_f16 = false;
 };
 
 // Checks binding numbers, kind, access mode, element type and layout, uniform size, static use,
 // workgroup size and the f16 enable. Throws Error listing every mismatch, one per line, each
 // naming the kernel, the binding and both sides.
-std::vector<CheckedBinding> check_abi(const AbiCheckInput& in, const Reflection& spv,
-                                      const WgslModule& wgsl);
+AbiResult check_abi(const AbiCheckInput& in, const Reflection& spv, const WgslModule& wgsl);
 
 // ---- Everything at once (the build tool, tests) ------------------------------------------------
 
@@ -183,7 +193,7 @@ struct TranslatedKernel {
   CompiledModule module;
   Reflection reflection;
   WgslModule wgsl;
-  std::vector<CheckedBinding> bindings;
+  AbiResult abi;
 };
 
 TranslatedKernel translate(const KernelSource& src);

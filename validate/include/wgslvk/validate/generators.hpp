@@ -1,0 +1,48 @@
+// Case generators: one function per golden case, seeded, building the inputs with a portable RNG
+// (std::mt19937_64 and our own bits -> float), calling the kernel's CPU reference for the expected
+// outputs, and returning the Case. `wgslvk golden regen` writes them with their golden seed;
+// `wgslvk validate` runs each kernel's randomized generator with a fresh seed.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "wgslvk/validate/case.hpp"
+
+namespace wgslvk::validate {
+
+struct Generator {
+  std::string kernel;  // "embedding/embed_lookup"
+  std::string name;    // case folder name
+  uint64_t golden_seed = 0;
+  bool randomized = false;  // the kernel's randomized check in `validate`
+  Case (*make)(uint64_t seed) = nullptr;
+  std::string source;  // "validate/src/gen_embedding.cpp"
+};
+
+// Every generator, in a stable order (file, kernel, case).
+const std::vector<Generator>& generators();
+// Runs g.make(seed) and fills in kernel, name and provenance.
+Case generate(const Generator& g, uint64_t seed);
+
+// The portable RNG of the generators: mt19937_64 (its output sequence is fixed by the C++
+// standard) with explicit bits -> value conversions (never std::*_distribution, whose results
+// differ between standard libraries).
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : g_(seed) {}
+  uint64_t bits() { return g_(); }
+  double unit() { return double(g_() >> 11) * 0x1p-53; }  // [0, 1)
+  float uniform(double lo, double hi) { return float(lo + (hi - lo) * unit()); }
+  uint32_t below(uint64_t n) { return uint32_t(g_() % n); }  // bias < n / 2^64: irrelevant here
+  // Uniform magnitude over [2^lo_exp, 2^hi_exp) in log space, random sign: spans binades.
+  float log_uniform(int lo_exp, int hi_exp, bool signed_ = true);
+
+ private:
+  std::mt19937_64 g_;
+};
+
+}  // namespace wgslvk::validate

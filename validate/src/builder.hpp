@@ -1,0 +1,110 @@
+// Internal: a small builder the generators use to assemble a Case.
+#pragma once
+
+#include <cmath>
+#include <initializer_list>
+
+#include "wgslvk/validate/case.hpp"
+#include "wgslvk/validate/generators.hpp"
+
+namespace wgslvk::validate {
+
+struct CaseBuilder {
+  Case c;
+
+  template <class T>
+  void input(const std::string& name, DType t, const std::vector<T>& v) {
+    BufferSpec b;
+    b.name = name;
+    b.kind = BufferSpec::Kind::File;
+    b.file = name + ".npy";
+    b.data = Array::of(t, v);
+    c.buffers.push_back(std::move(b));
+  }
+  // An output-only buffer, poisoned before the run.
+  void output(const std::string& name, DType t, uint64_t count) {
+    BufferSpec b;
+    b.name = name;
+    b.kind = BufferSpec::Kind::Fill;
+    b.dtype = t;
+    b.count = count;
+    c.buffers.push_back(std::move(b));
+  }
+  void generated(const std::string& name, DType t, uint64_t count, Generate g) {
+    BufferSpec b;
+    b.name = name;
+    b.kind = BufferSpec::Kind::Generate;
+    b.dtype = t;
+    b.count = count;
+    b.gen = std::move(g);
+    c.buffers.push_back(std::move(b));
+  }
+  DispatchSpec& dispatch(const std::string& kernel, const std::string& label = {}) {
+    DispatchSpec d;
+    d.kernel = kernel;
+    d.label = label;
+    c.dispatches.push_back(std::move(d));
+    return c.dispatches.back();
+  }
+  static void bind(DispatchSpec& d, uint32_t binding, const std::string& buffer, uint64_t offset = 0,
+                   std::optional<uint64_t> size = std::nullopt) {
+    BindingSpec b;
+    b.binding = binding;
+    b.buffer = buffer;
+    b.offset = offset;
+    b.size = size;
+    d.bindings.push_back(std::move(b));
+  }
+  static void bind_values(DispatchSpec& d, uint32_t binding, ojson segments) {
+    BindingSpec b;
+    b.binding = binding;
+    b.is_inline = true;
+    b.inline_values = std::move(segments);
+    b.inline_bytes = encode_inline(b.inline_values, "generator");
+    d.bindings.push_back(std::move(b));
+  }
+  static ojson u32s(std::initializer_list<uint32_t> v) {
+    ojson a = ojson::array();
+    for (auto x : v) a.push_back(x);
+    return {{"u32", a}};
+  }
+  static ojson f32s(std::initializer_list<float> v) {
+    ojson a = ojson::array();
+    for (auto x : v) a.push_back(json_f32(x));
+    return {{"f32", a}};
+  }
+  CheckSpec& check_exact(const std::string& buffer, const Array& expected, const std::string& reason,
+                         uint64_t begin = 0, uint64_t end = 0) {
+    CheckSpec k;
+    k.buffer = buffer;
+    k.expected_file = buffer + ".expected.npy";
+    k.expected = expected;
+    k.mode = CheckSpec::Mode::Exact;
+    k.reason = reason;
+    k.begin = begin;
+    k.end = end;
+    c.checks.push_back(std::move(k));
+    return c.checks.back();
+  }
+  CheckSpec& check_ulp(const std::string& buffer, const Array& expected, double bound,
+                       const std::string& reason, uint64_t begin = 0, uint64_t end = 0) {
+    CheckSpec& k = check_exact(buffer, expected, reason, begin, end);
+    k.mode = CheckSpec::Mode::Ulp;
+    k.bound = bound;
+    return k;
+  }
+  static void magnitude(CheckSpec& k, const std::vector<float>& m) {
+    k.magnitude = CheckSpec::Magnitude::File;
+    k.magnitude_file = k.buffer + ".magnitude.npy";
+    k.magnitude_data = Array::of(DType::F32, m);
+  }
+  static void per_element_bound(CheckSpec& k, const std::vector<float>& b) {
+    k.bound = 0;
+    k.bound_file = k.buffer + ".bound.npy";
+    k.bound_data = Array::of(DType::F32, b);
+  }
+};
+
+inline float f32_bits(uint32_t b) { return std::bit_cast<float>(b); }
+
+}  // namespace wgslvk::validate

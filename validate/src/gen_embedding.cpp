@@ -1,0 +1,284 @@
+// Golden cases of 01_embedding.wgsl (shared/seeds/001 "Quick Checklist": OOV tokens incl.
+// vocab_size + 1, repeated tokens summed correctly, w16 equal to f32 lookup, non-finite gradients
+// skipped) and of the native backward variants. Expected values: wgsl_ports/embedding/reference.hpp.
+#ifdef WGSLVK_HAVE_EMBEDDING
+
+#include <algorithm>
+#include <numeric>
+
+#include "builder.hpp"
+#include "embedding/reference.hpp"
+#include "wgslvk/numeric.hpp"
+#include "wgslvk/runtime.hpp"
+
+namespace wgslvk::validate {
+namespace {
+
+namespace eref = wgslvk::embedding::ref;
+using wgslvk::embedding::Dims;
+
+constexpr uint32_t kOov[] = {0xFFFFFFFFu, 0x80000000u, 0xFFFFFFFEu};
+
+struct Shape {
+  uint32_t seq, d, vocab;
+  uint64_t total() const { return uint64_t(seq) * d; }
+};
+
+std::vector<float> random_table(Rng& r, uint64_t n) {
+  std::vector<float> t(n);
+  for (auto& x : t) x = r.log_uniform(-6, 3);
+  if (n > 3) t[1] = -0.0f, t[n / 2] = 0.0f;  // signed zeros are copied bit for bit
+  return t;
+}
+
+// Tokens: in-vocabulary at random, plus the out-of-vocabulary values the seed names
+// (vocab_size, vocab_size + 1, 0xFFFFFFFF) when `oov`.
+std::vector<uint32_t> random_tokens(Rng& r, Shape s, bool oov) {
+  std::vector<uint32_t> t(s.seq);
+  for (auto& x : t) x = r.below(s.vocab);
+  if (oov) {
+    std::vector<uint32_t> bad = {s.vocab, s.vocab + 1, kOov[0], kOov[1], kOov[2], s.vocab};
+    for (size_t k = 0; k < bad.size() && k * 2 + 1 < t.size(); ++k) t[k * 2 + 1] = bad[k];
+    t[0] = s.vocab - 1;  // the last valid row next to the first invalid ones
+  }
+  return t;
+}
+
+ojson dims_values(Shape s, uint32_t w = 0) { return CaseBuilder::u32s({s.seq, s.d, s.vocab, w}); }
+
+void set_workgroups(DispatchSpec& d, uint64_t total, const std::array<uint32_t, 3>* explicit_grid) {
+  if (explicit_grid) d.workgroups = *explicit_grid;
+  else d.workgroups_1d = div_ceil(total, 256);
+}
+
+// ---- embed_lookup / embed_lookup_w16 -------------------------------------------------------------
+
+// `tail`: extra poisoned elements after the output, bound with it, that must stay unchanged (the
+// kernel's `i >= total` check on a grid with surplus invocations).
+Case lookup_case(uint64_t seed, bool w16, Shape s, bool oov, uint32_t repeat_set,
+                 const std::array<uint32_t, 3>* grid, uint32_t tail, const std::string& what) {
+  Rng r(seed);
+  CaseBuilder b;
+  b.c.description = what;
+  auto tokens = random_tokens(r, s, oov);
+  if (repeat_set)
+    for (auto& t : tokens)
+      if (t < s.vocab) t = r.below(repeat_set);
+  auto table = random_table(r, uint64_t(s.vocab) * s.d);
+  std::vector<float> out(s.total());
+  Dims dims{s.seq, s.d, s.vocab};
+  b.input("tokens", DType::U32, tokens);
+  if (w16) {
+    std::vector<uint16_t> t16(table.size());
+    for (size_t i = 0; i < t16.size(); ++i) t16[i] = f32_to_f16_bits(table[i]);
+    for (auto& h : t16)  // keep clear of f16 subnormals, which a device may flush on conversion
+      if ((h & 0x7c00u) == 0 && (h & 0x3ffu)) h = uint16_t((h & 0x8000u) | 0x0400u);
+    b.input("table", DType::F16, t16);
+    eref::lookup_w16(tokens, t16, out, dims);
+  } else {
+    b.input("table", DType::F32, table);
+    eref::lookup(tokens, table, out, dims);
+  }
+  b.output("out", DType::F32, s.total() + tail);
+  auto& d = b.dispatch(w16 ? "embedding/embed_lookup_w16" : "embedding/embed_lookup");
+  CaseBuilder::bind(d, 0, "tokens");
+  CaseBuilder::bind(d, 1, "table");
+  CaseBuilder::bind(d, 2, "out");
+  CaseBuilder::bind_values(d, 3, dims_values(s));
+  set_workgroups(d, s.total(), grid);
+  std::vector<float> expected = out;
+  expected.resize(s.total() + tail, f32_bits(kPoison32));
+  Array e = Array::of(DType::F32, expected);
+  b.check_exact("out", e,
+                w16 ? "a copy of an f16 table element widened to f32 (exact) or 0.0 for an "
+                      "out-of-vocabulary token: bit exact (kLookupW16Ulps = 0)"
+                    : "a copy of a table element or 0.0 for an out-of-vocabulary token: bit exact "
+                      "(kLookupUlps = 0)",
+                0, s.total());
+  if (tail)
+    b.check_exact("out", e, "surplus invocations of the grid exit on `i >= total`: the poisoned "
+                            "elements past the output stay unchanged",
+                  s.total(), s.total() + tail);
+  return b.c;
+}
+
+Case lookup_basic(uint64_t seed) {
+  Rng r(seed ^ 0x51);
+  Shape s{20 + r.below(40), 8 * (1 + r.below(12)), 30 + r.below(100)};
+  return lookup_case(seed, false, s, false, 0, nullptr, 0,
+                     "random in-vocabulary tokens over a table spanning binades, signed zeros");
+}
+Case lookup_oov(uint64_t seed) {
+  return lookup_case(seed, false, {24, 40, 50}, true, 0, nullptr, 0,
+                     "out-of-vocabulary tokens vocab_size, vocab_size + 1, 0xFFFFFFFF, 0x80000000, "
+                     "0xFFFFFFFE give rows of 0.0; vocab_size - 1 is still looked up");
+}
+Case lookup_repeated(uint64_t seed) {
+  return lookup_case(seed, false, {64, 48, 300}, false, 3, nullptr, 0,
+                     "64 positions drawing from 3 tokens: repeated rows are each copied in full");
+}
+Case lookup_grid_2d(uint64_t seed) {
+  static const std::array<uint32_t, 3> grid{3, 2, 1};
+  return lookup_case(seed, false, {21, 64, 90}, true, 0, &grid, 192,
+                     "a 3 x 2 workgroup grid: flat_id = gid.y * nwg.x * 256 + gid.x covers rows "
+                     "y = 1; 192 surplus invocations exit and the poison past the output stays");
+}
+Case lookup_w16_basic(uint64_t seed) {
+  Rng r(seed ^ 0x52);
+  Shape s{20 + r.below(40), 8 * (1 + r.below(12)), 30 + r.below(100)};
+  return lookup_case(seed, true, s, false, 0, nullptr, 0,
+                     "the f16 mirror: random tokens over an f16 table, widened exactly to f32");
+}
+Case lookup_w16_oov(uint64_t seed) {
+  return lookup_case(seed, true, {24, 40, 50}, true, 0, nullptr, 0,
+                     "f16 table with out-of-vocabulary tokens (vocab_size, vocab_size + 1, "
+                     "0xFFFFFFFF, ...) giving rows of 0.0");
+}
+
+// ---- embed_backward (CAS), embed_backward_atomic_float, embed_backward_deterministic -------------
+
+enum class Variant { Cas, FloatAtomics, Deterministic };
+
+std::vector<float> random_grads(Rng& r, uint64_t n, bool nonfinite) {
+  std::vector<float> g(n);
+  for (auto& x : g) x = r.log_uniform(-8, 1);
+  if (nonfinite && n > 16) {
+    const float special[] = {f32_bits(0x7fc00000u), INFINITY, -INFINITY, 0.0f, -0.0f,
+                             f32_bits(0xffc00001u), f32_bits(0x7f800001u)};
+    for (size_t k = 0; k < n / 5; ++k) g[r.below(n)] = special[k % std::size(special)];
+  }
+  return g;
+}
+
+Case backward_case(uint64_t seed, Variant v, Shape s, bool oov, bool nonfinite,
+                   uint32_t hot_repeats, const std::array<uint32_t, 3>* grid,
+                   const std::string& what) {
+  Rng r(seed);
+  CaseBuilder b;
+  b.c.description = what;
+  auto tokens = random_tokens(r, s, oov);
+  for (uint32_t k = 0; k < hot_repeats && k < s.seq; ++k) tokens[r.below(s.seq)] = 2 % s.vocab;
+  auto grad_out = random_grads(r, s.total(), nonfinite);
+  std::vector<float> table(uint64_t(s.vocab) * s.d);
+  for (auto& x : table) x = r.log_uniform(-6, 0);  // accumulated onto: never all zero
+  Dims dims{s.seq, s.d, s.vocab};
+  b.input("tokens", DType::U32, tokens);
+  b.input("grad_out", DType::F32, grad_out);
+  b.input("grad_table", DType::F32, table);
+  const char* kernel = v == Variant::Cas            ? "embedding/embed_backward"
+                       : v == Variant::FloatAtomics ? "embedding/embed_backward_atomic_float"
+                                                    : "embedding/embed_backward_deterministic";
+  auto& d = b.dispatch(kernel);
+  CaseBuilder::bind(d, 0, "tokens");
+  CaseBuilder::bind(d, 1, "grad_out");
+  CaseBuilder::bind(d, 2, "grad_table");
+  if (v == Variant::Deterministic) {
+    // The host's part (embedding_native.wgsl): in-vocabulary positions stably sorted by token,
+    // cut into one segment per distinct token.
+    std::vector<uint32_t> order;
+    for (uint32_t p = 0; p < s.seq; ++p)
+      if (tokens[p] < s.vocab) order.push_back(p);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t c) { return tokens[a] < tokens[c]; });
+    std::vector<uint32_t> seg{0};
+    for (uint32_t k = 1; k < order.size(); ++k)
+      if (tokens[order[k]] != tokens[order[k - 1]]) seg.push_back(k);
+    seg.push_back(uint32_t(order.size()));
+    uint32_t nseg = uint32_t(seg.size() - 1);
+    b.input("order", DType::U32, order);
+    b.input("seg_start", DType::U32, seg);
+    CaseBuilder::bind_values(d, 3, dims_values(s, nseg));
+    CaseBuilder::bind(d, 4, "order");
+    CaseBuilder::bind(d, 5, "seg_start");
+    set_workgroups(d, uint64_t(nseg) * s.d, grid);
+    auto expected = eref::backward_sequential_f32(tokens, grad_out, table, dims);
+    b.check_exact("grad_table", Array::of(DType::F32, expected),
+                  "one writer per element adding in position order: bit exact against the "
+                  "sequential f32 sum (kDeterministicUlps = 0)");
+    return b.c;
+  }
+  CaseBuilder::bind_values(d, 3, dims_values(s));
+  set_workgroups(d, s.total(), grid);
+  auto e = eref::backward(tokens, grad_out, table, dims);
+  std::vector<float> bound(e.value.size()), mag(e.value.size());
+  for (size_t i = 0; i < e.value.size(); ++i) {
+    // n terms added in an order the atomics choose: n ULPs of M (kBackwardUlpsPerTerm); an element
+    // that receives nothing keeps its initial value exactly.
+    bound[i] = e.terms[i] <= 1 ? 0.0f : float(eref::kBackwardUlpsPerTerm * e.terms[i]);
+    mag[i] = float(e.magnitude[i]);
+  }
+  auto& k = b.check_ulp("grad_table", Array::of(DType::F32, e.value), 0,
+                        "f32 atomic adds in an unspecified order: each element is within "
+                        "kBackwardUlpsPerTerm (1) x n ULPs of M = |initial| + sum |contributions| "
+                        "(n = initial + contributions, bound file); untouched elements exact");
+  CaseBuilder::per_element_bound(k, bound);
+  CaseBuilder::magnitude(k, mag);
+  return b.c;
+}
+
+template <Variant V>
+Case backward_basic(uint64_t seed) {
+  Rng r(seed ^ 0x53);
+  Shape s{24 + r.below(60), 8 * (1 + r.below(8)), 8 + r.below(40)};
+  return backward_case(seed, V, s, false, false, 0, nullptr,
+                       "random tokens (repeats by chance) over a non-zero initial table");
+}
+template <Variant V>
+Case backward_nonfinite_oov(uint64_t seed) {
+  return backward_case(seed, V, {40, 32, 20}, true, true, 0, nullptr,
+                       "NaN, +-inf, signalling NaN and +-0.0 gradients are skipped; positions with "
+                       "tokens vocab_size, vocab_size + 1, 0xFFFFFFFF, ... contribute nothing");
+}
+template <Variant V>
+Case backward_repeated(uint64_t seed) {
+  return backward_case(seed, V, {96, 16, 12}, false, false, 80, nullptr,
+                       "one token at ~60 of 96 positions: contended adds into the same row");
+}
+template <Variant V>
+Case backward_grid_2d(uint64_t seed) {
+  static const std::array<uint32_t, 3> grid{2, 4, 1};
+  return backward_case(seed, V, {50, 40, 30}, true, false, 0, &grid,
+                       "a 2 x 4 workgroup grid (flat_id over rows y = 1..3), surplus invocations "
+                       "exiting on the bounds check");
+}
+
+}  // namespace
+
+void register_embedding(std::vector<Generator>& g) {
+  const std::string src = "validate/src/gen_embedding.cpp";
+  auto add = [&](const char* k, const char* n, uint64_t seed, bool rnd, Case (*f)(uint64_t)) {
+    g.push_back({std::string("embedding/") + k, n, seed, rnd, f, src});
+  };
+  add("embed_lookup", "basic", 1001, true, lookup_basic);
+  add("embed_lookup", "oov_tokens", 1002, false, lookup_oov);
+  add("embed_lookup", "repeated_tokens", 1003, false, lookup_repeated);
+  add("embed_lookup", "grid_2d", 1004, false, lookup_grid_2d);
+  add("embed_lookup_w16", "basic", 1101, true, lookup_w16_basic);
+  add("embed_lookup_w16", "oov_tokens", 1102, false, lookup_w16_oov);
+  add("embed_backward", "basic", 1201, true, backward_basic<Variant::Cas>);
+  add("embed_backward", "nonfinite_and_oov", 1202, false, backward_nonfinite_oov<Variant::Cas>);
+  add("embed_backward", "repeated_tokens", 1203, false, backward_repeated<Variant::Cas>);
+  add("embed_backward", "grid_2d", 1204, false, backward_grid_2d<Variant::Cas>);
+  add("embed_backward_atomic_float", "basic", 1301, true, backward_basic<Variant::FloatAtomics>);
+  add("embed_backward_atomic_float", "nonfinite_and_oov", 1302, false,
+      backward_nonfinite_oov<Variant::FloatAtomics>);
+  add("embed_backward_atomic_float", "repeated_tokens", 1303, false,
+      backward_repeated<Variant::FloatAtomics>);
+  add("embed_backward_deterministic", "basic", 1401, true, backward_basic<Variant::Deterministic>);
+  add("embed_backward_deterministic", "nonfinite_and_oov", 1402, false,
+      backward_nonfinite_oov<Variant::Deterministic>);
+  add("embed_backward_deterministic", "repeated_tokens", 1403, false,
+      backward_repeated<Variant::Deterministic>);
+  add("embed_backward_deterministic", "grid_2d", 1404, false,
+      backward_grid_2d<Variant::Deterministic>);
+}
+
+}  // namespace wgslvk::validate
+
+#else
+#include <vector>
+#include "wgslvk/validate/generators.hpp"
+namespace wgslvk::validate {
+void register_embedding(std::vector<Generator>&) {}
+}  // namespace wgslvk::validate
+#endif

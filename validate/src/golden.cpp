@@ -1,0 +1,75 @@
+#include "wgslvk/validate/golden.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "wgslvk/validate/case.hpp"
+#include "wgslvk/validate/generators.hpp"
+
+namespace wgslvk::validate {
+
+namespace fs = std::filesystem;
+
+fs::path source_dir() {
+  if (const char* s = std::getenv("WGSLVK_SOURCE_DIR"); s && *s) return s;
+#ifdef WGSLVK_SOURCE_DIR
+  return WGSLVK_SOURCE_DIR;
+#else
+  return fs::current_path();
+#endif
+}
+
+fs::path golden_dir() { return source_dir() / "golden"; }
+
+std::string_view change_name(FileChange::Kind k) {
+  return k == FileChange::Kind::Added ? "added" : k == FileChange::Kind::Changed ? "changed" : "removed";
+}
+
+std::vector<FileChange> regen(const fs::path& root, bool write) {
+  std::map<std::string, std::vector<uint8_t>> want;  // relative path -> bytes
+  for (const auto& g : generators()) {
+    Case c = generate(g, g.golden_seed);
+    for (auto& [name, bytes] : serialize_case(c))
+      want[g.kernel + "/" + g.name + "/" + name] = std::move(bytes);
+  }
+  std::vector<FileChange> changes;
+  for (const auto& [rel, bytes] : want) {
+    fs::path p = root / rel;
+    if (!fs::exists(p)) {
+      changes.push_back({FileChange::Kind::Added, rel});
+    } else if (read_file_bytes(p) != bytes) {
+      changes.push_back({FileChange::Kind::Changed, rel});
+    } else {
+      continue;
+    }
+    if (write) write_file_bytes(p, bytes);
+  }
+  if (fs::exists(root)) {
+    std::vector<fs::path> stale;
+    for (auto& e : fs::recursive_directory_iterator(root)) {
+      if (!e.is_regular_file() || e.path().parent_path() == root) continue;
+      std::string rel = fs::relative(e.path(), root).generic_string();
+      if (!want.count(rel)) {
+        changes.push_back({FileChange::Kind::Removed, rel});
+        stale.push_back(e.path());
+      }
+    }
+    if (write) {
+      for (auto& p : stale) fs::remove(p);
+      // Empty folders left behind, deepest first.
+      std::vector<fs::path> dirs;
+      for (auto& e : fs::recursive_directory_iterator(root))
+        if (e.is_directory()) dirs.push_back(e.path());
+      std::sort(dirs.rbegin(), dirs.rend());
+      for (auto& d : dirs)
+        if (fs::is_empty(d)) fs::remove(d);
+    }
+  }
+  std::sort(changes.begin(), changes.end(),
+            [](const FileChange& a, const FileChange& b) { return a.path < b.path; });
+  return changes;
+}
+
+}  // namespace wgslvk::validate

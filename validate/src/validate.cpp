@@ -1,0 +1,252 @@
+#include "wgslvk/validate/validate.hpp"
+
+#include <cmath>
+#include <random>
+
+#include "wgslvk/validate/generators.hpp"
+#include "wgslvk/validate/golden.hpp"
+
+namespace wgslvk::validate {
+
+namespace fs = std::filesystem;
+
+bool kernel_matches(const std::vector<std::string>& filters, const std::string& q) {
+  if (filters.empty()) return true;
+  std::string bare = q.substr(q.find('/') + 1), file = q.substr(0, q.find('/'));
+  for (const auto& f : filters)
+    if (f == q || f == bare || f == file) return true;
+  return false;
+}
+
+bool ValidateReport::ok() const {
+  if (!layer_messages.empty()) return false;
+  for (const auto& r : rows)
+    if (r.status == "FAIL") return false;
+  return !rows.empty();
+}
+
+std::string ValidateReport::verdict() const {
+  int cases = 0, kernels = 0, skipped = 0, failed = 0;
+  for (const auto& r : rows) {
+    cases += r.cases;
+    ++kernels;
+    if (r.status == "SKIP") ++skipped;
+    if (r.status == "FAIL") ++failed;
+  }
+  std::string s = ok() ? "PASS" : "FAIL";
+  s += ": " + std::to_string(kernels - failed - skipped) + " of " + std::to_string(kernels) +
+       " kernels pass";
+  if (failed) s += ", " + std::to_string(failed) + " fail";
+  if (skipped) s += ", " + std::to_string(skipped) + " skipped";
+  if (!layer_messages.empty()) s += ", validation layer reported " + std::to_string(layer_messages.size()) + " message(s)";
+  s += " (" + std::to_string(cases) + " cases) on " + device;
+  return s;
+}
+
+struct Validator::Impl {
+  ValidateOptions opt;
+  Instance instance;
+  Adapter adapter;
+  Device device;
+};
+
+Validator::Validator(ValidateOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->opt = std::move(options);
+  impl_->instance = Instance::create();
+  impl_->adapter = impl_->instance.select_adapter(impl_->opt.device);
+  DeviceDescriptor desc;
+  desc.label = "wgslvk validate";
+  desc.required_features = impl_->adapter.features();
+  impl_->device = impl_->adapter.request_device(desc);
+}
+
+Validator::~Validator() = default;
+
+const std::string& Validator::device_name() const { return impl_->adapter.info().name; }
+
+std::string Validator::device_description() const {
+  const auto& i = impl_->adapter.info();
+  std::string s = i.name + " [" + std::to_string(i.index) + "] (" +
+                  std::string(adapter_type_name(i.type)) + ", " + i.driver + "); features:";
+  auto f = impl_->adapter.features();
+  if (f.empty()) s += " none";
+  for (auto x : f) s += " " + std::string(feature_name(x));
+  s += impl_->instance.validation_enabled() ? "; validation layer on" : "; validation layer off";
+  return s;
+}
+
+ValidateReport Validator::run(const std::function<void(const CaseResult&)>& progress) {
+  const ValidateOptions& opt = impl_->opt;
+  ValidateReport rep;
+  rep.device = impl_->adapter.info().name;
+  rep.driver = impl_->adapter.info().driver;
+  rep.validation_layer = impl_->instance.validation_enabled();
+  rep.seed = opt.seed ? *opt.seed : (uint64_t(std::random_device{}()) << 32 | std::random_device{}());
+  Runner runner(impl_->device, opt.run);
+
+  // (case, result) in order: golden (or --cases) first, then the randomized checks.
+  std::vector<std::pair<Case, CaseResult>> done;
+  auto record = [&](Case c, CaseResult r) {
+    if (opt.dump) dump_result(*opt.dump, c, r);
+    if (progress) progress(r);
+    done.emplace_back(std::move(c), std::move(r));
+  };
+
+  fs::path root = opt.cases ? *opt.cases : golden_dir();
+  for (const auto& dir : find_cases(root)) {
+    Case c;
+    try {
+      c = load_case(dir);
+    } catch (const std::exception& e) {
+      // A case that does not load still counts, under the kernel its path names.
+      c.dir = dir;
+      c.name = dir.filename().string();
+      fs::path rel = fs::relative(dir, root);
+      auto it = rel.begin();
+      std::string k = rel.has_parent_path() && std::distance(rel.begin(), rel.end()) >= 3
+                          ? (it->string() + "/" + std::next(it)->string())
+                          : std::string("(unknown kernel)");
+      c.kernel = k;
+      if (!kernel_matches(opt.kernels, k)) continue;
+      CaseResult r;
+      r.id = c.id();
+      r.kernel = k;
+      r.source = dir.string();
+      r.status = CaseResult::Status::Error;
+      r.message = e.what();
+      record(std::move(c), std::move(r));
+      continue;
+    }
+    if (!kernel_matches(opt.kernels, c.kernel)) continue;
+    CaseResult r = runner.run(c);
+    record(std::move(c), std::move(r));
+  }
+  if (opt.randomized && !opt.cases) {
+    for (const auto& g : generators()) {
+      if (!g.randomized || !kernel_matches(opt.kernels, g.kernel)) continue;
+      uint64_t h = 1469598103934665603ull;  // FNV-1a of the case id: portable, unlike std::hash
+      for (char ch : g.kernel + "/" + g.name) h = (h ^ uint8_t(ch)) * 1099511628211ull;
+      uint64_t seed = splitmix64_at(rep.seed, h);
+      Case c = generate(g, seed);
+      c.name = "randomized-" + g.name;
+      CaseResult r = runner.run(c);
+      r.source = "randomized (generator seed " + std::to_string(seed) + ", wgslvk validate --seed " +
+                 std::to_string(rep.seed) + ")";
+      record(std::move(c), std::move(r));
+    }
+  }
+
+  // Rows: one per kernel, in all_kernels() order, then any others the cases named.
+  std::vector<std::string> order;
+  for (const KernelInfo* k : all_kernels()) order.push_back(k->qualified_name());
+  for (auto& [c, r] : done)
+    if (std::find(order.begin(), order.end(), r.kernel) == order.end()) order.push_back(r.kernel);
+  for (const auto& name : order) {
+    KernelRow row;
+    row.kernel = name;
+    double worst_ratio = -1;
+    for (auto& [c, r] : done) {
+      if (r.kernel != name) continue;
+      ++row.cases;
+      switch (r.status) {
+        case CaseResult::Status::Pass: ++row.passed; break;
+        case CaseResult::Status::Fail: ++row.failed; break;
+        case CaseResult::Status::Skip: ++row.skipped; break;
+        default: ++row.errors;
+      }
+      if (r.status != CaseResult::Status::Pass)
+        row.messages.push_back(std::string(status_name(r.status)) + " " + r.id + " [" + r.source + "]: " + r.message);
+      if (r.device_ms) row.device_ms += *r.device_ms, row.timed = true;
+      for (const auto& chk : r.checks) {
+        if (chk.mode != CheckSpec::Mode::Ulp) continue;
+        double ratio = chk.bound_at_worst > 0 ? chk.worst_ulp / chk.bound_at_worst
+                                              : (chk.worst_ulp > 0 ? INFINITY : 0);
+        if (!row.any_ulp || ratio > worst_ratio) {
+          worst_ratio = ratio;
+          row.worst_ulp = chk.worst_ulp;
+          row.worst_bound = chk.bound_at_worst;
+        }
+        row.any_ulp = true;
+      }
+    }
+    if (row.cases == 0) {
+      const KernelInfo* k = find_kernel(name);
+      if (k && k->file != "wgslvk_util" && kernel_matches(opt.kernels, name) && !opt.cases)
+        rep.uncovered.push_back(name);
+      continue;
+    }
+    row.status = (row.failed || row.errors) ? "FAIL" : (row.skipped == row.cases ? "SKIP" : "PASS");
+    rep.rows.push_back(std::move(row));
+  }
+  rep.layer_messages = impl_->instance.take_validation_messages();
+  for (auto& [c, r] : done) rep.results.push_back(std::move(r));
+  return rep;
+}
+
+nlohmann::ordered_json report_json(const ValidateReport& r) {
+  ojson j;
+  j["device"] = r.device;
+  j["driver"] = r.driver;
+  j["validation_layer"] = r.validation_layer;
+  j["seed"] = r.seed;
+  j["ok"] = r.ok();
+  j["verdict"] = r.verdict();
+  auto num = [](double v) { return std::isfinite(v) ? ojson(v) : ojson("inf"); };
+  ojson rows = ojson::array();
+  for (const auto& k : r.rows) {
+    ojson o;
+    o["kernel"] = k.kernel;
+    o["status"] = k.status;
+    o["cases"] = k.cases;
+    o["passed"] = k.passed;
+    o["failed"] = k.failed;
+    o["skipped"] = k.skipped;
+    o["errors"] = k.errors;
+    if (k.any_ulp) {
+      o["worst_ulp"] = num(k.worst_ulp);
+      o["bound_ulp"] = k.worst_bound;
+    }
+    o["device_ms"] = k.timed ? ojson(k.device_ms) : ojson(nullptr);
+    o["messages"] = k.messages;
+    rows.push_back(o);
+  }
+  j["kernels"] = rows;
+  ojson cases = ojson::array();
+  for (const auto& c : r.results) {
+    ojson o;
+    o["case"] = c.id;
+    o["kernel"] = c.kernel;
+    o["source"] = c.source;
+    o["status"] = status_name(c.status);
+    if (!c.message.empty()) o["message"] = c.message;
+    o["device_ms"] = c.device_ms ? ojson(*c.device_ms) : ojson(nullptr);
+    ojson checks = ojson::array();
+    for (const auto& k : c.checks) {
+      ojson x;
+      x["buffer"] = k.buffer;
+      x["range"] = {k.begin, k.end};
+      x["compare"] = k.mode == CheckSpec::Mode::Exact ? "exact" : "ulp";
+      if (k.mode == CheckSpec::Mode::Ulp) {
+        x["worst_ulp"] = num(k.worst_ulp);
+        x["bound_ulp"] = k.bound_at_worst;
+        x["worst_index"] = k.worst_index;
+      }
+      x["mismatches"] = k.mismatches;
+      if (!k.pass()) {
+        x["first_index"] = k.first_index;
+        x["actual"] = k.first_actual;
+        x["expected"] = k.first_expected;
+      }
+      x["reason"] = k.reason;
+      checks.push_back(x);
+    }
+    o["checks"] = checks;
+    cases.push_back(o);
+  }
+  j["cases"] = cases;
+  j["uncovered_kernels"] = r.uncovered;
+  j["validation_layer_messages"] = r.layer_messages;
+  return j;
+}
+
+}  // namespace wgslvk::validate

@@ -1,0 +1,266 @@
+// A tiny dependency-free PNG writer and plot canvas for `wgslvk bench --png`: RGB8 image,
+// zlib stored (uncompressed) blocks, CRC32 and Adler-32, Bresenham lines and a 5x7 bitmap
+// font. Robust over pretty: no external library, no fonts on disk.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wgslvk::bench {
+
+struct Rgb {
+  uint8_t r, g, b;
+};
+
+class Canvas {
+ public:
+  Canvas(int w, int h, Rgb bg = {255, 255, 255}) : w_(w), h_(h), px_(size_t(w) * h * 3) {
+    for (int i = 0; i < w * h; ++i) {
+      px_[i * 3] = bg.r;
+      px_[i * 3 + 1] = bg.g;
+      px_[i * 3 + 2] = bg.b;
+    }
+  }
+  int width() const { return w_; }
+  int height() const { return h_; }
+
+  void set(int x, int y, Rgb c) {
+    if (x < 0 || y < 0 || x >= w_ || y >= h_) return;
+    uint8_t* p = &px_[(size_t(y) * w_ + x) * 3];
+    p[0] = c.r;
+    p[1] = c.g;
+    p[2] = c.b;
+  }
+  void rect(int x0, int y0, int x1, int y1, Rgb c) {  // filled, inclusive
+    for (int y = std::min(y0, y1); y <= std::max(y0, y1); ++y)
+      for (int x = std::min(x0, x1); x <= std::max(x0, x1); ++x) set(x, y, c);
+  }
+  // Bresenham; `thick` draws a (2*thick+1)-pixel square pen; `dash` > 0 skips every other run.
+  void line(int x0, int y0, int x1, int y1, Rgb c, int thick = 0, int dash = 0) {
+    int dx = std::abs(x1 - x0), sx = x0 < x1 ? 1 : -1;
+    int dy = -std::abs(y1 - y0), sy = y0 < y1 ? 1 : -1;
+    int err = dx + dy, step = 0;
+    for (;;) {
+      if (dash <= 0 || (step / dash) % 2 == 0)
+        for (int oy = -thick; oy <= thick; ++oy)
+          for (int ox = -thick; ox <= thick; ++ox) set(x0 + ox, y0 + oy, c);
+      ++step;
+      if (x0 == x1 && y0 == y1) break;
+      int e2 = 2 * err;
+      if (e2 >= dy) { err += dy; x0 += sx; }
+      if (e2 <= dx) { err += dx; y0 += sy; }
+    }
+  }
+  // 5x7 glyphs, scaled by `scale`; unknown characters draw as a box.
+  void text(int x, int y, std::string_view s, Rgb c, int scale = 1) {
+    for (char ch : s) {
+      const auto& g = glyph(ch);
+      for (int row = 0; row < 7; ++row)
+        for (int col = 0; col < 5; ++col)
+          if (g[row] & (0x10 >> col)) rect(x + col * scale, y + row * scale,
+                                           x + col * scale + scale - 1, y + row * scale + scale - 1, c);
+      x += 6 * scale;
+    }
+  }
+  static int text_width(std::string_view s, int scale = 1) { return int(s.size()) * 6 * scale; }
+
+  bool write_png(const std::string& path) const {
+    std::vector<uint8_t> raw;  // filter byte 0 + RGB row
+    raw.reserve(size_t(h_) * (w_ * 3 + 1));
+    for (int y = 0; y < h_; ++y) {
+      raw.push_back(0);
+      raw.insert(raw.end(), px_.begin() + size_t(y) * w_ * 3, px_.begin() + size_t(y + 1) * w_ * 3);
+    }
+    std::vector<uint8_t> z = {0x78, 0x01};  // zlib header, no compression preset
+    size_t pos = 0;
+    do {
+      size_t n = std::min<size_t>(65535, raw.size() - pos);
+      bool last = pos + n == raw.size();
+      z.push_back(last ? 1 : 0);
+      z.push_back(n & 0xff);
+      z.push_back(n >> 8);
+      z.push_back(~n & 0xff);
+      z.push_back((~n >> 8) & 0xff);
+      z.insert(z.end(), raw.begin() + pos, raw.begin() + pos + n);
+      pos += n;
+    } while (pos < raw.size());
+    uint32_t a = 1, b = 0;  // Adler-32 of the uncompressed data
+    for (uint8_t v : raw) {
+      a = (a + v) % 65521;
+      b = (b + a) % 65521;
+    }
+    put32(z, (b << 16) | a);
+
+    std::vector<uint8_t> out = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    std::vector<uint8_t> ihdr;
+    put32(ihdr, uint32_t(w_));
+    put32(ihdr, uint32_t(h_));
+    ihdr.insert(ihdr.end(), {8, 2, 0, 0, 0});  // 8-bit, RGB, deflate, no filter, no interlace
+    chunk(out, "IHDR", ihdr);
+    chunk(out, "IDAT", z);
+    chunk(out, "IEND", {});
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return false;
+    bool ok = std::fwrite(out.data(), 1, out.size(), f) == out.size();
+    return std::fclose(f) == 0 && ok;
+  }
+
+ private:
+  static void put32(std::vector<uint8_t>& v, uint32_t x) {
+    v.push_back(x >> 24);
+    v.push_back((x >> 16) & 0xff);
+    v.push_back((x >> 8) & 0xff);
+    v.push_back(x & 0xff);
+  }
+  static uint32_t crc32(const uint8_t* p, size_t n, uint32_t c = 0xffffffffu) {
+    static const auto table = [] {
+      std::array<uint32_t, 256> t{};
+      for (uint32_t i = 0; i < 256; ++i) {
+        uint32_t k = i;
+        for (int j = 0; j < 8; ++j) k = (k & 1) ? 0xedb88320u ^ (k >> 1) : k >> 1;
+        t[i] = k;
+      }
+      return t;
+    }();
+    for (size_t i = 0; i < n; ++i) c = table[(c ^ p[i]) & 0xff] ^ (c >> 8);
+    return c;
+  }
+  static void chunk(std::vector<uint8_t>& out, const char* type, const std::vector<uint8_t>& data) {
+    put32(out, uint32_t(data.size()));
+    size_t start = out.size();
+    out.insert(out.end(), type, type + 4);
+    out.insert(out.end(), data.begin(), data.end());
+    put32(out, crc32(out.data() + start, out.size() - start) ^ 0xffffffffu);
+  }
+  // Rows top to bottom, bit 4 = leftmost column.
+  static const std::array<uint8_t, 7>& glyph(char ch) {
+    static const std::array<uint8_t, 7> box = {0x1f, 0x11, 0x11, 0x11, 0x11, 0x11, 0x1f};
+    static const std::array<uint8_t, 7> space = {0, 0, 0, 0, 0, 0, 0};
+    static const std::array<std::array<uint8_t, 7>, 10> digits = {{
+        {0x0e, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0e}, {0x04, 0x0c, 0x04, 0x04, 0x04, 0x04, 0x0e},
+        {0x0e, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1f}, {0x1f, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0e},
+        {0x02, 0x06, 0x0a, 0x12, 0x1f, 0x02, 0x02}, {0x1f, 0x10, 0x1e, 0x01, 0x01, 0x11, 0x0e},
+        {0x06, 0x08, 0x10, 0x1e, 0x11, 0x11, 0x0e}, {0x1f, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08},
+        {0x0e, 0x11, 0x11, 0x0e, 0x11, 0x11, 0x0e}, {0x0e, 0x11, 0x11, 0x0f, 0x01, 0x02, 0x0c},
+    }};
+    static const std::array<std::array<uint8_t, 7>, 26> letters = {{
+        {0x0e, 0x11, 0x11, 0x1f, 0x11, 0x11, 0x11}, {0x1e, 0x11, 0x11, 0x1e, 0x11, 0x11, 0x1e},
+        {0x0e, 0x11, 0x10, 0x10, 0x10, 0x11, 0x0e}, {0x1c, 0x12, 0x11, 0x11, 0x11, 0x12, 0x1c},
+        {0x1f, 0x10, 0x10, 0x1e, 0x10, 0x10, 0x1f}, {0x1f, 0x10, 0x10, 0x1e, 0x10, 0x10, 0x10},
+        {0x0e, 0x11, 0x10, 0x17, 0x11, 0x11, 0x0f}, {0x11, 0x11, 0x11, 0x1f, 0x11, 0x11, 0x11},
+        {0x0e, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0e}, {0x07, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0c},
+        {0x11, 0x12, 0x14, 0x18, 0x14, 0x12, 0x11}, {0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x1f},
+        {0x11, 0x1b, 0x15, 0x15, 0x11, 0x11, 0x11}, {0x11, 0x11, 0x19, 0x15, 0x13, 0x11, 0x11},
+        {0x0e, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0e}, {0x1e, 0x11, 0x11, 0x1e, 0x10, 0x10, 0x10},
+        {0x0e, 0x11, 0x11, 0x11, 0x15, 0x12, 0x0d}, {0x1e, 0x11, 0x11, 0x1e, 0x14, 0x12, 0x11},
+        {0x0f, 0x10, 0x10, 0x0e, 0x01, 0x01, 0x1e}, {0x1f, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04},
+        {0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0e}, {0x11, 0x11, 0x11, 0x11, 0x11, 0x0a, 0x04},
+        {0x11, 0x11, 0x11, 0x15, 0x15, 0x15, 0x0a}, {0x11, 0x11, 0x0a, 0x04, 0x0a, 0x11, 0x11},
+        {0x11, 0x11, 0x0a, 0x04, 0x04, 0x04, 0x04}, {0x1f, 0x01, 0x02, 0x04, 0x08, 0x10, 0x1f},
+    }};
+    static const std::array<uint8_t, 7> dot = {0, 0, 0, 0, 0, 0x0c, 0x0c};
+    static const std::array<uint8_t, 7> slash = {0x01, 0x01, 0x02, 0x04, 0x08, 0x10, 0x10};
+    static const std::array<uint8_t, 7> minus = {0, 0, 0, 0x1f, 0, 0, 0};
+    static const std::array<uint8_t, 7> under = {0, 0, 0, 0, 0, 0, 0x1f};
+    static const std::array<uint8_t, 7> percent = {0x18, 0x19, 0x02, 0x04, 0x08, 0x13, 0x03};
+    static const std::array<uint8_t, 7> colon = {0, 0x0c, 0x0c, 0, 0x0c, 0x0c, 0};
+    static const std::array<uint8_t, 7> lpar = {0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02};
+    static const std::array<uint8_t, 7> rpar = {0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08};
+    static const std::array<uint8_t, 7> eq = {0, 0, 0x1f, 0, 0x1f, 0, 0};
+    static const std::array<uint8_t, 7> comma = {0, 0, 0, 0, 0x0c, 0x04, 0x08};
+    static const std::array<uint8_t, 7> plus = {0, 0x04, 0x04, 0x1f, 0x04, 0x04, 0};
+    if (ch >= '0' && ch <= '9') return digits[ch - '0'];
+    if (ch >= 'a' && ch <= 'z') ch = char(ch - 'a' + 'A');
+    if (ch >= 'A' && ch <= 'Z') return letters[ch - 'A'];
+    switch (ch) {
+      case ' ': return space;
+      case '.': return dot;
+      case '/': return slash;
+      case '-': return minus;
+      case '_': return under;
+      case '%': return percent;
+      case ':': return colon;
+      case '(': return lpar;
+      case ')': return rpar;
+      case '=': return eq;
+      case ',': return comma;
+      case '+': return plus;
+      default: return box;
+    }
+  }
+
+  int w_, h_;
+  std::vector<uint8_t> px_;
+};
+
+// One panel of a log-x plot: bandwidth (GB/s, linear y from 0) against bytes moved.
+struct Series {
+  std::string name;
+  Rgb color;
+  bool dashed = false;
+  std::vector<std::pair<double, double>> points;  // (x, y), x > 0
+};
+
+inline void draw_panel(Canvas& c, int x0, int y0, int w, int h, const std::string& title,
+                       const std::string& xlabel, const std::vector<Series>& series) {
+  const Rgb black{0, 0, 0}, grid{220, 220, 220};
+  int L = x0 + 52, R = x0 + w - 10, T = y0 + 24, B = y0 + h - 30;
+  double xmin = 1e300, xmax = 0, ymax = 0;
+  for (const auto& s : series)
+    for (auto [x, y] : s.points) {
+      if (!(x > 0) || !std::isfinite(y)) continue;
+      xmin = std::min(xmin, x);
+      xmax = std::max(xmax, x);
+      ymax = std::max(ymax, y);
+    }
+  c.text(x0 + 4, y0 + 4, title, black, 2);
+  c.line(L, T, L, B, black);
+  c.line(L, B, R, B, black);
+  if (xmax <= 0) {
+    c.text(L + 10, (T + B) / 2, "NO DATA", black, 2);
+    return;
+  }
+  if (xmax <= xmin) { xmin /= 2; xmax *= 2; }
+  if (ymax <= 0) ymax = 1;
+  // y ticks: a "nice" step with 4-6 lines
+  double raw = ymax / 5, mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = raw / mag < 2 ? 2 * mag : raw / mag < 5 ? 5 * mag : 10 * mag;
+  ymax = std::ceil(ymax * 1.05 / step) * step;
+  auto px = [&](double x) { return L + int((std::log10(x) - std::log10(xmin)) / (std::log10(xmax) - std::log10(xmin)) * (R - L)); };
+  auto py = [&](double y) { return B - int(y / ymax * (B - T)); };
+  for (double y = step; y <= ymax + 1e-9; y += step) {
+    c.line(L + 1, py(y), R, py(y), grid);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", y);
+    c.text(L - 4 - Canvas::text_width(buf), py(y) - 3, buf, black);
+  }
+  for (double d = std::pow(10.0, std::ceil(std::log10(xmin))); d <= xmax * 1.0001; d *= 10) {
+    c.line(px(d), T, px(d), B - 1, grid);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "1E%d", int(std::lround(std::log10(d))));
+    c.text(px(d) - Canvas::text_width(buf) / 2, B + 5, buf, black);
+  }
+  c.text(R - Canvas::text_width(xlabel), B + 16, xlabel, black);
+  int ly = T + 2;
+  for (const auto& s : series) {
+    for (size_t i = 0; i < s.points.size(); ++i) {
+      auto [x, y] = s.points[i];
+      if (!(x > 0) || !std::isfinite(y)) continue;
+      c.rect(px(x) - 2, py(y) - 2, px(x) + 2, py(y) + 2, s.color);
+      if (i + 1 < s.points.size() && s.points[i + 1].first > 0 && std::isfinite(s.points[i + 1].second))
+        c.line(px(x), py(y), px(s.points[i + 1].first), py(s.points[i + 1].second), s.color, 1,
+               s.dashed ? 6 : 0);
+    }
+    c.line(L + 8, ly + 3, L + 28, ly + 3, s.color, 1, s.dashed ? 4 : 0);
+    c.text(L + 32, ly, s.name, black);
+    ly += 11;
+  }
+}
+
+}  // namespace wgslvk::bench

@@ -97,7 +97,7 @@ void expand(std::string_view text, const std::string& path, const std::vector<st
     if (is_include_line(line, header)) {
       auto p = resolve_include(header, path, dirs);
       if (!p) throw Error(kernel + ": " + path + ": cannot find include file \"" + header + "\"");
-      out += "// ---- #include \"" + header + "\" ----\n";
+      out += "// ---- begin \"" + header + "\" (included) ----\n";
       std::string body = read_text(*p);
       expand(body, p->string(), dirs, out, depth + 1, kernel);
       if (!out.empty() && out.back() != '\n') out += '\n';

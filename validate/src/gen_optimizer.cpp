@@ -1,8 +1,572 @@
-// Golden cases of 12_optimizer.wgsl: filled in when wgsl_ports/optimizer/reference.hpp lands.
+// Golden cases of 12_optimizer.wgsl (shared/seeds/000 "Quick Checklist": zero-init moments at
+// step 1, bias correction finite at step 1, NaN grads cleaned, mega-buffer sub-range binding with
+// a decay and a no-decay block, clipping, the f16 mirror, the 8-bit state) and of the native
+// kernels of optimizer_native.wgsl. Expected values and bounds: wgsl_ports/optimizer/reference.hpp.
+#ifdef WGSLVK_HAVE_OPTIMIZER
+
+#include <algorithm>
+#include <cmath>
+
+#include "builder.hpp"
+#include "optimizer/reference.hpp"
+#include "wgslvk/numeric.hpp"
+#include "wgslvk/runtime.hpp"
+#include "wgslvk/validate/compare.hpp"
+
+namespace wgslvk::validate {
+namespace {
+
+namespace oref = wgslvk::optimizer;
+const float kPoison = std::bit_cast<float>(kPoison32);
+bool finite(float x) { return is_finite_bits(x); }
+
+// An f32 output buffer: expected values with a per-element absolute tolerance, expressed in the
+// case as a bound in ULP of a stated magnitude (bound_i = tol_i / ulp(max(|expected_i|, mag_i)),
+// rounded up to f32).
+struct Out {
+  std::vector<float> expected, mag, bound;
+  explicit Out(size_t n) : expected(n, kPoison), mag(n, 0.0f), bound(n, 0.0f) {}
+  void set(size_t i, float e, double tol, double magnitude) {
+    expected[i] = e;
+    mag[i] = float(magnitude);
+    if (double(mag[i]) < magnitude) mag[i] = std::nextafter(mag[i], INFINITY);
+    double b = tol / ulp_at(DType::F32, std::max(std::fabs(double(e)), double(mag[i])));
+    bound[i] = float(b);
+    if (double(bound[i]) < b) bound[i] = std::nextafter(bound[i], INFINITY);
+  }
+};
+
+// Checks of `o` over `ranges` (ulp with the tolerance) and the padding between and after them
+// (exact: poison unchanged).
+void add_out_checks(CaseBuilder& b, const std::string& name, const Out& o,
+                    const std::vector<std::pair<uint64_t, uint64_t>>& ranges, const std::string& why) {
+  Array e = Array::of(DType::F32, o.expected);
+  bool uniform_bound = true;
+  for (auto [lo, hi] : ranges)
+    for (uint64_t i = lo; i < hi; ++i) uniform_bound &= o.bound[i] == o.bound[ranges[0].first];
+  uint64_t prev = 0;
+  for (auto [lo, hi] : ranges) {
+    if (lo > prev)
+      b.check_exact(name, e, "padding between sub-range bindings: poison stays unchanged", prev, lo);
+    auto& k = b.check_ulp(name, e, o.bound[lo], why, lo, hi);
+    CaseBuilder::magnitude(k, o.mag);
+    if (!uniform_bound) CaseBuilder::per_element_bound(k, o.bound);
+    prev = hi;
+  }
+  if (prev < o.expected.size())
+    b.check_exact(name, e, "past the last bound range: poison stays unchanged", prev, o.expected.size());
+}
+
+std::string bound_text(const oref::UlpBound& u) {
+  return std::to_string(u.ulp) + " ULP of " + u.of + ": " + u.why;
+}
+
+std::vector<float> random_grads(Rng& r, size_t n, bool nonfinite) {
+  std::vector<float> g(n);
+  for (auto& x : g) x = r.log_uniform(-12, 0);
+  if (nonfinite) {
+    const float special[] = {std::bit_cast<float>(0x7fc00000u), INFINITY, -INFINITY,
+                             std::bit_cast<float>(0xffc00001u), std::bit_cast<float>(0x7f800001u)};
+    for (size_t k = 0; k < std::max<size_t>(5, n / 16); ++k) g[r.below(n)] = special[k % 5];
+  }
+  return g;
+}
+
+// ---- AdamW: adamw_update, adamw_update_f16, adamw_one_call ----------------------------------------
+
+enum class Adam { Update, UpdateF16, OneCall };
+
+struct Block {
+  uint32_t n;
+  float wd;
+  const char* label;
+};
+
+struct AdamOpts {
+  std::vector<Block> blocks;
+  uint32_t t = 0;           // 0: random step
+  bool zero_moments = false;
+  bool nonfinite = false;
+  float clip = 1.0f;        // grad_stats[1]
+  const std::array<uint32_t, 3>* grid = nullptr;
+};
+
+Case adam_case(uint64_t seed, Adam kind, AdamOpts o, const std::string& what) {
+  Rng r(seed);
+  CaseBuilder b;
+  b.c.description = what;
+  // Blocks at 128-element (512-byte) offsets: 256-byte aligned for the f32 arrays and the f16
+  // mirror alike; poison in between and after.
+  std::vector<uint64_t> off;
+  uint64_t total = 0;
+  for (auto& bl : o.blocks) {
+    off.push_back(total);
+    total = align_up(total + bl.n, 128);
+  }
+  std::vector<float> w(total, kPoison), g(total, kPoison), m(total, kPoison), v(total, kPoison);
+  for (size_t k = 0; k < o.blocks.size(); ++k)
+    for (uint64_t i = off[k]; i < off[k] + o.blocks[k].n; ++i) {
+      w[i] = r.log_uniform(-8, 1);
+      m[i] = o.zero_moments ? 0.0f : r.log_uniform(-14, -2);
+      v[i] = o.zero_moments ? 0.0f : std::fabs(r.log_uniform(-24, -6));
+    }
+  auto gr = random_grads(r, total, o.nonfinite);
+  for (size_t k = 0; k < o.blocks.size(); ++k)
+    for (uint64_t i = off[k]; i < off[k] + o.blocks[k].n; ++i) g[i] = gr[i];
+
+  uint32_t t = o.t ? o.t : 1 + r.below(2000);
+  oref::AdamWUniforms u;
+  u.lr = r.uniform(1e-4, 3e-3);
+  u.beta1 = 0.9f;
+  u.beta2 = 0.999f;
+  u.eps = 1e-8f;
+  u.beta1_t = float(std::pow(double(u.beta1), t));
+  u.beta2_t = float(std::pow(double(u.beta2), t));
+  u.t = t;
+  const float grad_norm = 3.75f;
+  std::vector<float> stats = {grad_norm, o.clip};
+
+  bool f16 = kind == Adam::UpdateF16, oc = kind == Adam::OneCall;
+  oref::OneCallParams p;
+  if (oc) {
+    p.lr = u.lr;
+    p.beta1 = u.beta1;
+    p.beta2 = u.beta2;
+    p.eps = u.eps;
+    p.bias_correction1 = float(1.0 - std::pow(double(u.beta1), t));
+    p.bias_correction2 = float(1.0 - std::pow(double(u.beta2), t));
+  }
+  b.input(oc ? "param" : "w", DType::F32, w);
+  b.input(oc ? "grad" : "g", DType::F32, g);
+  b.input("m", DType::F32, m);
+  b.input("v", DType::F32, v);
+  if (!oc) b.input("grad_stats", DType::F32, stats);
+  if (f16) b.output("w16", DType::F16, total);
+
+  Out ow(total), om(total), ov(total);
+  std::vector<float> g_after = g;
+  std::vector<uint16_t> w16(total, kPoison16);
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  for (size_t k = 0; k < o.blocks.size(); ++k) {
+    const Block& bl = o.blocks[k];
+    uint64_t lo = off[k], hi = off[k] + bl.n;
+    ranges.push_back({lo, hi});
+    auto sl = [&](std::vector<float>& x) { return std::span<const float>(x.data() + lo, bl.n); };
+    oref::AdamWExpected e;
+    if (oc) {
+      p.weight_decay = bl.wd;
+      e = oref::adamw_one_call_reference(sl(w), sl(g), sl(m), sl(v), p);
+    } else {
+      u.weight_decay = bl.wd;
+      e = oref::adamw_update_reference(sl(w), sl(g), sl(m), sl(v), o.clip, u);
+    }
+    for (uint64_t j = 0; j < bl.n; ++j) {
+      uint64_t i = lo + j;
+      double grad = oc ? double(g[i]) : (finite(g[i]) ? double(g[i]) * o.clip : 0.0);
+      double m1 = std::max(std::fabs(double(u.beta1) * m[i]), std::fabs((1.0 - u.beta1) * grad));
+      ow.set(i, e.w[j], e.w_tol[j], std::max(std::fabs(double(w[i])), std::fabs(double(e.w[j]))));
+      om.set(i, e.m[j], e.m_tol[j], m1);
+      ov.set(i, e.v[j], e.v_tol[j], std::fabs(double(e.v[j])));
+      if (!oc) g_after[i] = 0.0f;
+      w16[i] = f32_to_f16_bits(e.w[j]);
+    }
+    auto& d = b.dispatch(oc ? "optimizer/adamw_one_call"
+                            : f16 ? "optimizer/adamw_update_f16" : "optimizer/adamw_update",
+                         bl.label);
+    CaseBuilder::bind(d, 0, oc ? "param" : "w", lo * 4, bl.n * 4ull);
+    CaseBuilder::bind(d, 1, oc ? "grad" : "g", lo * 4, bl.n * 4ull);
+    CaseBuilder::bind(d, 2, "m", lo * 4, bl.n * 4ull);
+    CaseBuilder::bind(d, 3, "v", lo * 4, bl.n * 4ull);
+    if (oc) {
+      CaseBuilder::bind_values(d, 4, CaseBuilder::u32s({bl.n}));
+      CaseBuilder::bind_values(d, 5, CaseBuilder::f32s({p.lr, p.beta1, p.beta2, bl.wd}));
+      CaseBuilder::bind_values(d, 6, CaseBuilder::f32s({p.bias_correction1, p.bias_correction2, p.eps, 0.0f}));
+    } else {
+      CaseBuilder::bind(d, 4, "grad_stats");
+      CaseBuilder::bind_values(d, 5, CaseBuilder::u32s({bl.n}));
+      CaseBuilder::bind_values(d, 6, CaseBuilder::f32s({u.lr, u.beta1, u.beta2, bl.wd}));
+      CaseBuilder::bind_values(d, 7, CaseBuilder::f32s({u.beta1_t, u.beta2_t, u.eps, float(t)}));
+      if (f16) CaseBuilder::bind(d, 8, "w16", lo * 2, bl.n * 2ull);
+    }
+    if (o.grid) d.workgroups = *o.grid;
+    else d.workgroups_1d = div_ceil(bl.n, 256);
+  }
+  add_out_checks(b, oc ? "param" : "w", ow, ranges,
+                 bound_text(oref::kWOldBound) + "; plus " + bound_text(oref::kWStepBound) +
+                     " (bound file: both, in ULP of the magnitude file)");
+  add_out_checks(b, "m", om, ranges, bound_text(oref::kMBound));
+  add_out_checks(b, "v", ov, ranges, bound_text(oref::kVBound));
+  if (oc)
+    b.check_exact("grad", Array::of(DType::F32, g_after),
+                  "adamw_one_call reads grad only (seed 002: no zeroing): unchanged, poison included");
+  else
+    b.check_exact("g", Array::of(DType::F32, g_after),
+                  std::string("gradients zeroed in the update pass: ") + oref::kGradZeroBound.why +
+                      "; padding poison unchanged");
+  if (f16) {
+    Array e16 = Array::of(DType::F16, w16);
+    uint64_t prev = 0;
+    for (auto [lo, hi] : ranges) {
+      if (lo > prev) b.check_exact("w16", e16, "padding of the f16 mirror: poison unchanged", prev, lo);
+      b.check_ulp("w16", e16, oref::kMirrorBound.ulp,
+                  "f16 ULPs from f16(expected w): " + bound_text(oref::kMirrorBound), lo, hi);
+      prev = hi;
+    }
+    if (prev < total) b.check_exact("w16", e16, "past the last range: poison unchanged", prev, total);
+  }
+  return b.c;
+}
+
+template <Adam K>
+Case adam_basic(uint64_t seed) {
+  Rng r(seed ^ 0x61);
+  uint32_t n = 2 * (200 + r.below(1200));
+  return adam_case(seed, K, {{{n, 0.01f, "all parameters"}}, 0, false, false, 1.0f, nullptr},
+                   "random weights, moments and gradients at a random step; clipping off (clip 1.0)");
+}
+template <Adam K>
+Case adam_step1(uint64_t seed) {
+  return adam_case(seed, K, {{{1000, 0.01f, "all parameters"}}, 1, true, false, 1.0f, nullptr},
+                   "step 1: zero-initialized moments, beta^t = beta, so the bias corrections "
+                   "1/(1-beta1) and 1/(1-beta2) are at their largest (and finite)");
+}
+template <Adam K>
+Case adam_nonfinite(uint64_t seed) {
+  return adam_case(seed, K, {{{1200, 0.01f, "all parameters"}}, 0, false, true, 1.0f, nullptr},
+                   "NaN, +-inf and signalling-NaN gradients are treated as 0.0 (and zeroed)");
+}
+template <Adam K>
+Case adam_clip_on(uint64_t seed) {
+  return adam_case(seed, K, {{{1000, 0.01f, "all parameters"}}, 0, false, false, 0.2666666f, nullptr},
+                   "clipping on: grad_stats = [3.75, 0.2666666], every gradient scaled by the clip");
+}
+template <Adam K>
+Case adam_blocks(uint64_t seed) {
+  return adam_case(seed, K,
+                   {{{1000, 0.01f, "decay block"}, {702, 0.0f, "no-decay block"}}, 0, false, false,
+                    1.0f, nullptr},
+                   "multi-tensor: one mega-buffer per state, a decay block (wd 0.01) and a "
+                   "no-decay block (wd 0) bound as 256-byte-aligned sub-ranges, two dispatches; "
+                   "the poisoned padding between and after them stays unchanged");
+}
+template <Adam K>
+Case adam_grid_2d(uint64_t seed) {
+  static const std::array<uint32_t, 3> grid{2, 3, 1};
+  return adam_case(seed, K, {{{1400, 0.01f, "all parameters"}}, 0, false, false, 1.0f, &grid},
+                   "a 2 x 3 workgroup grid: flat_id = gid.y * nwg.x * 256 + gid.x reaches rows "
+                   "y = 1, 2; 136 surplus invocations exit on `i >= size`");
+}
+
+// ---- adamw_8bit_update ------------------------------------------------------------------------------
+
+// Inputs chosen so that every f32 operation before requantization is exact (dyadic values with
+// few significant bits, beta1 = 0.5, beta2 = 0.75, clip a power of two): m_new and v_new are then
+// the same on every device whatever the rounding or contraction, and the requantization, integer
+// work on their bits, is bit exact. (With general inputs the codes may differ where the GPU's m_new
+// differs within tolerance; wgsl_ports/optimizer's tests check that with q8_check_block.)
+Case q8_case(uint64_t seed, uint32_t n, bool nonfinite, bool zero_block, const std::string& what) {
+  Rng r(seed);
+  CaseBuilder b;
+  b.c.description = what;
+  oref::AdamWUniforms u;
+  u.lr = 1e-3f;
+  u.beta1 = 0.5f;
+  u.beta2 = 0.75f;
+  u.weight_decay = 0.01f;
+  u.t = 3 + r.below(100);
+  u.beta1_t = float(std::pow(0.5, u.t));
+  u.beta2_t = float(std::pow(0.75, u.t));
+  u.eps = 1e-8f;
+  const float clip = 0.5f;
+  uint32_t words = div_ceil(n, 4), blocks = div_ceil(n, 256);
+  std::vector<float> w(n), g(n), m_scale(blocks), v_scale(blocks);
+  std::vector<uint32_t> mp(words, 0), vp(words, 0);
+  for (uint32_t k = 0; k < blocks; ++k) {
+    m_scale[k] = std::ldexp(1.0f, -2 - int(r.below(3)));
+    v_scale[k] = std::ldexp(1.0f, -5 - int(r.below(3)));
+  }
+  auto exact = [](double x) { return double(float(x)) == x; };
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t blk = i / 256;
+    w[i] = r.log_uniform(-6, 1);
+    bool zero = zero_block && blk == 1;
+    for (int tries = 0;; ++tries) {
+      if (tries > 1000) throw std::logic_error("q8_case: no exact draw");
+      uint32_t mc = zero ? 0 : ((r.below(2) << 7) | ((12 + r.below(4)) << 3) | r.below(8));
+      uint32_t vc = zero ? 0 : (((28 + r.below(4)) << 3) | r.below(8));
+      float gr = zero ? 0.0f : float(std::ldexp(double(1 + r.below(127)) * (r.below(2) ? 1 : -1), -9 - int(r.below(4))));
+      double mo = oref::q8_decode_m(mc, m_scale[blk]), vo = oref::q8_decode_v(vc, v_scale[blk]);
+      double gc = double(gr) * clip, a = u.beta1 * mo, bb = (1.0 - u.beta1) * gc, mn = a + bb;
+      double c = u.beta2 * vo, gg = gc * gc, d = (1.0 - u.beta2) * gg, vn = c + d;
+      if (!(exact(gc) && exact(a) && exact(bb) && exact(mn) && exact(c) && exact(gg) && exact(d) && exact(vn)))
+        continue;
+      mp[i / 4] |= mc << (8 * (i % 4));
+      vp[i / 4] |= vc << (8 * (i % 4));
+      g[i] = gr;
+      break;
+    }
+  }
+  if (nonfinite) {
+    const float special[] = {std::bit_cast<float>(0x7fc00000u), INFINITY, -INFINITY};
+    for (uint32_t k = 0; k < n / 16; ++k) g[r.below(n)] = special[k % 3];
+  }
+  std::vector<float> stats = {2.0f, clip};
+  auto e = oref::adamw_8bit_update_reference(w, g, mp, vp, m_scale, v_scale, clip, u);
+  b.input("w", DType::F32, w);
+  b.input("g", DType::F32, g);
+  b.input("m_packed", DType::U32, mp);
+  b.input("v_packed", DType::U32, vp);
+  b.input("m_scale", DType::F32, m_scale);
+  b.input("v_scale", DType::F32, v_scale);
+  b.input("grad_stats", DType::F32, stats);
+  auto& d = b.dispatch("optimizer/adamw_8bit_update");
+  const char* names[] = {"w", "g", "m_packed", "v_packed", "m_scale", "v_scale", "grad_stats"};
+  for (uint32_t k = 0; k < 7; ++k) CaseBuilder::bind(d, k, names[k]);
+  CaseBuilder::bind_values(d, 7, CaseBuilder::u32s({n}));
+  CaseBuilder::bind_values(d, 8, CaseBuilder::f32s({u.lr, u.beta1, u.beta2, u.weight_decay}));
+  CaseBuilder::bind_values(d, 9, CaseBuilder::f32s({u.beta1_t, u.beta2_t, u.eps, float(u.t)}));
+  d.workgroups_1d = blocks;  // one workgroup per 256-element block
+  Out ow(n);
+  for (uint32_t i = 0; i < n; ++i)
+    ow.set(i, e.f32.w[i], e.f32.w_tol[i], std::max(std::fabs(double(w[i])), std::fabs(double(e.f32.w[i]))));
+  add_out_checks(b, "w", ow, {{0, n}},
+                 bound_text(oref::kWOldBound) + "; plus " + bound_text(oref::kWStepBound));
+  b.check_exact("g", Array::of(DType::F32, std::vector<float>(n, 0.0f)), oref::kGradZeroBound.why);
+  const std::string q = "m_new and v_new are exact in f32 by construction (dyadic inputs, beta1 0.5, "
+                        "beta2 0.75, clip 0.5), so the requantization (integer work on their bits, "
+                        "mirrored bit for bit by the reference) is bit exact";
+  b.check_exact("m_packed", Array::of(DType::U32, e.m_packed), q);
+  b.check_exact("v_packed", Array::of(DType::U32, e.v_packed), q);
+  b.check_exact("m_scale", Array::of(DType::F32, e.m_scale), q + "; block scales are powers of two");
+  b.check_exact("v_scale", Array::of(DType::F32, e.v_scale), q + "; block scales are powers of two");
+  return b.c;
+}
+
+Case q8_basic(uint64_t seed) {
+  Rng r(seed ^ 0x71);
+  return q8_case(seed, 256 * (1 + r.below(4)) + r.below(256), false, false,
+                 "8-bit state: random codes and power-of-two scales, whole and partial blocks");
+}
+Case q8_nonfinite(uint64_t seed) {
+  return q8_case(seed, 512, true, false, "8-bit state with NaN/+-inf gradients treated as 0.0");
+}
+Case q8_blocks(uint64_t seed) {
+  return q8_case(seed, 600, false, true,
+                 "three blocks: an all-zero block (scale 0, codes 0) and a partial last block of 88 "
+                 "elements (its words and scale written, nothing past size)");
+}
+
+// ---- reduce_norm_sq, reduce_norm_sq_partials -----------------------------------------------------
+
+Case reduce_case(uint64_t seed, bool partials, uint32_t n, uint32_t workgroups, bool integers,
+                 bool nonfinite, const std::string& what) {
+  Rng r(seed);
+  CaseBuilder b;
+  b.c.description = what;
+  std::vector<float> data(n);
+  for (auto& x : data)
+    x = integers ? float(int(r.below(7)) - 3) : r.log_uniform(-10, 2);
+  if (nonfinite) {
+    const float special[] = {std::bit_cast<float>(0x7fc00000u), INFINITY, -INFINITY,
+                             std::bit_cast<float>(0x7f800001u)};
+    for (uint32_t k = 0; k < n / 20; ++k) data[r.below(n)] = special[k % 4];
+  }
+  b.input("data", DType::F32, data);
+  uint64_t threads = uint64_t(workgroups) * 256;
+  auto& d = b.dispatch(partials ? "optimizer/reduce_norm_sq_partials" : "optimizer/reduce_norm_sq");
+  CaseBuilder::bind(d, 0, "data");
+  if (partials) {
+    b.output("partials", DType::F32, workgroups);
+    CaseBuilder::bind(d, 1, "partials");
+  } else {
+    b.c.buffers.push_back({});
+    auto& a = b.c.buffers.back();
+    a.name = "result";
+    a.kind = BufferSpec::Kind::Fill;
+    a.dtype = DType::F32;
+    a.count = 1;
+    a.poison = false;
+    a.fill_value = 0.0;  // the accumulator starts at 0 (finalize_grad_stats resets it)
+    CaseBuilder::bind(d, 1, "result");
+  }
+  CaseBuilder::bind_values(d, 2, CaseBuilder::u32s({n}));
+  d.workgroups_1d = workgroups;
+  std::string why = integers ? std::string(oref::kReduceIntegerBound.why)
+                             : "no cancellation; chains of k = ceil(n/threads) grid-stride adds, 8 tree "
+                               "levels and the accumulator adds: reduce_norm_sq_ulp_bound(n, threads, "
+                               "workgroups) ULP of the result";
+  if (partials) {
+    // Workgroup w holds the threads [256w, 256w + 256) of the grid-stride loop.
+    std::vector<float> exp(workgroups);
+    for (uint32_t w = 0; w < workgroups; ++w) {
+      std::vector<float> mine;
+      for (uint64_t i = 0; i < n; ++i)
+        if ((i % threads) / 256 == w) mine.push_back(data[i]);
+      exp[w] = oref::reduce_norm_sq_reference(mine);
+    }
+    if (integers) b.check_exact("partials", Array::of(DType::F32, exp), why);
+    else b.check_ulp("partials", Array::of(DType::F32, exp), oref::reduce_norm_sq_ulp_bound(n, threads, 1),
+                     why + " (one workgroup's slot: workgroups = 1)");
+  } else {
+    std::vector<float> exp = {oref::reduce_norm_sq_reference(data)};
+    if (integers) b.check_exact("result", Array::of(DType::F32, exp), why);
+    else b.check_ulp("result", Array::of(DType::F32, exp), oref::reduce_norm_sq_ulp_bound(n, threads, workgroups), why);
+  }
+  return b.c;
+}
+
+template <bool P>
+Case reduce_basic(uint64_t seed) {
+  Rng r(seed ^ 0x81);
+  return reduce_case(seed, P, 1000 + r.below(20000), 1 + r.below(16), false, false,
+                     "random magnitudes over 12 binades, a bounded grid-stride launch");
+}
+template <bool P>
+Case reduce_nonfinite(uint64_t seed) {
+  return reduce_case(seed, P, 5000, 4, false, true, "NaN, +-inf and signalling NaN elements are skipped");
+}
+template <bool P>
+Case reduce_integer(uint64_t seed) {
+  return reduce_case(seed, P, 30000, 8, true, true,
+                     "integer elements -3..3 (and non-finite ones, skipped): every partial sum is "
+                     "exact, so the result is bit exact and a dropped or doubled element shows");
+}
+
+// More than 65535 workgroups: a 2-D grid. The 16.8M elements are generated procedurally
+// (golden/README.md "generate"), integers so the sum is exact in any order.
+Case reduce_grid_over_65535(uint64_t seed) {
+  CaseBuilder b;
+  const uint64_t wgs = 65537, n = wgs * 256;
+  b.c.description = "65537 workgroups (grid_for_workgroups: a 2-D grid) over 16,777,472 generated "
+                    "elements in {0, +-1, NaN, +-inf}: each thread reads one element, rows y >= 1 "
+                    "included; the integer sum (< 2^24) is exact in any order";
+  Generate g;
+  g.kind = "choice";
+  g.seed = seed;
+  g.values = ojson::array({0, 1, -1, "nan", "inf", "-inf", 1, 0});
+  b.generated("data", DType::F32, n, g);
+  auto data_bytes = b.c.buffers.back().initial_bytes();
+  std::vector<float> data(n);
+  std::memcpy(data.data(), data_bytes.data(), n * 4);
+  b.c.buffers.push_back({});
+  auto& a = b.c.buffers.back();
+  a.name = "result";
+  a.kind = BufferSpec::Kind::Fill;
+  a.count = 1;
+  a.poison = false;
+  a.fill_value = 0.0;
+  auto& d = b.dispatch("optimizer/reduce_norm_sq");
+  CaseBuilder::bind(d, 0, "data");
+  CaseBuilder::bind(d, 1, "result");
+  CaseBuilder::bind_values(d, 2, CaseBuilder::u32s({uint32_t(n)}));
+  d.workgroups_1d = wgs;
+  double exact = oref::reduce_norm_sq_exact(data);
+  if (exact >= 0x1p24) throw std::logic_error("reduce_grid_over_65535: sum not below 2^24");
+  b.check_exact("result", Array::of(DType::F32, std::vector<float>{float(exact)}),
+                oref::kReduceIntegerBound.why);
+  return b.c;
+}
+
+// ---- finalize_grad_stats, finalize_grad_stats_partials ---------------------------------------------
+
+Case finalize_case(uint64_t seed, bool partials, float sum_hint, float max_norm, const std::string& what) {
+  Rng r(seed);
+  CaseBuilder b;
+  b.c.description = what;
+  float sum;
+  auto& d = b.dispatch(partials ? "optimizer/finalize_grad_stats_partials" : "optimizer/finalize_grad_stats");
+  if (partials) {
+    // Integer partials: their f32 sum is exact in any order, so the finalize bounds apply as stated.
+    uint32_t count = 3 + r.below(300);
+    std::vector<float> p(count);
+    double s = 0;
+    for (auto& x : p) s += (x = float(r.below(uint32_t(std::max(2.0f, 2 * sum_hint / count)))));
+    sum = float(s);
+    b.input("partials", DType::F32, p);
+    CaseBuilder::bind(d, 0, "partials");
+  } else {
+    sum = sum_hint > 0 ? sum_hint * r.uniform(0.5, 1.5) : 0.0f;
+    b.input("norm_sq_acc", DType::F32, std::vector<float>{sum});
+    CaseBuilder::bind(d, 0, "norm_sq_acc");
+  }
+  b.output("grad_stats", DType::F32, 2);
+  CaseBuilder::bind(d, 1, "grad_stats");
+  CaseBuilder::bind_values(d, 2, CaseBuilder::f32s({max_norm}));
+  d.workgroups = std::array<uint32_t, 3>{1, 1, 1};
+  auto e = oref::finalize_grad_stats_reference(sum, max_norm);
+  Array ex = Array::of(DType::F32, std::vector<float>{e.grad_norm, e.clip_scale});
+  b.check_ulp("grad_stats", ex, oref::kGradNormBound.ulp, "gradNorm: " + bound_text(oref::kGradNormBound), 0, 1);
+  b.check_ulp("grad_stats", ex, oref::kClipScaleBound.ulp, "clipScale: " + bound_text(oref::kClipScaleBound), 1, 2);
+  if (!partials)
+    b.check_exact("norm_sq_acc", Array::of(DType::F32, std::vector<float>{0.0f}),
+                  "finalize reads the accumulator with atomicExchange(0): reset for the next step");
+  return b.c;
+}
+
+template <bool P>
+Case finalize_basic(uint64_t seed) {
+  Rng r(seed ^ 0x91);
+  float sum = float(std::ldexp(1.0, int(r.below(30)) - 10));
+  return finalize_case(seed, P, sum, r.uniform(0.25, 4.0), "random sum of squares and max_grad_norm");
+}
+template <bool P>
+Case finalize_clip_on(uint64_t seed) {
+  return finalize_case(seed, P, 5000.0f, 1.0f, "clipping on: gradNorm ~70 > max_grad_norm 1.0, clipScale ~1/70");
+}
+template <bool P>
+Case finalize_clip_off(uint64_t seed) {
+  return finalize_case(seed, P, 5000.0f, 1e30f,
+                       "clipping off: max_grad_norm 1e30 (the host's 'off'), clipScale exactly 1.0");
+}
+Case finalize_zero(uint64_t seed) {
+  return finalize_case(seed, false, 0.0f, 1.0f,
+                       "an all-zero gradient: sum 0, gradNorm 0, clipScale min(1, 1/1e-6) = 1");
+}
+
+}  // namespace
+
+void register_optimizer(std::vector<Generator>& g) {
+  const std::string src = "validate/src/gen_optimizer.cpp";
+  auto add = [&](const char* k, const char* n, uint64_t seed, bool rnd, Case (*f)(uint64_t)) {
+    g.push_back({std::string("optimizer/") + k, n, seed, rnd, f, src});
+  };
+  add("reduce_norm_sq", "basic", 2001, true, reduce_basic<false>);
+  add("reduce_norm_sq", "nonfinite", 2002, false, reduce_nonfinite<false>);
+  add("reduce_norm_sq", "integer_exact", 2003, false, reduce_integer<false>);
+  add("reduce_norm_sq", "grid_over_65535", 2004, false, reduce_grid_over_65535);
+  add("finalize_grad_stats", "basic", 2101, true, finalize_basic<false>);
+  add("finalize_grad_stats", "clip_on", 2102, false, finalize_clip_on<false>);
+  add("finalize_grad_stats", "clip_off", 2103, false, finalize_clip_off<false>);
+  add("finalize_grad_stats", "zero_norm", 2104, false, finalize_zero);
+  add("adamw_update", "basic", 2201, true, adam_basic<Adam::Update>);
+  add("adamw_update", "step1_bias_correction", 2202, false, adam_step1<Adam::Update>);
+  add("adamw_update", "nonfinite_grads", 2203, false, adam_nonfinite<Adam::Update>);
+  add("adamw_update", "clip_on", 2204, false, adam_clip_on<Adam::Update>);
+  add("adamw_update", "decay_and_no_decay_blocks", 2205, false, adam_blocks<Adam::Update>);
+  add("adamw_update", "grid_2d", 2206, false, adam_grid_2d<Adam::Update>);
+  add("adamw_update_f16", "basic", 2301, true, adam_basic<Adam::UpdateF16>);
+  add("adamw_update_f16", "step1_bias_correction", 2302, false, adam_step1<Adam::UpdateF16>);
+  add("adamw_update_f16", "nonfinite_grads", 2303, false, adam_nonfinite<Adam::UpdateF16>);
+  add("adamw_update_f16", "decay_and_no_decay_blocks", 2304, false, adam_blocks<Adam::UpdateF16>);
+  add("adamw_8bit_update", "basic", 2401, true, q8_basic);
+  add("adamw_8bit_update", "nonfinite_grads", 2402, false, q8_nonfinite);
+  add("adamw_8bit_update", "zero_and_partial_blocks", 2403, false, q8_blocks);
+  add("reduce_norm_sq_partials", "basic", 2501, true, reduce_basic<true>);
+  add("reduce_norm_sq_partials", "integer_exact", 2502, false, reduce_integer<true>);
+  add("finalize_grad_stats_partials", "basic", 2601, true, finalize_basic<true>);
+  add("finalize_grad_stats_partials", "clip_on", 2602, false, finalize_clip_on<true>);
+  add("finalize_grad_stats_partials", "clip_off", 2603, false, finalize_clip_off<true>);
+  add("adamw_one_call", "basic", 2701, true, adam_basic<Adam::OneCall>);
+  add("adamw_one_call", "step1_bias_correction", 2702, false, adam_step1<Adam::OneCall>);
+  add("adamw_one_call", "decay_and_no_decay_blocks", 2703, false, adam_blocks<Adam::OneCall>);
+}
+
+}  // namespace wgslvk::validate
+
+#else
 #include <vector>
-
 #include "wgslvk/validate/generators.hpp"
-
 namespace wgslvk::validate {
 void register_optimizer(std::vector<Generator>&) {}
 }  // namespace wgslvk::validate
+#endif

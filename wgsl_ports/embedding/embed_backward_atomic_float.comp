@@ -3,6 +3,7 @@
 // browser engine. Same ABI as embed_backward: binding 2 holds the same f32 bytes, declared float
 // so atomicAdd (VK_EXT_shader_atomic_float shaderBufferFloat32AtomicAdd) replaces the CAS loop.
 // Everything else is the embed_backward port line for line.
+// wgslvk-abi-allow @group(0) @binding(2) element-type: the same f32 bytes embed_backward CAS-adds as atomic<u32> bit patterns; the native atomicAdd needs them typed float
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_shader_atomic_float : require

@@ -172,11 +172,39 @@ std::vector<uint32_t> Embedding::read_tokens(std::string_view kernel, const Buff
   return read<uint32_t>(device_, tokens);
 }
 
+// Features a kernel needs, checked before any GPU work with the reason spelled out.
+// Decision (see 01_embedding.wgsl): the seed keeps embed_lookup_w16 in 01_embedding.wgsl, whose
+// `enable f16;` is module-wide, so in a browser a device without "shader-f16" cannot create the
+// module at all; the KernelInfo of every kernel declared in that file says so and we refuse them
+// all alike. Only embed_backward_deterministic (embedding_native.wgsl) runs without shader-f16.
+static void require_features(Device& dev, std::string_view name) {
+  const KernelInfo& k = kernel(name);
+  const std::string device = "device '" + dev.adapter_name() + "'";
+  if (k.needs_shader_f16 && !dev.has_feature(Feature::ShaderF16)) {
+    if (name == kLookupW16)
+      fail("feature", name,
+           device + " was created without \"shader-f16\" (Vulkan shaderFloat16 + "
+           "storageBuffer16BitAccess), so binding 1 `table_w16: array<f16>` cannot be read; "
+           "request Feature::ShaderF16 if the adapter has it, or use lookup() on an f32 table");
+    fail("feature", name,
+         device + " was created without \"shader-f16\", and " + std::string(k.wgsl_file) +
+             " starts with `enable f16;` (for embed_lookup_w16; WGSL enables are module-wide), "
+             "so like a browser we cannot create this module without it; request "
+             "Feature::ShaderF16, or use BackwardVariant::deterministic for the backward");
+  }
+  if (k.needs_float_atomics && !dev.has_feature(Feature::FloatAtomics))
+    fail("feature", name,
+         device + " was created without float32-atomic-add (VK_EXT_shader_atomic_float "
+         "shaderBufferFloat32AtomicAdd), needed for the native atomicAdd on binding 2 "
+         "`grad_table`; use BackwardVariant::cas (the default)");
+}
+
 // ---- lookup -------------------------------------------------------------------------------------
 
 OovReport Embedding::run_lookup(std::string_view name, std::span<const uint32_t> tokens,
                                 const Buffer* token_buffer, const Buffer& table,
                                 const Buffer& out, Dims dims, uint32_t table_elem_bytes) {
+  require_features(device_, name);
   check_dims(name, dims);
   check_token_count(name, tokens.size(), dims);
   const bool w16 = table_elem_bytes == 2;
@@ -210,29 +238,20 @@ OovReport Embedding::lookup(std::span<const uint32_t> tokens, const Buffer& tabl
 
 OovReport Embedding::lookup(const Buffer& tokens, const Buffer& table, const Buffer& out,
                             Dims dims) {
+  require_features(device_, kLookup);
   check_dims(kLookup, dims);
   auto host = read_tokens(kLookup, tokens, dims);
   return run_lookup(kLookup, host, &tokens, table, out, dims, 4);
 }
 
-static void require_f16(Device& dev) {
-  if (!dev.has_feature(Feature::ShaderF16))
-    fail("feature", kLookupW16,
-         "device '" + dev.adapter_name() + "' was created without \"shader-f16\" (Vulkan "
-         "shaderFloat16 + storageBuffer16BitAccess), so binding 1 `table_w16: array<f16>` "
-         "cannot be read; request Feature::ShaderF16 if the adapter has it, or use lookup() on "
-         "an f32 table");
-}
-
 OovReport Embedding::lookup_w16(std::span<const uint32_t> tokens, const Buffer& table_w16,
                                 const Buffer& out, Dims dims) {
-  require_f16(device_);
   return run_lookup(kLookupW16, tokens, nullptr, table_w16, out, dims, 2);
 }
 
 OovReport Embedding::lookup_w16(const Buffer& tokens, const Buffer& table_w16, const Buffer& out,
                                 Dims dims) {
-  require_f16(device_);
+  require_features(device_, kLookupW16);
   check_dims(kLookupW16, dims);
   auto host = read_tokens(kLookupW16, tokens, dims);
   return run_lookup(kLookupW16, host, &tokens, table_w16, out, dims, 2);
@@ -244,11 +263,7 @@ OovReport Embedding::run_backward(std::span<const uint32_t> tokens, const Buffer
                                   const Buffer& grad_out, const Buffer& grad_table, Dims dims,
                                   BackwardVariant variant) {
   const std::string_view name = variant_kernel(variant);
-  if (variant == BackwardVariant::float_atomics && !device_.has_feature(Feature::FloatAtomics))
-    fail("feature", name,
-         "device '" + device_.adapter_name() + "' was created without float32-atomic-add "
-         "(VK_EXT_shader_atomic_float shaderBufferFloat32AtomicAdd), needed for the native "
-         "atomicAdd on binding 2 `grad_table`; use BackwardVariant::cas (the default)");
+  require_features(device_, name);
   check_dims(name, dims);
   check_token_count(name, tokens.size(), dims);
   const uint64_t grad_elems = uint64_t(dims.seq_len) * dims.d_model;
@@ -305,6 +320,7 @@ OovReport Embedding::backward(std::span<const uint32_t> tokens, const Buffer& gr
 
 OovReport Embedding::backward(const Buffer& tokens, const Buffer& grad_out,
                               const Buffer& grad_table, Dims dims, BackwardVariant variant) {
+  require_features(device_, variant_kernel(variant));
   check_dims(variant_kernel(variant), dims);
   auto host = read_tokens(variant_kernel(variant), tokens, dims);
   return run_backward(host, &tokens, grad_out, grad_table, dims, variant);

@@ -4,7 +4,9 @@
 // Every call validates its inputs before any GPU work and throws wgslvk::ValidationError naming
 // the kernel, the binding and the values: rule "shape" (dims or a buffer that does not fit them),
 // "limits" (a binding larger than maxStorageBufferBindingSize, or an index past u32), "feature"
-// (embed_lookup_w16 without shader-f16, the float-atomic variant without float32-atomic-add).
+// (a device without shader-f16 for any kernel of 01_embedding.wgsl, whose `enable f16;` is
+// module-wide as in a browser: only the deterministic backward runs without it; the float-atomic
+// variant without float32-atomic-add).
 //
 // Out-of-vocabulary token ids: the kernels keep the seed's behaviour (lookup writes zeros, the
 // backward skips the position). The seed's review (Finding 1) notes the silent zero-fill hides

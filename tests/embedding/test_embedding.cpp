@@ -221,8 +221,11 @@ TEST(EmbeddingBackward, NanInfAndZeroGradientsAreSkipped) {
     const std::string name = "skipped gradients";
     for (uint32_t d = 0; d < dims.d_model; ++d)
       ASSERT_EQ(std::bit_cast<uint32_t>(got[row11 + d]), std::bit_cast<uint32_t>(table[row11 + d]))
-          << name << ": row " << dims.vocab_size - 1 << " dim " << d << " changed";
-    for (float x : got) ASSERT_TRUE(std::isfinite(x)) << name << ": a non-finite value got in";
+          << name << " [" << embedding::variant_name(v) << "]: row " << dims.vocab_size - 1
+          << " dim " << d << " changed";
+    for (float x : got)
+      ASSERT_TRUE(std::isfinite(x)) << name << " [" << embedding::variant_name(v)
+                                    << "]: a non-finite value got in";
     check_backward(emb, tokens, grad_out, table, dims, v, name);
   }
 }

@@ -282,7 +282,7 @@ void Device::submit(std::span<const CommandBuffer> buffers) {
         vkCmdFillBuffer(cmd, cl->buffer->buffer, cl->offset, cl->size, 0);
       }
     }
-  }, std::move(all), false);
+  }, all, false);  // a copy: the record lambda reads `all` after `retained` is built
 }
 
 }  // namespace wgslvk

@@ -30,9 +30,9 @@ Device& device() {
 }
 
 uint64_t test_seed() {
-  static uint64_t seed = [] {
+  static uint64_t seed = []() -> uint64_t {
     if (const char* s = std::getenv("WGSLVK_TEST_SEED")) return std::stoull(s);
-    return uint64_t(std::random_device{}()) << 32 | std::random_device{}();
+    return uint64_t(std::random_device{}()) << 32 | uint64_t(std::random_device{}());
   }();
   return seed;
 }

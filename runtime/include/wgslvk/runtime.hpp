@@ -82,7 +82,7 @@ enum BufferUsage : uint32_t {
 };
 
 struct BufferDescriptor {
-  std::string label;
+  std::string label{};
   uint64_t size = 0;  // bytes; a multiple of 4, at most maxBufferSize
   uint32_t usage = 0; // BufferUsage bits
 };
@@ -117,8 +117,8 @@ struct BindGroupLayoutEntry {
 };
 
 struct BindGroupLayoutDescriptor {
-  std::string label;
-  std::vector<BindGroupLayoutEntry> entries;
+  std::string label{};
+  std::vector<BindGroupLayoutEntry> entries{};
 };
 
 class BindGroupLayout {
@@ -132,15 +132,15 @@ class BindGroupLayout {
 
 struct BindGroupEntry {
   uint32_t binding = 0;
-  Buffer buffer;
+  Buffer buffer{};
   uint64_t offset = 0;
-  std::optional<uint64_t> size;  // default: buffer.size - offset (R3)
+  std::optional<uint64_t> size{};  // default: buffer.size - offset (R3)
 };
 
 struct BindGroupDescriptor {
-  std::string label;
-  BindGroupLayout layout;
-  std::vector<BindGroupEntry> entries;
+  std::string label{};
+  BindGroupLayout layout{};
+  std::vector<BindGroupEntry> entries{};
 };
 
 class BindGroup {
@@ -154,10 +154,10 @@ class BindGroup {
 // ---- pipelines ----------------------------------------------------------------------------------
 
 struct ComputePipelineDescriptor {
-  std::string label;          // default: the kernel's qualified name
+  std::string label{};        // default: the kernel's qualified name
   const KernelInfo* kernel = nullptr;
   // Explicit layouts, one per group; empty means layout "auto" (R10).
-  std::vector<BindGroupLayout> layout;
+  std::vector<BindGroupLayout> layout{};
   bool optimized_spirv = false;  // use the spirv-opt output instead of glslang's
 };
 
@@ -180,16 +180,16 @@ struct QuerySet {
 };
 
 struct PassTimestampWrites {
-  QuerySet query_set;
-  std::optional<uint32_t> beginning_of_pass_write_index;
-  std::optional<uint32_t> end_of_pass_write_index;
+  QuerySet query_set{};
+  std::optional<uint32_t> beginning_of_pass_write_index{};
+  std::optional<uint32_t> end_of_pass_write_index{};
 };
 
 // ---- commands -----------------------------------------------------------------------------------
 
 struct ComputePassDescriptor {
-  std::string label;
-  std::optional<PassTimestampWrites> timestamp_writes;
+  std::string label{};
+  std::optional<PassTimestampWrites> timestamp_writes{};
 };
 
 class CommandBuffer {
@@ -227,11 +227,11 @@ class CommandEncoder {
 // ---- device -------------------------------------------------------------------------------------
 
 struct DeviceDescriptor {
-  std::string label;
-  std::vector<Feature> required_features;
+  std::string label{};
+  std::vector<Feature> required_features{};
   // Limits the device must have. Fields left at their WebGPU default request the default; a
   // value better than the adapter supports is a ValidationError ("limits").
-  Limits required_limits;
+  Limits required_limits{};
 };
 
 class Device {
@@ -314,7 +314,7 @@ class Adapter {
 
 struct InstanceOptions {
   // Enable VK_LAYER_KHRONOS_validation. Default: on when WGSLVK_VALIDATION=1.
-  std::optional<bool> validation;
+  std::optional<bool> validation{};
 };
 
 class Instance {

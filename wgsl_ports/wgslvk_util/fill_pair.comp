@@ -1,0 +1,18 @@
+// Port of fill_pair, util.wgsl (wgslvk's own helper kernels). Same group/binding/access as the WGSL.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#define WG 256
+#include "wgsl.glsl"
+
+layout(local_size_x = WG, local_size_y = 1, local_size_z = 1) in;
+
+layout(set = 0, binding = 0, std430) buffer PairA { uint pair_a[]; };
+layout(set = 0, binding = 1, std430) buffer PairB { uint pair_b[]; };
+layout(set = 0, binding = 2, std140) uniform PairParams { uvec4 pair_params; };  // (n, _, _, _)
+
+void main() {
+    uint i = flat_id(gl_GlobalInvocationID, gl_NumWorkGroups);
+    if (i >= pair_params.x) { return; }
+    pair_a[i] = i;
+    pair_b[i] = pair_params.x - i;
+}

@@ -257,8 +257,10 @@ void check_copy(Ctx& c) {
   p.end();
   c.dev.submit(enc.finish());
   auto got = read<float>(c.dev, c.copy_dst, 0, n4 * 4 + 4);
-  if (std::memcmp(got.data(), src.data(), half) != 0)
-    throw std::runtime_error("bench: copy_vec4 check failed: output differs from input");
+  for (size_t i = 0; i < src.size(); ++i)
+    if (std::bit_cast<uint32_t>(got[i]) != std::bit_cast<uint32_t>(src[i]))
+      throw std::runtime_error("bench: copy_vec4 check failed: element " + std::to_string(i) +
+                               " is " + std::to_string(got[i]) + ", want " + std::to_string(src[i]));
   if (got[n4 * 4] != -12345.0f) throw std::runtime_error("bench: copy_vec4 wrote past its range");
 }
 

@@ -1,0 +1,706 @@
+#include "adamw.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "reference.hpp"
+#include "wgslvk/numeric.hpp"
+
+namespace wgslvk::optimizer {
+namespace {
+
+constexpr uint32_t kWG = 256;
+constexpr uint32_t kReduceMaxWorkgroups = 1024;  // grid-stride: bounded CAS traffic (anchors.md)
+constexpr uint32_t kPartialsPerChunk = 256;      // fixed: the deterministic sum's shape
+constexpr float kClipOff = 1e30f;                // min(1, 1e30 / norm) == 1, no infinity
+
+[[noreturn]] void fail(const std::string& rule, const std::string& msg) {
+  throw ValidationError(rule, msg);
+}
+
+uint64_t elements_of(const std::vector<uint64_t>& shape) {
+  uint64_t n = 1;
+  for (uint64_t d : shape) n *= d;
+  return n;
+}
+
+std::string shape_str(const std::vector<uint64_t>& s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+std::string fmt_float(float f) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", double(f));
+  return buf;
+}
+
+uint32_t crc32(const uint8_t* p, size_t n) {
+  static const std::array<uint32_t, 256> table = [] {
+    std::array<uint32_t, 256> t{};
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  uint32_t c = 0xffffffffu;
+  for (size_t i = 0; i < n; ++i) c = table[(c ^ p[i]) & 0xff] ^ (c >> 8);
+  return c ^ 0xffffffffu;
+}
+
+}  // namespace
+
+std::string_view precision_name(StatePrecision p) {
+  switch (p) {
+    case StatePrecision::FP32: return "fp32";
+    case StatePrecision::F16Mirror: return "f16_mirror";
+    case StatePrecision::Int8: return "int8";
+  }
+  return "?";
+}
+
+// ---- layout -------------------------------------------------------------------------------------
+
+Layout make_layout(std::span<const ParamSpec> params, StatePrecision precision, uint32_t alignment,
+                   uint64_t max_binding_bytes) {
+  if (alignment < 4 || !std::has_single_bit(alignment))
+    fail("limits", "MultiTensorAdamW: storage offset alignment " + std::to_string(alignment) +
+                       " is not a power of two >= 4");
+  Layout L;
+  L.alignment = alignment;
+  uint64_t unit = alignment / 4;                                       // f32 roles
+  if (precision == StatePrecision::F16Mirror) unit = std::max<uint64_t>(unit, alignment / 2);
+  if (precision == StatePrecision::Int8)                               // codes, block scales
+    unit = std::max<uint64_t>({unit, alignment, uint64_t(alignment / 4) * 256});
+  L.unit = unit;
+
+  std::map<std::string, int> seen;
+  for (const auto& p : params) {
+    if (p.name.empty()) fail("value", "MultiTensorAdamW: a parameter has an empty name");
+    if (seen[p.name]++) fail("value", "MultiTensorAdamW: parameter '" + p.name + "' registered twice");
+  }
+  uint64_t pos = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    bool decay = pass == 0;
+    pos = align_up(pos, unit);
+    uint64_t begin = pos, end = pos;
+    for (const auto& p : params) {
+      if (p.decay != decay) continue;
+      ParamEntry e{p.name, p.shape, p.decay, 0, elements_of(p.shape)};
+      pos = align_up(pos, unit);
+      e.offset = pos;
+      pos += e.count;
+      if (e.count) end = pos;
+      L.params.push_back(std::move(e));
+    }
+    if (end == begin) pos = begin;
+    (decay ? L.decay_begin : L.no_decay_begin) = begin;
+    (decay ? L.decay_end : L.no_decay_end) = end;
+  }
+  L.total = std::max<uint64_t>(align_up(pos, unit), unit);
+  // u32 indices in the kernels and the 2-D grid: one binding holds < 2^32 elements
+  uint64_t limit = std::min<uint64_t>(max_binding_bytes / 4, uint64_t(1) << 31);
+  L.chunk = limit / unit * unit;
+  if (L.chunk == 0)
+    fail("limits", "MultiTensorAdamW: maxStorageBufferBindingSize " +
+                       std::to_string(max_binding_bytes) + " holds less than one layout unit (" +
+                       std::to_string(unit) + " f32 elements)");
+  return L;
+}
+
+// ---- construction -------------------------------------------------------------------------------
+
+MultiTensorAdamW::MultiTensorAdamW(Device& device, std::vector<ParamSpec> params,
+                                   AdamWOptions options)
+    : device_(device), opt_(options) {
+  if (params.empty()) fail("value", "MultiTensorAdamW: no parameters registered");
+  if (opt_.precision == StatePrecision::F16Mirror && !device_.has_feature(Feature::ShaderF16))
+    fail("feature", "MultiTensorAdamW: state precision f16_mirror needs adamw_update_f16, which "
+                    "needs the \"shader-f16\" feature; device '" + device_.adapter_name() +
+                    "' was created without it");
+  if (opt_.max_grad_norm && !(*opt_.max_grad_norm > 0.0f && std::isfinite(*opt_.max_grad_norm)))
+    fail("value", "MultiTensorAdamW: max_grad_norm = " + fmt_float(*opt_.max_grad_norm) +
+                      " (finite and > 0, or nullopt for no clipping)");
+  uint64_t binding = device_.limits().maxStorageBufferBindingSize;
+  if (opt_.max_binding_bytes) binding = std::min(binding, opt_.max_binding_bytes);
+  layout_ = make_layout(params, opt_.precision, device_.storage_offset_alignment(), binding);
+  uslot_ = std::max<uint32_t>(device_.uniform_offset_alignment(), 16);
+
+  const uint64_t n = layout_.total;
+  auto make = [&](const char* label, uint64_t bytes) {
+    if (bytes > device_.limits().maxBufferSize)
+      fail("limits", std::string("MultiTensorAdamW: buffer '") + label + "' needs " +
+                         std::to_string(bytes) + " bytes, above maxBufferSize " +
+                         std::to_string(device_.limits().maxBufferSize));
+    return device_.create_buffer({label, align_up(bytes, 4),
+                                  kUsageStorage | kUsageCopySrc | kUsageCopyDst});
+  };
+  w_ = make("adamw.w", n * 4);
+  g_ = make("adamw.g", n * 4);
+  if (opt_.precision == StatePrecision::Int8) {
+    mq_ = make("adamw.m_packed", n);
+    vq_ = make("adamw.v_packed", n);
+    ms_ = make("adamw.m_scale", n / 256 * 4);
+    vs_ = make("adamw.v_scale", n / 256 * 4);
+  } else {
+    m_ = make("adamw.m", n * 4);
+    v_ = make("adamw.v", n * 4);
+  }
+  if (opt_.precision == StatePrecision::F16Mirror) w16_ = make("adamw.w16", n * 2);
+  stats_ = make("adamw.grad_stats", 256);
+  acc_ = make("adamw.norm_sq_acc", 256);
+  build_dispatches();
+}
+
+void MultiTensorAdamW::build_dispatches() {
+  const Layout& L = layout_;
+  const Limits& lim = device_.limits();
+  std::vector<uint32_t> sizes;  // one u32 uniform per dispatch, slots 4...
+  auto size_slot = [&](uint64_t count) {
+    sizes.push_back(uint32_t(count));
+    return uint64_t(4 + sizes.size() - 1) * uslot_;
+  };
+  struct Pending {
+    const KernelInfo* k;
+    std::vector<BindGroupEntry> e;
+    Grid grid;
+  };
+  std::vector<Pending> norm, update;
+  // uniforms_ does not exist yet: entries name it after creation (buffer filled in below)
+  const uint64_t used_end = std::max(L.decay_end, L.no_decay_end);
+
+  // gradient norm over g[0, used_end): padding is zero (or non-finite and skipped)
+  uint64_t nchunks = div_ceil(used_end, L.chunk);
+  uint64_t pstride = align_up(kPartialsPerChunk * 4, L.alignment);
+  if (opt_.norm == NormMode::Deterministic)
+    partials_ = device_.create_buffer({"adamw.partials", nchunks * pstride,
+                                       kUsageStorage | kUsageCopySrc | kUsageCopyDst});
+  for (uint64_t c = 0, k = 0; c < used_end; c += L.chunk, ++k) {
+    uint64_t cnt = std::min(L.chunk, used_end - c);
+    uint64_t slot = size_slot(cnt);
+    if (opt_.norm == NormMode::Atomic) {
+      uint32_t wgs = uint32_t(std::min<uint64_t>(div_ceil(cnt, kWG), kReduceMaxWorkgroups));
+      norm.push_back({&kernel("optimizer/reduce_norm_sq"),
+                      {{0, g_, c * 4, cnt * 4}, {1, acc_, 0, 4}, {2, {}, slot, 16}},
+                      {wgs, 1}});
+    } else {
+      norm.push_back({&kernel("optimizer/reduce_norm_sq_partials"),
+                      {{0, g_, c * 4, cnt * 4}, {1, partials_, k * pstride, kPartialsPerChunk * 4},
+                       {2, {}, slot, 16}},
+                      {kPartialsPerChunk, 1}});
+    }
+  }
+  if (opt_.norm == NormMode::Atomic)
+    norm.push_back({&kernel("optimizer/finalize_grad_stats"),
+                    {{0, acc_, 0, 4}, {1, stats_, 0, 8}, {2, {}, 3 * uint64_t(uslot_), 16}},
+                    {1, 1}});
+  else
+    norm.push_back({&kernel("optimizer/finalize_grad_stats_partials"),
+                    {{0, partials_, 0, nchunks * pstride}, {1, stats_, 0, 8},
+                     {2, {}, 3 * uint64_t(uslot_), 16}},
+                    {1, 1}});
+
+  // updates: one range per block (multi-tensor) or per tensor, chunked
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [begin, end)
+  std::vector<bool> decays;
+  if (opt_.mode == UpdateMode::MultiTensor) {
+    if (L.decay_end > L.decay_begin) ranges.push_back({L.decay_begin, L.decay_end}), decays.push_back(true);
+    if (L.no_decay_end > L.no_decay_begin)
+      ranges.push_back({L.no_decay_begin, L.no_decay_end}), decays.push_back(false);
+  } else {
+    for (const auto& p : L.params)
+      if (p.count) ranges.push_back({p.offset, p.offset + p.count}), decays.push_back(p.decay);
+  }
+  const KernelInfo* uk =
+      &kernel(opt_.precision == StatePrecision::FP32        ? "optimizer/adamw_update"
+              : opt_.precision == StatePrecision::F16Mirror ? "optimizer/adamw_update_f16"
+                                                            : "optimizer/adamw_8bit_update");
+  for (size_t r = 0; r < ranges.size(); ++r) {
+    uint64_t hp = (decays[r] ? 0 : 1) * uint64_t(uslot_), bias = 2 * uint64_t(uslot_);
+    for (uint64_t c = ranges[r].first; c < ranges[r].second; c += L.chunk) {
+      uint64_t cnt = std::min(L.chunk, ranges[r].second - c);
+      uint64_t slot = size_slot(cnt);
+      Grid grid = grid_for_workgroups(div_ceil(cnt, kWG), lim);
+      std::vector<BindGroupEntry> e;
+      if (opt_.precision == StatePrecision::Int8) {
+        e = {{0, w_, c * 4, cnt * 4},
+             {1, g_, c * 4, cnt * 4},
+             {2, mq_, c, align_up(cnt, 4)},
+             {3, vq_, c, align_up(cnt, 4)},
+             {4, ms_, c / 256 * 4, div_ceil(cnt, 256) * 4},
+             {5, vs_, c / 256 * 4, div_ceil(cnt, 256) * 4},
+             {6, stats_, 0, 8},
+             {7, {}, slot, 16},
+             {8, {}, hp, 16},
+             {9, {}, bias, 16}};
+      } else {
+        e = {{0, w_, c * 4, cnt * 4}, {1, g_, c * 4, cnt * 4}, {2, m_, c * 4, cnt * 4},
+             {3, v_, c * 4, cnt * 4}, {4, stats_, 0, 8},       {5, {}, slot, 16},
+             {6, {}, hp, 16},         {7, {}, bias, 16}};
+        if (opt_.precision == StatePrecision::F16Mirror)
+          e.push_back({8, w16_, c * 2, align_up(cnt * 2, 4)});
+      }
+      update.push_back({uk, std::move(e), grid});
+    }
+  }
+
+  uniforms_ = device_.create_buffer(
+      {"adamw.uniforms", uint64_t(4 + sizes.size()) * uslot_, kUsageUniform | kUsageCopyDst});
+  for (size_t i = 0; i < sizes.size(); ++i)
+    device_.write_buffer(uniforms_, uint64_t(4 + i) * uslot_, &sizes[i], 4);
+  write_uniforms();
+
+  std::map<const KernelInfo*, ComputePipeline> pipes;
+  auto realize = [&](std::vector<Pending>& in, std::vector<Dispatch>& out) {
+    for (auto& p : in) {
+      auto& pipe = pipes[p.k];
+      if (!pipe) pipe = device_.create_compute_pipeline({"", p.k, {}, false});
+      for (auto& e : p.e)
+        if (!e.buffer) e.buffer = uniforms_;
+      BindGroupDescriptor d{std::string(p.k->name), pipe.get_bind_group_layout(0), p.e};
+      out.push_back({pipe, device_.create_bind_group(d), p.grid});
+    }
+  };
+  realize(norm, norm_);
+  realize(update, update_);
+}
+
+void MultiTensorAdamW::write_uniforms() {
+  std::array<float, 4> hp_d{opt_.lr, opt_.beta1, opt_.beta2, opt_.weight_decay};
+  std::array<float, 4> hp_n{opt_.lr, opt_.beta1, opt_.beta2, 0.0f};
+  float mgn = opt_.max_grad_norm ? *opt_.max_grad_norm : kClipOff;
+  device_.write_buffer(uniforms_, 0, hp_d.data(), 16);
+  device_.write_buffer(uniforms_, uslot_, hp_n.data(), 16);
+  std::array<float, 4> mg{mgn, 0, 0, 0};
+  device_.write_buffer(uniforms_, 3 * uint64_t(uslot_), mg.data(), 16);
+}
+
+void MultiTensorAdamW::set_lr(float lr) {
+  if (!(lr >= 0.0f && std::isfinite(lr)))
+    fail("value", "MultiTensorAdamW::set_lr: lr = " + fmt_float(lr));
+  opt_.lr = lr;
+  write_uniforms();
+}
+
+// ---- steps --------------------------------------------------------------------------------------
+
+void MultiTensorAdamW::record_step(CommandEncoder& encoder,
+                                   const std::optional<PassTimestampWrites>& timestamps) {
+  ++t_;
+  // beta^t on the host (seed: "Compute beta_t for the current step (host)")
+  std::array<float, 4> bias{float(std::pow(double(opt_.beta1), double(t_))),
+                            float(std::pow(double(opt_.beta2), double(t_))), opt_.eps,
+                            float(t_ & 0xffffffu)};  // t: the 8-bit kernel's rounding seed
+  device_.write_buffer(uniforms_, 2 * uint64_t(uslot_), bias.data(), 16);
+  ComputePassDescriptor pd;
+  pd.label = "adamw step " + std::to_string(t_);
+  pd.timestamp_writes = timestamps;
+  ComputePass pass = encoder.begin_compute_pass(pd);
+  for (const auto* list : {&norm_, &update_})
+    for (const auto& d : *list) {
+      pass.set_pipeline(d.pipeline);
+      pass.set_bind_group(0, d.group);
+      pass.dispatch_workgroups(d.grid.x, d.grid.y);
+    }
+  pass.end();
+}
+
+void MultiTensorAdamW::step() {
+  CommandEncoder enc = device_.create_command_encoder("adamw step");
+  record_step(enc);
+  device_.submit(enc.finish());
+}
+
+double MultiTensorAdamW::state_bytes_per_param() const {
+  return opt_.precision == StatePrecision::Int8 ? 2.0 + 8.0 / 256.0 : 8.0;
+}
+
+// ---- host access --------------------------------------------------------------------------------
+
+const ParamEntry& MultiTensorAdamW::param(std::string_view name) const {
+  for (const auto& p : layout_.params)
+    if (p.name == name) return p;
+  std::string known;
+  for (const auto& p : layout_.params) known += (known.empty() ? "" : ", ") + p.name;
+  fail("value", "MultiTensorAdamW: no parameter '" + std::string(name) + "' (registered: " +
+                    known + ")");
+}
+
+void MultiTensorAdamW::write_role(const Buffer& b, uint64_t off, const void* data, uint64_t bytes) {
+  if (bytes == 0) return;
+  if (off % 4 == 0 && bytes % 4 == 0) {
+    device_.write_buffer(b, off, data, bytes);
+    return;
+  }
+  // f16 / byte runs that end mid-word: the rest of the word is padding (tensors start on a unit)
+  std::vector<uint8_t> tmp(align_up(bytes, 4), 0);
+  std::memcpy(tmp.data(), data, bytes);
+  device_.write_buffer(b, off, tmp.data(), tmp.size());
+}
+
+std::vector<uint8_t> MultiTensorAdamW::read_bytes(const Buffer& b, uint64_t off, uint64_t bytes) {
+  if (bytes == 0) return {};
+  uint64_t lo = off / 4 * 4, hi = align_up(off + bytes, 4);
+  auto all = device_.read_buffer(b, lo, hi - lo);
+  return std::vector<uint8_t>(all.begin() + (off - lo), all.begin() + (off - lo) + bytes);
+}
+
+static void check_count(const char* fn, const ParamEntry& p, size_t got) {
+  if (got != p.count)
+    fail("shape", std::string("MultiTensorAdamW::") + fn + ": parameter '" + p.name + "' has " +
+                      std::to_string(p.count) + " elements (shape " + shape_str(p.shape) +
+                      "), got " + std::to_string(got));
+}
+
+void MultiTensorAdamW::set_weights(std::string_view name, std::span<const float> values) {
+  const auto& p = param(name);
+  check_count("set_weights", p, values.size());
+  write_role(w_, p.offset * 4, values.data(), values.size_bytes());
+  if (w16_) {
+    std::vector<uint16_t> h(values.size());
+    for (size_t i = 0; i < h.size(); ++i) h[i] = f32_to_f16_bits(values[i]);
+    write_role(w16_, p.offset * 2, h.data(), h.size() * 2);
+  }
+}
+
+void MultiTensorAdamW::set_grads(std::string_view name, std::span<const float> values) {
+  const auto& p = param(name);
+  check_count("set_grads", p, values.size());
+  write_role(g_, p.offset * 4, values.data(), values.size_bytes());
+}
+
+static std::vector<float> as_floats(const std::vector<uint8_t>& b) {
+  std::vector<float> f(b.size() / 4);
+  if (!f.empty()) std::memcpy(f.data(), b.data(), f.size() * 4);
+  return f;
+}
+
+std::vector<float> MultiTensorAdamW::read_weights(std::string_view name) {
+  const auto& p = param(name);
+  return as_floats(read_bytes(w_, p.offset * 4, p.count * 4));
+}
+std::vector<float> MultiTensorAdamW::read_grads(std::string_view name) {
+  const auto& p = param(name);
+  return as_floats(read_bytes(g_, p.offset * 4, p.count * 4));
+}
+
+std::vector<float> MultiTensorAdamW::read_m(std::string_view name) {
+  const auto& p = param(name);
+  if (opt_.precision != StatePrecision::Int8) return as_floats(read_bytes(m_, p.offset * 4, p.count * 4));
+  auto codes = read_bytes(mq_, p.offset, p.count);
+  auto scales = as_floats(read_bytes(ms_, p.offset / 256 * 4, div_ceil(p.count, 256) * 4));
+  std::vector<float> out(p.count);
+  for (size_t i = 0; i < p.count; ++i) out[i] = q8_decode_m(codes[i], scales[i / 256]);
+  return out;
+}
+
+std::vector<float> MultiTensorAdamW::read_v(std::string_view name) {
+  const auto& p = param(name);
+  if (opt_.precision != StatePrecision::Int8) return as_floats(read_bytes(v_, p.offset * 4, p.count * 4));
+  auto codes = read_bytes(vq_, p.offset, p.count);
+  auto scales = as_floats(read_bytes(vs_, p.offset / 256 * 4, div_ceil(p.count, 256) * 4));
+  std::vector<float> out(p.count);
+  for (size_t i = 0; i < p.count; ++i) out[i] = q8_decode_v(codes[i], scales[i / 256]);
+  return out;
+}
+
+std::vector<uint16_t> MultiTensorAdamW::read_w16(std::string_view name) {
+  const auto& p = param(name);
+  if (!w16_) fail("value", "MultiTensorAdamW::read_w16: state precision is " +
+                               std::string(precision_name(opt_.precision)) + ", not f16_mirror");
+  auto b = read_bytes(w16_, p.offset * 2, p.count * 2);
+  std::vector<uint16_t> h(p.count);
+  if (!h.empty()) std::memcpy(h.data(), b.data(), h.size() * 2);
+  return h;
+}
+
+float MultiTensorAdamW::read_grad_norm() { return read<float>(device_, stats_, 0, 2)[0]; }
+float MultiTensorAdamW::read_clip_scale() { return read<float>(device_, stats_, 0, 2)[1]; }
+
+// ---- checkpoints --------------------------------------------------------------------------------
+
+namespace {
+
+struct CkptTensor {
+  std::string key, dtype;
+  std::vector<uint64_t> shape;
+  const Buffer* buffer;
+  uint64_t byte_offset, bytes;
+};
+
+constexpr const char* kFormat = "wgslvk.adamw.v1";
+constexpr const char* kQ8Scheme =
+    "m: sign + E4M3, v: E5M3, relative to a power-of-two scale per 256-element block, stochastic "
+    "rounding seeded by the value bits and the step (wgsl_ports/optimizer/12_optimizer.wgsl)";
+
+}  // namespace
+
+static std::vector<CkptTensor> checkpoint_tensors(const Layout& L, StatePrecision prec,
+                                                  const Buffer& w, const Buffer& m,
+                                                  const Buffer& v, const Buffer& mq,
+                                                  const Buffer& vq, const Buffer& ms,
+                                                  const Buffer& vs) {
+  std::vector<CkptTensor> t;
+  for (const auto& p : L.params) {
+    t.push_back({p.name, "F32", p.shape, &w, p.offset * 4, p.count * 4});
+    if (prec == StatePrecision::Int8) {
+      uint64_t nb = div_ceil(p.count, 256);
+      t.push_back({p.name + ".exp_avg.q8", "U8", {p.count}, &mq, p.offset, p.count});
+      t.push_back({p.name + ".exp_avg.scale", "F32", {nb}, &ms, p.offset / 256 * 4, nb * 4});
+      t.push_back({p.name + ".exp_avg_sq.q8", "U8", {p.count}, &vq, p.offset, p.count});
+      t.push_back({p.name + ".exp_avg_sq.scale", "F32", {nb}, &vs, p.offset / 256 * 4, nb * 4});
+    } else {
+      t.push_back({p.name + ".exp_avg", "F32", p.shape, &m, p.offset * 4, p.count * 4});
+      t.push_back({p.name + ".exp_avg_sq", "F32", p.shape, &v, p.offset * 4, p.count * 4});
+    }
+  }
+  return t;
+}
+
+void MultiTensorAdamW::save(const std::string& path) {
+  auto tensors = checkpoint_tensors(layout_, opt_.precision, w_, m_, v_, mq_, vq_, ms_, vs_);
+  std::vector<uint8_t> data;
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  for (const auto& t : tensors) {
+    auto bytes = read_bytes(*t.buffer, t.byte_offset, t.bytes);
+    uint64_t b = data.size();
+    data.insert(data.end(), bytes.begin(), bytes.end());
+    header[t.key] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {b, data.size()}}};
+  }
+  char crc[16];
+  std::snprintf(crc, sizeof crc, "%08x", crc32(data.data(), data.size()));
+  header["__metadata__"] = {
+      {"format", kFormat},
+      {"step", std::to_string(t_)},
+      {"lr", fmt_float(opt_.lr)},
+      {"beta1", fmt_float(opt_.beta1)},
+      {"beta2", fmt_float(opt_.beta2)},
+      {"eps", fmt_float(opt_.eps)},
+      {"weight_decay", fmt_float(opt_.weight_decay)},
+      {"max_grad_norm", opt_.max_grad_norm ? fmt_float(*opt_.max_grad_norm) : "none"},
+      {"state_precision", std::string(precision_name(opt_.precision))},
+      {"norm_mode", opt_.norm == NormMode::Atomic ? "atomic" : "deterministic"},
+      {"q8_scheme", opt_.precision == StatePrecision::Int8 ? kQ8Scheme : "none"},
+      {"data_crc32", crc}};
+  std::string hs = header.dump();
+  hs.append(align_up(hs.size(), 8) - hs.size(), ' ');  // data starts 8-byte aligned
+  uint64_t hlen = hs.size();
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw CheckpointError("MultiTensorAdamW::save: cannot open '" + tmp + "' for writing");
+    uint8_t len[8];
+    for (int i = 0; i < 8; ++i) len[i] = uint8_t(hlen >> (8 * i));
+    f.write(reinterpret_cast<const char*>(len), 8);
+    f.write(hs.data(), std::streamsize(hs.size()));
+    f.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+    f.flush();
+    if (!f) throw CheckpointError("MultiTensorAdamW::save: writing '" + tmp + "' failed");
+  }
+  // rename: an interrupted save never leaves a half-written file under `path`
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw CheckpointError("MultiTensorAdamW::save: cannot rename '" + tmp + "' to '" + path + "'");
+}
+
+void MultiTensorAdamW::load(const std::string& path) {
+  auto bad = [&](const std::string& why) -> CheckpointError {
+    return CheckpointError("MultiTensorAdamW::load('" + path + "'): " + why +
+                           "; nothing was changed");
+  };
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  if (!f) throw bad("cannot open the file");
+  uint64_t size = uint64_t(f.tellg());
+  f.seekg(0);
+  std::vector<uint8_t> file(size);
+  if (size && !f.read(reinterpret_cast<char*>(file.data()), std::streamsize(size)))
+    throw bad("read error");
+  if (size < 8) throw bad("file is " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
+  uint64_t hlen = 0;
+  for (int i = 0; i < 8; ++i) hlen |= uint64_t(file[i]) << (8 * i);
+  if (hlen > size - 8)
+    throw bad("header length " + std::to_string(hlen) + " runs past the end of the file (" +
+              std::to_string(size) + " bytes): truncated?");
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(file.begin() + 8, file.begin() + 8 + int64_t(hlen));
+  } catch (const std::exception& e) {
+    throw bad(std::string("header is not valid JSON (") + e.what() + ")");
+  }
+  if (!header.is_object()) throw bad("header is not a JSON object");
+  const uint8_t* data = file.data() + 8 + hlen;
+  const uint64_t data_len = size - 8 - hlen;
+
+  // metadata
+  if (!header.contains("__metadata__") || !header["__metadata__"].is_object())
+    throw bad("no __metadata__ object");
+  const auto& md = header["__metadata__"];
+  auto meta = [&](const char* key) -> std::string {
+    if (!md.contains(key) || !md[key].is_string()) throw bad(std::string("__metadata__ has no string '") + key + "'");
+    return md[key].get<std::string>();
+  };
+  auto meta_float = [&](const char* key) -> float {
+    std::string s = meta(key);
+    float v = 0;
+    auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (r.ec != std::errc() || r.ptr != s.data() + s.size() || !std::isfinite(v))
+      throw bad(std::string("__metadata__ '") + key + "' = '" + s + "' is not a finite number");
+    return v;
+  };
+  if (meta("format") != kFormat) throw bad("format '" + meta("format") + "', expected '" + kFormat + "'");
+  if (meta("state_precision") != precision_name(opt_.precision))
+    throw bad("state precision '" + meta("state_precision") + "', this optimizer uses '" +
+              std::string(precision_name(opt_.precision)) + "'");
+  uint64_t step = 0;
+  {
+    std::string s = meta("step");
+    auto r = std::from_chars(s.data(), s.data() + s.size(), step);
+    if (r.ec != std::errc() || r.ptr != s.data() + s.size()) throw bad("step '" + s + "' is not an integer");
+  }
+  AdamWOptions o = opt_;
+  o.lr = meta_float("lr");
+  o.beta1 = meta_float("beta1");
+  o.beta2 = meta_float("beta2");
+  o.eps = meta_float("eps");
+  o.weight_decay = meta_float("weight_decay");
+  if (meta("max_grad_norm") == "none") o.max_grad_norm.reset();
+  else o.max_grad_norm = meta_float("max_grad_norm");
+  {
+    char crc[16];
+    std::snprintf(crc, sizeof crc, "%08x", crc32(data, data_len));
+    if (meta("data_crc32") != crc)
+      throw bad("data CRC-32 is " + std::string(crc) + ", the header says " + meta("data_crc32") +
+                ": the tensor data is corrupt");
+  }
+
+  // tensors: exactly the expected set, each with its dtype, shape and a valid, exact range
+  auto tensors = checkpoint_tensors(layout_, opt_.precision, w_, m_, v_, mq_, vq_, ms_, vs_);
+  if (header.size() != tensors.size() + 1)
+    throw bad("holds " + std::to_string(header.size() - 1) + " tensors, expected " +
+              std::to_string(tensors.size()));
+  std::vector<std::pair<uint64_t, uint64_t>> spans;
+  std::vector<uint64_t> begins;
+  for (const auto& t : tensors) {
+    if (!header.contains(t.key)) throw bad("tensor '" + t.key + "' is missing");
+    const auto& e = header[t.key];
+    if (!e.is_object() || !e.contains("dtype") || !e.contains("shape") || !e.contains("data_offsets"))
+      throw bad("tensor '" + t.key + "' lacks dtype/shape/data_offsets");
+    if (e["dtype"] != t.dtype)
+      throw bad("tensor '" + t.key + "' has dtype " + e["dtype"].dump() + ", expected " + t.dtype);
+    std::vector<uint64_t> shape;
+    std::array<uint64_t, 2> off{};
+    try {
+      shape = e["shape"].get<std::vector<uint64_t>>();
+      off = e["data_offsets"].get<std::array<uint64_t, 2>>();
+    } catch (const std::exception&) {
+      throw bad("tensor '" + t.key + "' has a malformed shape or data_offsets");
+    }
+    if (shape != t.shape)
+      throw bad("tensor '" + t.key + "' has shape " + shape_str(shape) + ", expected " + shape_str(t.shape));
+    if (off[0] > off[1] || off[1] > data_len || off[1] - off[0] != t.bytes)
+      throw bad("tensor '" + t.key + "' has data_offsets [" + std::to_string(off[0]) + ", " +
+                std::to_string(off[1]) + "], expected " + std::to_string(t.bytes) +
+                " bytes inside the " + std::to_string(data_len) + "-byte data section");
+    spans.push_back({off[0], off[1]});
+    begins.push_back(off[0]);
+  }
+  {
+    auto sorted = spans;
+    std::sort(sorted.begin(), sorted.end());
+    uint64_t pos = 0;
+    for (auto [b, e] : sorted) {
+      if (b != pos) throw bad("tensor data overlaps or leaves a hole at byte " + std::to_string(pos));
+      pos = e;
+    }
+    if (pos != data_len)
+      throw bad("data section is " + std::to_string(data_len) + " bytes, the tensors cover " +
+                std::to_string(pos));
+  }
+
+  // everything checked: apply
+  opt_ = o;
+  t_ = step;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    write_role(*tensors[i].buffer, tensors[i].byte_offset, data + spans[i].first, tensors[i].bytes);
+  if (w16_)
+    for (const auto& p : layout_.params) {
+      std::vector<float> wv(p.count);
+      for (size_t i = 0; i < tensors.size(); ++i)
+        if (tensors[i].key == p.name && p.count)
+          std::memcpy(wv.data(), data + spans[i].first, p.count * 4);
+      set_weights(p.name, wv);
+    }
+  CommandEncoder enc = device_.create_command_encoder("adamw load");
+  enc.clear_buffer(g_);
+  enc.clear_buffer(acc_);
+  device_.submit(enc.finish());
+  write_uniforms();
+}
+
+// ---- one-call AdamW ------------------------------------------------------------------------------
+
+void adamw_one_call(Device& device, const Buffer& param, const Buffer& grad, const Buffer& m,
+                    const Buffer& v, float lr, float beta1, float beta2, float epsilon,
+                    float weight_decay, float bias_correction1, float bias_correction2,
+                    uint64_t n) {
+  const char* fn = "adamw_one_call (optimizer/adamw_one_call)";
+  const Buffer* bufs[4] = {&param, &grad, &m, &v};
+  const char* names[4] = {"param", "grad", "m", "v"};
+  for (int i = 0; i < 4; ++i) {
+    if (!*bufs[i]) fail("value", std::string(fn) + ": binding " + std::to_string(i) + " (" + names[i] + ") is a null buffer");
+    if (bufs[i]->size() < n * 4)
+      fail("value", std::string(fn) + ": binding " + std::to_string(i) + " (" + names[i] +
+                        "): buffer '" + bufs[i]->label() + "' holds " +
+                        std::to_string(bufs[i]->size() / 4) + " floats, n = " + std::to_string(n));
+    for (int j = 0; j < i; ++j)
+      if (*bufs[i] == *bufs[j])
+        fail("value", std::string(fn) + ": " + names[j] + " and " + names[i] +
+                          " are the same buffer '" + bufs[i]->label() + "'");
+  }
+  for (auto [nm, bc] : {std::pair{"bias_correction1", bias_correction1}, {"bias_correction2", bias_correction2}})
+    if (!(bc > 0.0f && std::isfinite(bc)))
+      fail("value", std::string(fn) + ": " + nm + " = " + fmt_float(bc) +
+                        " (the caller passes 1 - beta^t, in (0, 1])");
+  if (n == 0) return;
+  const uint32_t align = device.storage_offset_alignment();
+  const uint64_t unit = align / 4;
+  const uint64_t chunk =
+      std::min<uint64_t>(device.limits().maxStorageBufferBindingSize / 4, uint64_t(1) << 31) / unit * unit;
+  const uint32_t us = std::max<uint32_t>(device.uniform_offset_alignment(), 16);
+  const uint64_t nchunks = div_ceil(n, chunk);
+  Buffer u = device.create_buffer({"adamw_one_call.uniforms", (2 + nchunks) * us, kUsageUniform | kUsageCopyDst});
+  std::array<float, 4> hp{lr, beta1, beta2, weight_decay}, bc{bias_correction1, bias_correction2, epsilon, 0};
+  device.write_buffer(u, 0, hp.data(), 16);
+  device.write_buffer(u, us, bc.data(), 16);
+  ComputePipeline pipe = device.create_compute_pipeline({"", &kernel("optimizer/adamw_one_call"), {}, false});
+  CommandEncoder enc = device.create_command_encoder("adamw_one_call");
+  ComputePass pass = enc.begin_compute_pass({"adamw_one_call", std::nullopt});
+  pass.set_pipeline(pipe);
+  for (uint64_t k = 0; k < nchunks; ++k) {
+    uint64_t c = k * chunk, cnt = std::min(chunk, n - c);
+    uint32_t sz = uint32_t(cnt);
+    device.write_buffer(u, (2 + k) * us, &sz, 4);
+    BindGroup bg = device.create_bind_group(
+        {"adamw_one_call", pipe.get_bind_group_layout(0),
+         {{0, param, c * 4, cnt * 4}, {1, grad, c * 4, cnt * 4}, {2, m, c * 4, cnt * 4},
+          {3, v, c * 4, cnt * 4}, {4, u, (2 + k) * us, 16}, {5, u, 0, 16}, {6, u, us, 16}}});
+    pass.set_bind_group(0, bg);
+    Grid grid = grid_for_workgroups(div_ceil(cnt, kWG), device.limits());
+    pass.dispatch_workgroups(grid.x, grid.y);
+  }
+  pass.end();
+  device.submit(enc.finish());
+}
+
+}  // namespace wgslvk::optimizer

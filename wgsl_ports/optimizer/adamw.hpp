@@ -1,0 +1,195 @@
+// Host side of the optimizer kernels (12_optimizer.wgsl, shared/seeds/000_ebfe072bf2a522fd.txt):
+// a multi-tensor AdamW that a trainer calls once per step, and the one-call AdamW of
+// shared/seeds/002_808a56625505f765.txt.
+//
+// Layout. Parameters are registered once (name, shape, decay or not) and laid out in one
+// mega-buffer per role: w, g, m, v (fp32 state), plus the f16 mirror, or the 8-bit state (packed
+// m and v codes, one scale per 256-element block for each) instead of m and v. The decay block
+// comes first, then the no-decay block, as the seed describes. Every tensor starts at a multiple
+// of `unit` elements, the smallest count that puts every sub-range the engine binds, in every
+// buffer, on the device's storage offset alignment A (bytes):
+//   f32 roles A/4 elements; f16 mirror A/2; packed 8-bit codes A (4 per u32); block scales
+//   64*A (one f32 per 256 elements) -- unit is the largest of those the chosen precision uses.
+// So the same layout serves the multi-tensor mode (one sub-range per block) and the per-tensor
+// mode (one sub-range per tensor), and 8-bit quantization blocks never straddle two tensors.
+// Padding is inert: it is zero and the update maps zero state to zero. In the multi-tensor mode a
+// block's dispatch covers the padding between its tensors (it stays exactly 0); padding after a
+// block's last tensor, and all padding in the per-tensor mode, is never touched.
+//
+// A block (or, per tensor, a tensor) larger than the binding limit (maxStorageBufferBindingSize,
+// or Options::max_binding_bytes when lower) is split into chunks of a whole number of units, one
+// dispatch each, so it never fails for size.
+//
+// step(): reduce_norm_sq over g -> finalize_grad_stats -> update(decay block) -> update(no-decay
+// block), recorded in one compute pass, one submission, no read-back. beta1^t and beta2^t are
+// computed on the host in double and rounded to f32. The norm accumulator is zeroed by
+// finalize_grad_stats itself (atomicExchange), so the step needs no clear command.
+//
+// Deterministic norm (NormMode::Deterministic): reduce_norm_sq_partials writes one partial per
+// workgroup (256 fixed workgroups per chunk), finalize_grad_stats_partials sums them in a fixed
+// tree: the same bits on every run. The seed's CAS accumulation (NormMode::Atomic, the default)
+// depends on the order the workgroups finish in.
+//
+// Errors: bad arguments throw wgslvk::ValidationError naming the call, the parameter and the
+// values (rule "shape", "value", "limits", "feature"); checkpoint problems throw
+// CheckpointError and change nothing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wgslvk/runtime.hpp"
+
+namespace wgslvk::optimizer {
+
+enum class StatePrecision {
+  FP32,       // m, v f32 (adamw_update): 8 bytes of state per parameter
+  F16Mirror,  // FP32 plus the fused f16 copy of w (adamw_update_f16, needs shader-f16)
+  Int8,       // 8-bit m, v (adamw_8bit_update): 2 + 8/256 bytes of state per parameter
+};
+enum class NormMode { Atomic, Deterministic };
+enum class UpdateMode { MultiTensor, PerTensor };
+
+std::string_view precision_name(StatePrecision p);  // "fp32", "f16_mirror", "int8"
+
+struct ParamSpec {
+  std::string name;
+  std::vector<uint64_t> shape;  // elements = product (an empty shape is a scalar)
+  bool decay = true;            // false: norms, biases (no weight decay)
+};
+
+struct AdamWOptions {
+  float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weight_decay = 0.01f;
+  // Global gradient-norm clipping; nullopt turns it off (the kernel then gets 1e30, so
+  // clipScale = min(1, 1e30 / norm) = 1 exactly, with no infinity in the shader).
+  std::optional<float> max_grad_norm = 1.0f;
+  StatePrecision precision = StatePrecision::FP32;
+  NormMode norm = NormMode::Atomic;
+  UpdateMode mode = UpdateMode::MultiTensor;
+  // Upper bound on one binding, below the device's maxStorageBufferBindingSize (0: the device's).
+  uint64_t max_binding_bytes = 0;
+};
+
+struct ParamEntry {
+  std::string name;
+  std::vector<uint64_t> shape;
+  bool decay = true;
+  uint64_t offset = 0;  // first element in the mega-buffers
+  uint64_t count = 0;   // elements
+};
+
+struct Layout {
+  uint32_t alignment = 0;  // bytes, the device's storage offset alignment
+  uint64_t unit = 0;       // elements: every tensor and block starts at a multiple of this
+  uint64_t decay_begin = 0, decay_end = 0;        // elements [begin, end), end = last tensor's end
+  uint64_t no_decay_begin = 0, no_decay_end = 0;
+  uint64_t total = 0;      // elements per f32 role buffer (a multiple of unit)
+  uint64_t chunk = 0;      // elements per dispatch at most (a multiple of unit)
+  std::vector<ParamEntry> params;  // decay ones first, each group in registration order
+};
+// The layout alone (no device): what the constructor uses.
+Layout make_layout(std::span<const ParamSpec> params, StatePrecision precision, uint32_t alignment,
+                   uint64_t max_binding_bytes);
+
+class CheckpointError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class MultiTensorAdamW {
+ public:
+  MultiTensorAdamW(Device& device, std::vector<ParamSpec> params, AdamWOptions options = {});
+
+  const Layout& layout() const { return layout_; }
+  const AdamWOptions& options() const { return opt_; }
+  uint64_t step_count() const { return t_; }
+  // Changes take effect from the next step (the uniform slots are rewritten then).
+  void set_lr(float lr);
+
+  // The mega-buffers (Storage | CopySrc | CopyDst). m/v exist for FP32 and F16Mirror, w16 for
+  // F16Mirror, the packed codes and scales for Int8. grad_stats holds [gradNorm, clipScale] of
+  // the last step.
+  const Buffer& w() const { return w_; }
+  const Buffer& g() const { return g_; }
+  const Buffer& m() const { return m_; }
+  const Buffer& v() const { return v_; }
+  const Buffer& w16() const { return w16_; }
+  const Buffer& m_packed() const { return mq_; }
+  const Buffer& v_packed() const { return vq_; }
+  const Buffer& m_scale() const { return ms_; }
+  const Buffer& v_scale() const { return vs_; }
+  const Buffer& grad_stats() const { return stats_; }
+
+  const ParamEntry& param(std::string_view name) const;  // throws naming the known ones
+
+  // Host access by parameter (queue writes; reads wait for the queue).
+  void set_weights(std::string_view name, std::span<const float> values);  // also the f16 mirror
+  void set_grads(std::string_view name, std::span<const float> values);
+  std::vector<float> read_weights(std::string_view name);
+  std::vector<float> read_grads(std::string_view name);
+  std::vector<float> read_m(std::string_view name);  // FP32/F16Mirror: f32; Int8: dequantized
+  std::vector<float> read_v(std::string_view name);
+  std::vector<uint16_t> read_w16(std::string_view name);  // F16Mirror only
+  float read_grad_norm();
+  float read_clip_scale();
+
+  // One optimizer step: record_step into a new encoder and submit. Does not wait.
+  void step();
+  // Records step t+1 into `encoder` (one compute pass) and advances t. The step's uniforms
+  // (beta^t) are written through the queue now, so submit the encoder before the next
+  // record_step (two steps recorded into one encoder both use the later step's uniforms: fine for
+  // timing, wrong for training). `timestamps`: written at the pass's beginning and end.
+  void record_step(CommandEncoder& encoder,
+                   const std::optional<PassTimestampWrites>& timestamps = std::nullopt);
+
+  // Bytes of optimizer state per parameter (m and v, or codes and scales), padding excluded.
+  double state_bytes_per_param() const;
+
+  // Safetensors checkpoint: per parameter "<name>" (F32 weights), "<name>.exp_avg" and
+  // "<name>.exp_avg_sq" (F32), or for Int8 "<name>.exp_avg.q8" / "<name>.exp_avg_sq.q8" (U8
+  // codes) and "<name>.exp_avg.scale" / "<name>.exp_avg_sq.scale" (F32 per 256-element block);
+  // __metadata__ holds the step, the hyperparameters, the precision, the 8-bit scheme and a CRC-32
+  // of the data section, all as strings. load() checks everything before changing anything
+  // (sizes, JSON, names, dtypes, shapes, offsets, the CRC, the precision); on success it replaces
+  // w, the state, t and the hyperparameters, rebuilds the f16 mirror and zeroes g.
+  void save(const std::string& path);
+  void load(const std::string& path);
+
+ private:
+  struct Dispatch {
+    ComputePipeline pipeline;
+    BindGroup group;
+    Grid grid;
+  };
+  void build_dispatches();
+  void write_uniforms();
+  void write_role(const Buffer& b, uint64_t byte_offset, const void* data, uint64_t bytes);
+  std::vector<uint8_t> read_bytes(const Buffer& b, uint64_t byte_offset, uint64_t bytes);
+
+  Device device_;
+  AdamWOptions opt_;
+  Layout layout_;
+  uint64_t t_ = 0;
+  uint32_t uslot_ = 256;  // uniform slot stride
+  Buffer w_, g_, m_, v_, w16_, mq_, vq_, ms_, vs_, stats_, acc_, partials_, uniforms_;
+  uint64_t partial_count_ = 0;  // slots bound for the deterministic finalize
+  std::vector<Dispatch> norm_, update_;
+};
+
+// ---- one-call AdamW (shared/seeds/002) ----------------------------------------------------------
+// popcornAdamW_f32's contract on wgslvk buffers: param, m, v updated in place, grad read-only, no
+// clipping, no finite guard, bias corrections from the caller (bc1 = 1 - beta1^t,
+// bc2 = 1 - beta2^t). Elements [0, n) of each buffer; records one dispatch per chunk of at most
+// maxStorageBufferBindingSize bytes and submits them (does not wait). Throws ValidationError
+// ("value") for n beyond a buffer, a non-positive or non-finite bias correction, or buffers that
+// alias.
+void adamw_one_call(Device& device, const Buffer& param, const Buffer& grad, const Buffer& m,
+                    const Buffer& v, float lr, float beta1, float beta2, float epsilon,
+                    float weight_decay, float bias_correction1, float bias_correction2, uint64_t n);
+
+}  // namespace wgslvk::optimizer

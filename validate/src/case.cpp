@@ -519,9 +519,48 @@ ojson case_to_json(const Case& c) {
   return j;
 }
 
+namespace {
+// JSON text for people: objects indented, but arrays of scalars and small objects on one line.
+std::string compact(const ojson& j) {
+  if (j.is_object()) {
+    std::string s = "{";
+    for (auto it = j.begin(); it != j.end(); ++it)
+      s += (s.size() > 1 ? ", " : "") + ojson(it.key()).dump() + ": " + compact(it.value());
+    return s + "}";
+  }
+  if (j.is_array()) {
+    std::string s = "[";
+    for (size_t i = 0; i < j.size(); ++i) s += (i ? ", " : "") + compact(j[i]);
+    return s + "]";
+  }
+  return j.dump();
+}
+void pretty(const ojson& j, int indent, std::string& out) {
+  std::string one = compact(j);
+  if ((!j.is_object() && !j.is_array()) || indent + one.size() <= 100 ||
+      (j.is_array() && std::all_of(j.begin(), j.end(), [](const ojson& x) { return x.is_primitive(); }))) {
+    out += one;
+    return;
+  }
+  std::string pad(indent + 2, ' ');
+  bool obj = j.is_object();
+  out += obj ? "{\n" : "[\n";
+  size_t k = 0;
+  for (auto it = j.begin(); it != j.end(); ++it, ++k) {
+    out += pad;
+    if (obj) out += ojson(it.key()).dump() + ": ";
+    pretty(it.value(), indent + 2, out);
+    out += k + 1 < j.size() ? ",\n" : "\n";
+  }
+  out += std::string(indent, ' ') + (obj ? "}" : "]");
+}
+}  // namespace
+
 std::map<std::string, std::vector<uint8_t>> serialize_case(const Case& c) {
   std::map<std::string, std::vector<uint8_t>> files;
-  std::string text = case_to_json(c).dump(2) + "\n";
+  std::string text;
+  pretty(case_to_json(c), 0, text);
+  text += "\n";
   files["case.json"] = std::vector<uint8_t>(text.begin(), text.end());
   for (const auto& b : c.buffers)
     if (b.kind == BufferSpec::Kind::File) files[b.file] = npy_encode(b.data);

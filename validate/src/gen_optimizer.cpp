@@ -44,12 +44,15 @@ void add_out_checks(CaseBuilder& b, const std::string& name, const Out& o,
   bool uniform_bound = true;
   for (auto [lo, hi] : ranges)
     for (uint64_t i = lo; i < hi; ++i) uniform_bound &= o.bound[i] == o.bound[ranges[0].first];
+  bool self_magnitude = true;  // the magnitude is the value itself: no magnitude file
+  for (auto [lo, hi] : ranges)
+    for (uint64_t i = lo; i < hi; ++i) self_magnitude &= o.mag[i] == std::fabs(o.expected[i]);
   uint64_t prev = 0;
   for (auto [lo, hi] : ranges) {
     if (lo > prev)
       b.check_exact(name, e, "padding between sub-range bindings: poison stays unchanged", prev, lo);
     auto& k = b.check_ulp(name, e, o.bound[lo], why, lo, hi);
-    CaseBuilder::magnitude(k, o.mag);
+    if (!self_magnitude) CaseBuilder::magnitude(k, o.mag);
     if (!uniform_bound) CaseBuilder::per_element_bound(k, o.bound);
     prev = hi;
   }
@@ -114,7 +117,7 @@ Case adam_case(uint64_t seed, Adam kind, AdamOpts o, const std::string& what) {
   for (size_t k = 0; k < o.blocks.size(); ++k)
     for (uint64_t i = off[k]; i < off[k] + o.blocks[k].n; ++i) g[i] = gr[i];
 
-  uint32_t t = o.t ? o.t : 1 + r.below(2000);
+  uint32_t t = o.t ? o.t : 1 + r.below(400);  // beta1^t stays a normal f32
   oref::AdamWUniforms u;
   u.lr = r.uniform(1e-4, 3e-3);
   u.beta1 = 0.9f;

@@ -41,8 +41,8 @@ function(wgslvk_add_port)
     endif()
   endforeach()
 
-  # Stable order: folder, then where the entry point (or the one it shares its ABI with) is
-  # declared in the WGSL, then the order of the wgslvk_add_port calls.
+  # Stable order: folder, WGSL file name, then where the entry point (or the one it shares its
+  # ABI with) is declared in the WGSL, then the order of the wgslvk_add_port calls.
   file(READ ${wgsl} text)
   set(entry ${P_KERNEL})
   if(P_ABI_OF)
@@ -78,7 +78,8 @@ function(wgslvk_add_port)
     message(FATAL_ERROR "wgslvk_add_port: ${folder}/${P_KERNEL} is added twice")
   endif()
   set_property(GLOBAL APPEND PROPERTY WGSLVK_PORT_IDS ${id})
-  set_property(GLOBAL APPEND PROPERTY WGSLVK_PORT_ORDER "${folder}|${padded}|${padded_n}|${n}")
+  get_filename_component(wgsl_name ${wgsl} NAME)
+  set_property(GLOBAL APPEND PROPERTY WGSLVK_PORT_ORDER "${folder}|${wgsl_name}|${padded}|${padded_n}|${n}")
   math(EXPR n "${n} + 1")
   set_property(GLOBAL PROPERTY WGSLVK_PORT_COUNT ${n})
 endfunction()

@@ -452,6 +452,28 @@ TEST(EmbeddedKernels, EveryPortPassesTheAbiCheckAgain) {
   }
 }
 
+TEST(EmbeddedKernels, EveryFormatRendersEveryKernel) {
+  for (const KernelInfo* k : all_kernels())
+    for (auto f : {EmitFormat::Spvasm, EmitFormat::Glsl, EmitFormat::Msl, EmitFormat::Hlsl,
+                   EmitFormat::ReflectJson})
+      for (auto spirv : {k->spirv, k->spirv_opt}) {
+        if (f == EmitFormat::Hlsl && k->needs_float_atomics) {
+          try {
+            emit(spirv, f);
+            ADD_FAILURE() << k->qualified_name() << ": HLSL of a float atomic add was emitted";
+          } catch (const Error& e) {
+            EXPECT_EQ(std::string(e.what()).rfind("hlsl: the module adds floats atomically", 0), 0u);
+          }
+          continue;
+        }
+        try {
+          EXPECT_FALSE(emit(spirv, f).empty()) << k->qualified_name();
+        } catch (const Error& e) {
+          ADD_FAILURE() << k->qualified_name() << ": " << e.what();
+        }
+      }
+}
+
 TEST(EmbeddedKernels, LookupsNameTheKnownKernels) {
   EXPECT_EQ(find_kernel("no_such/kernel"), nullptr);
   try {

@@ -134,7 +134,9 @@ AbiResult check_abi(const AbiCheckInput& in, const Reflection& spv, const WgslMo
   std::vector<bool> allow_used(allows.size(), false);
 
   AbiResult result;
-  result.needs_shader_f16 = wgsl.enables_f16 || spv.needs_shader_f16;
+  // A native variant has no WGSL module of its own to create, so only its SPIR-V counts.
+  result.needs_shader_f16 = in.native_variant ? spv.needs_shader_f16
+                                              : wgsl.enables_f16 || spv.needs_shader_f16;
   std::map<std::pair<uint32_t, uint32_t>, bool> in_glsl;
   for (const ReflectedBinding& s : spv.bindings) {
     in_glsl[{s.group, s.binding}] = true;

@@ -5,6 +5,8 @@
 #include <spirv_cross/spirv_msl.hpp>
 #include <spirv_cross/spirv_reflect.hpp>
 
+#include <algorithm>
+
 #include "wgslvk/translator.hpp"
 
 namespace wgslvk::translator {
@@ -63,12 +65,29 @@ std::string emit(std::span<const uint32_t> spirv, EmitFormat format) {
       }
       case EmitFormat::Hlsl: {
         spirv_cross::CompilerHLSL c(std::move(words));
+        for (auto cap : c.get_declared_capabilities())
+          if (cap == spv::CapabilityAtomicFloat32AddEXT)
+            throw Error("hlsl: the module adds floats atomically (OpAtomicFAddEXT), which "
+                        "SPIRV-Cross cannot express in HLSL (no float InterlockedAdd on a "
+                        "byte-address buffer); use --emit msl, glsl or spvasm");
         auto o = c.get_hlsl_options();
         // 16-bit types need SM 6.2 (native 16-bit types); everything else stays SM 5.1 so the
         // output compiles with the legacy fxc too.
         o.shader_model = uses_16bit(c) ? 62 : 51;
         if (o.shader_model >= 62) o.enable_16bit_types = true;
         c.set_hlsl_options(o);
+        // D3D has no num_workgroups built-in: SPIRV-Cross reads it from a cbuffer the host
+        // fills. Put that cbuffer at the first free binding of set 0.
+        if (spirv_cross::VariableID id = c.remap_num_workgroups_builtin()) {
+          uint32_t next = 0;
+          auto res = c.get_shader_resources();
+          for (auto* list : {&res.uniform_buffers, &res.storage_buffers})
+            for (auto& r : *list)
+              if (c.get_decoration(r.id, spv::DecorationDescriptorSet) == 0)
+                next = std::max(next, c.get_decoration(r.id, spv::DecorationBinding) + 1);
+          c.set_decoration(id, spv::DecorationDescriptorSet, 0);
+          c.set_decoration(id, spv::DecorationBinding, next);
+        }
         return c.compile();
       }
       case EmitFormat::ReflectJson: {

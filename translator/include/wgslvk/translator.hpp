@@ -166,6 +166,7 @@ struct AbiResult {
   std::vector<CheckedBinding> bindings;  // sorted by (group, binding)
   // WGSL's `enable f16;` is module-wide: createShaderModule needs "shader-f16" for every entry
   // point of that file, so this is true when the WGSL enables f16 or the SPIR-V uses 16-bit types.
+  // A native variant (never created from WGSL) needs it only when its SPIR-V uses 16-bit types.
   bool needs_shader_f16 = false;
 };
 
@@ -204,7 +205,9 @@ enum class EmitFormat { Spvasm, Glsl, Msl, Hlsl, ReflectJson };
 std::optional<EmitFormat> parse_emit_format(std::string_view s);
 // spvasm: SPIRV-Tools disassembler. glsl: SPIRV-Cross GLSL 450 Vulkan. msl: MSL 2.1, discrete
 // buffers (no argument buffers). hlsl: shader model 6.2 when the module uses 16-bit types (SM
-// 5.1 cannot express them), 5.1 otherwise. reflect-json: SPIRV-Cross's reflection JSON.
+// 5.1 cannot express them), 5.1 otherwise; num_workgroups, which D3D lacks, becomes a cbuffer at
+// the first free binding of set 0 (SPIRV-Cross's remap); a module with float atomic add is
+// refused (SPIRV-Cross has no HLSL for it). reflect-json: SPIRV-Cross's reflection JSON.
 std::string emit(std::span<const uint32_t> spirv, EmitFormat format);
 
 std::string_view binding_type_name(BindingType t);  // "uniform", "storage", "read-only-storage"

@@ -1,0 +1,176 @@
+// wgslvk inspect: a kernel's WGSL declarations beside what its SPIR-V reflects, and the module as
+// SPIRV-Tools and SPIRV-Cross render it.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "wgslvk/kernel.hpp"
+#include "wgslvk/translator.hpp"
+
+namespace wgslvk::cli {
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: wgslvk inspect <file>/<kernel> [--emit spvasm|glsl|msl|hlsl|reflect-json] [--opt]\n"
+    "       wgslvk inspect --list\n"
+    "\n"
+    "Without --emit: the kernel's bindings, WGSL declaration beside the reflected SPIR-V binding\n"
+    "(group, binding, WGSL name, type and access; SPIR-V kind, access and type; minimum binding\n"
+    "size, array stride, static use), its workgroup size, workgroup memory and features.\n"
+    "\n"
+    "  --emit FORMAT  print the module instead: spvasm (SPIRV-Tools disassembler), glsl (GLSL 450,\n"
+    "                 Vulkan), msl (MSL 2.1, no argument buffers), hlsl (SM 6.2 with 16-bit types,\n"
+    "                 else 5.1), reflect-json (SPIRV-Cross reflection)\n"
+    "  --opt          use the spirv-opt -O module instead of glslang's\n"
+    "  --list         list every embedded kernel\n"
+    "  --help         this text\n"
+    "\n"
+    "A bare kernel name works when it is unambiguous: wgslvk inspect adamw_update\n";
+
+std::string features(const KernelInfo& k) {
+  std::string f;
+  if (k.needs_shader_f16) f += "shader-f16";
+  if (k.needs_float_atomics) f += std::string(f.empty() ? "" : ", ") + "float atomics (native only)";
+  return f.empty() ? "none" : f;
+}
+
+std::string wg(const KernelInfo& k) {
+  return std::to_string(k.workgroup_size[0]) + "x" + std::to_string(k.workgroup_size[1]) + "x" +
+         std::to_string(k.workgroup_size[2]);
+}
+
+int list() {
+  std::vector<std::vector<std::string>> rows{{"kernel", "WGSL", "workgroup", "bindings", "features", ""}};
+  for (const KernelInfo* k : all_kernels())
+    rows.push_back({k->qualified_name(), std::string(k->wgsl_file), wg(*k),
+                    std::to_string(k->bindings.size()), features(*k),
+                    k->in_wgsl ? "" : "native variant, ABI of " + std::string(k->abi_of)});
+  std::vector<size_t> w(rows[0].size(), 0);
+  for (auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
+  for (auto& r : rows) {
+    std::string line;
+    for (size_t i = 0; i < r.size(); ++i) {
+      line += r[i];
+      if (i + 1 < r.size()) line += std::string(w[i] - r[i].size() + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::printf("%s\n", line.c_str());
+  }
+  if (all_kernels().empty()) std::printf("(the build embedded no kernels)\n");
+  return 0;
+}
+
+int show(const KernelInfo& k, bool opt) {
+  using namespace translator;
+  std::span<const uint32_t> spirv = opt ? k.spirv_opt : k.spirv;
+  Reflection r = reflect(spirv);
+  WgslModule w = parse_wgsl(k.wgsl_source, k.wgsl_file);
+
+  std::printf("%s\n", k.qualified_name().c_str());
+  std::printf("  WGSL          %.*s, entry point %.*s%s\n", int(k.wgsl_file.size()),
+              k.wgsl_file.data(), int((k.in_wgsl ? k.name : k.abi_of).size()),
+              (k.in_wgsl ? k.name : k.abi_of).data(),
+              k.in_wgsl ? "" : " (native-only variant sharing its ABI)");
+  std::printf("  GLSL port     wgsl_ports/%.*s/%.*s.comp -> SPIR-V 1.3 (%s, %zu words)\n",
+              int(k.file.size()), k.file.data(), int(k.name.size()), k.name.data(),
+              opt ? "spirv-opt -O" : "glslang", spirv.size());
+  std::printf("  workgroup     %s (%u invocations), workgroup memory %u bytes\n", wg(k).c_str(),
+              k.workgroup_size[0] * k.workgroup_size[1] * k.workgroup_size[2],
+              k.workgroup_storage_bytes);
+  std::printf("  features      %s\n\n", features(k).c_str());
+
+  std::vector<std::vector<std::string>> rows{{"group", "binding", "WGSL name", "WGSL type",
+                                              "WGSL access", "|", "SPIR-V kind", "GLSL block",
+                                              "SPIR-V type", "min size", "stride", "used"}};
+  for (const KernelBinding& b : k.bindings) {
+    std::string access = "?";
+    for (auto& wb : w.bindings)
+      if (wb.name == b.name)
+        access = wb.uniform ? "uniform" : wb.read_write ? "storage, read_write" : "storage, read";
+    std::string spv_type = "?";
+    for (auto& rb : r.bindings)
+      if (rb.group == b.group && rb.binding == b.binding)
+        spv_type = rb.block.members.size() == 1 ? rb.block.members[0].type.wgsl() : rb.block.wgsl();
+    rows.push_back({std::to_string(b.group), std::to_string(b.binding), std::string(b.name),
+                    std::string(b.wgsl_type), access, "|",
+                    std::string(translator::binding_type_name(b.type)), std::string(b.glsl_name),
+                    spv_type, std::to_string(b.min_binding_size),
+                    b.array_stride ? std::to_string(b.array_stride) : "-",
+                    b.statically_used ? "yes" : "no"});
+  }
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (auto& row : rows)
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  for (auto& row : rows) {
+    std::string line = " ";
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += " " + row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size(), ' ');
+    }
+    std::printf("%s\n", line.c_str());
+  }
+  if (k.bindings.empty()) std::printf("  (no bindings)\n");
+  std::printf("\n  min size: WebGPU's minimum binding size (WGSL SizeOf, a runtime array counted "
+              "as one element);\n  used: statically used by the entry point (kept by an auto "
+              "layout)\n");
+  return 0;
+}
+
+int run_inspect(const std::vector<std::string>& args);
+const Command kInspect{"inspect", "show a kernel's WGSL and SPIR-V bindings side by side, or emit it",
+                       kUsage, run_inspect};
+
+int run_inspect(const std::vector<std::string>& args) {
+  if (wants_help(args, kInspect)) return 0;
+  std::string name, emit_format;
+  bool opt = false, do_list = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--list") {
+      do_list = true;
+    } else if (a == "--opt") {
+      opt = true;
+    } else if (a == "--emit" || a.rfind("--emit=", 0) == 0) {
+      if (a == "--emit") {
+        if (i + 1 >= args.size()) {
+          std::fprintf(stderr, "wgslvk inspect: --emit needs a format\n%.*s", int(kUsage.size()), kUsage.data());
+          return 2;
+        }
+        emit_format = args[++i];
+      } else {
+        emit_format = a.substr(7);
+      }
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "wgslvk inspect: unknown option '%s'\n%.*s", a.c_str(), int(kUsage.size()), kUsage.data());
+      return 2;
+    } else if (name.empty()) {
+      name = a;
+    } else {
+      std::fprintf(stderr, "wgslvk inspect: one kernel at a time ('%s' and '%s')\n", name.c_str(), a.c_str());
+      return 2;
+    }
+  }
+  if (do_list) return list();
+  if (name.empty()) {
+    std::fprintf(stderr, "%.*s", int(kUsage.size()), kUsage.data());
+    return 2;
+  }
+  const KernelInfo& k = kernel(name);  // throws with the known kernels listed
+  if (emit_format.empty()) return show(k, opt);
+  auto fmt = translator::parse_emit_format(emit_format);
+  if (!fmt) {
+    std::fprintf(stderr, "wgslvk inspect: unknown --emit format '%s' (spvasm, glsl, msl, hlsl, reflect-json)\n",
+                 emit_format.c_str());
+    return 2;
+  }
+  std::string text = translator::emit(opt ? k.spirv_opt : k.spirv, *fmt);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
+  return 0;
+}
+
+}  // namespace
+}  // namespace wgslvk::cli

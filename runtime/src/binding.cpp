@@ -121,16 +121,21 @@ BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
   if (layout.core != core) throw ValidationError("state", quoted("BindGroupLayout", layout.label) +
                                                               " of " + name + " belongs to a different device");
   std::string lname = quoted("BindGroupLayout", layout.label);
-  // R1
-  if (desc.entries.size() != layout.entries.size())
-    throw ValidationError("R1", name + " has " + num(desc.entries.size()) + " entries but its " +
-                                    lname + " has " + num(layout.entries.size()));
+  // R1 (unknown and repeated bindings first: they name the culprit better than the count)
   std::set<uint32_t> seen;
   for (const auto& e : desc.entries) {
     if (!layout.find(e.binding))
       throw ValidationError("R1", name + " binding " + num(e.binding) + " is not in " + lname);
     if (!seen.insert(e.binding).second)
       throw ValidationError("R1", name + " binding " + num(e.binding) + " is given more than once");
+  }
+  if (desc.entries.size() != layout.entries.size()) {
+    std::string missing;
+    for (const auto& le : layout.entries)
+      if (!seen.count(le.binding)) missing += (missing.empty() ? "" : ", ") + num(le.binding);
+    throw ValidationError("R1", name + " has " + num(desc.entries.size()) + " entries but its " +
+                                    lname + " has " + num(layout.entries.size()) +
+                                    " (missing binding " + missing + ")");
   }
 
   auto g = std::make_shared<BindGroupImpl>();

@@ -19,7 +19,7 @@ TEST(R1, EntryCountMustMatchLayout) {
   auto p = pipeline("copy_vec4");
   Buffer a = poisoned(d, 64, "src"), b = poisoned(d, 64, "dst");
   expect_validation_error([&] { group(d, p, {{0, a}, {1, b}}, "two of three"); }, "R1",
-                          {"[BindGroup \"two of three\"]", "2 entries", "has 3"});
+                          {"[BindGroup \"two of three\"]", "2 entries", "has 3", "missing binding 2"});
 }
 
 TEST(R1, BindingNumberMustBeInLayout) {
@@ -324,6 +324,30 @@ TEST(R10, AutoLayoutHasShaderBindingsAndMinimums) {
   EXPECT_EQ(l.entries()[2].type, BindingType::Uniform);
   EXPECT_EQ(l.entries()[2].min_binding_size, 16u);
   expect_validation_error([&] { p.get_bind_group_layout(1); }, "state", {"no bind group 1"});
+}
+
+TEST(R10, DeclaredButUnusedBindingIsLeftOut) {
+  Device& d = device();
+  const KernelInfo& k = util("fill_index_sparse");
+  const KernelBinding* unused = k.find_binding(0, 3);
+  ASSERT_NE(unused, nullptr);
+  EXPECT_FALSE(unused->statically_used);
+  auto p = d.create_compute_pipeline({"sparse", &k, {}, false});
+  auto l = p.get_bind_group_layout(0);
+  ASSERT_EQ(l.entries().size(), 2u);
+  EXPECT_EQ(l.entries()[0].binding, 0u);
+  EXPECT_EQ(l.entries()[1].binding, 1u);
+  Buffer out = poisoned(d, 256, "out"), extra = poisoned(d, 64, "extra");
+  // Binding 3 against the auto layout: not in it (R1, as WebGPU reports it).
+  expect_validation_error([&] { group(d, p, {{0, out}, {1, params(d, 256)}, {3, extra}}, "g"); }, "R1",
+                          {"binding 3", "is not in", "[BindGroupLayout \"sparse group 0 (auto)\"]"});
+  // The boundary: exactly the used bindings run; an explicit layout may also hold binding 3.
+  run(d, p, {group(d, p, {{0, out}, {1, params(d, 256)}})}, {1, 1});
+  auto got = read<uint32_t>(d, out);
+  for (uint32_t i = 0; i < 256; ++i) ASSERT_EQ(got[i], i);
+  auto explicit_layout = d.create_bind_group_layout(
+      {"with 3", {{0, BindingType::Storage}, {1, BindingType::Uniform}, {3, BindingType::ReadOnlyStorage}}});
+  EXPECT_NO_THROW(d.create_compute_pipeline({"sparse explicit", &k, {explicit_layout}, false}));
 }
 
 TEST(R10, AutoLayoutKeepsOnlyStaticallyUsedBindings) {

@@ -33,6 +33,18 @@ fn fill_index(@builtin(global_invocation_id) gid: vec3<u32>,
     fill_out[i] = i;
 }
 
+// ---- fill_index_sparse: fill_index with a declared binding it never uses (R10: the auto layout
+// leaves @binding(3) out; an explicit layout may still hold it)
+@group(0) @binding(3) var<storage, read> sparse_unused: array<u32>;
+
+@compute @workgroup_size(256, 1, 1)
+fn fill_index_sparse(@builtin(global_invocation_id) gid: vec3<u32>,
+                     @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = flat_id(gid, nwg);
+    if (i >= fill_params.x) { return; }
+    fill_out[i] = i;
+}
+
 // ---- count_writes: counts[i] += 1 for every i < n (each element exactly once per dispatch) -----
 @group(0) @binding(0) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(1) var<uniform> count_params: vec4<u32>;  // (n, _, _, _)

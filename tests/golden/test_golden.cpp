@@ -50,7 +50,7 @@ std::string case_test_name(const ::testing::TestParamInfo<fs::path>& info) {
 // ---- .npy ------------------------------------------------------------------------------------
 
 TEST(Npy, RoundTripEveryType) {
-  auto r = testing::rng();
+  auto r = wgslvk::testing::rng();
   for (DType t : {DType::F32, DType::F16, DType::U32, DType::I32, DType::U16, DType::I16, DType::U8,
                   DType::I8}) {
     Array a;
@@ -324,7 +324,7 @@ class GoldenCase : public ::testing::TestWithParam<fs::path> {};
 
 TEST_P(GoldenCase, Passes) {
   Case c = load_case(GetParam());
-  Runner runner(testing::device());
+  Runner runner(wgslvk::testing::device());
   CaseResult r = runner.run(c);
   if (r.status == CaseResult::Status::Skip) GTEST_SKIP() << r.message;
   EXPECT_EQ(r.status, CaseResult::Status::Pass) << r.id << ": " << r.message;
@@ -351,7 +351,7 @@ TEST(GoldenCases, RunnerReportsAMovedExpectedValue) {
   bool tried_ulp = false, tried_exact = false;
   for (const auto& dir : golden_cases()) {
     Case c = load_case(dir);
-    Runner runner(testing::device());
+    Runner runner(wgslvk::testing::device());
     CaseResult base = runner.run(c);
     if (base.status != CaseResult::Status::Pass) continue;
     for (size_t k = 0; k < c.checks.size(); ++k) {
@@ -386,7 +386,7 @@ TEST(GoldenCases, BadBindingIsAClearError) {
   auto cases = golden_cases();
   ASSERT_FALSE(cases.empty());
   Case c = load_case(cases.front());
-  Runner runner(testing::device());
+  Runner runner(wgslvk::testing::device());
   Case missing = c;
   auto removed = missing.dispatches[0].bindings.back();
   missing.dispatches[0].bindings.pop_back();

@@ -71,7 +71,9 @@ TEST(MultiTensorAdamW, LayoutAlignsEverySubRange) {
         EXPECT_FALSE(seen_nodecay && p.decay) << "decay block must come first";
         EXPECT_EQ(p.offset % L.unit, 0u);
         EXPECT_EQ(p.offset * 4 % align, 0u) << p.name << " f32";
-        if (prec == StatePrecision::F16Mirror) EXPECT_EQ(p.offset * 2 % align, 0u) << p.name << " f16";
+        if (prec == StatePrecision::F16Mirror) {
+          EXPECT_EQ(p.offset * 2 % align, 0u) << p.name << " f16";
+        }
         if (prec == StatePrecision::Int8) {
           EXPECT_EQ(p.offset % align, 0u) << p.name << " codes";
           EXPECT_EQ(p.offset % 256, 0u) << p.name << " quantization block";
@@ -269,7 +271,9 @@ TEST(MultiTensorAdamW, NonFiniteGradientsBecomeZero) {
       for (size_t i = 0; i < p.count; ++i) {
         ASSERT_TRUE(std::isfinite(gm[i]) && std::isfinite(gv[i]) && std::isfinite(gw[i])) << p.name << "[" << i << "]";
         ASSERT_EQ(std::bit_cast<uint32_t>(gg[i]), 0u);
-        if (!std::isfinite(g[p.name][i])) ASSERT_EQ(gm[i], 0.0f) << "non-finite grad must count as 0";
+        if (!std::isfinite(g[p.name][i])) {
+          ASSERT_EQ(gm[i], 0.0f) << "non-finite grad must count as 0";
+        }
       }
     }
   }

@@ -412,3 +412,25 @@ TEST(GoldenCases, BadBindingIsAClearError) {
   EXPECT_NE(r.message.find(c.id()), std::string::npos) << r.message;
   EXPECT_NE(r.message.find("R2"), std::string::npos) << r.message;
 }
+
+// A kernel needing a feature the device lacks is reported as SKIP with the reason, never PASS.
+TEST(GoldenCases, MissingFeatureIsASkipWithTheReason) {
+  DeviceDescriptor desc;
+  desc.label = "no optional features";
+  Device bare = wgslvk::testing::make_device(desc);
+  Runner runner(bare);
+  int skipped = 0;
+  for (const auto& dir : golden_cases()) {
+    Case c = load_case(dir);
+    const KernelInfo* k = find_kernel(c.dispatches[0].kernel);
+    ASSERT_NE(k, nullptr) << c.id();
+    if (!k->needs_shader_f16 && !k->needs_float_atomics) continue;
+    CaseResult r = runner.run(c);
+    EXPECT_EQ(r.status, CaseResult::Status::Skip) << c.id() << ": " << r.message;
+    EXPECT_NE(r.message.find(k->needs_shader_f16 ? "shader-f16" : "float32-atomic-add"), std::string::npos)
+        << r.message;
+    EXPECT_TRUE(r.checks.empty());
+    ++skipped;
+  }
+  EXPECT_GT(skipped, 0) << "no golden case of a kernel with an optional feature";
+}

@@ -123,8 +123,8 @@ Case adam_case(uint64_t seed, Adam kind, AdamOpts o, const std::string& what) {
   u.beta1 = 0.9f;
   u.beta2 = 0.999f;
   u.eps = 1e-8f;
-  u.beta1_t = float(std::pow(double(u.beta1), t));
-  u.beta2_t = float(std::pow(double(u.beta2), t));
+  u.beta1_t = float(pow_int(double(u.beta1), t));
+  u.beta2_t = float(pow_int(double(u.beta2), t));
   u.t = t;
   const float grad_norm = 3.75f;
   std::vector<float> stats = {grad_norm, o.clip};
@@ -136,8 +136,8 @@ Case adam_case(uint64_t seed, Adam kind, AdamOpts o, const std::string& what) {
     p.beta1 = u.beta1;
     p.beta2 = u.beta2;
     p.eps = u.eps;
-    p.bias_correction1 = float(1.0 - std::pow(double(u.beta1), t));
-    p.bias_correction2 = float(1.0 - std::pow(double(u.beta2), t));
+    p.bias_correction1 = float(1.0 - pow_int(double(u.beta1), t));
+    p.bias_correction2 = float(1.0 - pow_int(double(u.beta2), t));
   }
   b.input(oc ? "param" : "w", DType::F32, w);
   b.input(oc ? "grad" : "g", DType::F32, g);
@@ -277,8 +277,8 @@ Case q8_case(uint64_t seed, uint32_t n, bool nonfinite, bool zero_block, const s
   u.beta2 = 0.75f;
   u.weight_decay = 0.01f;
   u.t = 3 + r.below(100);
-  u.beta1_t = float(std::pow(0.5, u.t));
-  u.beta2_t = float(std::pow(0.75, u.t));
+  u.beta1_t = float(pow_int(0.5, u.t));
+  u.beta2_t = float(pow_int(0.75, u.t));
   u.eps = 1e-8f;
   const float clip = 0.5f;
   uint32_t words = div_ceil(n, 4), blocks = div_ceil(n, 256);

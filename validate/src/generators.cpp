@@ -1,5 +1,6 @@
 #include "wgslvk/validate/generators.hpp"
 
+#include <bit>
 #include <cmath>
 
 namespace wgslvk::validate {
@@ -8,10 +9,19 @@ void register_optimizer(std::vector<Generator>& g);  // gen_optimizer.cpp
 void register_embedding(std::vector<Generator>& g);  // gen_embedding.cpp
 
 float Rng::log_uniform(int lo_exp, int hi_exp, bool signed_) {
-  double e = lo_exp + (hi_exp - lo_exp) * unit();
-  double v = std::exp2(e);
-  if (signed_ && (bits() & 1)) v = -v;
-  return float(v);
+  // Built from bits (no exp2, whose last bit may differ between libms): a uniform binade in
+  // [lo_exp, hi_exp) and 23 uniform mantissa bits.
+  uint64_t r = bits();
+  uint32_t e = uint32_t(lo_exp + int(r % uint64_t(hi_exp - lo_exp)) + 127);
+  uint32_t b = (e << 23) | uint32_t((r >> 32) & 0x7fffffu);
+  if (signed_ && ((r >> 63) & 1)) b |= 0x80000000u;
+  return std::bit_cast<float>(b);
+}
+
+double pow_int(double base, uint32_t n) {
+  double p = 1.0;
+  for (uint32_t i = 0; i < n; ++i) p *= base;  // IEEE multiplies: the same bits everywhere
+  return p;
 }
 
 const std::vector<Generator>& generators() {

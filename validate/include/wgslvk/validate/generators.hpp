@@ -40,9 +40,13 @@ class Rng {
   uint32_t below(uint64_t n) { return uint32_t(g_() % n); }  // bias < n / 2^64: irrelevant here
   // Uniform magnitude over [2^lo_exp, 2^hi_exp) in log space, random sign: spans binades.
   float log_uniform(int lo_exp, int hi_exp, bool signed_ = true);
+  // hi_exp > lo_exp; the exponent range must stay within normal f32 (-126..127).
 
  private:
   std::mt19937_64 g_;
 };
+
+// base^n by n multiplications (std::pow's last bit is not the same in every libm).
+double pow_int(double base, uint32_t n);
 
 }  // namespace wgslvk::validate

@@ -389,6 +389,10 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
     if (load_files) {
       if (s.mode == CheckSpec::Mode::Ulp && !dtype_is_float(s.expected.dtype))
         k.at("compare").fail("ulp comparison of integer data (" + std::string(dtype_name(s.expected.dtype)) + "); use exact");
+      if (dtype_size(s.expected.dtype) != dtype_size(buf->element_type()) && buf->kind != BufferSpec::Kind::File)
+        k.at("expected").fail(s.expected_file + " holds " + std::string(dtype_name(s.expected.dtype)) +
+                              " elements but buffer '" + s.buffer + "' is declared as " +
+                              std::string(dtype_name(buf->element_type())) + " (element sizes differ)");
       uint64_t n = s.expected.count();
       if (s.range_end() > n)
         k.fail("range end " + std::to_string(s.range_end()) + " is past the " + std::to_string(n) +

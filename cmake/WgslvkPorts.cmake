@@ -21,6 +21,7 @@
 # kernels that read it.
 
 set_property(GLOBAL PROPERTY WGSLVK_PORT_COUNT 0)
+set(WGSLVK_KERNEL_INCLUDE_DIR ${CMAKE_CURRENT_LIST_DIR}/../translator/include)
 
 function(wgslvk_add_port)
   cmake_parse_arguments(P "" "WGSL;KERNEL;ABI_OF;SOURCE" "DEFINES" ${ARGN})
@@ -148,5 +149,5 @@ using namespace generated;
   list(APPEND sources ${gen_dir}/kernel_index.cpp)
 
   add_library(${target} STATIC ${sources})
-  target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR}/translator/include)
+  target_include_directories(${target} PUBLIC ${WGSLVK_KERNEL_INCLUDE_DIR})
 endfunction()

@@ -15,6 +15,7 @@
 #include "wgslvk/validate/golden.hpp"
 #include "wgslvk/validate/npy.hpp"
 #include "wgslvk/validate/runner.hpp"
+#include "wgslvk/validate/validate.hpp"
 
 namespace fs = std::filesystem;
 using namespace wgslvk;
@@ -433,4 +434,52 @@ TEST(GoldenCases, MissingFeatureIsASkipWithTheReason) {
     ++skipped;
   }
   EXPECT_GT(skipped, 0) << "no golden case of a kernel with an optional feature";
+}
+
+// `wgslvk validate` as a library: a moved expected value in a case brought with --cases makes the
+// kernel's row FAIL, the verdict FAIL, and the message names the case, the element and the values.
+TEST(Validate, ReportsAFailingCaseFromCasesDir) {
+  auto cases = golden_cases();
+  fs::path src;
+  for (const auto& c : cases)
+    if (c.generic_string().find("embedding/embed_lookup/oov_tokens") != std::string::npos) src = c;
+  ASSERT_FALSE(src.empty());
+  fs::path d = temp_dir("validate");
+  fs::path dst = d / "embedding" / "embed_lookup" / "oov_tokens";
+  fs::create_directories(dst);
+  for (auto& e : fs::directory_iterator(src)) fs::copy_file(e.path(), dst / e.path().filename());
+  Array e = npy_read(dst / "out.expected.npy");
+  auto v = e.as<float>();
+  v[41] = std::nextafter(v[41], INFINITY);
+  npy_write(dst / "out.expected.npy", Array::of(DType::F32, v));
+
+  ValidateOptions opt;
+  opt.cases = d;
+  opt.randomized = false;
+  Validator val(opt);
+  ValidateReport rep = val.run();
+  EXPECT_FALSE(rep.ok());
+  ASSERT_EQ(rep.rows.size(), 1u);
+  EXPECT_EQ(rep.rows[0].kernel, "embedding/embed_lookup");
+  EXPECT_EQ(rep.rows[0].status, "FAIL");
+  ASSERT_EQ(rep.rows[0].messages.size(), 1u);
+  const std::string& m = rep.rows[0].messages[0];
+  EXPECT_NE(m.find("embedding/embed_lookup/oov_tokens"), std::string::npos) << m;
+  EXPECT_NE(m.find("out[41]"), std::string::npos) << m;
+  EXPECT_NE(m.find("1 of "), std::string::npos) << m;
+  EXPECT_NE(rep.verdict().find("FAIL"), std::string::npos) << rep.verdict();
+  auto j = report_json(rep);
+  EXPECT_EQ(j["ok"], false);
+  EXPECT_EQ(j["cases"][0]["checks"][0]["first_index"], 41);
+
+  // The unmodified golden case of the same kernel, with the randomized check: PASS.
+  ValidateOptions good;
+  good.kernels = {"embed_lookup"};
+  good.seed = 12345;
+  Validator val2(good);
+  ValidateReport ok = val2.run();
+  EXPECT_TRUE(ok.ok()) << ok.verdict();
+  ASSERT_EQ(ok.rows.size(), 1u);
+  EXPECT_GE(ok.rows[0].cases, 5);  // 4 golden + 1 randomized
+  fs::remove_all(d);
 }

@@ -433,7 +433,9 @@ Case load_case(const fs::path& dir) {
 
 std::vector<fs::path> find_cases(const fs::path& root) {
   std::vector<fs::path> out;
-  if (!fs::is_directory(root)) throw CaseError(root.string() + ": not a directory");
+  if (!fs::is_directory(root))
+    throw CaseError(root.string() + ": not a directory (golden/ is found through WGSLVK_SOURCE_DIR or "
+                    "the build's source tree; --cases DIR names another)");
   if (fs::exists(root / "case.json")) out.push_back(root);
   for (auto& e : fs::recursive_directory_iterator(root))
     if (e.is_regular_file() && e.path().filename() == "case.json" && e.path().parent_path() != root)

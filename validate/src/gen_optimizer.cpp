@@ -92,6 +92,11 @@ struct AdamOpts {
   bool nonfinite = false;
   float clip = 1.0f;        // grad_stats[1]
   const std::array<uint32_t, 3>* grid = nullptr;
+  // The whole optimizer step in one case: reduce_norm_sq over the gradient mega-buffer (its NaN
+  // poison padding skipped), finalize_grad_stats (clipping off), then the update dispatches
+  // reading the grad_stats the GPU just wrote. Integer gradients keep the sum exact, so the
+  // finalize bounds hold as stated and clip is exactly 1.0 for the update.
+  bool full_step = false;
 };
 
 Case adam_case(uint64_t seed, Adam kind, AdamOpts o, const std::string& what) {
@@ -115,7 +120,8 @@ Case adam_case(uint64_t seed, Adam kind, AdamOpts o, const std::string& what) {
     }
   auto gr = random_grads(r, total, o.nonfinite);
   for (size_t k = 0; k < o.blocks.size(); ++k)
-    for (uint64_t i = off[k]; i < off[k] + o.blocks[k].n; ++i) g[i] = gr[i];
+    for (uint64_t i = off[k]; i < off[k] + o.blocks[k].n; ++i)
+      g[i] = o.full_step ? float(int(r.below(7)) - 3) : gr[i];
 
   uint32_t t = o.t ? o.t : 1 + r.below(400);  // beta1^t stays a normal f32
   oref::AdamWUniforms u;
@@ -143,8 +149,34 @@ Case adam_case(uint64_t seed, Adam kind, AdamOpts o, const std::string& what) {
   b.input(oc ? "grad" : "g", DType::F32, g);
   b.input("m", DType::F32, m);
   b.input("v", DType::F32, v);
-  if (!oc) b.input("grad_stats", DType::F32, stats);
   if (f16) b.output("w16", DType::F16, total);
+  const float max_norm_off = 1e30f;
+  oref::GradStats fin;
+  if (o.full_step) {
+    b.c.buffers.push_back({});
+    auto& a = b.c.buffers.back();
+    a.name = "norm_sq_acc";
+    a.kind = BufferSpec::Kind::Fill;
+    a.count = 1;
+    a.poison = false;
+    a.fill_value = 0.0;  // zeroed once at allocation
+    b.output("grad_stats", DType::F32, 2);
+    auto& red = b.dispatch("optimizer/reduce_norm_sq", "gradient norm");
+    CaseBuilder::bind(red, 0, "g");
+    CaseBuilder::bind(red, 1, "norm_sq_acc");
+    CaseBuilder::bind_values(red, 2, CaseBuilder::u32s({uint32_t(total)}));
+    red.workgroups_1d = div_ceil(total, 256);
+    auto& fd = b.dispatch("optimizer/finalize_grad_stats", "grad stats");
+    CaseBuilder::bind(fd, 0, "norm_sq_acc");
+    CaseBuilder::bind(fd, 1, "grad_stats");
+    CaseBuilder::bind_values(fd, 2, CaseBuilder::f32s({max_norm_off}));
+    fd.workgroups = std::array<uint32_t, 3>{1, 1, 1};
+    fin = oref::finalize_grad_stats_reference(oref::reduce_norm_sq_reference(g), max_norm_off);
+    if (fin.clip_scale != 1.0f) throw std::logic_error("full step: clipping must be off");
+    o.clip = fin.clip_scale;
+  } else if (!oc) {
+    b.input("grad_stats", DType::F32, stats);
+  }
 
   Out ow(total), om(total), ov(total);
   std::vector<float> g_after = g;
@@ -206,6 +238,15 @@ Case adam_case(uint64_t seed, Adam kind, AdamOpts o, const std::string& what) {
     b.check_exact("g", Array::of(DType::F32, g_after),
                   std::string("gradients zeroed in the update pass: ") + oref::kGradZeroBound.why +
                       "; padding poison unchanged");
+  if (o.full_step) {
+    Array ex = Array::of(DType::F32, std::vector<float>{fin.grad_norm, fin.clip_scale});
+    b.check_ulp("grad_stats", ex, oref::kGradNormBound.ulp,
+                "gradNorm of the exact integer sum: " + bound_text(oref::kGradNormBound), 0, 1);
+    b.check_ulp("grad_stats", ex, oref::kClipScaleBound.ulp,
+                "clipScale (clipping off: 1.0): " + bound_text(oref::kClipScaleBound), 1, 2);
+    b.check_exact("norm_sq_acc", Array::of(DType::F32, std::vector<float>{0.0f}),
+                  "finalize reads the accumulator with atomicExchange(0): reset for the next step");
+  }
   if (f16) {
     Array e16 = Array::of(DType::F16, w16);
     uint64_t prev = 0;
@@ -251,6 +292,15 @@ Case adam_blocks(uint64_t seed) {
                    "multi-tensor: one mega-buffer per state, a decay block (wd 0.01) and a "
                    "no-decay block (wd 0) bound as 256-byte-aligned sub-ranges, two dispatches; "
                    "the poisoned padding between and after them stays unchanged");
+}
+template <Adam K>
+Case adam_full_step(uint64_t seed) {
+  AdamOpts o{{{1000, 0.01f, "decay block"}, {702, 0.0f, "no-decay block"}}, 0, false, false, 1.0f, nullptr};
+  o.full_step = true;
+  return adam_case(seed, K, o,
+                   "one optimizer step as the engine records it: reduce_norm_sq over the gradient "
+                   "mega-buffer (poison padding is NaN: skipped), finalize_grad_stats (clipping off), "
+                   "then the decay and no-decay update dispatches reading the grad_stats just written");
 }
 template <Adam K>
 Case adam_grid_2d(uint64_t seed) {
@@ -547,10 +597,13 @@ void register_optimizer(std::vector<Generator>& g) {
   add("adamw_update", "clip_on", 2204, false, adam_clip_on<Adam::Update>);
   add("adamw_update", "decay_and_no_decay_blocks", 2205, false, adam_blocks<Adam::Update>);
   add("adamw_update", "grid_2d", 2206, false, adam_grid_2d<Adam::Update>);
+  add("adamw_update", "full_step", 2207, false, adam_full_step<Adam::Update>);
   add("adamw_update_f16", "basic", 2301, true, adam_basic<Adam::UpdateF16>);
   add("adamw_update_f16", "step1_bias_correction", 2302, false, adam_step1<Adam::UpdateF16>);
   add("adamw_update_f16", "nonfinite_grads", 2303, false, adam_nonfinite<Adam::UpdateF16>);
   add("adamw_update_f16", "decay_and_no_decay_blocks", 2304, false, adam_blocks<Adam::UpdateF16>);
+  add("adamw_update_f16", "clip_on", 2305, false, adam_clip_on<Adam::UpdateF16>);
+  add("adamw_update_f16", "full_step", 2306, false, adam_full_step<Adam::UpdateF16>);
   add("adamw_8bit_update", "basic", 2401, true, q8_basic);
   add("adamw_8bit_update", "nonfinite_grads", 2402, false, q8_nonfinite);
   add("adamw_8bit_update", "zero_and_partial_blocks", 2403, false, q8_blocks);

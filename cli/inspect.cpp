@@ -13,7 +13,7 @@ namespace wgslvk::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: wgslvk inspect <file>/<kernel> [--emit spvasm|glsl|msl|hlsl|reflect-json] [--opt]\n"
+    "usage: wgslvk inspect <file>/<kernel> [--emit spvasm|glsl|msl|hlsl|reflect-json|port|wgsl] [--opt]\n"
     "       wgslvk inspect --list\n"
     "\n"
     "Without --emit: the kernel's bindings, WGSL declaration beside the reflected SPIR-V binding\n"
@@ -23,6 +23,8 @@ constexpr std::string_view kUsage =
     "  --emit FORMAT  print the module instead: spvasm (SPIRV-Tools disassembler), glsl (GLSL 450,\n"
     "                 Vulkan), msl (MSL 2.1, no argument buffers), hlsl (SM 6.2 with 16-bit types,\n"
     "                 else 5.1), reflect-json (SPIRV-Cross reflection)\n"
+    "  --emit port    print the GLSL port as compiled (includes expanded, defines written out)\n"
+    "  --emit wgsl    print the WGSL file the kernel is checked against\n"
     "  --opt          use the spirv-opt -O module instead of glslang's\n"
     "  --list         list every embedded kernel\n"
     "  --help         this text\n"
@@ -160,9 +162,14 @@ int run_inspect(const std::vector<std::string>& args) {
   }
   const KernelInfo& k = kernel(name);  // throws with the known kernels listed
   if (emit_format.empty()) return show(k, opt);
+  if (emit_format == "port" || emit_format == "wgsl") {
+    std::string_view text = emit_format == "port" ? k.glsl_source : k.wgsl_source;
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
   auto fmt = translator::parse_emit_format(emit_format);
   if (!fmt) {
-    std::fprintf(stderr, "wgslvk inspect: unknown --emit format '%s' (spvasm, glsl, msl, hlsl, reflect-json)\n",
+    std::fprintf(stderr, "wgslvk inspect: unknown --emit format '%s' (spvasm, glsl, msl, hlsl, reflect-json, port, wgsl)\n",
                  emit_format.c_str());
     return 2;
   }

@@ -7,17 +7,19 @@ file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${src}/alpha ${src}/common)
 file(COPY_FILE ${CMAKE_CURRENT_LIST_DIR}/rebuild/CMakeLists.txt ${src}/CMakeLists.txt)
 file(WRITE ${src}/alpha/CMakeLists.txt
-  "wgslvk_add_port(WGSL alpha.wgsl KERNEL one)\nwgslvk_add_port(WGSL alpha.wgsl KERNEL two)\n")
+  "wgslvk_add_port(WGSL alpha.wgsl KERNEL one)\nwgslvk_add_port(WGSL alpha.wgsl KERNEL two)\n"
+  "wgslvk_add_port(WGSL alpha.wgsl KERNEL three SOURCE two.comp DEFINES SCALE=3.0)\n")
 file(WRITE ${src}/alpha/alpha.wgsl [=[
 @group(0) @binding(0) var<storage, read_write> a: array<f32>;
 @compute @workgroup_size(64) fn one(@builtin(global_invocation_id) g: vec3<u32>) { a[g.x] = 1.0; }
 @compute @workgroup_size(64) fn two(@builtin(global_invocation_id) g: vec3<u32>) { a[g.x] = 2.0; }
+@compute @workgroup_size(64) fn three(@builtin(global_invocation_id) g: vec3<u32>) { a[g.x] = 6.0; }
 ]=])
 set(head "#version 450\nlayout(local_size_x = 64) in;\nlayout(set = 0, binding = 0, std430) buffer A { float a[]; };\n")
 file(WRITE ${src}/alpha/local.glsl "float value() { return 1.0; }\n")
 file(WRITE ${src}/common/shared.glsl "#ifndef SHARED\n#define SHARED\nfloat value() { return 2.0; }\n#endif\n")
 file(WRITE ${src}/alpha/one.comp "${head}#include \"local.glsl\"\nvoid main() { a[gl_GlobalInvocationID.x] = value(); }\n")
-file(WRITE ${src}/alpha/two.comp "${head}#include \"shared.glsl\"\nvoid main() { a[gl_GlobalInvocationID.x] = value(); }\n")
+file(WRITE ${src}/alpha/two.comp "${head}#include \"shared.glsl\"\n#ifndef SCALE\n#define SCALE 1.0\n#endif\nvoid main() { a[gl_GlobalInvocationID.x] = value() * SCALE; }\n")
 
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${src} -B ${WORK}/build -G Ninja
                         -DCMAKE_MAKE_PROGRAM=${NINJA} -DWGSLVK_SOURCE_DIR=${WGSLVK_SOURCE_DIR}
@@ -54,10 +56,19 @@ function(expect what touched expected)
   message(STATUS "${what}: rebuilt [${got}]")
 endfunction()
 
-expect("first build" "" "alpha/one;alpha/two")
+expect("first build" "" "alpha/one;alpha/three;alpha/two")
 expect("no change" "" "")
 expect("edit alpha/one.comp" ${src}/alpha/one.comp "alpha/one")
 expect("edit alpha/local.glsl (included by one)" ${src}/alpha/local.glsl "alpha/one")
-expect("edit common/shared.glsl (included by two)" ${src}/common/shared.glsl "alpha/two")
-expect("edit alpha/alpha.wgsl (both ports' WGSL)" ${src}/alpha/alpha.wgsl "alpha/one;alpha/two")
+expect("edit common/shared.glsl (included by two.comp)" ${src}/common/shared.glsl "alpha/three;alpha/two")
+expect("edit alpha/two.comp (two, and three built from it)" ${src}/alpha/two.comp "alpha/three;alpha/two")
+expect("edit alpha/alpha.wgsl (every port's WGSL)" ${src}/alpha/alpha.wgsl "alpha/one;alpha/three;alpha/two")
+# The DEFINES reached kernel three and only it.
+file(GLOB_RECURSE three ${WORK}/build/*/alpha/three.cpp)
+file(GLOB_RECURSE two ${WORK}/build/*/alpha/two.cpp)
+file(READ "${three}" three_text)
+file(READ "${two}" two_text)
+if(NOT three_text MATCHES "#define SCALE 3.0" OR two_text MATCHES "#define SCALE 3.0")
+  message(FATAL_ERROR "DEFINES SCALE=3.0 should be in ${three} and not in ${two}")
+endif()
 file(REMOVE_RECURSE ${WORK})

@@ -456,6 +456,7 @@ TEST(Validate, ReportsAFailingCaseFromCasesDir) {
   ValidateOptions opt;
   opt.cases = d;
   opt.randomized = false;
+  opt.dump = d / "dump";
   Validator val(opt);
   ValidateReport rep = val.run();
   EXPECT_FALSE(rep.ok());
@@ -471,6 +472,13 @@ TEST(Validate, ReportsAFailingCaseFromCasesDir) {
   auto j = report_json(rep);
   EXPECT_EQ(j["ok"], false);
   EXPECT_EQ(j["cases"][0]["checks"][0]["first_index"], 41);
+  // --dump: the actual output beside the expected one, the moved element differing.
+  fs::path dumped = d / "dump" / "embedding" / "embed_lookup" / "oov_tokens";
+  Array actual = npy_read(dumped / "out.actual.npy");
+  Array expected = npy_read(dumped / "out.expected.npy");
+  ASSERT_EQ(actual.count(), expected.count());
+  EXPECT_NE(actual.at<uint32_t>(41), expected.at<uint32_t>(41));
+  EXPECT_EQ(actual.at<uint32_t>(40), expected.at<uint32_t>(40));
 
   // The unmodified golden case of the same kernel, with the randomized check: PASS.
   ValidateOptions good;

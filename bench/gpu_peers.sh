@@ -10,7 +10,7 @@
 #
 # usage: bash bench/gpu_peers.sh [--quick] [--reps N] [--skip-dawn] [--skip-torch] [-- BENCH_ARGS]
 # Results: $OUT (default out/peers): ours.json dawn.json torch.json ratios.md ours.png peers.png
-# log.txt extra.tar.gz (dawn_compare.json, env.txt). At most 8 files, as the device tool allows.
+# log.txt extra.tar.gz (dawn_compare.json, env.txt, smi.csv: clocks/power each second). At most 8 files, as the device tool allows.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -56,6 +56,15 @@ if ! ls /usr/share/vulkan/icd.d/nvidia*.json /etc/vulkan/icd.d/nvidia*.json >/de
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
   export VK_ICD_FILENAMES=$VK_DRIVER_FILES
   echo "VK_DRIVER_FILES=$VK_DRIVER_FILES"
+fi
+
+# GPU clocks, power and throttle reasons once a second for the whole run (explains slow phases)
+if command -v nvidia-smi >/dev/null; then
+  R=; nvidia-smi --query-gpu=clocks_event_reasons.active --format=csv >/dev/null 2>&1 && R=,clocks_event_reasons.active
+  nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu$R \
+    --format=csv -l 1 > "$W/smi.csv" 2>&1 &
+  SMI_PID=$!
+  trap 'kill $SMI_PID 2>/dev/null' EXIT
 fi
 
 step "engine"
@@ -107,6 +116,7 @@ step "ratios"
 args=("$OUT/ours.json" "$OUT/dawn.json" "$OUT/torch.json")
 python3 bench/peers/ratios.py "${args[@]}" --md "$OUT/ratios.md" --png "$OUT/peers.png"
 
-(cd "$W" && tar czf "$OUT/extra.tar.gz" env.txt $( [ -f dawn_compare.json ] && echo dawn_compare.json ))
+[ -n "${SMI_PID:-}" ] && kill "$SMI_PID" 2>/dev/null
+(cd "$W" && tar czf "$OUT/extra.tar.gz" env.txt $( [ -f dawn_compare.json ] && echo dawn_compare.json ) $( [ -f smi.csv ] && echo smi.csv ))
 step "done; files in $OUT:"
 ls -la "$OUT"

@@ -51,7 +51,8 @@ options:
   --device SEL     adapter index or name substring (default: WGSLVK_DEVICE, else the first GPU)
   --quick          small sizes and 5 repeats (lavapipe / CI smoke; numbers meaningless)
   --reps N         timed repeats per measurement (default 25; --quick 5)
-  --warmup N       untimed repeats before timing (default 3)
+  --warmup N       untimed repeats before timing (default 3), and at least
+  --warm-ms MS     MS milliseconds of busy warm-up per measurement (default 200; --quick 0)
   --only LIST      comma-separated kernel names or groups (optimizer, embedding, step)
   --json FILE      write every number as JSON
   --png FILE       plot bandwidth against bytes per kernel, with the copy roofline
@@ -66,6 +67,7 @@ struct Options {
   std::optional<std::string> device;
   bool quick = false;
   int reps = 25, warmup = 3;
+  double warm_ms = 200;  // minimum busy warm-up per measurement
   std::set<std::string> only;
   std::string json_path, png_path, dump_dir;
   uint64_t max_elems = 0;
@@ -89,7 +91,7 @@ struct Ctx {
   ComputePipeline copy_pipe;
   Buffer copy_src, copy_dst, copy_n;
   uint64_t copy_max_half = 0;  // largest src (= dst) range in bytes
-  std::map<uint64_t, Stats> copy_cache;  // half bytes -> stats
+  std::map<uint32_t, std::pair<Buffer, BindGroup>> copy_slots;  // vec4 count -> uniform, group
   std::vector<std::string> notes;
 };
 
@@ -149,38 +151,54 @@ ComputePipeline pipeline_for(Device& d, const KernelInfo& k) {
 using Recorder = std::function<void(ComputePass&)>;
 using PreRecorder = std::function<void(CommandEncoder&)>;  // outside the pass (clear_buffer)
 
-// Runs `warmup` untimed repeats, then `reps` passes with pass timestamps in one submit.
-// Returns per-repeat device times in ms.
-Stats time_passes(Ctx& c, const Recorder& rec, const PreRecorder& pre = {}, int reps = -1) {
-  if (reps < 0) reps = c.opt.reps;
-  {
+// Warm-up: untimed repeats until at least `--warmup` of them ran AND `--warm-ms` of wall time
+// passed with the GPU busy (an idle GPU drops its clocks during the host-side fills between
+// measurements; a few milliseconds of warm-up do not bring them back: seen on an H200).
+void warm_up(Ctx& c, const std::function<void(CommandEncoder&)>& record_one) {
+  auto t0 = std::chrono::steady_clock::now();
+  int done = 0, batch = std::max(c.opt.warmup, 1);
+  for (;;) {
     CommandEncoder enc = c.dev.create_command_encoder("bench warmup");
-    for (int i = 0; i < c.opt.warmup; ++i) {
-      if (pre) pre(enc);
-      ComputePass p = enc.begin_compute_pass({"warmup", std::nullopt});
-      rec(p);
-      p.end();
-    }
+    for (int i = 0; i < batch; ++i) record_one(enc);
     c.dev.submit(enc.finish());
     c.dev.wait_idle();
+    done += batch;
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if ((done >= c.opt.warmup && ms >= c.opt.warm_ms) || done >= 20000) break;
+    batch = std::min(batch * 2, 512);
   }
-  QuerySet qs = c.dev.create_query_set(uint32_t(2 * reps), "bench timestamps");
-  CommandEncoder enc = c.dev.create_command_encoder("bench timed");
-  for (int i = 0; i < reps; ++i) {
-    if (pre) pre(enc);
-    ComputePassDescriptor pd{"timed", PassTimestampWrites{qs, uint32_t(2 * i), uint32_t(2 * i + 1)}};
-    ComputePass p = enc.begin_compute_pass(pd);
-    rec(p);
-    p.end();
-  }
-  c.dev.submit(enc.finish());
-  c.dev.wait_idle();
-  auto ts = c.dev.read_timestamps(qs);
+}
+
+void record_pass(CommandEncoder& enc, const Recorder& rec, const PreRecorder& pre,
+                 const QuerySet* qs, uint32_t q) {
+  if (pre) pre(enc);
+  ComputePassDescriptor pd{"bench", std::nullopt};
+  if (qs) pd.timestamp_writes = PassTimestampWrites{*qs, q, q + 1};
+  ComputePass p = enc.begin_compute_pass(pd);
+  rec(p);
+  p.end();
+}
+
+Stats stats_from(const std::vector<uint64_t>& ts, int reps, int stride, int first) {
   std::vector<double> ms;
-  for (int i = 0; i < reps; ++i)
-    if (ts[2 * i + 1] >= ts[2 * i]) ms.push_back(double(ts[2 * i + 1] - ts[2 * i]) * 1e-6);
+  for (int i = 0; i < reps; ++i) {
+    uint64_t a = ts[size_t(stride * i + first)], b = ts[size_t(stride * i + first + 1)];
+    if (b >= a) ms.push_back(double(b - a) * 1e-6);
+  }
   if (ms.empty()) throw std::runtime_error("bench: no valid timestamps were read");
   return stats_of(ms);
+}
+
+// Times `rec` alone: warm-up, then `reps` passes with pass timestamps in one submission.
+Stats time_passes(Ctx& c, const Recorder& rec, const PreRecorder& pre = {}, int reps = -1) {
+  if (reps < 0) reps = c.opt.reps;
+  warm_up(c, [&](CommandEncoder& enc) { record_pass(enc, rec, pre, nullptr, 0); });
+  QuerySet qs = c.dev.create_query_set(uint32_t(2 * reps), "bench timestamps");
+  CommandEncoder enc = c.dev.create_command_encoder("bench timed");
+  for (int i = 0; i < reps; ++i) record_pass(enc, rec, pre, &qs, uint32_t(2 * i));
+  c.dev.submit(enc.finish());
+  c.dev.wait_idle();
+  return stats_from(c.dev.read_timestamps(qs), reps, 2, 0);
 }
 
 void dispatch_1d(ComputePass& p, const Device& d, uint64_t threads, uint32_t wg = 256) {
@@ -202,38 +220,82 @@ Bindings copy_bindings(Ctx& c, uint64_t half) {
   return b;
 }
 
-// copy_vec4 over `bytes` total traffic: `bytes/2` read and `bytes/2` written. Capped at the
-// largest binding the device allows; bandwidth is what the roofline uses, so the cap only
-// matters for sizes past it (reported as copy_bytes).
+// copy_vec4 over `bytes` total traffic: `bytes/2` read and `bytes/2` written, capped at the
+// largest binding the device allows (bandwidth is what the roofline uses; copy_bytes says what
+// was copied).
 struct CopyResult {
   Stats t;
   uint64_t bytes = 0;  // traffic actually copied (read + write)
   double gbps() const { return t.median > 0 ? double(bytes) / (t.median * 1e-3) / 1e9 : 0; }
 };
 
-CopyResult copy_roofline(Ctx& c, uint64_t bytes) {
+struct CopyRec {
+  Recorder rec;
+  uint64_t bytes = 0;
+};
+Bindings copy_bindings(Ctx& c, uint64_t half);
+CopyRec copy_recorder(Ctx& c, uint64_t bytes) {
   uint64_t half = align_up(std::max<uint64_t>(bytes / 2, 16), 16);
   half = std::min(half, c.copy_max_half);
-  CopyResult r;
-  r.bytes = 2 * half;
-  if (auto it = c.copy_cache.find(half); it != c.copy_cache.end()) {
-    r.t = it->second;
-    return r;
-  }
   uint32_t n4 = uint32_t(half / 16);
-  uint32_t nv[4] = {n4, 0, 0, 0};
-  c.dev.write_buffer(c.copy_n, 0, nv, 16);
-  Bindings b = copy_bindings(c, half);
-  const KernelInfo& k = c.copy_pipe.kernel();
-  BindGroup g = make_group(c.dev, c.copy_pipe, b, "copy_vec4");
-  uint32_t wg = k.workgroup_size[0];
-  r.t = time_passes(c, [&](ComputePass& p) {
-    p.set_pipeline(c.copy_pipe);
-    p.set_bind_group(0, g);
-    dispatch_1d(p, c.dev, n4, wg);
-  });
-  c.copy_cache[half] = r.t;
+  // each size gets its own 16-byte uniform slot (kept for the whole run)
+  auto it = c.copy_slots.find(n4);
+  if (it == c.copy_slots.end()) {
+    Buffer nb = make_buffer(c.dev, "copy_n", 16, kUniform);
+    uint32_t nv[4] = {n4, 0, 0, 0};
+    c.dev.write_buffer(nb, 0, nv, 16);
+    Bindings b;
+    for (const auto& kb : c.copy_pipe.kernel().bindings) {
+      if (kb.type == BindingType::ReadOnlyStorage) b[kb.binding] = {c.copy_src, 0, half};
+      else if (kb.type == BindingType::Storage) b[kb.binding] = {c.copy_dst, 0, half};
+      else b[kb.binding] = {nb, 0, 16};
+    }
+    it = c.copy_slots.emplace(n4, std::make_pair(nb, make_group(c.dev, c.copy_pipe, b, "copy_vec4"))).first;
+  }
+  BindGroup g = it->second.second;
+  uint32_t wg = c.copy_pipe.kernel().workgroup_size[0];
+  Device* dev = &c.dev;
+  ComputePipeline pipe = c.copy_pipe;
+  return {[=](ComputePass& p) {
+            p.set_pipeline(pipe);
+            p.set_bind_group(0, g);
+            Grid gr = grid_for_workgroups(std::max<uint64_t>(1, div_ceil(n4, wg)), dev->limits());
+            p.dispatch_workgroups(gr.x, gr.y);
+          },
+          2 * half};
+}
+
+CopyResult copy_roofline(Ctx& c, uint64_t bytes) {
+  CopyRec cr = copy_recorder(c, bytes);
+  CopyResult r;
+  r.bytes = cr.bytes;
+  r.t = time_passes(c, cr.rec);
   return r;
+}
+
+// The kernel and the copy roofline of the same byte count, in the same conditions: after one
+// warm-up of both, `reps` pairs of passes (kernel, copy) alternate in one submission. The copy
+// between kernel repeats also keeps small inputs from being served from L2 by the previous repeat.
+std::pair<Stats, CopyResult> time_pair(Ctx& c, const Recorder& rec, uint64_t bytes) {
+  CopyRec cr = copy_recorder(c, bytes);
+  int reps = c.opt.reps;
+  warm_up(c, [&](CommandEncoder& enc) {
+    record_pass(enc, rec, {}, nullptr, 0);
+    record_pass(enc, cr.rec, {}, nullptr, 0);
+  });
+  QuerySet qs = c.dev.create_query_set(uint32_t(4 * reps), "bench pair timestamps");
+  CommandEncoder enc = c.dev.create_command_encoder("bench timed pair");
+  for (int i = 0; i < reps; ++i) {
+    record_pass(enc, rec, {}, &qs, uint32_t(4 * i));
+    record_pass(enc, cr.rec, {}, &qs, uint32_t(4 * i + 2));
+  }
+  c.dev.submit(enc.finish());
+  c.dev.wait_idle();
+  auto ts = c.dev.read_timestamps(qs);
+  CopyResult r;
+  r.bytes = cr.bytes;
+  r.t = stats_from(ts, reps, 4, 2);
+  return {stats_from(ts, reps, 4, 0), r};
 }
 
 void check_copy(Ctx& c) {
@@ -345,6 +407,7 @@ static const Command kBench{"bench", "time every kernel against the copy rooflin
 int run_bench(const std::vector<std::string>& args) {
   if (wants_help(args, kBench)) return 0;
   Ctx c;
+  bool warm_set = false;
   for (size_t i = 0; i < args.size(); ++i) {
     auto next = [&]() -> std::string {
       if (i + 1 >= args.size()) throw std::invalid_argument(args[i] + " needs a value");
@@ -355,6 +418,7 @@ int run_bench(const std::vector<std::string>& args) {
     else if (a == "--quick") c.opt.quick = true;
     else if (a == "--reps") { c.opt.reps = std::stoi(next()); c.opt.reps_set = true; }
     else if (a == "--warmup") c.opt.warmup = std::stoi(next());
+    else if (a == "--warm-ms") { c.opt.warm_ms = std::stod(next()); warm_set = true; }
     else if (a == "--json") c.opt.json_path = next();
     else if (a == "--png") c.opt.png_path = next();
     else if (a == "--dump") c.opt.dump_dir = next();
@@ -366,6 +430,7 @@ int run_bench(const std::vector<std::string>& args) {
     } else throw std::invalid_argument("unknown option '" + a + "' (see wgslvk bench --help)");
   }
   if (c.opt.quick && !c.opt.reps_set) c.opt.reps = 5;
+  if (c.opt.quick && !warm_set) c.opt.warm_ms = 0;
   if (c.opt.reps < 1 || c.opt.reps > 1000) throw std::invalid_argument("--reps must be 1..1000");
 
   c.instance = Instance::create();
@@ -405,7 +470,8 @@ int run_bench(const std::vector<std::string>& args) {
                      {"float_atomics", c.dev.has_feature(Feature::FloatAtomics)},
                      {"maxBufferSize", L.maxBufferSize},
                      {"maxStorageBufferBindingSize", L.maxStorageBufferBindingSize}};
-  c.out["options"] = {{"quick", c.opt.quick}, {"reps", c.opt.reps}, {"warmup", c.opt.warmup}};
+  c.out["options"] = {{"quick", c.opt.quick}, {"reps", c.opt.reps}, {"warmup", c.opt.warmup},
+                      {"warm_ms", c.opt.warm_ms}};
   std::printf("wgslvk bench on %s (%s), driver %s\n", ai.name.c_str(),
               std::string(adapter_type_name(ai.type)).c_str(), ai.driver.c_str());
   std::printf("limits granted: maxBufferSize %llu, maxStorageBufferBindingSize %llu; shader-f16 %s, "
@@ -443,11 +509,6 @@ int run_bench(const std::vector<std::string>& args) {
   json jrows = json::array();
   for (auto& r : rows) jrows.push_back(row_json(r));
   c.out["kernels"] = jrows;
-  json jcopy = json::array();
-  for (auto& [half, st] : c.copy_cache)
-    jcopy.push_back({{"bytes", 2 * half}, {"median_ms", st.median},
-                     {"gbps", double(2 * half) / (st.median * 1e-3) / 1e9}});
-  c.out["copy"] = jcopy;
 
   if (selected(c.opt, "step", "step")) run_step(c);
   c.out["notes"] = c.notes;

@@ -46,26 +46,32 @@ def main(argv):
     dev = ours["device"]
     p(f"# wgslvk bench vs peers: {dev['name']} (driver {dev['driver']}), {ours['date']}")
     p("")
-    p("| kernel | size | ours ms | ours GB/s | % copy roofline | PyTorch ms | PyTorch/ours | Dawn ms | Dawn/ours |")
-    p("|---|---|---|---|---|---|---|---|---|")
+    p("| kernel | size | ours ms | ours GB/s | ours % copy | PyTorch ms | PyTorch/ours | PyTorch % copy | Dawn ms | Dawn/ours | Dawn % copy |")
+    p("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in ours.get("kernels", []):
         t = tk.get(key(r))
         d = dk.get(key(r))
         tms = None
         if t:
             tms = t.get("with_zero_ms", t["median_ms"])
+        tr = 100 * t["roofline_share"] if t and "roofline_share" in t else None
+        dr = 100 * d["roofline_share"] if d and "roofline_share" in d else None
         p(f"| {r['kernel']} | {r['label']} | {r['median_ms']:.4f} | {r['gbps']:.0f} | "
           f"{100 * r['roofline_share']:.1f}% | {fmt(tms, '.4f')} | {fmt(tms / r['median_ms'] if tms else None, '.2f')}x | "
-          f"{fmt(d['median_ms'] if d else None, '.4f')} | {fmt(d['median_ms'] / r['median_ms'] if d else None, '.2f')}x |")
+          f"{fmt(tr, '.1f')}% | {fmt(d['median_ms'] if d else None, '.4f')} | "
+          f"{fmt(d['median_ms'] / r['median_ms'] if d else None, '.2f')}x | {fmt(dr, '.1f')}% |")
     p("")
     p("PyTorch/ours for adamw_update* uses fused AdamW + g.zero_() (our kernel zeroes g too).")
+    p("Each `% copy` is that engine's GB/s over its own copy of the same bytes measured beside it "
+      "(ours and Dawn: copy_vec4 passes alternating with the kernel; PyTorch: copy_ right after): "
+      "it compares engines even if the GPU's clocks differed between their runs.")
     p("")
     steps = ours.get("step", [])
     tstep = {s["what"]: s for s in (torch or {}).get("step", [])}
     dstep = {(s["variant"], s["mode"]): s for s in (dawn or {}).get("step", []) if "median_ms" in s}
     if steps:
-        p("| recorded by | step | mode | dispatches | ours ms | byte limit ms | ours / limit | PyTorch step ms | ours / PyTorch | Dawn ms | Dawn/ours |")
-        p("|---|---|---|---|---|---|---|---|---|---|---|")
+        p("| recorded by | step | mode | dispatches | ours ms | byte limit ms | ours / limit | PyTorch step ms | ours / PyTorch | Dawn ms | Dawn/ours | Dawn / its limit |")
+        p("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for s in steps:
             peer = tstep.get("clip+fused_adamw+zero_grad+f16_mirror" if s["variant"] == "f16-mirror"
                              else "clip+fused_adamw+zero_grad")
@@ -75,7 +81,8 @@ def main(argv):
             p(f"| {src} | {s['variant']} | {s['mode']} | {s['update_dispatches']} | {s['median_ms']:.4f} | "
               f"{s['byte_limit_ms']:.4f} | {s['vs_byte_limit']:.2f}x | {fmt(pms, '.4f')} | "
               f"{fmt(s['median_ms'] / pms if pms else None, '.2f')}x | {fmt(d['median_ms'] if d else None, '.4f')} | "
-              f"{fmt(d['median_ms'] / s['median_ms'] if d else None, '.2f')}x |")
+              f"{fmt(d['median_ms'] / s['median_ms'] if d else None, '.2f')}x | "
+              f"{fmt(d.get('vs_byte_limit') if d else None, '.2f')}x |")
         for name, s in tstep.items():
             p(f"\nPyTorch {name}: {s['median_ms']:.4f} ms ({s['tensors']} tensors, {s['params'] / 1e6:.1f}M params)")
         p("")

@@ -27,11 +27,23 @@ import torch
 import torch.nn.functional as F
 
 
+WARM_MS = 200.0
+
+
 def cuda_time(fn, reps, warmup, setup=None):
-    for _ in range(warmup):
+    # warm-up: at least `warmup` calls and WARM_MS of busy GPU (clocks drop while idle)
+    import time
+    t0 = time.perf_counter()
+    done = 0
+    while True:
         if setup:
             setup()
         fn()
+        done += 1
+        if done % 8 == 0 or done >= warmup:
+            torch.cuda.synchronize()
+            if (done >= warmup and (time.perf_counter() - t0) * 1e3 >= WARM_MS) or done >= 20000:
+                break
     torch.cuda.synchronize()
     times = []
     for _ in range(reps):
@@ -72,7 +84,10 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--reps", type=int, default=0)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--warm-ms", type=float, default=200.0)
     a = ap.parse_args()
+    global WARM_MS
+    WARM_MS = a.warm_ms
     ours = json.load(open(a.bench))
     reps = a.reps or ours.get("options", {}).get("reps", 25)
     dev = torch.device("cuda")
@@ -82,17 +97,21 @@ def main():
            "kernels": [], "step": []}
     print(f"torch {torch.__version__} cuda {torch.version.cuda} on {out['device']}", flush=True)
 
-    # copy roofline as PyTorch sees it (2 GiB read + 2 GiB written... or less if OOM)
-    try:
-        src = torch.randn(512 << 20, device=dev)
-        dst = torch.empty_like(src)
-        t = cuda_time(lambda: dst.copy_(src), reps, a.warmup)
-        out["copy"] = {"bytes": 2 * src.numel() * 4, **t,
-                       "gbps": 2 * src.numel() * 4 / (t["median_ms"] * 1e-3) / 1e9}
-        print(f"torch copy 4 GiB: {t['median_ms']:.4f} ms {out['copy']['gbps']:.0f} GB/s", flush=True)
-        del src, dst
-    except RuntimeError as e:
-        out["copy"] = {"error": str(e)}
+    # copy roofline as PyTorch sees it: dst.copy_(src) over the same bytes (half read, half
+    # written), measured right after each kernel; 2 GiB buffers, sliced
+    csrc = torch.randn(512 << 20, device=dev)
+    cdst = torch.empty_like(csrc)
+
+    def copy_time(nbytes):
+        n = max(4, min(csrc.numel(), nbytes // 8))
+        s_, d_ = csrc[:n], cdst[:n]
+        t = cuda_time(lambda: d_.copy_(s_), reps, a.warmup)
+        return {"copy_bytes": 8 * n, "copy_median_ms": t["median_ms"],
+                "copy_gbps": 8 * n / (t["median_ms"] * 1e-3) / 1e9}
+
+    t = cuda_time(lambda: cdst.copy_(csrc), reps, a.warmup)
+    out["copy"] = {"bytes": 8 * csrc.numel(), **t, "gbps": 8 * csrc.numel() / (t["median_ms"] * 1e-3) / 1e9}
+    print(f"torch copy 4 GiB (r+w): {t['median_ms']:.4f} ms {out['copy']['gbps']:.0f} GB/s", flush=True)
 
     seen = set()
     for row in ours.get("kernels", []):
@@ -155,6 +174,9 @@ def main():
         if res is None:
             continue
         res.update({"kernel": row["kernel"], "label": row["label"], "dims": d})
+        if "median_ms" in res:
+            res.update(copy_time(row["bytes"]))
+            res["roofline_share"] = (row["bytes"] / (res.get("with_zero_ms", res["median_ms"]) * 1e-3) / 1e9) / res["copy_gbps"]
         out["kernels"].append(res)
         msg = res.get("error") or f"{res['median_ms']:.4f} ms ({res['what']})"
         print(f"torch {row['kernel']:<34} {row['label']:<22} {msg}", flush=True)
@@ -193,6 +215,8 @@ def main():
         full()
         torch._foreach_copy_(mirrors, pd)
 
+    del csrc, cdst
+    torch.cuda.empty_cache()
     for name, fn in (("fused_adamw_step", step), ("clip_grad_norm_foreach", clip),
                      ("clip+fused_adamw+zero_grad", full), ("clip+fused_adamw+zero_grad+f16_mirror", full_f16)):
         t = cuda_time(fn, reps, a.warmup)

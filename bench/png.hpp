@@ -1,6 +1,7 @@
-// A tiny dependency-free PNG writer and plot canvas for `wgslvk bench --png`: RGB8 image,
-// zlib stored (uncompressed) blocks, CRC32 and Adler-32, Bresenham lines and a 5x7 bitmap
-// font. Robust over pretty: no external library, no fonts on disk.
+// A tiny dependency-free PNG writer and plot canvas for `wgslvk bench --png`: RGB8 image, the
+// "Up" row filter and a fixed-Huffman deflate stream of literals and distance-1 runs, CRC32 and
+// Adler-32, Bresenham lines and a 5x7 bitmap font. Robust over pretty: no external library, no
+// fonts on disk.
 #pragma once
 
 #include <algorithm>
@@ -71,25 +72,20 @@ class Canvas {
   static int text_width(std::string_view s, int scale = 1) { return int(s.size()) * 6 * scale; }
 
   bool write_png(const std::string& path) const {
-    std::vector<uint8_t> raw;  // filter byte 0 + RGB row
+    // Filter "Up" on every row (a plot is mostly rows equal to the one above: zero bytes), then
+    // deflate with the fixed Huffman code and runs coded as matches at distance 1.
+    std::vector<uint8_t> raw;
     raw.reserve(size_t(h_) * (w_ * 3 + 1));
+    const size_t stride = size_t(w_) * 3;
     for (int y = 0; y < h_; ++y) {
-      raw.push_back(0);
-      raw.insert(raw.end(), px_.begin() + size_t(y) * w_ * 3, px_.begin() + size_t(y + 1) * w_ * 3);
+      raw.push_back(2);
+      for (size_t x = 0; x < stride; ++x) {
+        uint8_t cur = px_[size_t(y) * stride + x], up = y ? px_[size_t(y - 1) * stride + x] : 0;
+        raw.push_back(uint8_t(cur - up));
+      }
     }
-    std::vector<uint8_t> z = {0x78, 0x01};  // zlib header, no compression preset
-    size_t pos = 0;
-    do {
-      size_t n = std::min<size_t>(65535, raw.size() - pos);
-      bool last = pos + n == raw.size();
-      z.push_back(last ? 1 : 0);
-      z.push_back(n & 0xff);
-      z.push_back(n >> 8);
-      z.push_back(~n & 0xff);
-      z.push_back((~n >> 8) & 0xff);
-      z.insert(z.end(), raw.begin() + pos, raw.begin() + pos + n);
-      pos += n;
-    } while (pos < raw.size());
+    std::vector<uint8_t> z = {0x78, 0x01};
+    deflate_fixed(raw, z);
     uint32_t a = 1, b = 0;  // Adler-32 of the uncompressed data
     for (uint8_t v : raw) {
       a = (a + v) % 65521;
@@ -112,6 +108,60 @@ class Canvas {
   }
 
  private:
+  // One final deflate block, fixed Huffman codes (RFC 1951 3.2.6); repeated bytes become
+  // <literal, match(length, distance 1)...>.
+  static void deflate_fixed(const std::vector<uint8_t>& in, std::vector<uint8_t>& out) {
+    uint32_t acc = 0;
+    int nbits = 0;
+    auto bits = [&](uint32_t v, int n) {  // LSB first
+      acc |= v << nbits;
+      nbits += n;
+      while (nbits >= 8) {
+        out.push_back(uint8_t(acc & 0xff));
+        acc >>= 8;
+        nbits -= 8;
+      }
+    };
+    auto huff = [&](uint32_t code, int n) {  // Huffman codes go MSB first
+      uint32_t r = 0;
+      for (int i = 0; i < n; ++i) r |= ((code >> i) & 1u) << (n - 1 - i);
+      bits(r, n);
+    };
+    auto sym = [&](int v) {
+      if (v < 144) huff(0x30 + v, 8);
+      else if (v < 256) huff(0x190 + (v - 144), 9);
+      else if (v < 280) huff(v - 256, 7);
+      else huff(0xc0 + (v - 280), 8);
+    };
+    static const int base[29] = {3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31,
+                                 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+    static const int extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
+                                  3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+    bits(1, 1);  // BFINAL
+    bits(1, 2);  // BTYPE = 01, fixed Huffman
+    size_t i = 0;
+    while (i < in.size()) {
+      sym(in[i]);
+      size_t run = 0;
+      while (i + 1 + run < in.size() && in[i + 1 + run] == in[i]) ++run;
+      size_t j = i + 1, left = run;
+      while (left >= 3) {
+        int len = int(std::min<size_t>(left, 258));
+        if (left - size_t(len) > 0 && left - size_t(len) < 3) len -= 3;  // keep the tail >= 3
+        int k = 28;
+        while (base[k] > len) --k;
+        sym(257 + k);
+        if (extra[k]) bits(uint32_t(len - base[k]), extra[k]);
+        huff(0, 5);  // distance code 0: distance 1
+        left -= size_t(len);
+        j += size_t(len);
+      }
+      for (; left > 0; --left, ++j) sym(in[j - 0]);
+      i = j;
+    }
+    sym(256);  // end of block
+    if (nbits) out.push_back(uint8_t(acc & 0xff));
+  }
   static void put32(std::vector<uint8_t>& v, uint32_t x) {
     v.push_back(x >> 24);
     v.push_back((x >> 16) & 0xff);
@@ -175,6 +225,8 @@ class Canvas {
     static const std::array<uint8_t, 7> eq = {0, 0, 0x1f, 0, 0x1f, 0, 0};
     static const std::array<uint8_t, 7> comma = {0, 0, 0, 0, 0x0c, 0x04, 0x08};
     static const std::array<uint8_t, 7> plus = {0, 0x04, 0x04, 0x1f, 0x04, 0x04, 0};
+    static const std::array<uint8_t, 7> lbr = {0x0e, 0x08, 0x08, 0x08, 0x08, 0x08, 0x0e};
+    static const std::array<uint8_t, 7> rbr = {0x0e, 0x02, 0x02, 0x02, 0x02, 0x02, 0x0e};
     if (ch >= '0' && ch <= '9') return digits[ch - '0'];
     if (ch >= 'a' && ch <= 'z') ch = char(ch - 'a' + 'A');
     if (ch >= 'A' && ch <= 'Z') return letters[ch - 'A'];
@@ -191,6 +243,8 @@ class Canvas {
       case '=': return eq;
       case ',': return comma;
       case '+': return plus;
+      case '[': return lbr;
+      case ']': return rbr;
       default: return box;
     }
   }
@@ -244,7 +298,14 @@ inline void draw_panel(Canvas& c, int x0, int y0, int w, int h, const std::strin
     c.line(px(d), T, px(d), B - 1, grid);
     char buf[32];
     std::snprintf(buf, sizeof buf, "1E%d", int(std::lround(std::log10(d))));
-    c.text(px(d) - Canvas::text_width(buf) / 2, B + 5, buf, black);
+    if (px(d) - L > 40 && R - px(d) > 40) c.text(px(d) - Canvas::text_width(buf) / 2, B + 5, buf, black);
+  }
+  for (double e : {xmin, xmax}) {  // the ends, always labelled
+    char buf[32];
+    int ex = int(std::floor(std::log10(e)));
+    std::snprintf(buf, sizeof buf, "%.1fE%d", e / std::pow(10.0, ex), ex);
+    int x = e == xmin ? L : R - Canvas::text_width(buf);
+    c.text(x, B + 5, buf, black);
   }
   c.text(R - Canvas::text_width(xlabel), B + 16, xlabel, black);
   int ly = T + 2;

@@ -143,7 +143,7 @@ def main(argv):
             fig, axs = plt.subplots(rows, cols, figsize=(6 * cols, 4 * rows), squeeze=False)
             for i, k in enumerate(ks):
                 ax = axs[i // cols][i % cols]
-                rr = [r for r in ours["kernels"] if r["kernel"] == k]
+                rr = sorted((r for r in ours["kernels"] if r["kernel"] == k), key=lambda r: r["bytes"])
                 x = [r["bytes"] for r in rr]
                 ax.plot(x, [r["gbps"] for r in rr], "o-", label="wgslvk")
                 ax.plot(x, [r["copy_gbps"] for r in rr], "k--", label="copy roofline (wgslvk copy_vec4)")

@@ -235,6 +235,7 @@ CommandBuffer CommandEncoder::finish() {
   require_no_pass(*impl_, "finish");
   impl_->finished = true;
   auto cb = std::make_shared<CommandBufferImpl>();
+  cb->core = impl_->core.get();
   cb->label = impl_->label;
   cb->commands = std::move(impl_->commands);
   CommandBuffer out;
@@ -246,6 +247,9 @@ void Device::submit(std::span<const CommandBuffer> buffers) {
   std::vector<Command> all;
   for (const auto& cb : buffers) {
     if (!cb.impl_) throw ValidationError("state", "submit: null command buffer");
+    if (cb.impl_->core != impl_->core.get())
+      throw ValidationError("state", "submit: " + quoted("CommandBuffer", cb.impl_->label) +
+                                         " was encoded for a different device");
     if (cb.impl_->submitted)
       throw ValidationError("state", "submit: " + quoted("CommandBuffer", cb.impl_->label) + " was already submitted");
   }

@@ -229,6 +229,9 @@ InstanceImpl::~InstanceImpl() {
     if (destroy) destroy(instance, messenger, nullptr);
   }
   if (instance) vkDestroyInstance(instance, nullptr);
+  // What the layer said after the last take_validation_messages() (e.g. at device teardown)
+  // would otherwise vanish silently.
+  for (const auto& m : messages) std::fprintf(stderr, "wgslvk: Vulkan validation layer: %s\n", m.c_str());
 }
 
 Instance Instance::create(const InstanceOptions& options) {
@@ -403,8 +406,6 @@ Limits grant_limits(const Limits& req, const Limits& adapter, const std::string&
   maxlim("maxUniformBuffersPerShaderStage", &Limits::maxUniformBuffersPerShaderStage);
   maxlim("maxBindGroups", &Limits::maxBindGroups);
   maxlim("maxBindingsPerBindGroup", &Limits::maxBindingsPerBindGroup);
-  if (out.maxStorageBufferBindingSize > out.maxBufferSize)
-    out.maxStorageBufferBindingSize = out.maxBufferSize;
   return out;
 }
 

@@ -166,6 +166,7 @@ struct EncoderImpl {
 };
 
 struct CommandBufferImpl {
+  const DeviceCore* core = nullptr;  // identity only: which device may submit it
   std::string label;
   std::vector<Command> commands;
   bool submitted = false;

@@ -95,8 +95,7 @@ TEST(DeviceLimits, RequestExactlyTheAdapterPasses) {
   desc.required_limits.minStorageBufferOffsetAlignment = a.minStorageBufferOffsetAlignment;
   desc.required_limits.maxComputeWorkgroupSizeX = a.maxComputeWorkgroupSizeX;
   Device d = make_device(desc);
-  EXPECT_EQ(d.limits().maxStorageBufferBindingSize,
-            std::min(a.maxStorageBufferBindingSize, d.limits().maxBufferSize));
+  EXPECT_EQ(d.limits().maxStorageBufferBindingSize, a.maxStorageBufferBindingSize);
   EXPECT_EQ(d.limits().maxComputeInvocationsPerWorkgroup, a.maxComputeInvocationsPerWorkgroup);
   EXPECT_EQ(d.limits().minStorageBufferOffsetAlignment, a.minStorageBufferOffsetAlignment);
   EXPECT_EQ(d.storage_offset_alignment(), a.minStorageBufferOffsetAlignment);

@@ -162,6 +162,23 @@ TEST(Encoder, StateErrors) {
   expect_validation_error([&] { d.submit(cb); }, "state", {"already submitted"});
 }
 
+TEST(Encoder, ObjectsOfAnotherDeviceAreRefused) {
+  Device& d = device();
+  Device other = make_device({"other", {}, {}});
+  Buffer foreign = other.create_buffer({"foreign", 256, kUsageStorage | kUsageCopySrc | kUsageCopyDst});
+  auto p = pipeline("fill_index");
+  expect_validation_error([&] { group(d, p, {{0, foreign}, {1, params(d, 1)}}, "g"); }, "state",
+                          {"[BindGroup \"g\"] binding 0", "[Buffer \"foreign\"]", "different device"});
+  expect_validation_error([&] { d.write_buffer(foreign, 0, std::vector<uint32_t>(4).data(), 16); }, "state",
+                          {"[Buffer \"foreign\"]", "different device"});
+  CommandEncoder enc = other.create_command_encoder("theirs");
+  enc.clear_buffer(foreign);
+  CommandBuffer cb = enc.finish();
+  expect_validation_error([&] { d.submit(cb); }, "state", {"[CommandBuffer \"theirs\"]", "different device"});
+  other.submit(cb);
+  for (auto v : read<uint32_t>(other, foreign)) ASSERT_EQ(v, 0u);
+}
+
 TEST(Limits, StorageBuffersPerStageAndBindGroups) {
   Device& d = device();
   ASSERT_EQ(d.limits().maxStorageBuffersPerShaderStage, 8u);

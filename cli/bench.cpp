@@ -53,7 +53,8 @@ options:
   --reps N         timed repeats per measurement (default 25; --quick 5)
   --warmup N       untimed repeats before timing (default 3), and at least
   --warm-ms MS     MS milliseconds of busy warm-up per measurement (default 200; --quick 0)
-  --only LIST      comma-separated kernel names or groups (optimizer, embedding, step)
+  --only LIST      comma-separated kernel names or groups (optimizer, embedding, step, norm:
+                   every gradient-norm row, seed CAS and two-level)
   --json FILE      write every number as JSON
   --png FILE       plot bandwidth against bytes per kernel, with the copy roofline
   --dump DIR       write the inputs and outputs of the correctness checks (raw little-endian
@@ -336,6 +337,7 @@ struct Row {
   Stats t;
   CopyResult copy;
   std::string check;
+  bool plot = true;  // false: JSON and table only (sweeps of one kernel's launch choices)
   double gbps() const { return t.median > 0 ? double(bytes) / (t.median * 1e-3) / 1e9 : 0; }
   double share() const { return copy.gbps() > 0 ? gbps() / copy.gbps() : 0; }
 };
@@ -368,7 +370,8 @@ json row_json(const Row& r) {
           {"copy_median_ms", r.copy.t.median},
           {"copy_gbps", r.copy.gbps()},
           {"roofline_share", r.share()},
-          {"check", r.check}};
+          {"check", r.check},
+          {"plot", r.plot}};
 }
 
 // ---- dump for the Dawn faithfulness check ---------------------------------------------------------

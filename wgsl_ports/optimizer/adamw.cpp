@@ -19,9 +19,18 @@ namespace wgslvk::optimizer {
 namespace {
 
 constexpr uint32_t kWG = 256;
-constexpr uint32_t kReduceMaxWorkgroups = 1024;  // grid-stride: bounded CAS traffic (anchors.md)
-constexpr uint32_t kPartialsPerChunk = 256;      // fixed: the deterministic sum's shape
-constexpr float kClipOff = 1e30f;                // min(1, 1e30 / norm) == 1, no infinity
+// Atomic norm: at most this many CAS-adds on the accumulator. H200 smoke (bench/results/
+// h200-2026-11-22-smoke): the CAS chain costs ~0.35 us per workgroup (1024 wg: a fixed ~0.36 ms),
+// one grid-stride workgroup reads ~2.8 GB/s (64 wg at 128M: 180 GB/s), so t(w) ~ 4n/(w*2.8 GB/s)
+// + w*0.35 us is smallest near w = sqrt(n/256): 64 at 1M (0.035 ms measured, best of 64/256/1024),
+// 256 at 16M (0.16 ms, best), 724 at 128M (model 0.51 ms; 1024 wg gave 0.54, 256 wg 0.78).
+constexpr uint32_t kAtomicMaxWorkgroups = 1024;
+// Deterministic norm: partials = ceil(n / (256 * kDetElemsPerThread)), at most kDetMaxPartials.
+// (placeholder until the GPU sweep of norm_two_level rows; see the measured numbers below)
+constexpr uint64_t kDetElemsPerThread = 4;
+constexpr uint32_t kDetMaxPartials = 2048;
+constexpr uint32_t kMaxNormWorkgroups = 1u << 20;
+constexpr float kClipOff = 1e30f;  // min(1, 1e30 / norm) == 1, no infinity
 
 [[noreturn]] void fail(const std::string& rule, const std::string& msg) {
   throw ValidationError(rule, msg);
@@ -61,6 +70,20 @@ uint32_t crc32(const uint8_t* p, size_t n) {
 }
 
 }  // namespace
+
+uint32_t default_norm_workgroups(NormMode mode, uint64_t n) {
+  const uint64_t full = std::max<uint64_t>(1, div_ceil(n, kWG));  // one element per thread
+  uint64_t w;
+  if (mode == NormMode::Atomic) {
+    w = uint64_t(std::ceil(std::sqrt(double(full))));
+    while (w * w < full) ++w;  // exact integer ceil(sqrt), whatever the libm rounding
+    while (w > 1 && (w - 1) * (w - 1) >= full) --w;
+    w = std::min<uint64_t>(w, kAtomicMaxWorkgroups);
+  } else {
+    w = std::min<uint64_t>(div_ceil(full, kDetElemsPerThread), kDetMaxPartials);
+  }
+  return uint32_t(std::clamp<uint64_t>(w, 1, full));
+}
 
 std::string_view precision_name(StatePrecision p) {
   switch (p) {
@@ -182,33 +205,53 @@ void MultiTensorAdamW::build_dispatches() {
   const uint64_t used_end = std::max(L.decay_end, L.no_decay_end);
 
   // gradient norm over g[0, used_end): padding is zero (or non-finite and skipped)
-  uint64_t nchunks = div_ceil(used_end, L.chunk);
-  uint64_t pstride = align_up(kPartialsPerChunk * 4, L.alignment);
+  if (opt_.norm_workgroups > kMaxNormWorkgroups)
+    fail("value", "MultiTensorAdamW: norm_workgroups = " + std::to_string(opt_.norm_workgroups) +
+                      " (at most " + std::to_string(kMaxNormWorkgroups) + "; 0: size-derived)");
+  // workgroups per chunk: from the option or the chunk's size, never from the device (the
+  // deterministic sum's tree is fixed by the layout)
+  std::vector<uint64_t> pofs;  // partial slots of chunk k start at pofs[k] bytes (aligned)
+  uint64_t pend = 0;
+  norm_wgs_.clear();
+  for (uint64_t c = 0; c < used_end; c += L.chunk) {
+    uint64_t cnt = std::min(L.chunk, used_end - c);
+    uint64_t full = std::max<uint64_t>(1, div_ceil(cnt, kWG));
+    uint32_t w = opt_.norm_workgroups ? uint32_t(std::min<uint64_t>(opt_.norm_workgroups, full))
+                                      : default_norm_workgroups(opt_.norm, cnt);
+    norm_wgs_.push_back(w);
+    pend = align_up(pend, L.alignment);
+    pofs.push_back(pend);
+    pend += uint64_t(w) * 4;
+  }
+  // slots between chunks (alignment gaps) are never written: zero from creation, they add 0
   if (opt_.norm == NormMode::Deterministic)
-    partials_ = device_.create_buffer({"adamw.partials", nchunks * pstride,
+    partials_ = device_.create_buffer({"adamw.partials", std::max<uint64_t>(align_up(pend, 4), 4),
                                        kUsageStorage | kUsageCopySrc | kUsageCopyDst});
   for (uint64_t c = 0, k = 0; c < used_end; c += L.chunk, ++k) {
     uint64_t cnt = std::min(L.chunk, used_end - c);
     uint64_t slot = size_slot(cnt);
+    Grid grid = grid_for_workgroups(norm_wgs_[k], lim);
     if (opt_.norm == NormMode::Atomic) {
-      uint32_t wgs = uint32_t(std::min<uint64_t>(div_ceil(cnt, kWG), kReduceMaxWorkgroups));
       norm.push_back({&kernel("optimizer/reduce_norm_sq"),
                       {{0, g_, c * 4, cnt * 4}, {1, acc_, 0, 4}, {2, {}, slot, 16}},
-                      {wgs, 1}});
+                      grid});
     } else {
       norm.push_back({&kernel("optimizer/reduce_norm_sq_partials"),
-                      {{0, g_, c * 4, cnt * 4}, {1, partials_, k * pstride, kPartialsPerChunk * 4},
+                      {{0, g_, c * 4, cnt * 4}, {1, partials_, pofs[k], uint64_t(norm_wgs_[k]) * 4},
                        {2, {}, slot, 16}},
-                      {kPartialsPerChunk, 1}});
+                      grid});
     }
   }
+  phases_ = {};
+  phases_.reduce = uint32_t(norm.size());
+  phases_.finalize = 1;
   if (opt_.norm == NormMode::Atomic)
     norm.push_back({&kernel("optimizer/finalize_grad_stats"),
                     {{0, acc_, 0, 4}, {1, stats_, 0, 8}, {2, {}, 3 * uint64_t(uslot_), 16}},
                     {1, 1}});
   else
     norm.push_back({&kernel("optimizer/finalize_grad_stats_partials"),
-                    {{0, partials_, 0, nchunks * pstride}, {1, stats_, 0, 8},
+                    {{0, partials_, 0, std::max<uint64_t>(pend, 4)}, {1, stats_, 0, 8},
                      {2, {}, 3 * uint64_t(uslot_), 16}},
                     {1, 1}});
 
@@ -253,6 +296,7 @@ void MultiTensorAdamW::build_dispatches() {
           e.push_back({8, w16_, c * 2, align_up(cnt * 2, 4)});
       }
       update.push_back({uk, std::move(e), grid});
+      ++(decays[r] ? phases_.update_decay : phases_.update_no_decay);
     }
   }
 
@@ -298,6 +342,23 @@ void MultiTensorAdamW::set_lr(float lr) {
 
 void MultiTensorAdamW::record_step(CommandEncoder& encoder,
                                    const std::optional<PassTimestampWrites>& timestamps) {
+  record(encoder, timestamps, nullptr, 0);
+}
+
+void MultiTensorAdamW::record_step(CommandEncoder& encoder, const QuerySet& query_set,
+                                   uint32_t base) {
+  if (!query_set.impl_ || uint64_t(base) + kStepTimestamps > query_set.count())
+    fail("value", "MultiTensorAdamW::record_step: query set of " +
+                      std::to_string(query_set.impl_ ? query_set.count() : 0) +
+                      " queries, base " + std::to_string(base) + " needs " +
+                      std::to_string(kStepTimestamps) + " from there");
+  record(encoder, PassTimestampWrites{query_set, base, base + kStepTimestamps - 1}, &query_set,
+         base);
+}
+
+void MultiTensorAdamW::record(CommandEncoder& encoder,
+                              const std::optional<PassTimestampWrites>& timestamps,
+                              const QuerySet* phases, uint32_t base) {
   ++t_;
   // beta^t on the host (seed: "Compute beta_t for the current step (host)")
   std::array<float, 4> bias{float(std::pow(double(opt_.beta1), double(t_))),
@@ -308,11 +369,23 @@ void MultiTensorAdamW::record_step(CommandEncoder& encoder,
   pd.label = "adamw step " + std::to_string(t_);
   pd.timestamp_writes = timestamps;
   ComputePass pass = encoder.begin_compute_pass(pd);
+  // phase ends (dispatch counts into norm_ then update_): after reduce, finalize, decay updates
+  const size_t ends[3] = {phases_.reduce, size_t(phases_.reduce) + phases_.finalize,
+                          size_t(phases_.reduce) + phases_.finalize + phases_.update_decay};
+  size_t i = 0;
+  auto mark = [&] {
+    if (!phases) return;
+    for (uint32_t p = 0; p < 3; ++p)
+      if (ends[p] == i) pass.write_timestamp(*phases, base + 1 + p);
+  };
+  mark();  // empty phases at the start
   for (const auto* list : {&norm_, &update_})
     for (const auto& d : *list) {
       pass.set_pipeline(d.pipeline);
       pass.set_bind_group(0, d.group);
       pass.dispatch_workgroups(d.grid.x, d.grid.y);
+      ++i;
+      mark();
     }
   pass.end();
 }

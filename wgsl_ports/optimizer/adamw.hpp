@@ -26,9 +26,13 @@
 // finalize_grad_stats itself (atomicExchange), so the step needs no clear command.
 //
 // Deterministic norm (NormMode::Deterministic): reduce_norm_sq_partials writes one partial per
-// workgroup (256 fixed workgroups per chunk), finalize_grad_stats_partials sums them in a fixed
-// tree: the same bits on every run. The seed's CAS accumulation (NormMode::Atomic, the default)
-// depends on the order the workgroups finish in.
+// workgroup, finalize_grad_stats_partials sums them in a fixed tree: the same bits on every run
+// (the partial count per chunk comes from the layout alone: default_norm_workgroups). The seed's
+// CAS accumulation (NormMode::Atomic, the default) depends on the order the workgroups finish in.
+//
+// Profiling: record_step(encoder, query_set, base) writes kStepTimestamps timestamps, base+0 at
+// the pass's beginning, then after the reduce, the finalize, the decay-block updates and the
+// no-decay updates (base+4, the pass's end): four phase times from the API itself.
 //
 // Errors: bad arguments throw wgslvk::ValidationError naming the call, the parameter and the
 // values (rule "shape", "value", "limits", "feature"); checkpoint problems throw
@@ -73,7 +77,22 @@ struct AdamWOptions {
   UpdateMode mode = UpdateMode::MultiTensor;
   // Upper bound on one binding, below the device's maxStorageBufferBindingSize (0: the device's).
   uint64_t max_binding_bytes = 0;
+  // Workgroups of the gradient-norm reduce per chunk of g (0: default_norm_workgroups, derived
+  // from the chunk's element count). Atomic: how many CAS-adds land on the one accumulator;
+  // Deterministic: the number of partial sums, i.e. the shape of the fixed summation tree.
+  // Either way clamped to [1, ceil(n/256)]; at most 2^20.
+  uint32_t norm_workgroups = 0;
 };
+
+// The default norm launch for a chunk of n elements (see adamw.cpp for the measurements):
+//   Atomic:        ceil(sqrt(ceil(n/256))), at most 1024 -- each CAS-add costs a fixed slot in
+//                  a serialized chain, each workgroup reads at a bounded rate: the sum of both
+//                  is smallest near sqrt(n/256).
+//   Deterministic: ceil(n / (256 * kDetElemsPerThread)) partials, at most kDetMaxPartials
+//                  (no CAS chain: enough workgroups to fill the GPU; the finalize's one
+//                  workgroup reads them all).
+// A function of n only (never of the device), so the deterministic sum's shape is fixed.
+uint32_t default_norm_workgroups(NormMode mode, uint64_t n);
 
 struct ParamEntry {
   std::string name;
@@ -146,6 +165,19 @@ class MultiTensorAdamW {
   // timing, wrong for training). `timestamps`: written at the pass's beginning and end.
   void record_step(CommandEncoder& encoder,
                    const std::optional<PassTimestampWrites>& timestamps = std::nullopt);
+  // The same, with timestamps between the phases (ComputePass::write_timestamp, a native
+  // extension): query_set[base + 0..4] = pass beginning, after reduce, after finalize, after the
+  // decay-block updates, after the no-decay updates (pass end). An empty block gives a zero-length
+  // phase. Throws ValidationError ("value") when the set holds fewer than base + 5 queries.
+  static constexpr uint32_t kStepTimestamps = 5;
+  void record_step(CommandEncoder& encoder, const QuerySet& query_set, uint32_t base);
+
+  // Dispatches per phase of record_step (for profile tables) and the norm's workgroups per chunk.
+  struct PhaseDispatches {
+    uint32_t reduce = 0, finalize = 0, update_decay = 0, update_no_decay = 0;
+  };
+  PhaseDispatches phase_dispatches() const { return phases_; }
+  const std::vector<uint32_t>& norm_workgroups() const { return norm_wgs_; }
 
   // Bytes of optimizer state per parameter (m and v, or codes and scales), padding excluded.
   double state_bytes_per_param() const;
@@ -167,6 +199,8 @@ class MultiTensorAdamW {
     Grid grid;
   };
   void build_dispatches();
+  void record(CommandEncoder& encoder, const std::optional<PassTimestampWrites>& timestamps,
+              const QuerySet* phases, uint32_t base);
   void write_uniforms();
   void write_role(const Buffer& b, uint64_t byte_offset, const void* data, uint64_t bytes);
   std::vector<uint8_t> read_bytes(const Buffer& b, uint64_t byte_offset, uint64_t bytes);
@@ -177,8 +211,9 @@ class MultiTensorAdamW {
   uint64_t t_ = 0;
   uint32_t uslot_ = 256;  // uniform slot stride
   Buffer w_, g_, m_, v_, w16_, mq_, vq_, ms_, vs_, stats_, acc_, partials_, uniforms_;
-  uint64_t partial_count_ = 0;  // slots bound for the deterministic finalize
-  std::vector<Dispatch> norm_, update_;
+  std::vector<uint32_t> norm_wgs_;  // reduce workgroups (= partial slots) per chunk
+  PhaseDispatches phases_;
+  std::vector<Dispatch> norm_, update_;  // norm_: reduces then the finalize; update_: decay first
 };
 
 // ---- one-call AdamW (shared/seeds/002) ----------------------------------------------------------

@@ -450,6 +450,7 @@ if (args.includes('--compare')) {
   }
   for (const st of ours.step || []) {
     if (!st.ranges) continue;
+    if (st.norm && st.norm !== 'atomic') continue;  // benchStep records the seed CAS norm only
     try {
       const r = await benchStep(st, reps, warmup);
       if (r) { out.step.push(r); console.log(`dawn step ${st.variant} ${st.mode}: ${r.error ? 'ERROR ' + r.error : r.median_ms.toFixed(4) + ' ms'}`); }

@@ -125,7 +125,7 @@ def main():
         d = row["dims"]
         res = None
         try:
-            if k == "reduce_norm_sq":
+            if k in ("reduce_norm_sq", "norm_two_level"):  # the same sum of squares
                 g = torch.randn(d["n"], device=dev)
                 res = {"what": "torch.linalg.vector_norm(g)",
                        **cuda_time(lambda: torch.linalg.vector_norm(g), reps, a.warmup)}

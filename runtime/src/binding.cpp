@@ -91,13 +91,29 @@ PipelineImpl::~PipelineImpl() {
   if (module) vkDestroyShaderModule(core->device, module, nullptr);
 }
 
-const std::string& BindGroupLayout::label() const { return impl_->label; }
-std::span<const BindGroupLayoutEntry> BindGroupLayout::entries() const { return impl_->entries; }
-const std::string& BindGroup::label() const { return impl_->label; }
-const KernelInfo& ComputePipeline::kernel() const { return *impl_->kernel; }
-const std::string& ComputePipeline::label() const { return impl_->label; }
+const std::string& BindGroupLayout::label() const {
+  require_live(impl_, "BindGroupLayout::label");
+  return impl_->label;
+}
+std::span<const BindGroupLayoutEntry> BindGroupLayout::entries() const {
+  require_live(impl_, "BindGroupLayout::entries");
+  return impl_->entries;
+}
+const std::string& BindGroup::label() const {
+  require_live(impl_, "BindGroup::label");
+  return impl_->label;
+}
+const KernelInfo& ComputePipeline::kernel() const {
+  require_live(impl_, "ComputePipeline::kernel");
+  return *impl_->kernel;
+}
+const std::string& ComputePipeline::label() const {
+  require_live(impl_, "ComputePipeline::label");
+  return impl_->label;
+}
 
 BindGroupLayout ComputePipeline::get_bind_group_layout(uint32_t group) const {
+  require_live(impl_, "ComputePipeline::get_bind_group_layout");
   if (group >= impl_->groups.size())
     throw ValidationError("state", quoted("ComputePipeline", impl_->label) + " has no bind group " +
                                        num(group) + " (its layout has " + num(impl_->groups.size()) +
@@ -108,6 +124,7 @@ BindGroupLayout ComputePipeline::get_bind_group_layout(uint32_t group) const {
 }
 
 BindGroupLayout Device::create_bind_group_layout(const BindGroupLayoutDescriptor& desc) {
+  require_live(impl_, "Device::create_bind_group_layout");
   BindGroupLayout out;
   out.impl_ = make_layout(impl_->core, desc);
   return out;
@@ -116,6 +133,7 @@ BindGroupLayout Device::create_bind_group_layout(const BindGroupLayoutDescriptor
 // ---- bind groups (R1-R8) ------------------------------------------------------------------------
 
 BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
+  require_live(impl_, "Device::create_bind_group");
   auto& core = impl_->core;
   const Limits& lim = core->limits;
   std::string name = quoted("BindGroup", desc.label);
@@ -239,6 +257,7 @@ BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
 // ---- pipelines ----------------------------------------------------------------------------------
 
 ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor& desc) {
+  require_live(impl_, "Device::create_compute_pipeline");
   auto& core = impl_->core;
   const Limits& lim = core->limits;
   if (!desc.kernel) throw ValidationError("state", quoted("ComputePipeline", desc.label) + " has no kernel");

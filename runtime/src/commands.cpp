@@ -41,6 +41,7 @@ void check_query(const EncoderImpl& e, const QuerySet& set, uint32_t index, cons
 std::string EncoderImpl::pass_name() const { return quoted("ComputePass", pass_label); }
 
 CommandEncoder Device::create_command_encoder(const std::string& label) {
+  require_live(impl_, "Device::create_command_encoder");
   auto e = std::make_shared<EncoderImpl>();
   e->core = impl_->core;
   e->label = label;
@@ -50,6 +51,7 @@ CommandEncoder Device::create_command_encoder(const std::string& label) {
 }
 
 ComputePass CommandEncoder::begin_compute_pass(const ComputePassDescriptor& desc) {
+  require_live(impl_, "CommandEncoder::begin_compute_pass");
   require_no_pass(*impl_, "begin_compute_pass");
   std::string where = quoted("ComputePass", desc.label);
   if (desc.timestamp_writes) {
@@ -190,6 +192,7 @@ void ComputePass::end() {
 
 void CommandEncoder::copy_buffer_to_buffer(const Buffer& src, uint64_t src_offset, const Buffer& dst,
                                            uint64_t dst_offset, uint64_t size) {
+  require_live(impl_, "CommandEncoder::copy_buffer_to_buffer");
   require_no_pass(*impl_, "copy_buffer_to_buffer");
   if (!src || !dst) throw ValidationError("state", "copy_buffer_to_buffer: null buffer");
   auto& s = *src.impl_;
@@ -213,6 +216,7 @@ void CommandEncoder::copy_buffer_to_buffer(const Buffer& src, uint64_t src_offse
 }
 
 void CommandEncoder::clear_buffer(const Buffer& buffer, uint64_t offset, std::optional<uint64_t> size_opt) {
+  require_live(impl_, "CommandEncoder::clear_buffer");
   require_no_pass(*impl_, "clear_buffer");
   if (!buffer) throw ValidationError("state", "clear_buffer: null buffer");
   auto& b = *buffer.impl_;
@@ -232,6 +236,7 @@ void CommandEncoder::clear_buffer(const Buffer& buffer, uint64_t offset, std::op
 }
 
 CommandBuffer CommandEncoder::finish() {
+  require_live(impl_, "CommandEncoder::finish");
   require_no_pass(*impl_, "finish");
   impl_->finished = true;
   auto cb = std::make_shared<CommandBufferImpl>();
@@ -244,6 +249,7 @@ CommandBuffer CommandEncoder::finish() {
 }
 
 void Device::submit(std::span<const CommandBuffer> buffers) {
+  require_live(impl_, "Device::submit");
   std::vector<Command> all;
   for (const auto& cb : buffers) {
     if (!cb.impl_) throw ValidationError("state", "submit: null command buffer");

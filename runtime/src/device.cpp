@@ -106,19 +106,44 @@ std::shared_ptr<BufferImpl> make_vk_buffer(const std::shared_ptr<DeviceCore>& co
 
 // ---- device queries -----------------------------------------------------------------------------
 
-const Limits& Device::limits() const { return impl_->core->limits; }
-bool Device::has_feature(Feature f) const { return impl_->core->has(f); }
-const std::string& Device::adapter_name() const { return impl_->core->adapter->info.name; }
-uint32_t Device::storage_offset_alignment() const { return impl_->core->storage_alignment; }
-uint32_t Device::uniform_offset_alignment() const { return impl_->core->uniform_alignment; }
+const Limits& Device::limits() const {
+  require_live(impl_, "Device::limits");
+  return impl_->core->limits;
+}
+bool Device::has_feature(Feature f) const {
+  require_live(impl_, "Device::has_feature");
+  return impl_->core->has(f);
+}
+const std::string& Device::adapter_name() const {
+  require_live(impl_, "Device::adapter_name");
+  return impl_->core->adapter->info.name;
+}
+uint32_t Device::storage_offset_alignment() const {
+  require_live(impl_, "Device::storage_offset_alignment");
+  return impl_->core->storage_alignment;
+}
+uint32_t Device::uniform_offset_alignment() const {
+  require_live(impl_, "Device::uniform_offset_alignment");
+  return impl_->core->uniform_alignment;
+}
 
-uint64_t Buffer::size() const { return impl_->size; }
-uint32_t Buffer::usage() const { return impl_->usage; }
-const std::string& Buffer::label() const { return impl_->label; }
+uint64_t Buffer::size() const {
+  require_live(impl_, "Buffer::size");
+  return impl_->size;
+}
+uint32_t Buffer::usage() const {
+  require_live(impl_, "Buffer::usage");
+  return impl_->usage;
+}
+const std::string& Buffer::label() const {
+  require_live(impl_, "Buffer::label");
+  return impl_->label;
+}
 
 // ---- buffers ------------------------------------------------------------------------------------
 
 Buffer Device::create_buffer(const BufferDescriptor& desc) {
+  require_live(impl_, "Device::create_buffer");
   auto& core = impl_->core;
   std::string name = quoted("Buffer", desc.label);
   if (desc.usage == 0) throw ValidationError("usage", name + " usage is 0 (none)");
@@ -243,6 +268,7 @@ void check_range(const BufferImpl& b, uint64_t offset, uint64_t size, const char
 }  // namespace
 
 void Device::write_buffer(const Buffer& buffer, uint64_t offset, const void* data, uint64_t size) {
+  require_live(impl_, "Device::write_buffer");
   if (!buffer) throw ValidationError("state", "write_buffer: null buffer");
   auto& b = *buffer.impl_;
   require_same_device(impl_->core.get(), b.core.get(), buf_name(b));
@@ -265,6 +291,7 @@ void Device::write_buffer(const Buffer& buffer, uint64_t offset, const void* dat
 
 std::vector<uint8_t> Device::read_buffer(const Buffer& buffer, uint64_t offset,
                                          std::optional<uint64_t> size_opt) {
+  require_live(impl_, "Device::read_buffer");
   if (!buffer) throw ValidationError("state", "read_buffer: null buffer");
   auto& b = *buffer.impl_;
   require_same_device(impl_->core.get(), b.core.get(), buf_name(b));
@@ -297,15 +324,20 @@ std::vector<uint8_t> Device::read_buffer(const Buffer& buffer, uint64_t offset,
 }
 
 void Device::wait_idle() {
+  require_live(impl_, "Device::wait_idle");
   std::lock_guard lock(impl_->mutex);
   impl_->reclaim_locked(true);
 }
 
 // ---- query sets ---------------------------------------------------------------------------------
 
-uint32_t QuerySet::count() const { return impl_->count; }
+uint32_t QuerySet::count() const {
+  require_live(impl_, "QuerySet::count");
+  return impl_->count;
+}
 
 QuerySet Device::create_query_set(uint32_t count, const std::string& label) {
+  require_live(impl_, "Device::create_query_set");
   auto& core = impl_->core;
   if (!core->has(Feature::TimestampQuery))
     throw ValidationError("feature", quoted("QuerySet", label) +
@@ -330,6 +362,7 @@ QuerySet Device::create_query_set(uint32_t count, const std::string& label) {
 }
 
 std::vector<uint64_t> Device::read_timestamps(const QuerySet& set) {
+  require_live(impl_, "Device::read_timestamps");
   if (!set.impl_) throw ValidationError("state", "read_timestamps: null query set");
   auto& q = *set.impl_;
   require_same_device(impl_->core.get(), q.core.get(), quoted("QuerySet", q.label));

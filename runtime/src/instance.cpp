@@ -314,12 +314,14 @@ Instance Instance::create(const InstanceOptions& options) {
 }
 
 std::vector<Adapter> Instance::adapters() const {
+  require_live(impl_, "Instance::adapters");
   std::vector<Adapter> out;
   for (auto& a : impl_->adapters) out.push_back(Adapter{a});
   return out;
 }
 
 Adapter Instance::select_adapter(std::optional<std::string> selector) const {
+  require_live(impl_, "Instance::select_adapter");
   auto& all = impl_->adapters;
   if (all.empty()) throw VulkanError("no Vulkan 1.1 device found (is mesa-vulkan-drivers installed?)");
   if (!selector) {
@@ -349,19 +351,33 @@ Adapter Instance::select_adapter(std::optional<std::string> selector) const {
   return Adapter{all.front()};
 }
 
-bool Instance::validation_enabled() const { return impl_->validation; }
+bool Instance::validation_enabled() const {
+  require_live(impl_, "Instance::validation_enabled");
+  return impl_->validation;
+}
 
 std::vector<std::string> Instance::take_validation_messages() const {
+  require_live(impl_, "Instance::take_validation_messages");
   std::lock_guard lock(impl_->messages_mutex);
   return std::exchange(impl_->messages, {});
 }
 
 // ---- adapter ------------------------------------------------------------------------------------
 
-const AdapterInfo& Adapter::info() const { return impl_->info; }
-const Limits& Adapter::limits() const { return impl_->limits; }
-std::vector<Feature> Adapter::features() const { return impl_->features; }
+const AdapterInfo& Adapter::info() const {
+  require_live(impl_, "Adapter::info");
+  return impl_->info;
+}
+const Limits& Adapter::limits() const {
+  require_live(impl_, "Adapter::limits");
+  return impl_->limits;
+}
+std::vector<Feature> Adapter::features() const {
+  require_live(impl_, "Adapter::features");
+  return impl_->features;
+}
 bool Adapter::has_feature(Feature f) const {
+  require_live(impl_, "Adapter::has_feature");
   return std::find(impl_->features.begin(), impl_->features.end(), f) != impl_->features.end();
 }
 
@@ -412,6 +428,7 @@ Limits grant_limits(const Limits& req, const Limits& adapter, const std::string&
 }  // namespace
 
 Device Adapter::request_device(const DeviceDescriptor& desc) const {
+  require_live(impl_, "Adapter::request_device");
   const AdapterImpl& a = *impl_;
   for (Feature f : desc.required_features)
     if (!has_feature(f))

@@ -21,6 +21,11 @@
 namespace wgslvk {
 
 void check_vk(VkResult r, const char* what);
+// A default-constructed handle is a usage error with a message, not a null dereference.
+template <class T>
+void require_live(const std::shared_ptr<T>& impl, const char* what) {
+  if (!impl) throw ValidationError("state", std::string(what) + " called on a null handle (default-constructed)");
+}
 std::string quoted(const std::string& kind, const std::string& label);  // [Buffer "x"]
 std::string binding_type_name(BindingType t);
 std::string kernel_name(const KernelInfo& k);

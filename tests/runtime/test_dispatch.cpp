@@ -179,6 +179,17 @@ TEST(Encoder, ObjectsOfAnotherDeviceAreRefused) {
   for (auto v : read<uint32_t>(other, foreign)) ASSERT_EQ(v, 0u);
 }
 
+TEST(Handles, NullHandlesAreErrorsNotCrashes) {
+  Device none;
+  expect_validation_error([&] { none.create_buffer({"b", 16, kUsageStorage}); }, "state",
+                          {"Device::create_buffer", "null handle"});
+  expect_validation_error([&] { (void)Buffer{}.size(); }, "state", {"Buffer::size", "null handle"});
+  expect_validation_error([&] { CommandEncoder{}.finish(); }, "state", {"CommandEncoder::finish"});
+  expect_validation_error([&] { ComputePipeline{}.get_bind_group_layout(0); }, "state",
+                          {"ComputePipeline::get_bind_group_layout"});
+  expect_validation_error([&] { ComputePass{}.dispatch_workgroups(1); }, "state", {"dispatch_workgroups"});
+}
+
 TEST(Limits, StorageBuffersPerStageAndBindGroups) {
   Device& d = device();
   ASSERT_EQ(d.limits().maxStorageBuffersPerShaderStage, 8u);

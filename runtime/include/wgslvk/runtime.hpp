@@ -21,9 +21,12 @@ namespace wgslvk {
 
 // ---- errors -------------------------------------------------------------------------------------
 
-// A broken WebGPU rule. `rule` is the id from shared/webgpu-rules.md ("R2", ...) or a short name
-// for rules outside that list ("feature", "limits", "usage", "state"). what() reads like Dawn's
-// messages: the object (with its label), the binding, and the values on both sides.
+// A broken WebGPU rule. `rule` is the id from shared/webgpu-rules.md ("R2", ..., "R22" for an f16
+// kernel on a device without "shader-f16") or a short name for rules outside that list
+// ("feature", "limits", "usage", "state", "range" for an offset/size outside a buffer or query
+// set, "alignment" for a copy/write offset or size not a multiple of 4). what() is
+// "<rule>: <message>" and reads like Dawn's messages: the object (with its label), the binding,
+// and the values on both sides.
 class ValidationError : public std::runtime_error {
  public:
   ValidationError(std::string rule, const std::string& message);

@@ -19,16 +19,28 @@ namespace wgslvk::optimizer {
 namespace {
 
 constexpr uint32_t kWG = 256;
-// Atomic norm: at most this many CAS-adds on the accumulator. H200 smoke (bench/results/
-// h200-2026-11-22-smoke): the CAS chain costs ~0.35 us per workgroup (1024 wg: a fixed ~0.36 ms),
-// one grid-stride workgroup reads ~2.8 GB/s (64 wg at 128M: 180 GB/s), so t(w) ~ 4n/(w*2.8 GB/s)
-// + w*0.35 us is smallest near w = sqrt(n/256): 64 at 1M (0.035 ms measured, best of 64/256/1024),
-// 256 at 16M (0.16 ms, best), 724 at 128M (model 0.51 ms; 1024 wg gave 0.54, 256 wg 0.78).
+// Atomic norm: ceil(sqrt(ceil(n/256))) workgroups, at most 1024. The CAS chain on the one word
+// costs ~0.35 us per workgroup (1024 wg: a fixed ~0.36 ms at any n) and one grid-stride
+// workgroup reads ~2.8 GB/s (64 wg at 128M: 180 GB/s), so t(w) ~ 4n/(w * 2.8 GB/s) + w * 0.35 us
+// is smallest near w = sqrt(n/256). H200, wgslvk bench --only norm,step (bench/results/
+// h200-2026-11-22-norm), ms for this rule vs a constant 1024 / 256 workgroups:
+//   1M 0.034 (64 wg) vs 0.358 / 0.077; 16M 0.174 (256) vs 0.379 / 0.174;
+//   64M 0.338 (512) vs 0.454 / 0.449; 128M 0.495 (725) vs 0.555 / 0.814.
+// Still 13-26% of the copy roofline: the serialized CAS is the seed's design (NormMode::Atomic).
 constexpr uint32_t kAtomicMaxWorkgroups = 1024;
-// Deterministic norm: partials = ceil(n / (256 * kDetElemsPerThread)), at most kDetMaxPartials.
-// (placeholder until the GPU sweep of norm_two_level rows; see the measured numbers below)
+// Deterministic norm: ceil(n / (256 * 4)) partials, at most 1024 (the same run, pair of
+// reduce_norm_sq_partials + finalize_grad_stats_partials in one pass, ms by partial count
+// 512 / 1024 / 2048 / 4096 / 8192):
+//   1M   0.0120 / 0.0120 / 0.0136 / 0.0159 / -       4M  0.0192 / 0.0154 / 0.0166 / 0.0192 / 0.0241
+//   16M  0.0694 / 0.0456 / 0.0463 / 0.0481 / 0.0530  64M 0.2184 / 0.1252 / 0.1254 / 0.1288 / 0.1329
+//   128M 0.4160 / 0.2307 / 0.2296 / 0.2324 / 0.2355
+// 1024 is best or within 0.5% everywhere (about one resident wave: 132 SMs x 8 workgroups); 512
+// lacks memory parallelism from 4M up; more partials only add waves and finalize reads (the
+// finalize alone: 7.7 us at 1024, 9.0 us at 8192). The reduce itself stays at ~57% of the copy
+// roofline at any count >= 1024: the limit is the kernel's shape (presumably its scalar loads
+// in a grid-stride loop), not the launch. Below 1M elements, 4 elements per thread keeps every workgroup busy.
 constexpr uint64_t kDetElemsPerThread = 4;
-constexpr uint32_t kDetMaxPartials = 2048;
+constexpr uint32_t kDetMaxPartials = 1024;
 constexpr uint32_t kMaxNormWorkgroups = 1u << 20;
 constexpr float kClipOff = 1e30f;  // min(1, 1e30 / norm) == 1, no infinity
 

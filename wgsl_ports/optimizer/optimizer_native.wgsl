@@ -28,6 +28,10 @@ fn is_finite(x: f32) -> bool {
 
 var<workgroup> sh_part: array<f32, 256>;
 
+fn sq_finite(v: f32) -> f32 {
+    return select(0.0, v * v, is_finite(v));
+}
+
 // ---- reduce_norm_sq_partials ----------------------------------------------------------------
 
 @group(0) @binding(0) var<storage, read> data_det: array<f32>;
@@ -39,15 +43,28 @@ fn reduce_norm_sq_partials(@builtin(global_invocation_id) gid: vec3<u32>,
                            @builtin(local_invocation_index) tid: u32,
                            @builtin(workgroup_id) wid: vec3<u32>,
                            @builtin(num_workgroups) nwg: vec3<u32>) {
+    // Four independent loads per iteration into four accumulators: with one scalar load in
+    // flight per thread this kernel read at ~57% of the copy roofline on an H200
+    // (bench/results/h200-2026-11-22-norm). Each partial is still a fixed function of
+    // (n, workgroup count), so the result stays bitwise deterministic.
     let grid_size = nwg.x * nwg.y * WG;
-    var local: f32 = 0.0;
+    var acc = vec4<f32>(0.0);
     var i = flat_id(gid, nwg);
     loop {
+        if (i + 3u * grid_size >= n_det) { break; }
+        let a = data_det[i];
+        let b = data_det[i + grid_size];
+        let c = data_det[i + 2u * grid_size];
+        let d = data_det[i + 3u * grid_size];
+        acc = acc + vec4<f32>(sq_finite(a), sq_finite(b), sq_finite(c), sq_finite(d));
+        i = i + 4u * grid_size;
+    }
+    loop {
         if (i >= n_det) { break; }
-        let v = data_det[i];
-        if (is_finite(v)) { local = local + v * v; }
+        acc.x = acc.x + sq_finite(data_det[i]);
         i = i + grid_size;
     }
+    let local = (acc.x + acc.y) + (acc.z + acc.w);
 
     sh_part[tid] = local;
     workgroupBarrier();

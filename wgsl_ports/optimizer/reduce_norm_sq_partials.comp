@@ -14,6 +14,8 @@ layout(set = 0, binding = 2, std140) uniform NDet { uint n_det; };
 
 shared float sh_part[WG];
 
+float sq_finite(float v) { return wgsl_select(0.0, v * v, is_finite(v)); }
+
 void main() {
     uint tid = gl_LocalInvocationIndex;
     // var<workgroup> is zero-initialized in WGSL (R17)
@@ -21,14 +23,23 @@ void main() {
     barrier();
 
     uint grid_size = gl_NumWorkGroups.x * gl_NumWorkGroups.y * WG;
-    float local = 0.0;
+    vec4 acc = vec4(0.0);
     uint i = flat_id(gl_GlobalInvocationID, gl_NumWorkGroups);
     for (;;) {
+        if (i + 3u * grid_size >= n_det) { break; }
+        float a = data_det[i];
+        float b = data_det[i + grid_size];
+        float c = data_det[i + 2u * grid_size];
+        float d = data_det[i + 3u * grid_size];
+        acc = acc + vec4(sq_finite(a), sq_finite(b), sq_finite(c), sq_finite(d));
+        i = i + 4u * grid_size;
+    }
+    for (;;) {
         if (i >= n_det) { break; }
-        float v = data_det[i];
-        if (is_finite(v)) { local = local + v * v; }
+        acc.x = acc.x + sq_finite(data_det[i]);
         i = i + grid_size;
     }
+    float local = (acc.x + acc.y) + (acc.z + acc.w);
 
     sh_part[tid] = local;
     barrier();

@@ -74,6 +74,11 @@ if [ ! -x "$BIN" ]; then echo "gpu_peers: no engine at $BIN (carry build-gpu/cli
 ldd "$BIN" | sed 's/^/  /'
 "$BIN" devices | tee -a "$W/env.txt"
 
+# The main job on the real driver first: every golden case and a randomized check per kernel.
+step "wgslvk validate"
+WGSLVK_SOURCE_DIR=$ROOT "$BIN" validate --json > "$W/validate.json"
+WGSLVK_SOURCE_DIR=$ROOT "$BIN" validate --no-random || echo "gpu_peers: wgslvk validate FAILED"
+
 step "wgslvk bench ${QUICK[*]} ${REPS[*]} ${EXTRA[*]}"
 rm -rf "$W/dump"
 "$BIN" bench "${QUICK[@]}" "${REPS[@]}" "${EXTRA[@]}" --json "$OUT/ours.json" --png "$OUT/ours.png" --dump "$W/dump"
@@ -117,6 +122,6 @@ args=("$OUT/ours.json" "$OUT/dawn.json" "$OUT/torch.json")
 python3 bench/peers/ratios.py "${args[@]}" --md "$OUT/ratios.md" --png "$OUT/peers.png"
 
 [ -n "${SMI_PID:-}" ] && kill "$SMI_PID" 2>/dev/null
-(cd "$W" && tar czf "$OUT/extra.tar.gz" env.txt $( [ -f dawn_compare.json ] && echo dawn_compare.json ) $( [ -f smi.csv ] && echo smi.csv ))
+(cd "$W" && tar czf "$OUT/extra.tar.gz" env.txt validate.json $( [ -f dawn_compare.json ] && echo dawn_compare.json ) $( [ -f smi.csv ] && echo smi.csv ))
 step "done; files in $OUT:"
 ls -la "$OUT"

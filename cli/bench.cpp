@@ -60,6 +60,8 @@ options:
   --dump DIR       write the inputs and outputs of the correctness checks (raw little-endian
                    binaries + case.json) for bench/peers/dawn_bench.mjs --compare
   --max-elems N    cap on the optimizer sweep (elements)
+  --opt            run the spirv-opt output of the bench's own pipelines (the optimizer API's
+                   step rows keep glslang's output)
 )";
 
 // ---- options -------------------------------------------------------------------------------------
@@ -141,9 +143,12 @@ BindGroup make_group(Device& d, const ComputePipeline& pipe, const Bindings& by_
   return d.create_bind_group(desc);
 }
 
+bool g_optimized_spirv = false;  // --opt
+
 ComputePipeline pipeline_for(Device& d, const KernelInfo& k) {
   ComputePipelineDescriptor desc;
   desc.kernel = &k;
+  desc.optimized_spirv = g_optimized_spirv;
   return d.create_compute_pipeline(desc);
 }
 
@@ -419,6 +424,7 @@ int run_bench(const std::vector<std::string>& args) {
     const std::string& a = args[i];
     if (a == "--device") c.opt.device = next();
     else if (a == "--quick") c.opt.quick = true;
+    else if (a == "--opt") g_optimized_spirv = true;
     else if (a == "--reps") { c.opt.reps = std::stoi(next()); c.opt.reps_set = true; }
     else if (a == "--warmup") c.opt.warmup = std::stoi(next());
     else if (a == "--warm-ms") { c.opt.warm_ms = std::stod(next()); warm_set = true; }

@@ -153,6 +153,7 @@ struct ClearCmd {
 struct TimestampCmd {
   std::shared_ptr<QuerySetImpl> set;
   uint32_t index;
+  bool pass_begin = false;  // a pass's beginning_of_pass_write_index
 };
 using Command = std::variant<DispatchCmd, CopyCmd, ClearCmd, TimestampCmd>;
 

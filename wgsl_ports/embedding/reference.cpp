@@ -1,5 +1,7 @@
 #include "reference.hpp"
 
+#include "wgslvk/numeric.hpp"  // header-only, no Vulkan
+
 #include <bit>
 #include <cmath>
 #include <stdexcept>
@@ -17,18 +19,7 @@ void expect_size(const char* fn, const char* what, size_t got, uint64_t want) {
 
 // The kernels' skip test: `val == 0.0 || !is_finite(val)` (exponent bits, R15).
 bool skipped(float v) {
-  return v == 0.0f || (std::bit_cast<uint32_t>(v) & 0x7f800000u) == 0x7f800000u;
-}
-
-float f16_to_f32(uint16_t h) {  // exact; kept local so the references need no runtime header
-  uint32_t sign = uint32_t(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
-  if (exp == 0) {
-    float v = std::ldexp(float(mant), -24);
-    return sign ? -v : v;
-  }
-  if (exp == 31) return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
-  return std::bit_cast<float>(sign | ((exp - 15 + 127) << 23) | (mant << 13));
+  return v == 0.0f || !wgslvk::is_finite_bits(v);
 }
 
 template <class T, class Conv>
@@ -62,7 +53,7 @@ void lookup(std::span<const uint32_t> tokens, std::span<const float> table, std:
 
 void lookup_w16(std::span<const uint32_t> tokens, std::span<const uint16_t> table_w16,
                 std::span<float> out, Dims dims) {
-  lookup_impl("lookup_w16", tokens, table_w16, out, dims, f16_to_f32);
+  lookup_impl("lookup_w16", tokens, table_w16, out, dims, wgslvk::f16_bits_to_f32);
 }
 
 double BackwardExpected::tolerance(size_t i) const {

@@ -533,6 +533,14 @@ int run_bench(const std::vector<std::string>& args) {
     write_png(c, rows, c.opt.png_path);
     std::printf("wrote %s\n", c.opt.png_path.c_str());
   }
+  // With WGSLVK_VALIDATION=1 (and WGSLVK_SYNC_VALIDATION=1) a layer message fails the run, as in
+  // the tests: lavapipe runs commands in order, so only the layer sees a missing barrier there.
+  auto messages = c.instance.take_validation_messages();
+  for (const auto& m : messages) std::fprintf(stderr, "Vulkan validation layer: %s\n", m.c_str());
+  if (!messages.empty()) {
+    std::fprintf(stderr, "bench: FAILED: %zu validation-layer message(s)\n", messages.size());
+    return 1;
+  }
   return 0;
 }
 

@@ -20,8 +20,9 @@ case "$what" in
     ;;
   test)
     build build
-    # Every test runs under the Khronos validation layer; any message it prints fails the test.
-    export WGSLVK_VALIDATION=1
+    # Every test runs under the Khronos validation layer, with its synchronization validation
+    # (it sees a missing barrier that lavapipe's in-order execution hides); any message fails.
+    export WGSLVK_VALIDATION=1 WGSLVK_SYNC_VALIDATION=1
     (cd build && ctest --output-on-failure -j "$jobs")
     build build-asan -DWGSLVK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
     (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$jobs" -LE slow)

@@ -248,6 +248,55 @@ CommandBuffer CommandEncoder::finish() {
   return out;
 }
 
+namespace {
+// WebGPU orders every command after the ones before it. Vulkan needs a barrier for that only
+// where two commands touch the same bytes and one of them writes (read-after-write,
+// write-after-write, write-after-read), so commands on unrelated ranges -- the per-tensor
+// updates of disjoint sub-ranges, a copy beside a kernel -- may overlap, as under Dawn. A storage
+// binding counts as written (the shader may write it); uniforms and read-only storage as read.
+struct Access {
+  const BufferImpl* buffer;
+  uint64_t offset, size;
+  bool write;
+};
+
+std::vector<Access> accesses_of(const Command& c) {
+  std::vector<Access> out;
+  if (auto* d = std::get_if<DispatchCmd>(&c)) {
+    for (const auto& g : d->groups)
+      if (g)
+        for (const auto& b : g->bound)
+          out.push_back({b.buffer.get(), b.offset, b.size, b.type == BindingType::Storage});
+  } else if (auto* cp = std::get_if<CopyCmd>(&c)) {
+    out.push_back({cp->src.get(), cp->src_offset, cp->size, false});
+    out.push_back({cp->dst.get(), cp->dst_offset, cp->size, true});
+  } else if (auto* cl = std::get_if<ClearCmd>(&c)) {
+    out.push_back({cl->buffer.get(), cl->offset, cl->size, true});
+  }
+  return out;
+}
+
+// The ranges touched since the last barrier.
+class HazardTracker {
+ public:
+  bool needs_barrier(const std::vector<Access>& next) const {
+    for (const Access& a : next)
+      for (const Access& p : pending_)
+        if (a.buffer == p.buffer && (a.write || p.write) && a.offset < p.offset + p.size &&
+            p.offset < a.offset + a.size)
+          return true;
+    return false;
+  }
+  void record(const std::vector<Access>& done) {
+    pending_.insert(pending_.end(), done.begin(), done.end());
+  }
+  void clear() { pending_.clear(); }
+
+ private:
+  std::vector<Access> pending_;
+};
+}  // namespace
+
 void Device::submit(std::span<const CommandBuffer> buffers) {
   require_live(impl_, "Device::submit");
   std::vector<Command> all;
@@ -267,24 +316,34 @@ void Device::submit(std::span<const CommandBuffer> buffers) {
   if (all.empty()) return;
   std::lock_guard lock(impl_->mutex);
   impl_->submit_locked([&](VkCommandBuffer cmd) {
-    bool first_op = true;  // submit_locked already put a barrier before the first command
-    for (auto& c : all) {
+    HazardTracker hazards;  // submit_locked already put a barrier before the first command
+    for (size_t k = 0; k < all.size(); ++k) {
+      Command& c = all[k];
       if (auto* t = std::get_if<TimestampCmd>(&c)) {
-        // The barrier that orders this pass after earlier work goes before the pass's beginning
-        // timestamp, not inside the timed region (it cost a few microseconds of every small
-        // kernel's time on an H200).
-        if (t->pass_begin && !first_op) {
-          full_barrier(cmd);
-          first_op = true;
-        }
+        // A barrier the pass's first command needs goes before the pass's beginning timestamp,
+        // not inside the timed region (it cost a few microseconds of every small kernel on an
+        // H200).
+        if (t->pass_begin)
+          for (size_t j = k + 1; j < all.size(); ++j)
+            if (!std::holds_alternative<TimestampCmd>(all[j])) {
+              if (hazards.needs_barrier(accesses_of(all[j]))) {
+                full_barrier(cmd);
+                hazards.clear();
+              }
+              break;
+            }
         // A query must be reset before each write, also when written twice in one submission.
         vkCmdResetQueryPool(cmd, t->set->pool, t->index, 1);
         vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t->set->pool, t->index);
         t->set->written[t->index] = true;
         continue;
       }
-      if (!first_op) full_barrier(cmd);
-      first_op = false;
+      std::vector<Access> acc = accesses_of(c);
+      if (hazards.needs_barrier(acc)) {
+        full_barrier(cmd);
+        hazards.clear();
+      }
+      hazards.record(acc);
       if (auto* d = std::get_if<DispatchCmd>(&c)) {
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipeline->pipeline);
         for (uint32_t g = 0; g < d->groups.size(); ++g)

@@ -63,7 +63,7 @@ VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(VkDebugUtilsMessageSeverityFlagB
                                                 VkDebugUtilsMessageTypeFlagsEXT,
                                                 const VkDebugUtilsMessengerCallbackDataEXT* data,
                                                 void* user) {
-  auto* inst = static_cast<InstanceImpl*>(user);
+  auto* inst = static_cast<InstanceCore*>(user);
   std::string text = severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error: " : "warning: ";
   if (data && data->pMessage) text += data->pMessage;
   std::lock_guard lock(inst->messages_mutex);
@@ -106,7 +106,7 @@ bool device_extension_available(VkPhysicalDevice pd, const char* name) {
   return false;
 }
 
-std::shared_ptr<AdapterImpl> make_adapter(std::shared_ptr<InstanceImpl> inst, VkPhysicalDevice pd,
+std::shared_ptr<AdapterImpl> make_adapter(std::shared_ptr<InstanceCore> inst, VkPhysicalDevice pd,
                                           uint32_t index) {
   auto a = std::make_shared<AdapterImpl>();
   a->instance = inst;
@@ -221,8 +221,7 @@ std::shared_ptr<AdapterImpl> make_adapter(std::shared_ptr<InstanceImpl> inst, Vk
 
 }  // namespace
 
-InstanceImpl::~InstanceImpl() {
-  adapters.clear();
+InstanceCore::~InstanceCore() {
   if (messenger) {
     auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
         vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT"));
@@ -236,30 +235,32 @@ InstanceImpl::~InstanceImpl() {
 
 Instance Instance::create(const InstanceOptions& options) {
   auto impl = std::make_shared<InstanceImpl>();
+  impl->core = std::make_shared<InstanceCore>();
+  InstanceCore& core = *impl->core;
   bool want_validation = options.validation.value_or(env_flag("WGSLVK_VALIDATION"));
   const char* kLayer = "VK_LAYER_KHRONOS_validation";
   if (want_validation && !layer_available(kLayer))
     throw VulkanError("validation requested (WGSLVK_VALIDATION=1 or InstanceOptions) but " +
                       std::string(kLayer) + " is not installed (Debian: vulkan-validationlayers)");
-  impl->validation = want_validation;
+  core.validation = want_validation;
 
   uint32_t loader_version = VK_API_VERSION_1_0;
   vkEnumerateInstanceVersion(&loader_version);
   if (loader_version < VK_API_VERSION_1_1)
     throw VulkanError("the Vulkan loader is 1.0; wgslvk needs Vulkan 1.1 or newer");
-  impl->api_version = std::min<uint32_t>(loader_version, VK_API_VERSION_1_3);
+  core.api_version = std::min<uint32_t>(loader_version, VK_API_VERSION_1_3);
 
   std::vector<const char*> layers, extensions;
   if (want_validation) layers.push_back(kLayer);
-  impl->debug_utils = instance_extension_available(VK_EXT_DEBUG_UTILS_EXTENSION_NAME) ||
-                      (want_validation &&
-                       instance_extension_available(VK_EXT_DEBUG_UTILS_EXTENSION_NAME, kLayer));
-  if (impl->debug_utils) extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  core.debug_utils = instance_extension_available(VK_EXT_DEBUG_UTILS_EXTENSION_NAME) ||
+                     (want_validation &&
+                      instance_extension_available(VK_EXT_DEBUG_UTILS_EXTENSION_NAME, kLayer));
+  if (core.debug_utils) extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
 
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "wgslvk";
   app.pEngineName = "wgslvk";
-  app.apiVersion = impl->api_version;
+  app.apiVersion = core.api_version;
 
   VkDebugUtilsMessengerCreateInfoEXT msg{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
   msg.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
@@ -268,7 +269,7 @@ Instance Instance::create(const InstanceOptions& options) {
                     VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                     VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
   msg.pfnUserCallback = on_debug_message;
-  msg.pUserData = impl.get();
+  msg.pUserData = &core;
 
   // Opt-in synchronization validation (slow): catches a missing barrier between dispatches.
   VkValidationFeatureEnableEXT sync_enable = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
@@ -283,29 +284,29 @@ Instance Instance::create(const InstanceOptions& options) {
   ci.enabledExtensionCount = uint32_t(extensions.size());
   ci.ppEnabledExtensionNames = extensions.data();
   // Chained so instance creation/destruction messages are caught too.
-  if (want_validation && impl->debug_utils) {
+  if (want_validation && core.debug_utils) {
     ci.pNext = &msg;
     if (env_flag("WGSLVK_SYNC_VALIDATION")) msg.pNext = &vfeatures;
   }
-  check_vk(vkCreateInstance(&ci, nullptr, &impl->instance), "vkCreateInstance");
+  check_vk(vkCreateInstance(&ci, nullptr, &core.instance), "vkCreateInstance");
 
-  if (want_validation && impl->debug_utils) {
+  if (want_validation && core.debug_utils) {
     msg.pNext = nullptr;
     auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
-        vkGetInstanceProcAddr(impl->instance, "vkCreateDebugUtilsMessengerEXT"));
-    if (create) check_vk(create(impl->instance, &msg, nullptr, &impl->messenger),
+        vkGetInstanceProcAddr(core.instance, "vkCreateDebugUtilsMessengerEXT"));
+    if (create) check_vk(create(core.instance, &msg, nullptr, &core.messenger),
                          "vkCreateDebugUtilsMessengerEXT");
   }
 
   uint32_t n = 0;
-  check_vk(vkEnumeratePhysicalDevices(impl->instance, &n, nullptr), "vkEnumeratePhysicalDevices");
+  check_vk(vkEnumeratePhysicalDevices(core.instance, &n, nullptr), "vkEnumeratePhysicalDevices");
   std::vector<VkPhysicalDevice> pds(n);
-  check_vk(vkEnumeratePhysicalDevices(impl->instance, &n, pds.data()), "vkEnumeratePhysicalDevices");
+  check_vk(vkEnumeratePhysicalDevices(core.instance, &n, pds.data()), "vkEnumeratePhysicalDevices");
   for (VkPhysicalDevice pd : pds) {
     VkPhysicalDeviceProperties p;
     vkGetPhysicalDeviceProperties(pd, &p);
     if (p.apiVersion < VK_API_VERSION_1_1) continue;  // we need 1.1 (16-bit storage, props2)
-    if (auto a = make_adapter(impl, pd, uint32_t(impl->adapters.size())))
+    if (auto a = make_adapter(impl->core, pd, uint32_t(impl->adapters.size())))
       impl->adapters.push_back(std::move(a));
   }
   Instance inst;
@@ -353,13 +354,13 @@ Adapter Instance::select_adapter(std::optional<std::string> selector) const {
 
 bool Instance::validation_enabled() const {
   require_live(impl_, "Instance::validation_enabled");
-  return impl_->validation;
+  return impl_->core->validation;
 }
 
 std::vector<std::string> Instance::take_validation_messages() const {
   require_live(impl_, "Instance::take_validation_messages");
-  std::lock_guard lock(impl_->messages_mutex);
-  return std::exchange(impl_->messages, {});
+  std::lock_guard lock(impl_->core->messages_mutex);
+  return std::exchange(impl_->core->messages, {});
 }
 
 // ---- adapter ------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 // Private state behind the handles of runtime.hpp. Ownership runs one way so nothing cycles:
-//   Instance <- Adapter <- DeviceCore <- (buffers, layouts, groups, pipelines, query sets)
+//   InstanceCore <- Adapter <- DeviceCore <- (buffers, layouts, groups, pipelines, query sets)
+//   Instance handle -> InstanceImpl -> (InstanceCore, adapters).
 //   DeviceImpl (queue, in-flight work) -> DeviceCore; in-flight work retains the objects it uses.
 // DeviceImpl is what a user's Device handle owns; dropping the last handle waits for the queue.
 #pragma once
@@ -30,7 +31,8 @@ std::string quoted(const std::string& kind, const std::string& label);  // [Buff
 std::string binding_type_name(BindingType t);
 std::string kernel_name(const KernelInfo& k);
 
-struct InstanceImpl {
+// The VkInstance and its messenger, owned by every adapter (and so every device) made from it.
+struct InstanceCore {
   VkInstance instance = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
   bool validation = false;
@@ -38,12 +40,19 @@ struct InstanceImpl {
   uint32_t api_version = VK_API_VERSION_1_1;
   std::mutex messages_mutex;
   std::vector<std::string> messages;
+  ~InstanceCore();
+};
+
+// What an Instance handle owns: the core plus the adapter list. Kept apart from InstanceCore so
+// the list (instance -> adapters) and each adapter's owner (adapter -> core) form no cycle; a
+// cycle here kept every VkInstance alive until exit and never ran vkDestroyInstance.
+struct InstanceImpl {
+  std::shared_ptr<InstanceCore> core;
   std::vector<std::shared_ptr<AdapterImpl>> adapters;
-  ~InstanceImpl();
 };
 
 struct AdapterImpl {
-  std::shared_ptr<InstanceImpl> instance;
+  std::shared_ptr<InstanceCore> instance;
   VkPhysicalDevice physical = VK_NULL_HANDLE;
   AdapterInfo info;
   Limits limits;

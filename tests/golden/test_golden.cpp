@@ -436,6 +436,32 @@ TEST(GoldenCases, MissingFeatureIsASkipWithTheReason) {
   EXPECT_GT(skipped, 0) << "no golden case of a kernel with an optional feature";
 }
 
+// Each Validator makes (and must free) its own instance, adapter and device. Nothing keeps an
+// instance alive but the handles that use it: with the Instance handle gone its adapter lives on
+// in the device, and with the device gone too everything is freed (vkDestroyInstance). An
+// instance <-> adapter shared_ptr cycle once kept every instance until exit, which LeakSanitizer
+// reported after this file's Validate test as leaks inside the validation layer.
+TEST(Validate, InstanceLivesExactlyAsLongAsItsHandles) {
+  std::weak_ptr<InstanceImpl> instance_state;
+  std::weak_ptr<AdapterImpl> adapter_state;
+  Device d;
+  {
+    Instance inst = Instance::create();
+    Adapter a = inst.select_adapter();
+    instance_state = inst.impl_;
+    adapter_state = a.impl_;
+    d = a.request_device({"outlives its instance handle", {}, {}});
+  }
+  EXPECT_TRUE(instance_state.expired());
+  ASSERT_FALSE(adapter_state.expired());
+  {
+    Buffer b = wgslvk::testing::upload(d, std::vector<uint32_t>{1, 2, 3, 4}, "b");
+    EXPECT_EQ(read<uint32_t>(d, b), (std::vector<uint32_t>{1, 2, 3, 4}));
+  }
+  d = Device{};
+  EXPECT_TRUE(adapter_state.expired());
+}
+
 // `wgslvk validate` as a library: a moved expected value in a case brought with --cases makes the
 // kernel's row FAIL, the verdict FAIL, and the message names the case, the element and the values.
 TEST(Validate, ReportsAFailingCaseFromCasesDir) {

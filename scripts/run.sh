@@ -25,7 +25,11 @@ case "$what" in
     export WGSLVK_VALIDATION=1 WGSLVK_SYNC_VALIDATION=1
     (cd build && ctest --output-on-failure -j "$jobs")
     build build-asan -DWGSLVK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
-    (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$jobs" -LE slow)
+    # The sanitizer pass keeps the layer on but not its synchronization checks (the pass above
+    # runs those): with them on, LeakSanitizer reports ~100 KB allocated inside the layer at
+    # exit even for a single lookup test, while the same test with them off is clean.
+    (cd build-asan && WGSLVK_SYNC_VALIDATION=0 ASAN_OPTIONS=detect_leaks=1 \
+       ctest --output-on-failure -j "$jobs" -LE slow)
     ;;
   *) echo "usage: scripts/run.sh validate|test" >&2; exit 2 ;;
 esac

@@ -10,6 +10,29 @@ namespace wgslvk {
 namespace {
 std::string num(uint64_t v) { return std::to_string(v); }
 
+VkDescriptorType descriptor_type(BindingType t) {
+  return t == BindingType::Uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
+// Buffer bindings by Vulkan descriptor type (read-only storage counts as storage).
+struct BufferCounts {
+  uint32_t storage = 0, uniform = 0;
+  void add(BindingType t) { (t == BindingType::Uniform ? uniform : storage)++; }
+};
+
+// maxStorageBuffersPerShaderStage / maxUniformBuffersPerShaderStage, for one layout or a
+// pipeline's whole layout; `subject` starts the message ("<subject> has N storage buffer ...").
+void check_per_stage(const Limits& lim, const std::string& subject, BufferCounts n) {
+  if (n.storage > lim.maxStorageBuffersPerShaderStage)
+    throw ValidationError("limits", subject + " has " + num(n.storage) +
+                                        " storage buffer bindings, more than maxStorageBuffersPerShaderStage (" +
+                                        num(lim.maxStorageBuffersPerShaderStage) + ")");
+  if (n.uniform > lim.maxUniformBuffersPerShaderStage)
+    throw ValidationError("limits", subject + " has " + num(n.uniform) +
+                                        " uniform buffer bindings, more than maxUniformBuffersPerShaderStage (" +
+                                        num(lim.maxUniformBuffersPerShaderStage) + ")");
+}
+
 std::shared_ptr<BindGroupLayoutImpl> make_layout(const std::shared_ptr<DeviceCore>& core,
                                                  const BindGroupLayoutDescriptor& desc) {
   const Limits& lim = core->limits;
@@ -20,7 +43,7 @@ std::shared_ptr<BindGroupLayoutImpl> make_layout(const std::shared_ptr<DeviceCor
   l->entries = desc.entries;
   std::sort(l->entries.begin(), l->entries.end(),
             [](auto& a, auto& b) { return a.binding < b.binding; });
-  uint32_t storage = 0, uniform = 0;
+  BufferCounts counts;
   for (size_t i = 0; i < l->entries.size(); ++i) {
     const auto& e = l->entries[i];
     if (i && l->entries[i - 1].binding == e.binding)
@@ -29,22 +52,14 @@ std::shared_ptr<BindGroupLayoutImpl> make_layout(const std::shared_ptr<DeviceCor
       throw ValidationError("limits", name + " binding number (" + num(e.binding) +
                                           ") is not below maxBindingsPerBindGroup (" +
                                           num(lim.maxBindingsPerBindGroup) + ")");
-    (e.type == BindingType::Uniform ? uniform : storage)++;
+    counts.add(e.type);
   }
-  if (storage > lim.maxStorageBuffersPerShaderStage)
-    throw ValidationError("limits", name + " has " + num(storage) +
-                                        " storage buffer bindings, more than maxStorageBuffersPerShaderStage (" +
-                                        num(lim.maxStorageBuffersPerShaderStage) + ")");
-  if (uniform > lim.maxUniformBuffersPerShaderStage)
-    throw ValidationError("limits", name + " has " + num(uniform) +
-                                        " uniform buffer bindings, more than maxUniformBuffersPerShaderStage (" +
-                                        num(lim.maxUniformBuffersPerShaderStage) + ")");
+  check_per_stage(lim, name, counts);
   std::vector<VkDescriptorSetLayoutBinding> vb;
   for (const auto& e : l->entries) {
     VkDescriptorSetLayoutBinding b{};
     b.binding = e.binding;
-    b.descriptorType = e.type == BindingType::Uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                                      : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    b.descriptorType = descriptor_type(e.type);
     b.descriptorCount = 1;
     b.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
     vb.push_back(b);
@@ -215,11 +230,11 @@ BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
   std::sort(g->bound.begin(), g->bound.end(), [](auto& a, auto& b) { return a.binding < b.binding; });
 
   // Vulkan objects: a small pool per group keeps lifetime trivial.
-  uint32_t n_storage = 0, n_uniform = 0;
-  for (auto& bb : g->bound) (bb.type == BindingType::Uniform ? n_uniform : n_storage)++;
+  BufferCounts counts;
+  for (auto& bb : g->bound) counts.add(bb.type);
   std::vector<VkDescriptorPoolSize> sizes;
-  if (n_storage) sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n_storage});
-  if (n_uniform) sizes.push_back({VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, n_uniform});
+  if (counts.storage) sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, counts.storage});
+  if (counts.uniform) sizes.push_back({VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, counts.uniform});
   if (sizes.empty()) sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1});
   VkDescriptorPoolCreateInfo pci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pci.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
@@ -244,8 +259,7 @@ BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
     writes[i].dstSet = g->set;
     writes[i].dstBinding = bb.binding;
     writes[i].descriptorCount = 1;
-    writes[i].descriptorType = bb.type == BindingType::Uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                                               : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].descriptorType = descriptor_type(bb.type);
     writes[i].pBufferInfo = &infos[i];
   }
   vkUpdateDescriptorSets(core->device, uint32_t(writes.size()), writes.data(), 0, nullptr);
@@ -355,17 +369,10 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
       }
     }
   }
-  uint32_t storage = 0, uniform = 0;
+  BufferCounts counts;
   for (auto& g : p->groups)
-    for (auto& e : g->entries) (e.type == BindingType::Uniform ? uniform : storage)++;
-  if (storage > lim.maxStorageBuffersPerShaderStage)
-    throw ValidationError("limits", name + " layout has " + num(storage) +
-                                        " storage buffer bindings, more than maxStorageBuffersPerShaderStage (" +
-                                        num(lim.maxStorageBuffersPerShaderStage) + ")");
-  if (uniform > lim.maxUniformBuffersPerShaderStage)
-    throw ValidationError("limits", name + " layout has " + num(uniform) +
-                                        " uniform buffer bindings, more than maxUniformBuffersPerShaderStage (" +
-                                        num(lim.maxUniformBuffersPerShaderStage) + ")");
+    for (auto& e : g->entries) counts.add(e.type);
+  check_per_stage(lim, name + " layout", counts);
 
   std::span<const uint32_t> code = desc.optimized_spirv ? k.spirv_opt : k.spirv;
   if (code.empty())

@@ -175,18 +175,10 @@ Case backward_case(uint64_t seed, Variant v, Shape s, bool oov, bool nonfinite,
   if (v == Variant::Deterministic) {
     // The host's part (embedding_native.wgsl): in-vocabulary positions stably sorted by token,
     // cut into one segment per distinct token.
-    std::vector<uint32_t> order;
-    for (uint32_t p = 0; p < s.seq; ++p)
-      if (tokens[p] < s.vocab) order.push_back(p);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint32_t a, uint32_t c) { return tokens[a] < tokens[c]; });
-    std::vector<uint32_t> seg{0};
-    for (uint32_t k = 1; k < order.size(); ++k)
-      if (tokens[order[k]] != tokens[order[k - 1]]) seg.push_back(k);
-    seg.push_back(uint32_t(order.size()));
-    uint32_t nseg = uint32_t(seg.size() - 1);
-    b.input("order", DType::U32, order);
-    b.input("seg_start", DType::U32, seg);
+    const auto seg = eref::deterministic_segments(tokens, s.vocab);
+    uint32_t nseg = seg.count();
+    b.input("order", DType::U32, seg.order);
+    b.input("seg_start", DType::U32, seg.seg_start);
     CaseBuilder::bind_values(d, 3, dims_values(s, nseg));
     CaseBuilder::bind(d, 4, "order");
     CaseBuilder::bind(d, 5, "seg_start");

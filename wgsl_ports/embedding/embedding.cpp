@@ -293,22 +293,13 @@ OovReport Embedding::run_backward(std::span<const uint32_t> tokens, const Buffer
 
   // Deterministic: in-vocabulary positions stably sorted by token id (so position order within
   // a token), cut into one segment per distinct token.
-  std::vector<uint32_t> order;
-  order.reserve(tokens.size());
-  for (uint32_t p = 0; p < tokens.size(); ++p)
-    if (tokens[p] < dims.vocab_size) order.push_back(p);
-  if (order.empty()) return report;  // every id out of vocabulary: nothing to add
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return tokens[a] < tokens[b]; });
-  std::vector<uint32_t> seg_start{0};
-  for (uint32_t k = 1; k < order.size(); ++k)
-    if (tokens[order[k]] != tokens[order[k - 1]]) seg_start.push_back(k);
-  seg_start.push_back(uint32_t(order.size()));
-  const uint32_t n_segments = uint32_t(seg_start.size() - 1);
+  const ref::Segments seg = ref::deterministic_segments(tokens, dims.vocab_size);
+  if (seg.order.empty()) return report;  // every id out of vocabulary: nothing to add
+  const uint32_t n_segments = seg.count();
 
   call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size, n_segments});
-  call.bind_u32s(4, "order", order);
-  call.bind_u32s(5, "seg_start", seg_start);
+  call.bind_u32s(4, "order", seg.order);
+  call.bind_u32s(5, "seg_start", seg.seg_start);
   call.dispatch(pipeline(name), uint64_t(n_segments) * dims.d_model);
   return report;
 }

@@ -2,6 +2,7 @@
 
 #include "wgslvk/numeric.hpp"  // header-only, no Vulkan
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <stdexcept>
@@ -122,6 +123,20 @@ std::vector<float> backward_sequential_f32(std::span<const uint32_t> tokens,
     }
   }
   return acc;
+}
+
+Segments deterministic_segments(std::span<const uint32_t> tokens, uint32_t vocab_size) {
+  Segments s;
+  s.order.reserve(tokens.size());
+  for (uint32_t p = 0; p < tokens.size(); ++p)
+    if (tokens[p] < vocab_size) s.order.push_back(p);
+  std::stable_sort(s.order.begin(), s.order.end(),
+                   [&](uint32_t a, uint32_t b) { return tokens[a] < tokens[b]; });
+  s.seg_start.push_back(0);
+  for (uint32_t k = 1; k < s.order.size(); ++k)
+    if (tokens[s.order[k]] != tokens[s.order[k - 1]]) s.seg_start.push_back(k);
+  s.seg_start.push_back(uint32_t(s.order.size()));
+  return s;
 }
 
 }  // namespace wgslvk::embedding::ref

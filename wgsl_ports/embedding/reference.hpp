@@ -83,5 +83,14 @@ std::vector<float> backward_sequential_f32(std::span<const uint32_t> tokens,
                                            std::span<const float> grad_out,
                                            std::span<const float> grad_table_initial, Dims dims);
 
+// The host's part of embed_backward_deterministic (embedding_native.wgsl): the in-vocabulary
+// positions stably sorted by token id (so in position order within a token), cut into one segment
+// per distinct token; seg_start holds each segment's first index into order, then order.size().
+struct Segments {
+  std::vector<uint32_t> order, seg_start;
+  uint32_t count() const { return uint32_t(seg_start.size() - 1); }
+};
+Segments deterministic_segments(std::span<const uint32_t> tokens, uint32_t vocab_size);
+
 }  // namespace ref
 }  // namespace wgslvk::embedding

@@ -1,6 +1,6 @@
-// Command encoder, compute pass (dispatch-time validation R7, R11, R12) and submit. Every
-// dispatch, copy and clear is preceded by a full compute/transfer barrier: WebGPU makes each
-// command's writes visible to the next.
+// Command encoder, compute pass (dispatch-time validation R7, R11, R12) and submit. A dispatch,
+// copy or clear gets a full compute/transfer barrier when it touches bytes an earlier command
+// since the last barrier wrote, or writes bytes one read (HazardTracker below).
 #include <algorithm>
 
 #include "internal.hpp"
@@ -315,8 +315,19 @@ void Device::submit(std::span<const CommandBuffer> buffers) {
   }
   if (all.empty()) return;
   std::lock_guard lock(impl_->mutex);
+  // Each command's accesses, once: a pass's first command is also looked at from its pass's
+  // beginning timestamp.
+  std::vector<std::vector<Access>> acc;
+  acc.reserve(all.size());
+  for (const Command& c : all) acc.push_back(accesses_of(c));
   impl_->submit_locked([&](VkCommandBuffer cmd) {
     HazardTracker hazards;  // submit_locked already put a barrier before the first command
+    auto barrier_if_needed = [&](const std::vector<Access>& next) {
+      if (hazards.needs_barrier(next)) {
+        full_barrier(cmd);
+        hazards.clear();
+      }
+    };
     for (size_t k = 0; k < all.size(); ++k) {
       Command& c = all[k];
       if (auto* t = std::get_if<TimestampCmd>(&c)) {
@@ -326,10 +337,7 @@ void Device::submit(std::span<const CommandBuffer> buffers) {
         if (t->pass_begin)
           for (size_t j = k + 1; j < all.size(); ++j)
             if (!std::holds_alternative<TimestampCmd>(all[j])) {
-              if (hazards.needs_barrier(accesses_of(all[j]))) {
-                full_barrier(cmd);
-                hazards.clear();
-              }
+              barrier_if_needed(acc[j]);
               break;
             }
         // A query must be reset before each write, also when written twice in one submission.
@@ -338,12 +346,8 @@ void Device::submit(std::span<const CommandBuffer> buffers) {
         t->set->written[t->index] = true;
         continue;
       }
-      std::vector<Access> acc = accesses_of(c);
-      if (hazards.needs_barrier(acc)) {
-        full_barrier(cmd);
-        hazards.clear();
-      }
-      hazards.record(acc);
+      barrier_if_needed(acc[k]);
+      hazards.record(acc[k]);
       if (auto* d = std::get_if<DispatchCmd>(&c)) {
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipeline->pipeline);
         for (uint32_t g = 0; g < d->groups.size(); ++g)

@@ -5,12 +5,11 @@
 #include <map>
 #include <regex>
 
+#include "layout.hpp"
 #include "wgslvk/translator.hpp"
 
 namespace wgslvk::translator {
 namespace {
-
-uint64_t round_up(uint64_t a, uint64_t v) { return a ? (v + a - 1) / a * a : v; }
 
 std::string at(uint32_t g, uint32_t b) {
   return "@group(" + std::to_string(g) + ") @binding(" + std::to_string(b) + ")";

@@ -4,12 +4,11 @@
 
 #include <algorithm>
 
+#include "layout.hpp"
 #include "wgslvk/translator.hpp"
 
 namespace wgslvk::translator {
 namespace {
-
-uint64_t round_up(uint64_t a, uint64_t v) { return a ? (v + a - 1) / a * a : v; }
 
 // Derived only to reach `ir` for the Workgroup variables, which get_shader_resources omits.
 class Reflector : public spirv_cross::Compiler {

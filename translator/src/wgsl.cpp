@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "layout.hpp"
 #include "wgslvk/translator.hpp"
 
 namespace wgslvk::translator {
@@ -120,8 +121,6 @@ struct FnAst {
   std::vector<Token> body;
   uint32_t line = 0;
 };
-
-uint64_t round_up(uint64_t a, uint64_t v) { return a ? (v + a - 1) / a * a : v; }
 
 class Parser {
  public:

@@ -155,7 +155,6 @@ ComputePipeline pipeline_for(Device& d, const KernelInfo& k) {
 // ---- timing --------------------------------------------------------------------------------------
 
 using Recorder = std::function<void(ComputePass&)>;
-using PreRecorder = std::function<void(CommandEncoder&)>;  // outside the pass (clear_buffer)
 
 // Warm-up: untimed repeats until at least `--warmup` of them ran AND `--warm-ms` of wall time
 // passed with the GPU busy (an idle GPU drops its clocks during the host-side fills between
@@ -175,9 +174,7 @@ void warm_up(Ctx& c, const std::function<void(CommandEncoder&)>& record_one) {
   }
 }
 
-void record_pass(CommandEncoder& enc, const Recorder& rec, const PreRecorder& pre,
-                 const QuerySet* qs, uint32_t q) {
-  if (pre) pre(enc);
+void record_pass(CommandEncoder& enc, const Recorder& rec, const QuerySet* qs, uint32_t q) {
   ComputePassDescriptor pd{"bench", std::nullopt};
   if (qs) pd.timestamp_writes = PassTimestampWrites{*qs, q, q + 1};
   ComputePass p = enc.begin_compute_pass(pd);
@@ -193,18 +190,6 @@ Stats stats_from(const std::vector<uint64_t>& ts, int reps, int stride, int firs
   }
   if (ms.empty()) throw std::runtime_error("bench: no valid timestamps were read");
   return stats_of(ms);
-}
-
-// Times `rec` alone: warm-up, then `reps` passes with pass timestamps in one submission.
-Stats time_passes(Ctx& c, const Recorder& rec, const PreRecorder& pre = {}, int reps = -1) {
-  if (reps < 0) reps = c.opt.reps;
-  warm_up(c, [&](CommandEncoder& enc) { record_pass(enc, rec, pre, nullptr, 0); });
-  QuerySet qs = c.dev.create_query_set(uint32_t(2 * reps), "bench timestamps");
-  CommandEncoder enc = c.dev.create_command_encoder("bench timed");
-  for (int i = 0; i < reps; ++i) record_pass(enc, rec, pre, &qs, uint32_t(2 * i));
-  c.dev.submit(enc.finish());
-  c.dev.wait_idle();
-  return stats_from(c.dev.read_timestamps(qs), reps, 2, 0);
 }
 
 void dispatch_1d(ComputePass& p, const Device& d, uint64_t threads, uint32_t wg = 256) {
@@ -271,14 +256,6 @@ CopyRec copy_recorder(Ctx& c, uint64_t bytes) {
           2 * half};
 }
 
-CopyResult copy_roofline(Ctx& c, uint64_t bytes) {
-  CopyRec cr = copy_recorder(c, bytes);
-  CopyResult r;
-  r.bytes = cr.bytes;
-  r.t = time_passes(c, cr.rec);
-  return r;
-}
-
 // The kernel and the copy roofline of the same byte count, in the same conditions: after one
 // warm-up of both, `reps` pairs of passes (kernel, copy) alternate in one submission. The copy
 // between kernel repeats also keeps small inputs from being served from L2 by the previous repeat.
@@ -286,14 +263,14 @@ std::pair<Stats, CopyResult> time_pair(Ctx& c, const Recorder& rec, uint64_t byt
   CopyRec cr = copy_recorder(c, bytes);
   int reps = c.opt.reps;
   warm_up(c, [&](CommandEncoder& enc) {
-    record_pass(enc, rec, {}, nullptr, 0);
-    record_pass(enc, cr.rec, {}, nullptr, 0);
+    record_pass(enc, rec, nullptr, 0);
+    record_pass(enc, cr.rec, nullptr, 0);
   });
   QuerySet qs = c.dev.create_query_set(uint32_t(4 * reps), "bench pair timestamps");
   CommandEncoder enc = c.dev.create_command_encoder("bench timed pair");
   for (int i = 0; i < reps; ++i) {
-    record_pass(enc, rec, {}, &qs, uint32_t(4 * i));
-    record_pass(enc, cr.rec, {}, &qs, uint32_t(4 * i + 2));
+    record_pass(enc, rec, &qs, uint32_t(4 * i));
+    record_pass(enc, cr.rec, &qs, uint32_t(4 * i + 2));
   }
   c.dev.submit(enc.finish());
   c.dev.wait_idle();

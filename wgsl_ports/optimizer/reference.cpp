@@ -1,5 +1,7 @@
 #include "reference.hpp"
 
+#include "wgslvk/numeric.hpp"  // header-only, no Vulkan
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -9,8 +11,6 @@
 
 namespace wgslvk::optimizer {
 namespace {
-
-bool finite_bits(float x) { return (std::bit_cast<uint32_t>(x) & 0x7f800000u) != 0x7f800000u; }
 
 void check_sizes(const char* fn, size_t n, std::initializer_list<size_t> others) {
   for (size_t s : others)
@@ -65,7 +65,7 @@ double f32_ulp_of(double m) {
 double reduce_norm_sq_exact(std::span<const float> data) {
   double s = 0;
   for (float x : data)
-    if (finite_bits(x)) s += double(x) * double(x);
+    if (is_finite_bits(x)) s += double(x) * double(x);
   return s;
 }
 
@@ -97,7 +97,7 @@ AdamWExpected adamw_update_reference(std::span<const float> w, std::span<const f
   double b1c = 1.0 / std::max(1.0 - double(u.beta1_t), 1e-12);
   double b2c = 1.0 / std::max(1.0 - double(u.beta2_t), 1e-12);
   for (size_t i = 0; i < n; ++i) {
-    double grad = finite_bits(g[i]) ? double(g[i]) : 0.0;
+    double grad = is_finite_bits(g[i]) ? double(g[i]) : 0.0;
     grad *= double(clip);
     adam_element(w[i], grad, m[i], v[i], b1c, b2c, u, out, i);
   }
@@ -216,7 +216,7 @@ Q8Expected adamw_8bit_update_reference(std::span<const float> w, std::span<const
   double b1c = 1.0 / std::max(1.0 - double(u.beta1_t), 1e-12);
   double b2c = 1.0 / std::max(1.0 - double(u.beta2_t), 1e-12);
   for (size_t i = 0; i < n; ++i) {
-    double grad = finite_bits(g[i]) ? double(g[i]) : 0.0;
+    double grad = is_finite_bits(g[i]) ? double(g[i]) : 0.0;
     grad *= double(clip);
     float m_old = q8_decode_m(q8_code_at(m_packed, i), m_scale[i / kQ8Block]);
     float v_old = q8_decode_v(q8_code_at(v_packed, i), v_scale[i / kQ8Block]);

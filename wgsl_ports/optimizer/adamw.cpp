@@ -453,11 +453,13 @@ void MultiTensorAdamW::set_weights(std::string_view name, std::span<const float>
   const auto& p = param(name);
   check_count("set_weights", p, values.size());
   write_role(w_, p.offset * 4, values.data(), values.size_bytes());
-  if (w16_) {
-    std::vector<uint16_t> h(values.size());
-    for (size_t i = 0; i < h.size(); ++i) h[i] = f32_to_f16_bits(values[i]);
-    write_role(w16_, p.offset * 2, h.data(), h.size() * 2);
-  }
+  if (w16_) write_mirror(p, values);
+}
+
+void MultiTensorAdamW::write_mirror(const ParamEntry& p, std::span<const float> values) {
+  std::vector<uint16_t> h(values.size());
+  for (size_t i = 0; i < h.size(); ++i) h[i] = f32_to_f16_bits(values[i]);
+  write_role(w16_, p.offset * 2, h.data(), h.size() * 2);
 }
 
 void MultiTensorAdamW::set_grads(std::string_view name, std::span<const float> values) {
@@ -481,24 +483,24 @@ std::vector<float> MultiTensorAdamW::read_grads(std::string_view name) {
   return as_floats(read_bytes(g_, p.offset * 4, p.count * 4));
 }
 
-std::vector<float> MultiTensorAdamW::read_m(std::string_view name) {
+std::vector<float> MultiTensorAdamW::read_state(std::string_view name, const Buffer& f32,
+                                                const Buffer& codes, const Buffer& scales,
+                                                float (*decode)(uint32_t, float)) {
   const auto& p = param(name);
-  if (opt_.precision != StatePrecision::Int8) return as_floats(read_bytes(m_, p.offset * 4, p.count * 4));
-  auto codes = read_bytes(mq_, p.offset, p.count);
-  auto scales = as_floats(read_bytes(ms_, p.offset / 256 * 4, div_ceil(p.count, 256) * 4));
+  if (opt_.precision != StatePrecision::Int8) return as_floats(read_bytes(f32, p.offset * 4, p.count * 4));
+  auto c = read_bytes(codes, p.offset, p.count);
+  auto sc = as_floats(read_bytes(scales, p.offset / 256 * 4, div_ceil(p.count, 256) * 4));
   std::vector<float> out(p.count);
-  for (size_t i = 0; i < p.count; ++i) out[i] = q8_decode_m(codes[i], scales[i / 256]);
+  for (size_t i = 0; i < p.count; ++i) out[i] = decode(c[i], sc[i / 256]);
   return out;
 }
 
+std::vector<float> MultiTensorAdamW::read_m(std::string_view name) {
+  return read_state(name, m_, mq_, ms_, q8_decode_m);
+}
+
 std::vector<float> MultiTensorAdamW::read_v(std::string_view name) {
-  const auto& p = param(name);
-  if (opt_.precision != StatePrecision::Int8) return as_floats(read_bytes(v_, p.offset * 4, p.count * 4));
-  auto codes = read_bytes(vq_, p.offset, p.count);
-  auto scales = as_floats(read_bytes(vs_, p.offset / 256 * 4, div_ceil(p.count, 256) * 4));
-  std::vector<float> out(p.count);
-  for (size_t i = 0; i < p.count; ++i) out[i] = q8_decode_v(codes[i], scales[i / 256]);
-  return out;
+  return read_state(name, v_, vq_, vs_, q8_decode_v);
 }
 
 std::vector<uint16_t> MultiTensorAdamW::read_w16(std::string_view name) {
@@ -724,7 +726,7 @@ void MultiTensorAdamW::load(const std::string& path) {
       for (size_t i = 0; i < tensors.size(); ++i)
         if (tensors[i].key == p.name && p.count)
           std::memcpy(wv.data(), data + spans[i].first, p.count * 4);
-      set_weights(p.name, wv);
+      write_mirror(p, wv);  // w itself was written above
     }
   CommandEncoder enc = device_.create_command_encoder("adamw load");
   enc.clear_buffer(g_);

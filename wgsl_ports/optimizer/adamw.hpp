@@ -203,6 +203,10 @@ class MultiTensorAdamW {
               const QuerySet* phases, uint32_t base);
   void write_uniforms();
   void write_role(const Buffer& b, uint64_t byte_offset, const void* data, uint64_t bytes);
+  void write_mirror(const ParamEntry& p, std::span<const float> values);  // w16 from f32 weights
+  // m or v of one parameter: the f32 role, or for Int8 its codes decoded with the block scales
+  std::vector<float> read_state(std::string_view name, const Buffer& f32, const Buffer& codes,
+                                const Buffer& scales, float (*decode)(uint32_t, float));
   std::vector<uint8_t> read_bytes(const Buffer& b, uint64_t byte_offset, uint64_t bytes);
 
   Device device_;

@@ -129,7 +129,9 @@ TEST(FinalizeGradStats, ClipOnOffAndResetsAccumulator) {
     auto want = finalize_grad_stats_reference(sum, max_norm);
     EXPECT_LE(ulp_distance(s[0], want.grad_norm), kGradNormBound.ulp) << kGradNormBound.why;
     EXPECT_LE(ulp_distance(s[1], want.clip_scale), kClipScaleBound.ulp) << kClipScaleBound.why;
-    if (max_norm == 1e30f) EXPECT_EQ(s[1], 1.0f) << "clipping off must give exactly 1";
+    if (max_norm == 1e30f) {
+      EXPECT_EQ(s[1], 1.0f) << "clipping off must give exactly 1";
+    }
     EXPECT_TRUE(is_poison(s[2])) << "grad_stats[2] was written";
     EXPECT_EQ(std::bit_cast<uint32_t>(read<float>(d, acc)[0]), 0u)
         << "finalize must leave the accumulator at +0 for the next step's reduce";
@@ -346,7 +348,9 @@ TEST(Adamw8bitScheme, RoundTripAndNoFlushOfV) {
       EXPECT_EQ(q8_encode(std::bit_cast<uint32_t>(vv), emax, kQ8VTop, any(r)), c) << "v code " << c;
       if (c < 128) {
         float mm = q8_decode(c, emax, kQ8MTop);
-        if (mm != 0.0f) EXPECT_EQ(q8_encode(std::bit_cast<uint32_t>(mm), emax, kQ8MTop, any(r)), c);
+        if (mm != 0.0f) {
+          EXPECT_EQ(q8_encode(std::bit_cast<uint32_t>(mm), emax, kQ8MTop, any(r)), c);
+        }
       }
     }
   float vmax = 1.0f, tiny = std::ldexp(1.0f, -60);

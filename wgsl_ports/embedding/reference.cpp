@@ -39,14 +39,6 @@ void lookup_impl(const char* fn, std::span<const uint32_t> tokens, std::span<con
 
 }  // namespace
 
-double f32_ulp_of(double m) {
-  m = std::fabs(m);
-  if (m < 0x1p-126 || !std::isfinite(m)) return m < 0x1p-126 ? 0x1p-149 : INFINITY;
-  int e = 0;
-  std::frexp(m, &e);  // m = f 2^e, f in [0.5, 1): floor(log2 m) = e - 1
-  return std::ldexp(1.0, e - 1 - 23);
-}
-
 void lookup(std::span<const uint32_t> tokens, std::span<const float> table, std::span<float> out,
             Dims dims) {
   lookup_impl("lookup", tokens, table, out, dims, [](float v) { return v; });

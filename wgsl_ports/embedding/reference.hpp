@@ -8,6 +8,8 @@
 #include <span>
 #include <vector>
 
+#include "wgslvk/numeric.hpp"
+
 namespace wgslvk::embedding {
 
 // The kernels' `dims` uniform: (seq_len, d_model, vocab_size, _). Tables are row-major
@@ -43,9 +45,8 @@ inline constexpr uint64_t kDeterministicUlps = 0;
 // f32 at the magnitude M (f32_ulp_of below). An element that receives nothing (n = 1) is exact.
 inline constexpr uint64_t kBackwardUlpsPerTerm = 1;
 
-// Spacing of f32 values at magnitude m >= 0: 2^(floor(log2 m) - 23), and 2^-149 (the smallest
-// subnormal) below the normal range.
-double f32_ulp_of(double m);
+// Spacing of f32 values at magnitude m (wgslvk/numeric.hpp).
+using wgslvk::f32_ulp_of;
 
 // ---- references ---------------------------------------------------------------------------------
 

@@ -51,15 +51,6 @@ void resize(AdamWExpected& e, size_t n) {
 
 }  // namespace
 
-double f32_ulp_of(double m) {
-  m = std::abs(m);
-  if (!(m >= 0x1p-126)) return 0x1p-149;
-  if (std::isinf(m)) return std::numeric_limits<double>::infinity();
-  int e;
-  std::frexp(m, &e);  // m = f * 2^e, f in [0.5, 1)
-  return std::ldexp(1.0, e - 1 - 23);
-}
-
 // ---- reduce / finalize -------------------------------------------------------------------------
 
 double reduce_norm_sq_exact(std::span<const float> data) {

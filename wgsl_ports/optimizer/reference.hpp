@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "wgslvk/numeric.hpp"
+
 namespace wgslvk::optimizer {
 
 struct UlpBound {
@@ -33,8 +35,8 @@ struct AdamWUniforms {
   uint32_t t = 1;
 };
 
-// Spacing of f32 values at magnitude m >= 0: 2^(floor(log2 m) - 23); 2^-149 below the normal range.
-double f32_ulp_of(double m);
+// Spacing of f32 values at magnitude m (wgslvk/numeric.hpp).
+using wgslvk::f32_ulp_of;
 
 // ---- reduce_norm_sq / reduce_norm_sq_partials -----------------------------------------------------
 

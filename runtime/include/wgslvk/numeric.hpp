@@ -48,6 +48,18 @@ inline float f16_bits_to_f32(uint16_t h) {
   return std::bit_cast<float>(sign | ((exp - 15 + 127) << 23) | (mant << 13));
 }
 
+// Spacing of f32 values at magnitude |m|: 2^(floor(log2 |m|) - 23) in the normal range, 2^-149
+// (the smallest subnormal) below it, infinite for an infinite magnitude. A NaN magnitude gets the
+// tightest spacing, 2^-149, so a bound measured against it can never accept a wrong value.
+inline double f32_ulp_of(double m) {
+  m = std::abs(m);
+  if (!(m >= 0x1p-126)) return 0x1p-149;
+  if (std::isinf(m)) return std::numeric_limits<double>::infinity();
+  int e;
+  std::frexp(m, &e);  // m = f * 2^e, f in [0.5, 1)
+  return std::ldexp(1.0, e - 1 - 23);
+}
+
 // Distance in units in the last place between two floats of the same type, on the ordered
 // integer line (so -0 and +0 are 0 apart, and the distance across zero counts every step).
 // NaN against anything but NaN is the maximum distance.

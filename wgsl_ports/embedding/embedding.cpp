@@ -156,8 +156,14 @@ ComputePipeline& Embedding::pipeline(std::string_view name) {
   return it->second;
 }
 
+static void require_features(Device& dev, std::string_view name);
+
+// Reads device-held tokens back to count out-of-vocabulary ids; a call refused for its features
+// or dims is refused before this read, i.e. before any GPU work.
 std::vector<uint32_t> Embedding::read_tokens(std::string_view kernel, const Buffer& tokens,
                                              Dims dims) {
+  require_features(device_, kernel);
+  check_dims(kernel, dims);
   if (!tokens) fail("shape", kernel, "binding 0 `tokens`: no buffer given");
   const uint64_t want = uint64_t(dims.seq_len) * 4;
   if (tokens.size() != want)
@@ -238,8 +244,6 @@ OovReport Embedding::lookup(std::span<const uint32_t> tokens, const Buffer& tabl
 
 OovReport Embedding::lookup(const Buffer& tokens, const Buffer& table, const Buffer& out,
                             Dims dims) {
-  require_features(device_, kLookup);
-  check_dims(kLookup, dims);
   auto host = read_tokens(kLookup, tokens, dims);
   return run_lookup(kLookup, host, &tokens, table, out, dims, 4);
 }
@@ -251,8 +255,6 @@ OovReport Embedding::lookup_w16(std::span<const uint32_t> tokens, const Buffer& 
 
 OovReport Embedding::lookup_w16(const Buffer& tokens, const Buffer& table_w16, const Buffer& out,
                                 Dims dims) {
-  require_features(device_, kLookupW16);
-  check_dims(kLookupW16, dims);
   auto host = read_tokens(kLookupW16, tokens, dims);
   return run_lookup(kLookupW16, host, &tokens, table_w16, out, dims, 2);
 }
@@ -311,8 +313,6 @@ OovReport Embedding::backward(std::span<const uint32_t> tokens, const Buffer& gr
 
 OovReport Embedding::backward(const Buffer& tokens, const Buffer& grad_out,
                               const Buffer& grad_table, Dims dims, BackwardVariant variant) {
-  require_features(device_, variant_kernel(variant));
-  check_dims(variant_kernel(variant), dims);
   auto host = read_tokens(variant_kernel(variant), tokens, dims);
   return run_backward(host, &tokens, grad_out, grad_table, dims, variant);
 }

@@ -1,12 +1,30 @@
 #include "wgslvk/validate/generators.hpp"
 
 #include <bit>
+#include <algorithm>
 #include <cmath>
+#include <map>
+
+#include "wgslvk/kernel.hpp"
 
 namespace wgslvk::validate {
 
-void register_optimizer(std::vector<Generator>& g);  // gen_optimizer.cpp
-void register_embedding(std::vector<Generator>& g);  // gen_embedding.cpp
+namespace {
+struct FamilyRegistration {
+  RegisterGenerators fn;
+  std::string source;
+};
+// Function-local: registrations run during static initialization, in any order across files.
+std::vector<FamilyRegistration>& registrations() {
+  static std::vector<FamilyRegistration> r;
+  return r;
+}
+}  // namespace
+
+bool add_generator_family(RegisterGenerators fn, const char* source) {
+  registrations().push_back({fn, source});
+  return true;
+}
 
 float Rng::log_uniform(int lo_exp, int hi_exp, bool signed_) {
   // Built from bits (no exp2, whose last bit may differ between libms): a uniform binade in
@@ -27,8 +45,16 @@ double pow_int(double base, uint32_t n) {
 const std::vector<Generator>& generators() {
   static const std::vector<Generator> all = [] {
     std::vector<Generator> g;
-    register_optimizer(g);
-    register_embedding(g);
+    for (const auto& r : registrations()) r.fn(g);
+    // Stable order whatever the link order: the kernels' own order (all_kernels(): folder, WGSL
+    // file, declaration), then each family's registration order.
+    std::map<std::string, size_t> rank;
+    for (const KernelInfo* k : all_kernels()) rank.emplace(k->qualified_name(), rank.size());
+    std::stable_sort(g.begin(), g.end(), [&](const Generator& a, const Generator& b) {
+      auto ra = rank.count(a.kernel) ? rank[a.kernel] : rank.size();
+      auto rb = rank.count(b.kernel) ? rank[b.kernel] : rank.size();
+      return ra < rb;
+    });
     return g;
   }();
   return all;

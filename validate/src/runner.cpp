@@ -1,5 +1,6 @@
 #include "wgslvk/validate/runner.hpp"
 
+#include <array>
 #include <cmath>
 #include <set>
 
@@ -61,47 +62,43 @@ CaseResult Runner::run(const Case& c) {
   }
 }
 
-CaseResult Runner::run_or_throw(const Case& c) {
-  CaseResult r;
-  r.id = c.id();
-  r.kernel = c.kernel;
-  r.source = c.dir.empty() ? std::string("in memory") : c.dir.string();
-  const std::string where = "case " + c.id();
-
-  // Resolve kernels first: an unknown kernel is an error, a missing feature a skip.
-  std::vector<const KernelInfo*> kernels;
+std::string Runner::case_unsupported_reason(const Case& c) const {
   for (size_t i = 0; i < c.dispatches.size(); ++i) {
     const KernelInfo* k = find_kernel(c.dispatches[i].kernel);
     if (!k)
-      throw CaseError(where + ": dispatches[" + std::to_string(i) + "]: unknown kernel '" +
+      throw CaseError("case " + c.id() + ": dispatches[" + std::to_string(i) + "]: unknown kernel '" +
                       c.dispatches[i].kernel + "' (known: " + known_kernels() + ")");
-    kernels.push_back(k);
-    if (std::string why = unsupported_reason(*k); !why.empty()) {
-      r.status = CaseResult::Status::Skip;
-      r.message = k->qualified_name() + " " + why;
-      return r;
-    }
+    if (std::string why = unsupported_reason(*k); !why.empty()) return k->qualified_name() + " " + why;
   }
+  return {};
+}
 
+void PreparedCase::record(ComputePass& pass, size_t i) const {
+  const Dispatch& d = dispatches.at(i);
+  pass.set_pipeline(d.pipeline);
+  for (const auto& [g, bg] : d.groups) pass.set_bind_group(g, bg);
+  pass.dispatch_workgroups(d.workgroups[0], d.workgroups[1], d.workgroups[2]);
+}
+
+PreparedCase Runner::prepare(const Case& c) {
+  const std::string where = "case " + c.id();
+  PreparedCase p;
   // Named buffers, with their initial contents (poison for outputs).
-  std::map<std::string, Buffer> buffers;
   const uint32_t usage = kUsageStorage | kUsageUniform | kUsageCopySrc | kUsageCopyDst;
   for (const auto& b : c.buffers) {
     Buffer buf = device_.create_buffer({c.name + "." + b.name, b.byte_size(), usage});
     auto init = b.initial_bytes();
     device_.write_buffer(buf, 0, init.data(), init.size());
-    buffers[b.name] = buf;
+    p.buffers[b.name] = buf;
   }
 
-  bool timed = options_.timestamps && device_.has_feature(Feature::TimestampQuery);
-  QuerySet qs;
-  if (timed) qs = device_.create_query_set(uint32_t(2 * c.dispatches.size()), c.name + " timestamps");
-
-  CommandEncoder enc = device_.create_command_encoder(c.name);
-  std::vector<Buffer> keep_alive;
   for (size_t i = 0; i < c.dispatches.size(); ++i) {
     const DispatchSpec& d = c.dispatches[i];
-    const KernelInfo& k = *kernels[i];
+    const KernelInfo* kp = find_kernel(d.kernel);
+    if (!kp)
+      throw CaseError(where + ": dispatches[" + std::to_string(i) + "]: unknown kernel '" + d.kernel +
+                      "' (known: " + known_kernels() + ")");
+    const KernelInfo& k = *kp;
     std::string dwhere = where + ": dispatches[" + std::to_string(i) + "]" +
                          (d.label.empty() ? "" : " '" + d.label + "'") + " (kernel " +
                          k.qualified_name() + ")";
@@ -140,11 +137,11 @@ CaseResult Runner::run_or_throw(const Case& c) {
             throw CaseError(dwhere + ": " + bn + ": inline values are " +
                             std::to_string(b.inline_bytes.size()) + " bytes, the binding needs at least " +
                             std::to_string(kb->min_binding_size));
-          keep_alive.push_back(ib);
+          p.inline_buffers.push_back(ib);
           e.buffer = ib;
         } else {
-          auto it = buffers.find(b.buffer);
-          if (it == buffers.end()) throw CaseError(dwhere + ": " + bn + ": no buffer '" + b.buffer + "'");
+          auto it = p.buffers.find(b.buffer);
+          if (it == p.buffers.end()) throw CaseError(dwhere + ": " + bn + ": no buffer '" + b.buffer + "'");
           e.buffer = it->second;
           e.offset = b.offset;
           e.size = b.size;
@@ -157,34 +154,69 @@ CaseResult Runner::run_or_throw(const Case& c) {
                           std::to_string(kb.binding) + ") '" + std::string(kb.name) + "': " +
                           std::string(kb.wgsl_type) + " is not bound");
 
-      std::vector<std::pair<uint32_t, BindGroup>> bgs;
+      PreparedCase::Dispatch pd;
+      pd.label = d.label.empty() ? k.qualified_name() : d.label;
+      pd.pipeline = pipe;
       for (auto& [g, entries] : groups) {
         BindGroupDescriptor bd;
         bd.label = c.name + " group " + std::to_string(g);
         bd.layout = pipe.get_bind_group_layout(g);
         bd.entries = entries;
-        bgs.emplace_back(g, device_.create_bind_group(bd));
+        pd.groups.emplace_back(g, device_.create_bind_group(bd));
       }
-
-      std::array<uint32_t, 3> wg;
       if (d.workgroups) {
-        wg = *d.workgroups;
+        pd.workgroups = *d.workgroups;
       } else {
         Grid grid = grid_for_workgroups(d.workgroups_1d, device_.limits());
-        wg = {grid.x, grid.y, 1};
+        pd.workgroups = {grid.x, grid.y, 1};
       }
-      ComputePassDescriptor pdsc;
-      pdsc.label = d.label.empty() ? k.qualified_name() : d.label;
-      if (timed) pdsc.timestamp_writes = PassTimestampWrites{qs, uint32_t(2 * i), uint32_t(2 * i + 1)};
-      ComputePass pass = enc.begin_compute_pass(pdsc);
-      pass.set_pipeline(pipe);
-      for (auto& [g, bg] : bgs) pass.set_bind_group(g, bg);
-      pass.dispatch_workgroups(wg[0], wg[1], wg[2]);
-      pass.end();
+      p.dispatches.push_back(std::move(pd));
     } catch (const CaseError&) {
       throw;
     } catch (const std::exception& e) {
       throw CaseError(dwhere + ": " + e.what());
+    }
+  }
+  return p;
+}
+
+CaseResult Runner::run_or_throw(const Case& c) {
+  CaseResult r;
+  r.id = c.id();
+  r.kernel = c.kernel;
+  r.source = c.dir.empty() ? std::string("in memory") : c.dir.string();
+  // Resolve kernels first: an unknown kernel is an error, a missing feature a skip.
+  if (std::string why = case_unsupported_reason(c); !why.empty()) {
+    r.status = CaseResult::Status::Skip;
+    r.message = why;
+    return r;
+  }
+  PreparedCase p = prepare(c);
+  return execute(c, p);
+}
+
+CaseResult Runner::execute(const Case& c, const PreparedCase& p) {
+  CaseResult r;
+  r.id = c.id();
+  r.kernel = c.kernel;
+  r.source = c.dir.empty() ? std::string("in memory") : c.dir.string();
+  const std::string where = "case " + c.id();
+
+  bool timed = options_.timestamps && device_.has_feature(Feature::TimestampQuery);
+  QuerySet qs;
+  if (timed) qs = device_.create_query_set(uint32_t(2 * p.dispatches.size()), c.name + " timestamps");
+  CommandEncoder enc = device_.create_command_encoder(c.name);
+  for (size_t i = 0; i < p.dispatches.size(); ++i) {
+    ComputePassDescriptor pdsc;
+    pdsc.label = p.dispatches[i].label;
+    if (timed) pdsc.timestamp_writes = PassTimestampWrites{qs, uint32_t(2 * i), uint32_t(2 * i + 1)};
+    try {
+      ComputePass pass = enc.begin_compute_pass(pdsc);
+      p.record(pass, i);
+      pass.end();
+    } catch (const std::exception& e) {
+      throw CaseError(where + ": dispatches[" + std::to_string(i) + "] '" + p.dispatches[i].label +
+                      "': " + e.what());
     }
   }
   device_.submit(enc.finish());
@@ -193,7 +225,7 @@ CaseResult Runner::run_or_throw(const Case& c) {
   if (timed) {
     auto ts = device_.read_timestamps(qs);
     double ns = 0;
-    for (size_t i = 0; i < c.dispatches.size(); ++i)
+    for (size_t i = 0; i < p.dispatches.size(); ++i)
       if (ts[2 * i + 1] >= ts[2 * i]) ns += double(ts[2 * i + 1] - ts[2 * i]);
     r.device_ms = ns * 1e-6;
   }
@@ -201,7 +233,9 @@ CaseResult Runner::run_or_throw(const Case& c) {
   std::map<std::string, std::vector<uint8_t>> actual;
   for (const auto& chk : c.checks) {
     if (!actual.count(chk.buffer)) {
-      actual[chk.buffer] = device_.read_buffer(buffers.at(chk.buffer));
+      auto it = p.buffers.find(chk.buffer);
+      if (it == p.buffers.end()) throw CaseError(where + ": checks name no buffer '" + chk.buffer + "'");
+      actual[chk.buffer] = device_.read_buffer(it->second);
       Array a;
       a.dtype = chk.expected.dtype;
       a.bytes = actual[chk.buffer];

@@ -23,8 +23,20 @@ struct Generator {
   std::string source;  // "validate/src/gen_embedding.cpp"
 };
 
-// Every generator, in a stable order (file, kernel, case).
+// Every generator of every family, in a stable order (kernel order of all_kernels(), then the
+// order the family registered them).
 const std::vector<Generator>& generators();
+
+// Families register their generators from their own folder (wgsl_ports/<family>/cases.cpp):
+//   void register_matmul(std::vector<Generator>& g) { g.push_back({...}); ... }
+//   WGSLVK_REGISTER_GENERATORS(register_matmul);
+// The registration runs at static-initialization time; wgslvk_add_family links the object with
+// --whole-archive semantics so the linker keeps it.
+using RegisterGenerators = void (*)(std::vector<Generator>&);
+bool add_generator_family(RegisterGenerators fn, const char* source);
+#define WGSLVK_REGISTER_GENERATORS(fn)                                                         \
+  [[maybe_unused]] static const bool wgslvk_generators_registered_ =                           \
+      ::wgslvk::validate::add_generator_family(fn, __FILE__)
 // Runs g.make(seed) and fills in kernel, name and provenance.
 Case generate(const Generator& g, uint64_t seed);
 

@@ -3,6 +3,7 @@
 // Nothing in here knows any particular kernel.
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,6 +35,23 @@ struct RunOptions {
   bool optimized_spirv = false;  // run the spirv-opt output instead of glslang's
 };
 
+// A case ready to record: its buffers created and filled, each dispatch's pipeline, bind groups
+// and workgroup counts resolved. run() records it once and compares; the bench's perf mode
+// (wgslvk::bench::time_case) records it repeatedly under timestamps.
+struct PreparedCase {
+  struct Dispatch {
+    std::string label;  // the dispatch's label, else the kernel's qualified name
+    ComputePipeline pipeline;
+    std::vector<std::pair<uint32_t, BindGroup>> groups;
+    std::array<uint32_t, 3> workgroups{1, 1, 1};
+  };
+  std::vector<Dispatch> dispatches;
+  std::map<std::string, Buffer> buffers;  // the case's named buffers
+  std::vector<Buffer> inline_buffers;     // made for inline bindings
+  // Records dispatch i (pipeline, groups, dispatch) into an open pass.
+  void record(ComputePass& pass, size_t i) const;
+};
+
 class Runner {
  public:
   explicit Runner(Device& device, RunOptions options = {});
@@ -42,6 +60,14 @@ class Runner {
   CaseResult run(const Case& c);
   // Why `kernel` cannot run on this device ("needs shader-f16, which '<device>' lacks"), or empty.
   std::string unsupported_reason(const KernelInfo& kernel) const;
+  // Why the case cannot run on this device (a kernel's missing feature), or empty. Throws
+  // CaseError for an unknown kernel.
+  std::string case_unsupported_reason(const Case& c) const;
+  // Builds the case's buffers, pipelines and bind groups. Throws CaseError naming the case, the
+  // dispatch, the kernel and the binding.
+  PreparedCase prepare(const Case& c);
+  // Runs a prepared case once (one pass per dispatch, timed when asked) and compares every check.
+  CaseResult execute(const Case& c, const PreparedCase& p);
 
  private:
   CaseResult run_or_throw(const Case& c);

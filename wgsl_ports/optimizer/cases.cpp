@@ -2,12 +2,10 @@
 // step 1, bias correction finite at step 1, NaN grads cleaned, mega-buffer sub-range binding with
 // a decay and a no-decay block, clipping, the f16 mirror, the 8-bit state) and of the native
 // kernels of optimizer_native.wgsl. Expected values and bounds: wgsl_ports/optimizer/reference.hpp.
-#ifdef WGSLVK_HAVE_OPTIMIZER
-
 #include <algorithm>
 #include <cmath>
 
-#include "builder.hpp"
+#include "wgslvk/validate/case_builder.hpp"
 #include "optimizer/reference.hpp"
 #include "wgslvk/numeric.hpp"
 #include "wgslvk/runtime.hpp"
@@ -579,7 +577,7 @@ Case finalize_zero(uint64_t seed) {
 }  // namespace
 
 void register_optimizer(std::vector<Generator>& g) {
-  const std::string src = "validate/src/gen_optimizer.cpp";
+  const std::string src = "wgsl_ports/optimizer/cases.cpp";
   auto add = [&](const char* k, const char* n, uint64_t seed, bool rnd, Case (*f)(uint64_t)) {
     g.push_back({std::string("optimizer/") + k, n, seed, rnd, f, src});
   };
@@ -617,12 +615,6 @@ void register_optimizer(std::vector<Generator>& g) {
   add("adamw_one_call", "decay_and_no_decay_blocks", 2703, false, adam_blocks<Adam::OneCall>);
 }
 
-}  // namespace wgslvk::validate
+WGSLVK_REGISTER_GENERATORS(register_optimizer);
 
-#else
-#include <vector>
-#include "wgslvk/validate/generators.hpp"
-namespace wgslvk::validate {
-void register_optimizer(std::vector<Generator>&) {}
 }  // namespace wgslvk::validate
-#endif

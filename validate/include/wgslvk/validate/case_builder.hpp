@@ -1,4 +1,4 @@
-// Internal: a small builder the generators use to assemble a Case.
+// The builder every family's case generators use to assemble a Case (wgsl_ports/<family>/cases.cpp).
 #pragma once
 
 #include <cmath>

@@ -1,12 +1,10 @@
 // Golden cases of 01_embedding.wgsl (shared/seeds/001 "Quick Checklist": OOV tokens incl.
 // vocab_size + 1, repeated tokens summed correctly, w16 equal to f32 lookup, non-finite gradients
 // skipped) and of the native backward variants. Expected values: wgsl_ports/embedding/reference.hpp.
-#ifdef WGSLVK_HAVE_EMBEDDING
-
 #include <algorithm>
 #include <numeric>
 
-#include "builder.hpp"
+#include "wgslvk/validate/case_builder.hpp"
 #include "embedding/reference.hpp"
 #include "wgslvk/numeric.hpp"
 #include "wgslvk/runtime.hpp"
@@ -237,7 +235,7 @@ Case backward_grid_2d(uint64_t seed) {
 }  // namespace
 
 void register_embedding(std::vector<Generator>& g) {
-  const std::string src = "validate/src/gen_embedding.cpp";
+  const std::string src = "wgsl_ports/embedding/cases.cpp";
   auto add = [&](const char* k, const char* n, uint64_t seed, bool rnd, Case (*f)(uint64_t)) {
     g.push_back({std::string("embedding/") + k, n, seed, rnd, f, src});
   };
@@ -265,12 +263,6 @@ void register_embedding(std::vector<Generator>& g) {
       backward_grid_2d<Variant::Deterministic>);
 }
 
-}  // namespace wgslvk::validate
+WGSLVK_REGISTER_GENERATORS(register_embedding);
 
-#else
-#include <vector>
-#include "wgslvk/validate/generators.hpp"
-namespace wgslvk::validate {
-void register_embedding(std::vector<Generator>&) {}
 }  // namespace wgslvk::validate
-#endif

@@ -1,0 +1,51 @@
+// The perf mode of the case runner: one correctness source for `validate` and `bench`.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "wgslvk/bench/bench.hpp"
+#include "wgslvk/validate/case.hpp"
+#include "wgslvk/validate/runner.hpp"
+
+namespace wgslvk::bench {
+
+Row& time_case(Ctx& c, const validate::Case& kase, Row row) {
+  validate::RunOptions ro;
+  ro.timestamps = false;
+  ro.optimized_spirv = c.options().optimized_spirv;
+  validate::Runner runner(c.device(), ro);
+  if (std::string why = runner.case_unsupported_reason(kase); !why.empty()) {
+    row.check = "SKIP: " + why;
+    return c.add_row(std::move(row));
+  }
+  validate::PreparedCase p = runner.prepare(kase);
+  validate::CaseResult r = runner.execute(kase, p);
+  if (!c.options().dump_dir.empty()) {
+    // The case and what we computed, for replaying elsewhere (wgslvk validate --cases, Dawn).
+    std::filesystem::path dir = std::filesystem::path(c.options().dump_dir) / kase.kernel / kase.name;
+    std::filesystem::create_directories(dir);
+    for (const auto& [name, bytes] : validate::serialize_case(kase)) {
+      std::ofstream f(dir / name, std::ios::binary);
+      f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    }
+    validate::dump_result(std::filesystem::path(c.options().dump_dir) / "actual", kase, r);
+  }
+  if (r.status != validate::CaseResult::Status::Pass) {
+    row.check = std::string(validate::status_name(r.status)) + ": " + r.message;
+    return c.add_row(std::move(row));
+  }
+  double worst = r.worst_ulp();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "ok (worst %.3g ULP)", worst);
+  row.check = buf;
+  auto [t, copy] = c.time_pair(
+      [&](ComputePass& pass) {
+        for (size_t i = 0; i < p.dispatches.size(); ++i) p.record(pass, i);
+      },
+      row.bytes);
+  row.t = t;
+  row.copy = copy;
+  return c.add_row(std::move(row));
+}
+
+}  // namespace wgslvk::bench

@@ -1,0 +1,54 @@
+# A kernel family is one folder, wgsl_ports/<family>/, and one call in its CMakeLists.txt:
+#
+#   wgslvk_add_port(WGSL 04_matmul.wgsl KERNEL matmul_naive)     # one line per entry point
+#   wgslvk_add_family(matmul
+#     REFERENCE reference.cpp    # CPU references, no Vulkan: library wgslvk_matmul_ref
+#     HOST      matmul.cpp       # host API on the runtime: library wgslvk_matmul (optional)
+#     CASES     cases.cpp        # golden generators (WGSLVK_REGISTER_GENERATORS)
+#     BENCH     bench.cpp)       # benchmark sweeps (WGSLVK_REGISTER_BENCH)
+#
+# Include paths: "matmul/reference.hpp" (wgsl_ports/ is public), "wgslvk/numeric.hpp".
+# CASES and BENCH register themselves at static-initialization time; every family's registrations
+# are linked whole-archive into wgslvk_families, which the CLI and the tests link. No file outside
+# the folder names the family (tests/<family>/ holds its GoogleTest suite).
+
+set_property(GLOBAL PROPERTY WGSLVK_FAMILIES "")
+
+function(wgslvk_add_family name)
+  cmake_parse_arguments(F "" "" "REFERENCE;HOST;CASES;BENCH;LIBS" ${ARGN})
+  if(F_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "wgslvk_add_family(${name}): unknown arguments '${F_UNPARSED_ARGUMENTS}'")
+  endif()
+  if(F_REFERENCE)
+    add_library(wgslvk_${name}_ref STATIC ${F_REFERENCE})
+    target_include_directories(wgslvk_${name}_ref PUBLIC ${PROJECT_SOURCE_DIR}/wgsl_ports
+                               ${PROJECT_SOURCE_DIR}/runtime/include)  # numeric.hpp only
+  else()
+    add_library(wgslvk_${name}_ref INTERFACE)
+    target_include_directories(wgslvk_${name}_ref INTERFACE ${PROJECT_SOURCE_DIR}/wgsl_ports
+                               ${PROJECT_SOURCE_DIR}/runtime/include)
+  endif()
+  if(F_HOST)
+    add_library(wgslvk_${name} STATIC ${F_HOST})
+    target_link_libraries(wgslvk_${name} PUBLIC wgslvk_${name}_ref wgslvk_runtime wgslvk_kernels
+                          ${F_LIBS})
+  else()
+    add_library(wgslvk_${name} INTERFACE)
+    target_link_libraries(wgslvk_${name} INTERFACE wgslvk_${name}_ref wgslvk_runtime wgslvk_kernels
+                          ${F_LIBS})
+  endif()
+  if(F_CASES OR F_BENCH)
+    add_library(wgslvk_${name}_plugins STATIC ${F_CASES} ${F_BENCH})
+    target_link_libraries(wgslvk_${name}_plugins PUBLIC wgslvk_${name} wgslvk_validate wgslvk_bench)
+    set_property(GLOBAL APPEND PROPERTY WGSLVK_FAMILIES wgslvk_${name}_plugins)
+  endif()
+endfunction()
+
+# Once, after every family: wgslvk_families links every family's registrations whole-archive.
+function(wgslvk_finish_families)
+  get_property(plugins GLOBAL PROPERTY WGSLVK_FAMILIES)
+  add_library(wgslvk_families INTERFACE)
+  foreach(p ${plugins})
+    target_link_libraries(wgslvk_families INTERFACE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${p}>")
+  endforeach()
+endfunction()

@@ -1,0 +1,69 @@
+// Helpers on top of the object model, in the spirit of Dawn's utils::MakeBindGroup: a bind group
+// from {binding, buffer[, offset, size]} lists against a pipeline's layout, a buffer made from
+// data, a uniform padded to 16 bytes, one dispatch run to completion. Used by the families' host
+// code, benchmarks and tests instead of private copies.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "wgslvk/runtime.hpp"
+
+namespace wgslvk::utils {
+
+inline constexpr uint32_t kStorageUsage = kUsageStorage | kUsageCopySrc | kUsageCopyDst;
+inline constexpr uint32_t kUniformUsage = kUsageUniform | kUsageCopyDst;
+
+// A buffer of at least `size` bytes (rounded up to 4, never 0) with `usage`.
+inline Buffer make_buffer(Device& d, const std::string& label, uint64_t size,
+                          uint32_t usage = kStorageUsage) {
+  return d.create_buffer({label, align_up(std::max<uint64_t>(size, 4), 4), usage});
+}
+
+// A storage buffer holding `data`.
+template <class T>
+Buffer make_buffer_from(Device& d, const std::string& label, const std::vector<T>& data,
+                        uint32_t usage = kStorageUsage) {
+  Buffer b = make_buffer(d, label, data.size() * sizeof(T), usage);
+  if (!data.empty()) d.write_buffer(b, 0, data.data(), data.size() * sizeof(T));
+  return b;
+}
+
+// A uniform buffer of `size` bytes of `data`, zero-padded to a multiple of 16 (WGSL uniform
+// structs are 16-byte aligned).
+inline Buffer make_uniform(Device& d, const std::string& label, const void* data, uint64_t size) {
+  uint64_t padded = align_up(std::max<uint64_t>(size, 16), 16);
+  Buffer b = make_buffer(d, label, padded, kUniformUsage);
+  std::vector<uint8_t> bytes(padded, 0);
+  std::memcpy(bytes.data(), data, size);
+  d.write_buffer(b, 0, bytes.data(), bytes.size());
+  return b;
+}
+
+// A bind group for group `index` of `pipeline` from {binding, buffer, offset, size} entries.
+inline BindGroup make_bind_group(Device& d, const ComputePipeline& pipeline,
+                                 std::vector<BindGroupEntry> entries,
+                                 const std::string& label = "group", uint32_t index = 0) {
+  return d.create_bind_group({label, pipeline.get_bind_group_layout(index), std::move(entries)});
+}
+
+// One pass, one dispatch of `workgroups` (a 1-D count laid out by grid_for_workgroups), submitted
+// and waited for.
+inline void run_dispatch(Device& d, const ComputePipeline& pipeline,
+                         const std::vector<BindGroup>& groups, uint64_t workgroups,
+                         const std::string& label = "dispatch") {
+  Grid g = grid_for_workgroups(std::max<uint64_t>(1, workgroups), d.limits());
+  CommandEncoder enc = d.create_command_encoder(label);
+  ComputePass pass = enc.begin_compute_pass({label});
+  pass.set_pipeline(pipeline);
+  for (uint32_t i = 0; i < groups.size(); ++i) pass.set_bind_group(i, groups[i]);
+  pass.dispatch_workgroups(g.x, g.y);
+  pass.end();
+  d.submit(enc.finish());
+  d.wait_idle();
+}
+
+}  // namespace wgslvk::utils

@@ -44,7 +44,13 @@ function(wgslvk_add_family name)
   endif()
 endfunction()
 
-# Once, after every family: wgslvk_families links every family's registrations whole-archive.
+# An app (apps/<name>/, e.g. the GPT trainer) registers a library of static registrations (CLI
+# commands, bench sections) the same way: wgslvk_register_plugins(<target>).
+function(wgslvk_register_plugins target)
+  set_property(GLOBAL APPEND PROPERTY WGSLVK_FAMILIES ${target})
+endfunction()
+
+# Once, after every family and app: wgslvk_families links every registration whole-archive.
 function(wgslvk_finish_families)
   get_property(plugins GLOBAL PROPERTY WGSLVK_FAMILIES)
   add_library(wgslvk_families INTERFACE)

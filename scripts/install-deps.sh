@@ -8,6 +8,7 @@ packages=(
   glslang-dev glslang-tools spirv-tools spirv-headers
   spirv-cross libspirv-cross-c-shared-dev
   googletest libgtest-dev nlohmann-json3-dev
+  fortunes  # the training corpus (apps/gpt): English text installed under /usr/share/games/fortunes
 )
 missing=()
 for p in "${packages[@]}"; do

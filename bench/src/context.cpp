@@ -232,7 +232,14 @@ std::vector<SectionInfo>& registry() {
 }  // namespace
 
 bool add_section(const char* group, Section fn, const char* source) {
-  registry().push_back({group, source, fn});
+  // __FILE__ is absolute in CMake builds: keep the part from the family's folder on.
+  std::string src = source;
+  for (const char* root : {"/wgsl_ports/", "/apps/"})
+    if (auto p = src.rfind(root); p != std::string::npos) {
+      src = src.substr(p + 1);
+      break;
+    }
+  registry().push_back({group, src, fn});
   return true;
 }
 

@@ -1,0 +1,115 @@
+# Copies the source tree (without builds, goldens, tests and .git) into WORK, adds one new folder
+# wgsl_ports/scratch/ (WGSL, port, reference, cases, bench, CMakeLists.txt), builds the CLI and
+# checks that every command sees the new kernel.
+#   cmake -DWGSLVK_SOURCE_DIR=.. -DWORK=.. -DGENERATOR=.. [-DLAUNCHER=ccache] -P scratch_family_check.cmake
+set(src ${WORK}/src)
+file(REMOVE_RECURSE ${src})
+file(MAKE_DIRECTORY ${src})
+foreach(item CMakeLists.txt cmake translator runtime validate bench cli wgsl_ports apps)
+  if(EXISTS ${WGSLVK_SOURCE_DIR}/${item})
+    file(COPY ${WGSLVK_SOURCE_DIR}/${item} DESTINATION ${src} PATTERN "build*" EXCLUDE)
+  endif()
+endforeach()
+
+file(MAKE_DIRECTORY ${src}/golden)  # no committed cases: validate runs the randomized check
+set(f ${src}/wgsl_ports/scratch)
+file(MAKE_DIRECTORY ${f})
+file(WRITE ${f}/CMakeLists.txt [=[
+wgslvk_add_port(WGSL scratch.wgsl KERNEL scratch_double)
+wgslvk_add_family(scratch REFERENCE reference.cpp CASES cases.cpp BENCH bench.cpp)
+]=])
+file(WRITE ${f}/scratch.wgsl [=[
+struct Params { n: u32, pad0: u32, pad1: u32, pad2: u32 }
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@group(0) @binding(2) var<uniform> params: Params;
+@compute @workgroup_size(64)
+fn scratch_double(@builtin(global_invocation_id) g: vec3<u32>) {
+  if (g.x < params.n) { dst[g.x] = 2.0 * src[g.x]; }
+}
+]=])
+file(WRITE ${f}/scratch_double.comp [=[
+#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0, std430) readonly buffer Src { float src[]; };
+layout(set = 0, binding = 1, std430) buffer Dst { float dst[]; };
+layout(set = 0, binding = 2, std140) uniform Params { uint n; uint pad0; uint pad1; uint pad2; } params;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i < params.n) dst[i] = 2.0 * src[i];
+}
+]=])
+file(WRITE ${f}/reference.hpp "#pragma once\n#include <vector>\nnamespace scratch { std::vector<float> doubled(const std::vector<float>& x); }\n")
+file(WRITE ${f}/reference.cpp "#include \"scratch/reference.hpp\"\nnamespace scratch {\nstd::vector<float> doubled(const std::vector<float>& x) { std::vector<float> y(x); for (auto& v : y) v *= 2.0f; return y; }\n}\n")
+file(WRITE ${f}/cases.cpp [=[
+#include "scratch/reference.hpp"
+#include "wgslvk/validate/case_builder.hpp"
+namespace scratch {
+using namespace wgslvk::validate;
+Case make(uint64_t seed, uint32_t n) {
+  Rng r(seed);
+  std::vector<float> x(n);
+  for (auto& v : x) v = r.log_uniform(-8, 8);
+  CaseBuilder b;
+  b.input("src", DType::F32, x);
+  b.output("dst", DType::F32, n);
+  auto& d = b.dispatch("scratch/scratch_double");
+  CaseBuilder::bind(d, 0, "src");
+  CaseBuilder::bind(d, 1, "dst");
+  CaseBuilder::bind_values(d, 2, CaseBuilder::u32s({n, 0, 0, 0}));
+  d.workgroups_1d = (n + 63) / 64;
+  b.check_exact("dst", Array::of(DType::F32, doubled(x)), "2x is exact in f32");
+  return b.c;
+}
+Case basic(uint64_t seed) { return make(seed, 1000); }
+void register_scratch(std::vector<Generator>& g) {
+  g.push_back({"scratch/scratch_double", "basic", 7, true, basic, "wgsl_ports/scratch/cases.cpp"});
+}
+WGSLVK_REGISTER_GENERATORS(register_scratch);
+}  // namespace scratch
+]=])
+file(WRITE ${f}/bench.cpp [=[
+#include "wgslvk/bench/bench.hpp"
+#include "wgslvk/validate/case.hpp"
+namespace scratch {
+wgslvk::validate::Case make(uint64_t seed, uint32_t n);
+void bench_scratch(wgslvk::bench::Ctx& c) {
+  if (!c.selected("scratch", "scratch_double")) return;
+  wgslvk::bench::Row row;
+  row.kernel = "scratch_double";
+  row.label = "n=4096";
+  row.bytes = 8 * 4096;
+  wgslvk::bench::time_case(c, make(1, 4096), row);
+}
+WGSLVK_REGISTER_BENCH("scratch", bench_scratch);
+}  // namespace scratch
+]=])
+
+set(launcher)
+if(LAUNCHER)
+  set(launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${src} -B ${WORK}/build -G ${GENERATOR} -DWGSLVK_TESTS=OFF
+                        -DCMAKE_BUILD_TYPE=Release ${launcher}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(rc)
+  message(FATAL_ERROR "configuring the copy with a scratch family failed:\n${out}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/build --target wgslvk
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(rc)
+  message(FATAL_ERROR "building the copy with a scratch family failed:\n${out}")
+endif()
+
+set(cli ${WORK}/build/cli/wgslvk)
+function(expect what pattern)
+  execute_process(COMMAND ${cli} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc OR NOT out MATCHES "${pattern}")
+    message(FATAL_ERROR "${what}: `wgslvk ${ARGN}` exited ${rc}, output lacks /${pattern}/:\n${out}${err}")
+  endif()
+  message(STATUS "${what}: ok")
+endfunction()
+expect("inspect --list" "scratch/scratch_double +scratch.wgsl +64x1x1 +3" inspect --list)
+expect("golden list" "scratch/scratch_double/basic +seed 7 +\\(randomized check\\)" golden list)
+expect("validate" "scratch/scratch_double[^\n]*PASS" validate --kernel scratch)
+expect("bench --quick" "scratch/scratch_double +n=4096[^\n]*ok \\(worst 0 ULP\\)" bench --quick --only scratch)

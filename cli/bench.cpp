@@ -10,16 +10,18 @@
 #include <vector>
 
 #include "command.hpp"
+#include "ports_option.hpp"
 #include "wgslvk/bench/bench.hpp"
 #include "wgslvk/bench/report.hpp"
 #include "wgslvk/runtime.hpp"
+#include "wgslvk/validate/case.hpp"
 
 namespace wgslvk::cli {
 namespace {
 
 using namespace wgslvk::bench;
 
-constexpr std::string_view kUsage = R"(usage: wgslvk bench [options]
+const std::string kUsage = R"(usage: wgslvk bench [options]
 
 Times every ported kernel over a sweep of sizes (device timestamps, median of the repeats after a
 warm-up), reports effective bandwidth from each kernel's minimum byte count and its share of the
@@ -42,9 +44,11 @@ options:
                    case.json for bench/peers/dawn_bench.mjs --compare
   --max-elems N    cap on element-count sweeps
   --list           list the registered sections and exit
+  --cases DIR      also time every case folder under DIR (wgslvk-case/1), each checked first;
+                   with --port/--wgsl below, a kernel that is not built into wgslvk
   --opt            run the spirv-opt output of the bench's own pipelines (host APIs that make
                    their own pipelines keep glslang's output)
-)";
+)" + std::string(kPortOptionsUsage);
 
 }  // namespace
 
@@ -56,7 +60,10 @@ int run_bench(const std::vector<std::string>& args) {
   if (wants_help(args, kBench)) return 0;
   Options opt;
   bool warm_set = false, reps_set = false, list = false;
+  PortOptions ports;
+  std::string cases_dir;
   for (size_t i = 0; i < args.size(); ++i) {
+    if (take_port_option(args, i, ports)) continue;
     auto next = [&]() -> std::string {
       if (i + 1 >= args.size()) throw std::invalid_argument(args[i] + " needs a value");
       return args[++i];
@@ -66,6 +73,7 @@ int run_bench(const std::vector<std::string>& args) {
     else if (a == "--quick") opt.quick = true;
     else if (a == "--opt") opt.optimized_spirv = true;
     else if (a == "--list") list = true;
+    else if (a == "--cases") cases_dir = next();
     else if (a == "--reps") { opt.reps = std::stoi(next()); reps_set = true; }
     else if (a == "--warmup") opt.warmup = std::stoi(next());
     else if (a == "--warm-ms") { opt.warm_ms = std::stod(next()); warm_set = true; }
@@ -83,6 +91,7 @@ int run_bench(const std::vector<std::string>& args) {
     for (const auto& s : sections()) std::printf("%-16s %s\n", s.group.c_str(), s.source.c_str());
     return 0;
   }
+  load_ports(ports);
   if (opt.quick && !reps_set) opt.reps = 5;
   if (opt.quick && !warm_set) opt.warm_ms = 0;
   if (opt.reps < 1 || opt.reps > 1000) throw std::invalid_argument("--reps must be 1..1000");
@@ -141,6 +150,20 @@ int run_bench(const std::vector<std::string>& args) {
   for (const auto& s : sections()) {
     c.current_group = s.group;
     s.fn(c);  // each section checks --only itself
+  }
+  if (!cases_dir.empty()) {
+    // Cases from elsewhere (a browser capture, a user's port): each checked, then timed. Bytes
+    // are what the case's buffers hold (an upper bound on what the kernel must move).
+    c.current_group = "cases";
+    for (const auto& dir : validate::find_cases(cases_dir)) {
+      validate::Case kase = validate::load_case(dir);
+      Row row;
+      row.kernel = kase.kernel;
+      row.label = kase.name;
+      for (const auto& b : kase.buffers) row.bytes += b.byte_size();
+      row.bytes_rule = "sum of the case's buffer sizes";
+      time_case(c, kase, row);
+    }
   }
   json jrows = json::array();
   for (const auto& r : c.rows()) jrows.push_back(row_json(r));

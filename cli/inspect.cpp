@@ -6,13 +6,14 @@
 #include <vector>
 
 #include "command.hpp"
+#include "ports_option.hpp"
 #include "wgslvk/kernel.hpp"
 #include "wgslvk/translator.hpp"
 
 namespace wgslvk::cli {
 namespace {
 
-constexpr std::string_view kUsage =
+const std::string kUsage =
     "usage: wgslvk inspect <file>/<kernel> [--emit spvasm|glsl|msl|hlsl|reflect-json|port|wgsl] [--opt]\n"
     "       wgslvk inspect --list\n"
     "\n"
@@ -29,7 +30,10 @@ constexpr std::string_view kUsage =
     "  --list         list every embedded kernel\n"
     "  --help         this text\n"
     "\n"
-    "A bare kernel name works when it is unambiguous: wgslvk inspect adamw_update\n";
+    "A bare kernel name works when it is unambiguous: wgslvk inspect adamw_update\n"
+    "\n"
+    "A port not built into wgslvk (checked as the build checks, then inspected; with one --port\n"
+    "the kernel name may be left out):\n" + std::string(kPortOptionsUsage);
 
 std::string features(const KernelInfo& k) {
   std::string f;
@@ -76,8 +80,11 @@ int show(const KernelInfo& k, bool opt) {
               k.wgsl_file.data(), int((k.in_wgsl ? k.name : k.abi_of).size()),
               (k.in_wgsl ? k.name : k.abi_of).data(),
               k.in_wgsl ? "" : " (native-only variant sharing its ABI)");
-  std::printf("  GLSL port     wgsl_ports/%.*s/%.*s.comp -> SPIR-V 1.3 (%s, %zu words)\n",
-              int(k.file.size()), k.file.data(), int(k.name.size()), k.name.data(),
+  bool embedded = std::find(embedded_kernels().begin(), embedded_kernels().end(), &k) !=
+                  embedded_kernels().end();
+  std::string port = embedded ? "wgsl_ports/" + std::string(k.file) + "/" + std::string(k.name) + ".comp"
+                              : "loaded at run time (--port)";
+  std::printf("  GLSL port     %s -> SPIR-V 1.3 (%s, %zu words)\n", port.c_str(),
               opt ? "spirv-opt -O" : "glslang", spirv.size());
   std::printf("  workgroup     %s (%u invocations), workgroup memory %u bytes\n", wg(k).c_str(),
               k.workgroup_size[0] * k.workgroup_size[1] * k.workgroup_size[2],
@@ -129,7 +136,9 @@ int run_inspect(const std::vector<std::string>& args) {
   if (wants_help(args, kInspect)) return 0;
   std::string name, emit_format;
   bool opt = false, do_list = false;
+  PortOptions ports;
   for (size_t i = 0; i < args.size(); ++i) {
+    if (take_port_option(args, i, ports)) continue;
     const std::string& a = args[i];
     if (a == "--list") {
       do_list = true;
@@ -155,6 +164,8 @@ int run_inspect(const std::vector<std::string>& args) {
       return 2;
     }
   }
+  load_ports(ports);
+  if (name.empty() && ports.ports.size() == 1) name = all_kernels().back()->qualified_name();
   if (do_list) return list();
   if (name.empty()) {
     std::fprintf(stderr, "%.*s", int(kUsage.size()), kUsage.data());

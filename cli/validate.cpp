@@ -4,13 +4,14 @@
 #include <cstdio>
 
 #include "command.hpp"
+#include "ports_option.hpp"
 #include "wgslvk/validate/golden.hpp"
 #include "wgslvk/validate/validate.hpp"
 
 namespace wgslvk::cli {
 namespace {
 
-constexpr std::string_view kUsage = R"(usage: wgslvk validate [options]
+const std::string kUsage = R"(usage: wgslvk validate [options]
 
 Runs every golden case (golden/<file>/<kernel>/<case>/) and a randomized check against the CPU
 reference for every kernel on one device; one row per kernel, then a one-line verdict. Exit status
@@ -29,7 +30,9 @@ reference for every kernel on one device; one row per kernel, then a one-line ve
   --opt            run the spirv-opt output instead of glslang's
   --json           print the report as JSON instead of the table
   --verbose        one line per case as it finishes
-)";
+
+Ports not built into wgslvk (validate a kernel you are porting, against cases from elsewhere):
+)" + std::string(kPortOptionsUsage);
 
 std::string fmt_ulp(double v) {
   if (!std::isfinite(v)) return "inf";
@@ -46,7 +49,9 @@ int run_validate(const std::vector<std::string>& args) {
   if (wants_help(args, kValidate)) return 0;
   validate::ValidateOptions opt;
   bool json = false, verbose = false;
+  PortOptions ports;
   for (size_t i = 0; i < args.size(); ++i) {
+    if (take_port_option(args, i, ports)) continue;
     const std::string& a = args[i];
     auto value = [&]() -> std::string {
       if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value (see --help)");
@@ -63,6 +68,7 @@ int run_validate(const std::vector<std::string>& args) {
     else if (a == "--verbose" || a == "-v") verbose = true;
     else throw std::invalid_argument("unknown option '" + a + "' (see --help)");
   }
+  load_ports(ports);
   for (const auto& k : opt.kernels) {
     bool any = false;
     for (const KernelInfo* ki : all_kernels())

@@ -1,7 +1,9 @@
-// The lookups over the embedded kernels. all_kernels() itself is generated (kernel_index.cpp in
-// the build dir) by wgslvk_finish_ports.
+// The lookups over the kernels: the embedded ones (embedded_kernels() is generated, kernel_index.cpp
+// in the build dir, by wgslvk_finish_ports) and those loaded at run time.
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "wgslvk/kernel.hpp"
 
@@ -15,6 +17,34 @@ const KernelBinding* KernelInfo::find_binding(uint32_t group, uint32_t binding) 
   for (const auto& b : bindings)
     if (b.group == group && b.binding == binding) return &b;
   return nullptr;
+}
+
+namespace {
+std::mutex& kernels_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::vector<const KernelInfo*>& registered() {
+  static std::vector<const KernelInfo*> v = [] {
+    auto e = embedded_kernels();
+    return std::vector<const KernelInfo*>(e.begin(), e.end());
+  }();
+  return v;
+}
+}  // namespace
+
+std::span<const KernelInfo* const> all_kernels() {
+  std::lock_guard lock(kernels_mutex());
+  return registered();
+}
+
+void register_kernel(const KernelInfo* k) {
+  std::string q = k->qualified_name();
+  if (find_kernel(q))
+    throw std::invalid_argument("kernel '" + q + "' is already known (a port of that name is built in "
+                                "or was loaded before)");
+  std::lock_guard lock(kernels_mutex());
+  registered().push_back(k);
 }
 
 const KernelInfo* find_kernel(std::string_view name) {

@@ -50,7 +50,12 @@ struct KernelInfo {
 };
 
 // Every kernel the build embedded, in a stable order (file, then declaration order).
+std::span<const KernelInfo* const> embedded_kernels();
+// The embedded kernels, then the ports loaded at run time (translator::load_port), in load order.
 std::span<const KernelInfo* const> all_kernels();
+// Adds a kernel made at run time (its storage must outlive every use; load_port keeps it for the
+// life of the process). A qualified name that is already known is an error.
+void register_kernel(const KernelInfo* k);
 // "optimizer/adamw_update" or a bare "adamw_update" when unambiguous; nullptr if unknown.
 const KernelInfo* find_kernel(std::string_view name);
 // Like find_kernel, but throws std::invalid_argument listing the known kernels.

@@ -199,6 +199,21 @@ struct TranslatedKernel {
 
 TranslatedKernel translate(const KernelSource& src);
 
+// ---- Ports brought at run time (`--port X.comp --wgsl Y.wgsl` of validate, inspect, bench) -----
+
+struct PortFiles {
+  std::string comp_path;  // the GLSL port; its folder is on the include path
+  std::string wgsl_path;  // the WGSL file declaring the entry point
+  std::string family;     // default: the WGSL file's stem ("my_file" for my_file.wgsl)
+  std::string entry;      // default: the .comp file's stem
+  std::string abi_of;     // a native variant checked against this entry point's WGSL ABI
+  std::vector<std::string> include_dirs;
+};
+// Runs the build's checks (glslang, spirv-val, spirv-opt, reflection, the ABI check against the
+// WGSL; a mismatch throws Error with the same message the build prints) and registers the kernel
+// as "<family>/<entry>" beside the embedded ones, for the life of the process.
+const KernelInfo& load_port(const PortFiles& p);
+
 // ---- Rendering (wgslvk inspect --emit) --------------------------------------------------------
 
 enum class EmitFormat { Spvasm, Glsl, Msl, Hlsl, ReflectJson };

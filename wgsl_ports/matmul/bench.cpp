@@ -1,0 +1,162 @@
+// Benchmarks of the matmul family (04_matmul.wgsl from shared/seeds/004, matmul_native.wgsl):
+// the seed's square sweep 256^3 .. 4096^3 and a GPT layer's products at d_model 768, B*T 4096,
+// vocab 16384 (QKV, attention projection, MLP up and down, logits), each forward (y = x W),
+// dX = dY W^T (TRANS_B) and dW = X^T dY (TRANS_A); and the bias-gradient column sum.
+// Every row is a case (inputs from `generate` buffers, C poisoned) checked like a golden on the
+// first rows of C (a cheap reference: 2 rows x N x K), then timed. Flops 2 M N K; bytes the
+// minimum traffic: A and B read once, C written once.
+#include <string>
+#include <vector>
+
+#include "matmul/reference.hpp"
+#include "wgslvk/bench/bench.hpp"
+#include "wgslvk/validate/case_builder.hpp"
+
+namespace wgslvk::matmul {
+namespace {
+
+using namespace wgslvk::bench;
+using validate::Array;
+using validate::CaseBuilder;
+using validate::DType;
+using validate::Generate;
+
+constexpr uint32_t kCheckedRows = 2;
+
+std::vector<float> generated(const Generate& g, uint64_t n) {
+  std::vector<float> v(n);
+  for (uint64_t i = 0; i < n; ++i)
+    v[i] = float(g.lo + (g.hi - g.lo) * (double(validate::splitmix64_at(g.seed, i) >> 40) * 0x1p-24));
+  return v;
+}
+
+// One dispatch of `k` on dims `d`, checked on C's first kCheckedRows rows.
+validate::Case make_case(Kernel k, const Dims& d, const std::string& label) {
+  CaseBuilder cb;
+  cb.c.kernel = qualified_name(k);
+  cb.c.name = label;
+  Generate ga{"uniform", 11, -1.0, 1.0, {}}, gb{"uniform", 12, -1.0, 1.0, {}};
+  auto a = generated(ga, d.a_count()), b = generated(gb, d.b_count());
+  cb.generated("a", DType::F32, a.size(), ga);
+  if (k == Kernel::tiled_f16) {
+    auto w = pack_b_f16(b, d);
+    cb.input("b", DType::U32, w);
+    b = unpack_b_f16(w, d);
+  } else {
+    cb.generated("b", DType::F32, b.size(), gb);
+  }
+  std::vector<float> bias(d.bias() ? d.N : 1, 0.25f);
+  cb.input("bias", DType::F32, bias);
+  cb.output("c", DType::F32, d.c_count());
+  auto& s = cb.dispatch(qualified_name(k), label);
+  CaseBuilder::bind(s, 0, "a");
+  CaseBuilder::bind(s, 1, "b");
+  CaseBuilder::bind(s, 2, "c");
+  CaseBuilder::bind(s, 3, "bias");
+  CaseBuilder::bind_values(s, 4, CaseBuilder::u32s({d.M, d.N, d.K, d.flags}));
+  s.workgroups_1d = workgroups(k, d);
+  uint32_t rows = d.M < kCheckedRows ? d.M : kCheckedRows;
+  auto e = ref::matmul(a, b, bias, {}, d, 0, rows);
+  std::vector<float> mag(e.magnitude.begin(), e.magnitude.end());
+  auto& chk = cb.check_ulp("c", Array::of(DType::F32, e.value), e.bound,
+                           "first rows of C: bound_ulps(n) ULPs of S (matmul/reference.hpp)");
+  CaseBuilder::magnitude(chk, mag);
+  return cb.c;
+}
+
+struct Shape {
+  std::string label;
+  Dims d;
+};
+
+std::vector<Shape> shapes(const Ctx& c) {
+  std::vector<Shape> s;
+  std::vector<uint32_t> sq = c.quick() ? std::vector<uint32_t>{256, 512}
+                                       : std::vector<uint32_t>{256, 512, 1024, 2048, 4096};
+  for (uint32_t n : sq) {
+    std::string e = std::to_string(n);
+    s.push_back({e + "x" + e + "x" + e, {n, n, n, 0}});
+  }
+  // GPT: B*T rows, d_model 768, vocab 16384. (rows, d_in, d_out) per weight.
+  const uint32_t rows = c.quick() ? 256 : 4096, d = 768, vocab = c.quick() ? 1024 : 16384;
+  struct Layer {
+    const char* name;
+    uint32_t d_in, d_out;
+  };
+  const Layer layers[] = {{"qkv", d, 3 * d}, {"attn_proj", d, d}, {"mlp_up", d, 4 * d},
+                          {"mlp_down", 4 * d, d}, {"logits", d, vocab}};
+  for (const auto& l : layers) {
+    auto dims = [](const Dims& x) {
+      return std::to_string(x.M) + "x" + std::to_string(x.N) + "x" + std::to_string(x.K);
+    };
+    Dims f = Dims::forward(rows, l.d_in, l.d_out), gi = Dims::grad_input(rows, l.d_in, l.d_out),
+         gw = Dims::grad_weight(rows, l.d_in, l.d_out);
+    s.push_back({std::string(l.name) + " fwd " + dims(f), f});
+    s.push_back({std::string(l.name) + " dX " + dims(gi), gi});
+    s.push_back({std::string(l.name) + " dW " + dims(gw), gw});
+  }
+  return s;
+}
+
+uint64_t min_bytes(Kernel k, const Dims& d) {
+  uint64_t b_bytes = k == Kernel::tiled_f16 ? 4 * f16_words(d) : 4 * d.b_count();
+  return 4 * d.a_count() + b_bytes + 4 * d.c_count();
+}
+
+void bench_matmul(Ctx& c) {
+  const Kernel kernels[] = {Kernel::naive,    Kernel::tiled,     Kernel::blocked4, Kernel::vec4,
+                            Kernel::blocked8, Kernel::tiled_f16, Kernel::native};
+  for (const auto& s : shapes(c)) {
+    const bool square = s.d.M == s.d.N && s.d.N == s.d.K && s.d.flags == 0;
+    for (Kernel k : kernels) {
+      if (!c.selected("matmul", kernel_name(k)) || !supports(k, s.d)) continue;
+      // The naive kernel only for the seed's table (squares up to 2048^3): elsewhere it costs
+      // seconds per repeat and adds nothing.
+      if (k == Kernel::naive && (!square || s.d.M > 2048)) continue;
+      Row row;
+      row.kernel = std::string(kernel_name(k));
+      row.label = s.label;
+      row.dims = {{"M", s.d.M}, {"N", s.d.N}, {"K", s.d.K}, {"flags", s.d.flags}};
+      row.bytes = min_bytes(k, s.d);
+      row.bytes_rule = k == Kernel::tiled_f16
+                           ? "A (4 B) and packed B (2 B per element, rows padded to words) read "
+                             "once, C (4 B) written once"
+                           : "A and B read once, C written once, 4 B per element";
+      row.flops = 2.0 * s.d.M * s.d.N * s.d.K;
+      time_case(c, make_case(k, s.d, s.label), std::move(row));
+    }
+  }
+  // The bias gradient of each GPT layer: db = column sums of dY [B*T, d_out].
+  if (c.selected("matmul", "matmul_bias_grad")) {
+    const uint32_t rows = c.quick() ? 256 : 4096;
+    for (uint32_t n : {768u, 2304u, 3072u, c.quick() ? 1024u : 16384u}) {
+      CaseBuilder cb;
+      std::string label = std::to_string(rows) + "x" + std::to_string(n);
+      cb.c.kernel = "matmul/matmul_bias_grad";
+      cb.c.name = label;
+      Generate g{"uniform", 13, -1.0, 1.0, {}};
+      auto dy = generated(g, uint64_t(rows) * n);
+      cb.generated("dy", DType::F32, dy.size(), g);
+      cb.output("db", DType::F32, n);
+      auto& s = cb.dispatch("matmul/matmul_bias_grad", label);
+      CaseBuilder::bind(s, 0, "dy");
+      CaseBuilder::bind(s, 1, "db");
+      CaseBuilder::bind_values(s, 2, CaseBuilder::u32s({rows, n, 0, 0}));
+      s.workgroups_1d = (n + 63) / 64;
+      cb.check_exact("db", Array::of(DType::F32, ref::bias_grad_kernel_order(dy, {}, rows, n, false)),
+                     "fixed order: bit exact against bias_grad_kernel_order");
+      Row row;
+      row.kernel = "matmul_bias_grad";
+      row.label = label;
+      row.dims = {{"M", rows}, {"N", n}};
+      row.bytes = 4ull * rows * n + 4ull * n;
+      row.bytes_rule = "dY read once, db written once";
+      time_case(c, cb.c, std::move(row));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace wgslvk::matmul
+
+WGSLVK_REGISTER_BENCH("matmul", wgslvk::matmul::bench_matmul);

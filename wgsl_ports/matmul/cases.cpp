@@ -1,0 +1,325 @@
+// Golden cases of the matmul family (04_matmul.wgsl from shared/seeds/004, and matmul_native.wgsl):
+// per kernel a square case with values spanning binades (the randomized one), tall/skinny, wide,
+// K = 1, odd sizes (65 x 129 x 33, from `generate` inputs), NaN/Inf propagation, a GPT layer's
+// forward and backward chained (y = x W + b, dX = dY W^T, dW += X^T dY) and an explicit 2-D grid
+// with a surplus workgroup. Expected values: wgsl_ports/matmul/reference.hpp; every check is in
+// ULPs of the per-element magnitude S (bound_ulps), and the poisoned tail after C is checked
+// unchanged. The >65535-workgroup grid is a test (tests/matmul/test_matmul_grid.cpp), not a golden:
+// every such dispatch writes at least 16 x 65536 outputs, 4 MB of expected values.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "matmul/reference.hpp"
+#include "wgslvk/validate/case_builder.hpp"
+
+namespace wgslvk::validate {
+namespace {
+
+using matmul::Dims;
+using matmul::Kernel;
+namespace mref = matmul::ref;
+
+constexpr uint32_t kTail = 16;  // poisoned elements after each C, checked unchanged
+const float kPoison = std::bit_cast<float>(kPoison32);
+
+bool vec4_kind(Kernel k) {
+  return k == Kernel::vec4 || k == Kernel::vec4_readonly || k == Kernel::native;
+}
+
+std::vector<float> binades(Rng& r, uint64_t n) {
+  std::vector<float> v(n);
+  for (auto& x : v) x = r.log_uniform(-6, 6);  // |x| in [2^-6, 2^6), both signs
+  return v;
+}
+
+// B as the kernel stores it: f32, or f16 pairs for matmul_tiled_f16 (then `used` is what it
+// multiplies: the f16-rounded values).
+void add_b(CaseBuilder& cb, Kernel k, const std::string& name, const std::vector<float>& b,
+           const Dims& d, std::vector<float>& used) {
+  if (k == Kernel::tiled_f16) {
+    auto w = matmul::pack_b_f16(b, d);
+    cb.input(name, DType::U32, w);
+    used = matmul::unpack_b_f16(w, d);
+  } else {
+    cb.input(name, DType::F32, b);
+    used = b;
+  }
+}
+
+DispatchSpec& add_dispatch(CaseBuilder& cb, Kernel k, const Dims& d, const std::string& a,
+                           const std::string& b, const std::string& c, const std::string& bias,
+                           const std::string& label,
+                           std::optional<std::array<uint32_t, 3>> grid = std::nullopt) {
+  auto& s = cb.dispatch(matmul::qualified_name(k), label);
+  CaseBuilder::bind(s, 0, a);
+  CaseBuilder::bind(s, 1, b);
+  CaseBuilder::bind(s, 2, c);
+  CaseBuilder::bind(s, 3, bias);
+  CaseBuilder::bind_values(s, 4, CaseBuilder::u32s({d.M, d.N, d.K, d.flags}));
+  if (grid) s.workgroups = *grid;
+  else s.workgroups_1d = matmul::workgroups(k, d);
+  return s;
+}
+
+// C's buffer: c_old (accumulate) or poison, then kTail poison.
+void add_c(CaseBuilder& cb, const std::string& name, const Dims& d, const std::vector<float>& c_old) {
+  if (!d.accumulate()) {
+    cb.output(name, DType::F32, d.c_count() + kTail);
+    return;
+  }
+  std::vector<float> init(d.c_count() + kTail, kPoison);
+  std::copy(c_old.begin(), c_old.end(), init.begin());
+  cb.input(name, DType::F32, init);
+}
+
+// scalar_magnitude: measure against max_ij S_ij instead of a per-element file (the odd-size cases,
+// to keep golden/ small): a looser but still valid bound, since ulp(max S) >= ulp(S_ij).
+void check_c(CaseBuilder& cb, const std::string& name, const mref::Expected& e,
+             const std::string& what, bool scalar_magnitude = false) {
+  std::vector<float> value = e.value, mag(e.magnitude.size() + kTail, 0.0f);
+  value.resize(e.value.size() + kTail, kPoison);
+  for (size_t i = 0; i < e.magnitude.size(); ++i) mag[i] = float(e.magnitude[i]);
+  Array expected = Array::of(DType::F32, value);
+  auto& k = cb.check_ulp(
+      name, expected, e.bound,
+      what + ": an f32 sum of n terms (K products + bias + old C) in any order, FMA or not, is "
+             "within gamma_n S of the exact value, S = sum |a_ik b_kj| + |bias| + |old C| (the "
+             "magnitude file); reference exact in double rounded once: bound_ulps(n) = "
+             "n * 17/16 + 1 ULPs of S (matmul/reference.hpp)",
+      0, e.value.size());
+  if (scalar_magnitude) {
+    k.magnitude = CheckSpec::Magnitude::Scalar;
+    k.magnitude_scalar = *std::max_element(mag.begin(), mag.end());
+    k.reason += "; magnitude: the largest S of the case";
+  } else {
+    CaseBuilder::magnitude(k, mag);
+  }
+  cb.check_exact(name, expected, "the poisoned elements after C stay unchanged (stores are masked)",
+                 e.value.size(), value.size());
+}
+
+// One dispatch of `k` on dims `d`, inputs from `r` (or `generate` buffers), checked.
+Case single(uint64_t seed, Kernel k, Dims d, const std::string& what, bool generated = false,
+            std::optional<std::array<uint32_t, 3>> grid = std::nullopt,
+            void (*tweak)(std::vector<float>& a, std::vector<float>& b, const Dims& d) = nullptr) {
+  Rng r(seed);
+  CaseBuilder cb;
+  cb.c.description = what + " (M=" + std::to_string(d.M) + " N=" + std::to_string(d.N) +
+                     " K=" + std::to_string(d.K) + " flags=" + std::to_string(d.flags) + ")";
+  std::vector<float> a, b, bias, c_old, b_used;
+  if (generated) {  // uniform in [-2, 2) on a 2^-22 grid: products 0 or >= 2^-44, never subnormal
+    Generate ga{"uniform", seed * 2 + 1, -2.0, 2.0, {}}, gb{"uniform", seed * 2 + 2, -2.0, 2.0, {}};
+    auto gen = [](const Generate& g, uint64_t n) {
+      std::vector<float> v(n);
+      for (uint64_t i = 0; i < n; ++i)
+        v[i] = float(g.lo + (g.hi - g.lo) * (double(splitmix64_at(g.seed, i) >> 40) * 0x1p-24));
+      return v;
+    };
+    a = gen(ga, d.a_count());
+    b = gen(gb, d.b_count());
+    cb.generated("a", DType::F32, a.size(), ga);
+    if (k == Kernel::tiled_f16) {
+      add_b(cb, k, "b", b, d, b_used);
+    } else {
+      cb.generated("b", DType::F32, b.size(), gb);
+      b_used = b;
+    }
+  } else {
+    a = binades(r, d.a_count());
+    b = binades(r, d.b_count());
+    if (tweak) tweak(a, b, d);
+    cb.input("a", DType::F32, a);
+    add_b(cb, k, "b", b, d, b_used);
+  }
+  if (d.bias()) bias = binades(r, d.N);
+  if (d.accumulate()) c_old = binades(r, d.c_count());
+  cb.input("bias", DType::F32, d.bias() ? bias : std::vector<float>{7.0f});
+  add_c(cb, "c", d, c_old);
+  add_dispatch(cb, k, d, "a", "b", "c", "bias", "C = op(A) op(B)", grid);
+  check_c(cb, "c", mref::matmul(a, b_used, bias, c_old, d), what, generated);
+  return cb.c;
+}
+
+// ---- the cases, per kernel ------------------------------------------------------------------------
+
+// Randomized: a random shape up to 40 per side (vec4 kernels: row lengths multiples of 4), random
+// flags, values spanning binades. The golden seed gives a square one.
+template <Kernel K>
+Case basic(uint64_t seed) {
+  Rng r(seed ^ 0x6d6d);
+  Dims d{24, 24, 24, 0};
+  if (seed != 4000 + 100 * uint64_t(K) + 1) {
+    d = {1 + r.below(40), 1 + r.below(40), 1 + r.below(40), r.below(16)};
+    if (vec4_kind(K)) {
+      d.K = 4 * (1 + r.below(10));
+      d.N = 4 * (1 + r.below(10));
+      if (d.trans_a()) d.M = 4 * (1 + r.below(10));
+    }
+  }
+  return single(seed, K, d, "values spanning binades (2^-6..2^6, both signs)");
+}
+template <Kernel K>
+Case tall_skinny(uint64_t seed) {
+  return single(seed, K, {100, 4, 12, 0}, "tall/skinny: 100 rows over two 64-row tiles, N = 4");
+}
+template <Kernel K>
+Case wide(uint64_t seed) {
+  return single(seed, K, {4, 100, 12, 0}, "wide: 4 rows, 100 columns over several tiles");
+}
+template <Kernel K>
+Case k_one(uint64_t seed) {
+  Dims d = vec4_kind(K) ? Dims{20, 36, 1, matmul::kTransA} : Dims{21, 35, 1, 0};
+  return single(seed, K, d, "K = 1: one product per element (vec4 kernels read A^T [1, M])");
+}
+template <Kernel K>
+Case odd(uint64_t seed) {
+  Dims d = vec4_kind(K) ? Dims{65, 132, 36, 0} : Dims{65, 129, 33, 0};
+  return single(seed, K, d, "odd sizes: edge tiles in M, N and K (generate inputs)", true);
+}
+template <Kernel K>
+Case nonfinite(uint64_t seed) {
+  auto tweak = [](std::vector<float>& a, std::vector<float>& b, const Dims& d) {
+    const float inf = std::numeric_limits<float>::infinity();
+    a[3 * d.K + 5] = std::numeric_limits<float>::quiet_NaN();  // row 3 of C: NaN
+    b[7 * d.N + 10] = inf;                                       // column 10: +-inf by sign of a[i, 7]
+    b[9 * d.N + 13] = inf;                                       // column 13: +inf and -inf: NaN where
+    b[11 * d.N + 13] = -inf;                                     //   a[i, 9], a[i, 11] share a sign
+    a[14 * d.K + 7] = 0.0f;                                      // C[14, 10]: 0 * inf = NaN
+  };
+  return single(seed, K, {16, 20, 12, 0},
+                "NaN/Inf: the plain IEEE sum: a NaN in A row 3 makes C row 3 NaN, +inf in B gives "
+                "+-inf, opposite infinities and 0 * inf give NaN",
+                false, std::nullopt, tweak);
+}
+template <Kernel K>
+Case grid_3x2(uint64_t seed) {
+  uint32_t t = matmul::tile_edge(K);
+  Dims d = !t ? Dims{5 * 256 - 8, 1, 1, 0}
+             : vec4_kind(K) ? Dims{4 * t + 4, 4, 1, matmul::kTransA} : Dims{4 * t + 1, 4, 1, 0};
+  return single(seed, K, d,
+                "five workgroups of work on an explicit 3 x 2 grid: flat_wg row y = 1 and one "
+                "surplus workgroup that must return",
+                false, std::array<uint32_t, 3>{3, 2, 1});
+}
+
+// A GPT layer: x [20, 12], W [12, 16], b [16], dY [20, 16]:
+// y = x W + b; dX = dY W^T (TRANS_B); dW = dW_old + x^T dY (TRANS_A | ACCUMULATE).
+template <Kernel K>
+Case layer_fwd_bwd(uint64_t seed) {
+  Rng r(seed);
+  CaseBuilder cb;
+  const uint32_t rows = 20, d_in = 12, d_out = 16;
+  Dims fwd = Dims::forward(rows, d_in, d_out, true), dx = Dims::grad_input(rows, d_in, d_out),
+       dw = Dims::grad_weight(rows, d_in, d_out, true);
+  cb.c.description = "a GPT layer's three products chained: y = x W + b, dX = dY W^T, "
+                     "dW += x^T dY (rows 20, d_in 12, d_out 16)";
+  auto x = binades(r, uint64_t(rows) * d_in), w = binades(r, uint64_t(d_in) * d_out),
+       bias = binades(r, d_out), dy = binades(r, uint64_t(rows) * d_out),
+       dw_old = binades(r, uint64_t(d_in) * d_out);
+  std::vector<float> w_used, dy_used, none;
+  cb.input("x", DType::F32, x);
+  add_b(cb, K, "w", w, fwd, w_used);  // [d_in, d_out]: the same packing serves dX's B^T
+  cb.input("dy", DType::F32, dy);
+  std::string dy_b = "dy";
+  if (K == Kernel::tiled_f16) {  // dW's B is dY: the f16 kernel takes it packed
+    add_b(cb, K, "dy_f16", dy, dw, dy_used);
+    dy_b = "dy_f16";
+  } else {
+    dy_used = dy;
+  }
+  cb.input("bias", DType::F32, bias);
+  add_c(cb, "y", fwd, none);
+  add_c(cb, "dx", dx, none);
+  add_c(cb, "dw", dw, dw_old);
+  add_dispatch(cb, K, fwd, "x", "w", "y", "bias", "y = x W + b");
+  add_dispatch(cb, K, dx, "dy", "w", "dx", "bias", "dX = dY W^T");
+  add_dispatch(cb, K, dw, "x", dy_b, "dw", "bias", "dW += x^T dY");
+  check_c(cb, "y", mref::matmul(x, w_used, bias, none, fwd), "forward");
+  check_c(cb, "dx", mref::matmul(dy, w_used, none, none, dx), "dX");
+  check_c(cb, "dw", mref::matmul(x, dy_used, none, dw_old, dw), "dW");
+  return cb.c;
+}
+
+// matmul_vec4 on a shape it cannot take (K = 33): writes nothing, C stays poison.
+Case vec4_unaligned(uint64_t seed) {
+  Rng r(seed);
+  CaseBuilder cb;
+  Dims d{24, 24, 33, 0};
+  cb.c.description = "K = 33 is not a multiple of 4: matmul_vec4 returns before any load or store "
+                     "(the host picks matmul_blocked4 for such shapes)";
+  cb.input("a", DType::F32, binades(r, 24 * 36));  // bound padded to whole vec4 rows
+  cb.input("b", DType::F32, binades(r, 36 * 24));
+  cb.input("bias", DType::F32, std::vector<float>{7.0f});
+  cb.output("c", DType::F32, d.c_count());
+  add_dispatch(cb, Kernel::vec4, d, "a", "b", "c", "bias", "unaligned K");
+  cb.check_exact("c", Array::of(DType::F32, std::vector<float>(d.c_count(), kPoison)),
+                 "the kernel's alignment guard: nothing written");
+  return cb.c;
+}
+
+// matmul_bias_grad: db (+)= column sums of dY, bit exact against the kernel's own order.
+Case bias_grad_case(uint64_t seed, bool accumulate) {
+  Rng r(seed);
+  CaseBuilder cb;
+  uint32_t M = 5 + r.below(60), N = 1 + r.below(100);
+  if (seed == 4901 || seed == 4902) M = 41, N = 70;  // two workgroups, the second partial
+  cb.c.description = std::string("db") + (accumulate ? " += " : " = ") +
+                     "column sums of dY [" + std::to_string(M) + ", " + std::to_string(N) +
+                     "]: 4 row lanes summed in order, then (p0 + p1) + (p2 + p3)";
+  auto dy = binades(r, uint64_t(M) * N), db_old = binades(r, N);
+  cb.input("dy", DType::F32, dy);
+  std::vector<float> init(N + kTail, kPoison);
+  if (accumulate) std::copy(db_old.begin(), db_old.end(), init.begin());
+  cb.input("db", DType::F32, init);
+  auto& s = cb.dispatch("matmul/matmul_bias_grad", "column sums");
+  CaseBuilder::bind(s, 0, "dy");
+  CaseBuilder::bind(s, 1, "db");
+  CaseBuilder::bind_values(s, 2, CaseBuilder::u32s({M, N, accumulate ? uint32_t(matmul::kAccumulate) : 0u, 0}));
+  s.workgroups_1d = (N + 63) / 64;
+  auto exact = mref::bias_grad_kernel_order(dy, db_old, M, N, accumulate);
+  exact.resize(N + kTail, kPoison);
+  cb.check_exact("db", Array::of(DType::F32, exact),
+                 "fixed summation order, f32 adds only (no contraction possible): bit exact against "
+                 "bias_grad_kernel_order (round-to-nearest-even, no flushing); the tail stays poison");
+  return cb.c;
+}
+Case bias_grad_basic(uint64_t seed) { return bias_grad_case(seed, false); }
+Case bias_grad_accumulate(uint64_t seed) { return bias_grad_case(seed, true); }
+
+template <Kernel K>
+void add_kernel(std::vector<Generator>& g, const std::string& src) {
+  const std::string kn = matmul::qualified_name(K);
+  const uint64_t s = 4000 + 100 * uint64_t(K);
+  g.push_back({kn, "basic", s + 1, true, basic<K>, src});
+  g.push_back({kn, "tall_skinny", s + 2, false, tall_skinny<K>, src});
+  g.push_back({kn, "wide", s + 3, false, wide<K>, src});
+  g.push_back({kn, "k_one", s + 4, false, k_one<K>, src});
+  g.push_back({kn, "odd_sizes", s + 5, false, odd<K>, src});
+  g.push_back({kn, "nonfinite", s + 6, false, nonfinite<K>, src});
+  g.push_back({kn, "layer_fwd_bwd", s + 7, false, layer_fwd_bwd<K>, src});
+  g.push_back({kn, "grid_2d", s + 8, false, grid_3x2<K>, src});
+}
+
+}  // namespace
+
+void register_matmul(std::vector<Generator>& g) {
+  const std::string src = "wgsl_ports/matmul/cases.cpp";
+  add_kernel<Kernel::naive>(g, src);
+  add_kernel<Kernel::tiled>(g, src);
+  add_kernel<Kernel::blocked4>(g, src);
+  add_kernel<Kernel::vec4>(g, src);
+  g.push_back({"matmul/matmul_vec4", "unaligned_writes_nothing", 4309, false, vec4_unaligned, src});
+  // The seed's broken integration is correct under layout "auto" (the goldens' layout).
+  g.push_back({"matmul/matmul_vec4_readonly", "basic", 4401, true, basic<Kernel::vec4_readonly>, src});
+  add_kernel<Kernel::blocked8>(g, src);
+  add_kernel<Kernel::tiled_f16>(g, src);
+  add_kernel<Kernel::native>(g, src);
+  g.push_back({"matmul/matmul_bias_grad", "basic", 4901, true, bias_grad_basic, src});
+  g.push_back({"matmul/matmul_bias_grad", "accumulate", 4902, false, bias_grad_accumulate, src});
+}
+
+WGSLVK_REGISTER_GENERATORS(register_matmul);
+
+}  // namespace wgslvk::validate

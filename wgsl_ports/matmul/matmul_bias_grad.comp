@@ -1,0 +1,43 @@
+// Port of matmul_bias_grad, matmul_native.wgsl: wgslvk's own kernel, not from the browser engine
+// (the bias gradient of the family of shared/seeds/004_dfbf477a7f89ef8c.txt). Line-by-line; same
+// group/binding/access as the WGSL.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#define WG 256
+#include "wgsl.glsl"
+
+layout(local_size_x = WG, local_size_y = 1, local_size_z = 1) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer DY { float dy[]; };
+layout(set = 0, binding = 1, std430) buffer DB { float db[]; };
+layout(set = 0, binding = 2, std140) uniform BgDims { uvec4 bg_dims; };  // (M rows, N columns, flags, _)
+
+uint flat_wg(uvec3 wid, uvec3 nwg) { return wid.y * nwg.x + wid.x; }
+
+const uint ACCUMULATE = 8u;
+
+// Zero-initialized in WGSL (R17); every element is written before the barrier that precedes its read.
+shared float bg_part[256];  // [lane][column]
+
+void main() {
+    uint lid = gl_LocalInvocationIndex;
+    uint M = bg_dims.x;
+    uint N = bg_dims.y;
+    uint group_ = flat_wg(gl_WorkGroupID, gl_NumWorkGroups);  // WGSL `group`
+    if (group_ >= (N + 63u) / 64u) { return; }
+    uint lane = lid / 64u;
+    uint col = group_ * 64u + lid % 64u;
+    float s = 0.0;
+    if (col < N) {
+        for (uint row = lane; row < M; row = row + 4u) {
+            s = s + dy[row * N + col];
+        }
+    }
+    bg_part[lid] = s;
+    barrier();
+    if (lane == 0u && col < N) {
+        float total = (bg_part[lid] + bg_part[64u + lid]) + (bg_part[128u + lid] + bg_part[192u + lid]);
+        if ((bg_dims.z & ACCUMULATE) != 0u) { total = db[col] + total; }
+        db[col] = total;
+    }
+}

@@ -1,0 +1,207 @@
+// matmul_native.wgsl: wgslvk's own matmul kernels, not from the browser engine (ours; the seed
+// family is 04_matmul.wgsl, shared/seeds/004_dfbf477a7f89ef8c.txt).
+//   matmul_native    fp32 GEMM tuned for a large GPU: 128x128 output tile per workgroup, 8x8
+//                    outputs per invocation (256 invocations), K in steps of 8, vec4 global loads,
+//                    double-buffered workgroup memory (2 stages x (8x128 A + 8x128 B) f32 =
+//                    16 KB: exactly WebGPU's default maxComputeWorkgroupStorageSize, no raised
+//                    limit needed), one barrier per K step.
+//   matmul_bias_grad db[N] = column sums of dY[M, N] (the bias gradient of y = x W + b), fixed
+//                    summation order, no atomics: the same bits on every run.
+//
+// Same conventions as 04_matmul.wgsl (row-major; dims = (M, N, K, flags) with TRANS_A, TRANS_B,
+// ADD_BIAS, ACCUMULATE; masked edges; tiles numbered by flat_wg), but the WebGPU-proper access
+// modes: A, B and bias are `read`, so layout "auto" gives read-only-storage for them (and a
+// driver may use its read-only load path). It is therefore not a drop-in for the seed's
+// all-"storage" production layout; its own layout is what the host binds.
+//
+// Like matmul_vec4 it reads A and B as vec4: the stored row lengths (A: K, or M with TRANS_A;
+// B: N, or K with TRANS_B) must be multiples of 4, else it writes nothing (the host picks
+// another kernel). Every GPT shape (d_model 768, B*T 4096, vocab 16384) qualifies.
+// NaN/Inf behave as in 04_matmul.wgsl: the plain f32 sum of the products.
+
+const WG: u32 = 256u;
+
+fn flat_wg(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return wid.y * nwg.x + wid.x;
+}
+
+const TRANS_A: u32 = 1u;
+const TRANS_B: u32 = 2u;
+const ADD_BIAS: u32 = 4u;
+const ACCUMULATE: u32 = 8u;
+
+@group(0) @binding(0) var<storage, read> na: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> nb: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> nc: array<f32>;
+@group(0) @binding(3) var<storage, read> nbias: array<f32>;
+@group(0) @binding(4) var<uniform> ndims: vec4<u32>;  // (M, N, K, flags)
+
+const NT: u32 = 128u;  // output tile edge
+const NK: u32 = 8u;    // K per stage
+// [stage][k][32 vec4 along the 128 rows (A) or columns (B)]: 2 x 8 x 32 vec4 = 8 KB each.
+var<workgroup> sa: array<vec4<f32>, 512>;
+var<workgroup> sb: array<vec4<f32>, 512>;
+
+// One vec4 of the A tile for K step k0, for invocation lid: 256 vec4 cover the 128 x 8 tile.
+fn native_load_a(lid: u32, row0: u32, k0: u32) -> vec4<f32> {
+    let M = ndims.x;
+    let K = ndims.z;
+    if ((ndims.w & TRANS_A) != 0u) {  // stored [K, M]: 4 rows m of one k
+        let k = k0 + lid / 32u;
+        let m = row0 + (lid % 32u) * 4u;
+        if (k < K && m < M) { return na[(k * M + m) / 4u]; }
+    } else {                          // stored [M, K]: 4 k of one row m
+        let m = row0 + lid / 2u;
+        let k = k0 + (lid % 2u) * 4u;
+        if (m < M && k < K) { return na[(m * K + k) / 4u]; }
+    }
+    return vec4<f32>(0.0);
+}
+
+fn native_load_b(lid: u32, col0: u32, k0: u32) -> vec4<f32> {
+    let N = ndims.y;
+    let K = ndims.z;
+    if ((ndims.w & TRANS_B) != 0u) {  // stored [N, K]: 4 k of one column n
+        let n = col0 + lid / 2u;
+        let k = k0 + (lid % 2u) * 4u;
+        if (n < N && k < K) { return nb[(n * K + k) / 4u]; }
+    } else {                          // stored [K, N]: 4 columns n of one k
+        let k = k0 + lid / 32u;
+        let n = col0 + (lid % 32u) * 4u;
+        if (k < K && n < N) { return nb[(k * N + n) / 4u]; }
+    }
+    return vec4<f32>(0.0);
+}
+
+// Writes the vec4s loaded by native_load_a/_b into stage s, as [k][row or column].
+fn native_store_stage(lid: u32, s: u32, va: vec4<f32>, vb: vec4<f32>) {
+    let base = s * 256u;
+    if ((ndims.w & TRANS_A) != 0u) {
+        sa[base + (lid / 32u) * 32u + lid % 32u] = va;
+    } else {
+        let m = lid / 2u;
+        let k = (lid % 2u) * 4u;
+        for (var q = 0u; q < 4u; q = q + 1u) {
+            sa[base + (k + q) * 32u + m / 4u][m % 4u] = va[q];
+        }
+    }
+    if ((ndims.w & TRANS_B) != 0u) {
+        let n = lid / 2u;
+        let k = (lid % 2u) * 4u;
+        for (var q = 0u; q < 4u; q = q + 1u) {
+            sb[base + (k + q) * 32u + n / 4u][n % 4u] = vb[q];
+        }
+    } else {
+        sb[base + (lid / 32u) * 32u + lid % 32u] = vb;
+    }
+}
+
+// Invocation (ty, tx) of the 16 x 16 grid owns rows {ty*4 .. ty*4+3, 64+ty*4 .. 64+ty*4+3} and
+// the same columns from tx: two vec4 of the tile per operand and K step, so the workgroup-memory
+// reads are 128-bit and a warp's B reads are 16 distinct consecutive vec4.
+@compute @workgroup_size(256, 1, 1)
+fn matmul_native(@builtin(workgroup_id) wid: vec3<u32>,
+                 @builtin(num_workgroups) nwg: vec3<u32>,
+                 @builtin(local_invocation_index) lid: u32) {
+    let M = ndims.x;
+    let N = ndims.y;
+    let K = ndims.z;
+    let lda = select(K, M, (ndims.w & TRANS_A) != 0u);
+    let ldb = select(N, K, (ndims.w & TRANS_B) != 0u);
+    if ((lda % 4u) != 0u || (ldb % 4u) != 0u) { return; }
+    let tiles_n = (N + NT - 1u) / NT;
+    let tiles_m = (M + NT - 1u) / NT;
+    let tile = flat_wg(wid, nwg);
+    if (tile >= tiles_m * tiles_n) { return; }
+    let row0 = (tile / tiles_n) * NT;
+    let col0 = (tile % tiles_n) * NT;
+    let ty = lid / 16u;
+    let tx = lid % 16u;
+
+    var acc: array<vec4<f32>, 16>;  // [r][h]: row r (0..7), column half h (0, 1)
+    let steps = (K + NK - 1u) / NK;
+    var va = native_load_a(lid, row0, 0u);
+    var vb = native_load_b(lid, col0, 0u);
+    native_store_stage(lid, 0u, va, vb);
+    workgroupBarrier();
+    for (var t = 0u; t < steps; t = t + 1u) {
+        let cur = t & 1u;
+        let more = t + 1u < steps;
+        if (more) {  // the next stage's global loads are in flight during this stage's math
+            va = native_load_a(lid, row0, (t + 1u) * NK);
+            vb = native_load_b(lid, col0, (t + 1u) * NK);
+        }
+        let base = cur * 256u;
+        for (var k = 0u; k < NK; k = k + 1u) {
+            let a0 = sa[base + k * 32u + ty];
+            let a1 = sa[base + k * 32u + 16u + ty];
+            let b0 = sb[base + k * 32u + tx];
+            let b1 = sb[base + k * 32u + 16u + tx];
+            for (var r = 0u; r < 4u; r = r + 1u) {
+                acc[r * 2u] = fma(vec4<f32>(a0[r]), b0, acc[r * 2u]);
+                acc[r * 2u + 1u] = fma(vec4<f32>(a0[r]), b1, acc[r * 2u + 1u]);
+                acc[(r + 4u) * 2u] = fma(vec4<f32>(a1[r]), b0, acc[(r + 4u) * 2u]);
+                acc[(r + 4u) * 2u + 1u] = fma(vec4<f32>(a1[r]), b1, acc[(r + 4u) * 2u + 1u]);
+            }
+        }
+        // The other stage was last read in step t - 1, before the barrier that ended it.
+        if (more) { native_store_stage(lid, 1u - cur, va, vb); }
+        workgroupBarrier();
+    }
+
+    let add_bias = (ndims.w & ADD_BIAS) != 0u;
+    let accumulate = (ndims.w & ACCUMULATE) != 0u;
+    for (var r = 0u; r < 8u; r = r + 1u) {
+        let row = row0 + (r / 4u) * 64u + ty * 4u + r % 4u;
+        if (row >= M) { continue; }
+        for (var h = 0u; h < 2u; h = h + 1u) {
+            let v = acc[r * 2u + h];
+            for (var q = 0u; q < 4u; q = q + 1u) {
+                let col = col0 + h * 64u + tx * 4u + q;
+                if (col < N) {
+                    var o = v[q];
+                    if (add_bias) { o = o + nbias[col]; }
+                    let idx = row * N + col;
+                    if (accumulate) { o = nc[idx] + o; }
+                    nc[idx] = o;
+                }
+            }
+        }
+    }
+}
+
+// ---- matmul_bias_grad: db[col] (+)= sum over rows of dy[row, col] ------------------------------
+// A workgroup owns 64 columns; its 4 row lanes each sum every 4th row sequentially in f32 (lane r:
+// rows r, r+4, ...), then lane 0 adds the four partials as (p0 + p1) + (p2 + p3). The order depends
+// only on M, so the result is bit-identical from run to run and device to device with the same
+// f32 rounding.
+@group(0) @binding(0) var<storage, read> dy: array<f32>;
+@group(0) @binding(1) var<storage, read_write> db: array<f32>;
+@group(0) @binding(2) var<uniform> bg_dims: vec4<u32>;  // (M rows, N columns, flags, _): ACCUMULATE only
+
+var<workgroup> bg_part: array<f32, 256>;  // [lane][column]
+
+@compute @workgroup_size(256, 1, 1)
+fn matmul_bias_grad(@builtin(workgroup_id) wid: vec3<u32>,
+                    @builtin(num_workgroups) nwg: vec3<u32>,
+                    @builtin(local_invocation_index) lid: u32) {
+    let M = bg_dims.x;
+    let N = bg_dims.y;
+    let group = flat_wg(wid, nwg);
+    if (group >= (N + 63u) / 64u) { return; }
+    let lane = lid / 64u;
+    let col = group * 64u + lid % 64u;
+    var s = 0.0;
+    if (col < N) {
+        for (var row = lane; row < M; row = row + 4u) {
+            s = s + dy[row * N + col];
+        }
+    }
+    bg_part[lid] = s;
+    workgroupBarrier();
+    if (lane == 0u && col < N) {
+        var total = (bg_part[lid] + bg_part[64u + lid]) + (bg_part[128u + lid] + bg_part[192u + lid]);
+        if ((bg_dims.z & ACCUMULATE) != 0u) { total = db[col] + total; }
+        db[col] = total;
+    }
+}

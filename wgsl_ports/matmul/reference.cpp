@@ -1,0 +1,235 @@
+// CPU references of the matmul family; see reference.hpp for the bounds and their reasons.
+#include "matmul/reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace wgslvk::matmul {
+
+std::string_view kernel_name(Kernel k) {
+  switch (k) {
+    case Kernel::naive: return "matmul_naive";
+    case Kernel::tiled: return "matmul_tiled";
+    case Kernel::blocked4: return "matmul_blocked4";
+    case Kernel::vec4: return "matmul_vec4";
+    case Kernel::vec4_readonly: return "matmul_vec4_readonly";
+    case Kernel::blocked8: return "matmul_blocked8";
+    case Kernel::tiled_f16: return "matmul_tiled_f16";
+    case Kernel::native: return "matmul_native";
+  }
+  return "?";
+}
+
+std::string qualified_name(Kernel k) { return "matmul/" + std::string(kernel_name(k)); }
+
+uint32_t tile_edge(Kernel k) {
+  switch (k) {
+    case Kernel::naive: return 0;
+    case Kernel::tiled:
+    case Kernel::tiled_f16: return 16;
+    case Kernel::blocked4:
+    case Kernel::vec4:
+    case Kernel::vec4_readonly: return 64;
+    case Kernel::blocked8:
+    case Kernel::native: return 128;
+  }
+  return 0;
+}
+
+uint64_t workgroups(Kernel k, const Dims& d) {
+  if (k == Kernel::naive) return (d.c_count() + 255) / 256;
+  uint64_t t = tile_edge(k);
+  return ((d.M + t - 1) / t) * ((d.N + t - 1) / t);
+}
+
+bool vec4_aligned(const Dims& d) { return d.lda() % 4 == 0 && d.ldb() % 4 == 0; }
+
+bool supports(Kernel k, const Dims& d) {
+  if (k == Kernel::vec4 || k == Kernel::vec4_readonly || k == Kernel::native) return vec4_aligned(d);
+  return true;
+}
+
+Kernel vec4_or_fallback(const Dims& d) { return vec4_aligned(d) ? Kernel::vec4 : Kernel::blocked4; }
+
+uint32_t f16_row_words(const Dims& d) { return (d.ldb() + 1) / 2; }
+uint64_t f16_words(const Dims& d) {
+  uint64_t rows = d.trans_b() ? d.N : d.K;
+  return rows * f16_row_words(d);
+}
+
+std::vector<uint32_t> pack_b_f16(std::span<const float> b, const Dims& d) {
+  if (b.size() != d.b_count()) throw std::invalid_argument("pack_b_f16: b has the wrong size");
+  const uint64_t rows = d.trans_b() ? d.N : d.K, len = d.ldb(), rw = f16_row_words(d);
+  std::vector<uint32_t> w(rows * rw, 0u);
+  for (uint64_t r = 0; r < rows; ++r)
+    for (uint64_t i = 0; i < len; ++i) {
+      uint32_t h = f32_to_f16_bits(b[r * len + i]);
+      w[r * rw + i / 2] |= h << (16 * (i & 1));
+    }
+  return w;
+}
+
+std::vector<float> unpack_b_f16(std::span<const uint32_t> words, const Dims& d) {
+  if (words.size() != f16_words(d)) throw std::invalid_argument("unpack_b_f16: wrong word count");
+  const uint64_t rows = d.trans_b() ? d.N : d.K, len = d.ldb(), rw = f16_row_words(d);
+  std::vector<float> b(rows * len);
+  for (uint64_t r = 0; r < rows; ++r)
+    for (uint64_t i = 0; i < len; ++i)
+      b[r * len + i] = f16_bits_to_f32(uint16_t(words[r * rw + i / 2] >> (16 * (i & 1))));
+  return b;
+}
+
+namespace ref {
+
+double bound_ulps(uint32_t n) {
+  if (n > (1u << 20)) throw std::invalid_argument("matmul bound: more than 2^20 terms");
+  return double(n) * 17.0 / 16.0 + 1.0;
+}
+double bound_vs_naive_ulps(uint32_t n) { return 2.0 * (bound_ulps(n) - 1.0); }
+double bound_vs_f32_weights_ulps(uint32_t n) { return bound_ulps(n) + 8192.0; }
+
+namespace {
+
+void check_sizes(size_t a, size_t b, size_t bias, size_t c, const Dims& d, bool c_needed,
+                 const char* who) {
+  auto bad = [&](const std::string& what) {
+    throw std::invalid_argument(std::string(who) + ": " + what + " for M=" + std::to_string(d.M) +
+                                " N=" + std::to_string(d.N) + " K=" + std::to_string(d.K));
+  };
+  if (a != d.a_count()) bad("A has " + std::to_string(a) + " elements, not M*K");
+  if (b != d.b_count()) bad("B has " + std::to_string(b) + " elements, not K*N");
+  if (d.bias() && bias != d.N) bad("bias has " + std::to_string(bias) + " elements, not N");
+  if (c_needed && c != d.c_count()) bad("C has " + std::to_string(c) + " elements, not M*N");
+}
+
+// Row `i` of op(A) and column `j` of op(B), element k, whatever the storage.
+template <class T>
+T at_a(std::span<const T> a, const Dims& d, uint64_t i, uint64_t k) {
+  return d.trans_a() ? a[k * d.M + i] : a[i * d.K + k];
+}
+template <class T>
+T at_b(std::span<const T> b, const Dims& d, uint64_t k, uint64_t j) {
+  return d.trans_b() ? b[j * d.K + k] : b[k * d.N + j];
+}
+
+}  // namespace
+
+void matmul(std::span<const double> a, std::span<const double> b, std::span<const double> bias,
+            std::span<double> c, const Dims& d, uint32_t row_begin, uint32_t row_end) {
+  check_sizes(a.size(), b.size(), bias.size(), c.size(), d, true, "matmul::ref::matmul");
+  if (row_end == 0) row_end = d.M;
+  for (uint64_t i = row_begin; i < row_end; ++i)
+    for (uint64_t j = 0; j < d.N; ++j) {
+      double s = 0.0;
+      for (uint64_t k = 0; k < d.K; ++k) s += at_a(a, d, i, k) * at_b(b, d, k, j);
+      if (d.bias()) s += bias[j];
+      double& out = c[i * d.N + j];
+      out = d.accumulate() ? out + s : s;
+    }
+}
+
+void bias_grad(std::span<const double> dy, std::span<double> db, uint32_t M, uint32_t N,
+               bool accumulate) {
+  if (dy.size() != uint64_t(M) * N || db.size() != N)
+    throw std::invalid_argument("matmul::ref::bias_grad: dy must be M*N and db N elements");
+  for (uint64_t j = 0; j < N; ++j) {
+    double s = 0.0;
+    for (uint64_t i = 0; i < M; ++i) s += dy[i * N + j];
+    db[j] = accumulate ? db[j] + s : s;
+  }
+}
+
+Expected matmul(std::span<const float> a, std::span<const float> b, std::span<const float> bias,
+                std::span<const float> c_old, const Dims& d, uint32_t row_begin,
+                uint32_t row_end) {
+  check_sizes(a.size(), b.size(), bias.size(), c_old.size(), d, d.accumulate(),
+              "matmul::ref::matmul (f32)");
+  if (row_end == 0) row_end = d.M;
+  if (row_begin > row_end || row_end > d.M)
+    throw std::invalid_argument("matmul::ref::matmul: bad row range");
+  Expected e;
+  e.bound = bound_ulps(terms(d));
+  const uint64_t n = uint64_t(row_end - row_begin) * d.N;
+  e.value.resize(n);
+  e.magnitude.resize(n);
+  std::vector<double> arow(d.K);
+  for (uint64_t i = row_begin; i < row_end; ++i) {
+    for (uint64_t k = 0; k < d.K; ++k) arow[k] = at_a(a, d, i, k);
+    for (uint64_t j = 0; j < d.N; ++j) {
+      // f32 * f32 is exact in double (48 significant bits).
+      double s = 0.0, m = 0.0;
+      for (uint64_t k = 0; k < d.K; ++k) {
+        double p = arow[k] * double(at_b(b, d, k, j));
+        s += p;
+        m += std::abs(p);
+      }
+      if (d.bias()) {
+        s += bias[j];
+        m += std::abs(double(bias[j]));
+      }
+      if (d.accumulate()) {
+        double old = c_old[i * d.N + j];
+        s = old + s;
+        m += std::abs(old);
+      }
+      uint64_t o = (i - row_begin) * d.N + j;
+      e.value[o] = float(s);
+      e.magnitude[o] = m;
+    }
+  }
+  return e;
+}
+
+Expected bias_grad(std::span<const float> dy, std::span<const float> db_old, uint32_t M, uint32_t N,
+                   bool accumulate) {
+  if (dy.size() != uint64_t(M) * N || (accumulate && db_old.size() != N))
+    throw std::invalid_argument("matmul::ref::bias_grad (f32): dy must be M*N, db_old N elements");
+  Expected e;
+  e.bound = bound_ulps(M + (accumulate ? 1 : 0));
+  e.value.resize(N);
+  e.magnitude.resize(N);
+  for (uint64_t j = 0; j < N; ++j) {
+    double s = 0.0, m = 0.0;
+    for (uint64_t i = 0; i < M; ++i) {
+      s += dy[i * N + j];
+      m += std::abs(double(dy[i * N + j]));
+    }
+    if (accumulate) {
+      s = double(db_old[j]) + s;
+      m += std::abs(double(db_old[j]));
+    }
+    e.value[j] = float(s);
+    e.magnitude[j] = m;
+  }
+  return e;
+}
+
+std::vector<float> bias_grad_kernel_order(std::span<const float> dy, std::span<const float> db_old,
+                                          uint32_t M, uint32_t N, bool accumulate) {
+  std::vector<float> out(N);
+  for (uint64_t j = 0; j < N; ++j) {
+    float p[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (uint64_t lane = 0; lane < 4; ++lane)
+      for (uint64_t i = lane; i < M; i += 4) p[lane] = p[lane] + dy[i * N + j];
+    float total = (p[0] + p[1]) + (p[2] + p[3]);
+    if (accumulate) total = db_old[j] + total;
+    out[j] = total;
+  }
+  return out;
+}
+
+double ulps_of_magnitude(float got, float expected, double magnitude) {
+  if (std::isnan(expected)) return std::isnan(got) ? 0.0 : std::numeric_limits<double>::infinity();
+  if (std::isinf(expected)) return got == expected ? 0.0 : std::numeric_limits<double>::infinity();
+  if (!std::isfinite(got)) return std::numeric_limits<double>::infinity();
+  double m = std::max(std::abs(double(expected)), std::isnan(magnitude) ? 0.0 : magnitude);
+  // The golden runner measures against the f32 magnitude (README): round it the same way.
+  double ulp = f32_ulp_of(double(float(m)));
+  return std::abs(double(got) - double(expected)) / ulp;
+}
+
+}  // namespace ref
+}  // namespace wgslvk::matmul

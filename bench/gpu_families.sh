@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The GPT-block families on an NVIDIA machine: wgslvk validate on the real driver, wgslvk bench
 # over the matmul / norm / elementwise / loss / attention sections, and PyTorch at the same shapes
-# (bench/peers/torch_gpt_kernels.py). Dawn for these families is not wired yet (bench/README.md).
-#   run(command="bash bench/gpu_families.sh", carry=[".gl", "build-gpu/cli/wgslvk"], timeout_s=600)
-# Results under $OUT: ours.json, ours.png, torch_gpt.json, log.txt.
+# (bench/peers/torch_gpt_kernels.py), and Dawn replaying the very cases the bench timed
+# (bench/peers/dawn_cases.mjs: same inputs, same WGSL, checked with the same bounds, compared bit
+# for bit with our outputs, timed with pass timestamps).
+#   run(command="bash bench/gpu_families.sh", carry=[".gl", ".dawn", "build-gpu/cli/wgslvk"], timeout_s=600)
+# Results under $OUT: ours.json, ours.png, dawn_cases.json, torch_gpt.json, log.txt.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -21,6 +23,15 @@ BIN=${WGSLVK_BIN:-$ROOT/build-gpu/cli/wgslvk}
 echo "== wgslvk validate (every golden case + randomized, real driver)"
 WGSLVK_SOURCE_DIR=$ROOT "$BIN" validate || echo "gpu_families: wgslvk validate FAILED"
 echo "== wgslvk bench --only $ONLY"
-"$BIN" bench --only "$ONLY" --json "$OUT/ours.json" --png "$OUT/ours.png" "$@"
+W=/tmp/wgslvk-families; rm -rf "$W"; mkdir -p "$W"
+"$BIN" bench --only "$ONLY" --json "$OUT/ours.json" --png "$OUT/ours.png" --dump "$W/dump" "$@"
+if [ -f .dawn/node.xz ] && [ -f .dawn/dawn.node.xz ]; then
+  echo "== Dawn replaying the timed cases"
+  xz -dkc .dawn/node.xz > "$W/node" && chmod +x "$W/node"
+  xz -dkc .dawn/dawn.node.xz > "$W/dawn.node"
+  DAWN_NODE=$W/dawn.node timeout 300 "$W/node" bench/peers/dawn_cases.mjs --root "$ROOT" --cases "$W/dump" \
+    --out "$OUT/dawn_cases.json" --reps 25 2>&1 | grep -v '^Warning' || echo "gpu_families: Dawn replay FAILED"
+fi
+rm -rf "$W/dump"
 echo "== PyTorch peers"
 python3 bench/peers/torch_gpt_kernels.py --out "$OUT/torch_gpt.json" || echo "gpu_families: torch peers FAILED"

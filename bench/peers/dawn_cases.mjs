@@ -1,0 +1,278 @@
+// Dawn (npm `webgpu`, dawn.node) replaying wgslvk-case/1 folders: the cases `wgslvk bench --dump
+// DIR` wrote for every time_case row (the families' own case builders at sweep sizes). For each
+// case: the same buffers, the same WGSL entry points (found in wgsl_ports/<family>/*.wgsl), layout
+// "auto", the same dispatches; then
+//   faithfulness: Dawn's outputs against the case's checks (same bounds as wgslvk validate) and,
+//                 bit for bit, against what wgslvk computed (DIR/actual/<case id>/*.actual.npy);
+//   timing:       the dispatch list in one pass with timestampWrites, median of --reps after a
+//                 busy warm-up (as wgslvk bench).
+// usage: node dawn_cases.mjs --root REPO --cases DIR --out dawn_cases.json [--reps 25] [--only family,...]
+import { createRequire } from 'module';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
+const root = opt('--root', '.'), casesDir = opt('--cases'), outPath = opt('--out', 'dawn_cases.json');
+const reps = Number(opt('--reps', '25')), only = opt('--only', '');
+const require = createRequire(import.meta.url);
+const dawnPath = process.env.DAWN_NODE || '/tmp/dawnpkg/node_modules/webgpu/dist/linux-x64/dawn.node';
+const { create, globals } = require(dawnPath);
+Object.assign(globalThis, globals);
+const flags = process.env.DAWN_FLAGS ? process.env.DAWN_FLAGS.split(' ') :
+  ['backend=vulkan', 'enable-dawn-features=vulkan_enable_f16_on_nvidia,allow_unsafe_apis',
+   'disable-dawn-features=timestamp_quantization'];
+const gpu = create(flags);
+const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+const want = ['shader-f16', 'timestamp-query'].filter(f => adapter.features.has(f));
+const device = await adapter.requestDevice({
+  requiredFeatures: want,
+  requiredLimits: {
+    maxBufferSize: adapter.limits.maxBufferSize,
+    maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
+    maxComputeWorkgroupStorageSize: adapter.limits.maxComputeWorkgroupStorageSize,
+  },
+});
+device.onuncapturederror = e => console.error('dawn uncaptured error:', e.error.message);
+const info = adapter.info || {};
+console.log(`dawn_cases: ${info.vendor || ''} ${info.architecture || ''} ${info.description || ''}; features ${want.join(' ')}`);
+
+// ---- case folders ---------------------------------------------------------------------------------
+const DT = { f32: [Float32Array, 4], f16: [Uint16Array, 2], u32: [Uint32Array, 4], i32: [Int32Array, 4],
+             u16: [Uint16Array, 2], i16: [Int16Array, 2], u8: [Uint8Array, 1], i8: [Int8Array, 1] };
+const NPY = { '<f4': 'f32', '<f2': 'f16', '<u4': 'u32', '<i4': 'i32', '<u2': 'u16', '<i2': 'i16', '|u1': 'u8', '|i1': 'i8' };
+function readNpy(file) {
+  const b = fs.readFileSync(file);
+  const hlen = b.readUInt16LE(8), header = b.toString('latin1', 10, 10 + hlen);
+  const descr = /'descr':\s*'([^']+)'/.exec(header)[1];
+  const dtype = NPY[descr];
+  if (!dtype) throw new Error(`${file}: dtype ${descr} not supported`);
+  const data = b.subarray(10 + hlen);
+  return { dtype, bytes: new Uint8Array(data.buffer, data.byteOffset, data.length) };
+}
+function writeNpy(file, dtype, bytes) {
+  const descr = Object.keys(NPY).find(k => NPY[k] === dtype);
+  const n = bytes.length / DT[dtype][1];
+  let h = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${n},), }`;
+  while ((10 + h.length + 1) % 64) h += ' ';
+  h += '\n';
+  const head = Buffer.alloc(10);
+  head.write('\x93NUMPY', 0, 'latin1'); head[6] = 1; head[7] = 0; head.writeUInt16LE(h.length, 8);
+  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(h, 'latin1'), Buffer.from(bytes)]));
+}
+const f32 = new Float32Array(1), u32v = new Uint32Array(f32.buffer);
+function f16bits(x) {  // round to nearest even
+  f32[0] = x; const b = u32v[0], s = (b >>> 16) & 0x8000, e = (b >>> 23) & 0xff, m = b & 0x7fffff;
+  if (e === 0xff) return s | 0x7c00 | (m ? 0x200 : 0);
+  let ee = e - 127 + 15;
+  if (ee >= 0x1f) return s | 0x7c00;
+  if (ee <= 0) { if (ee < -10) return s; const mm = m | 0x800000, sh = 14 - ee; let r = mm >> sh; const rem = mm & ((1 << sh) - 1), half = 1 << (sh - 1); if (rem > half || (rem === half && (r & 1))) r++; return s | r; }
+  let r = (ee << 10) | (m >> 13); const rem = m & 0x1fff;
+  if (rem > 0x1000 || (rem === 0x1000 && (r & 1))) r++;
+  return s | r;
+}
+function encodeValue(dtype, v, view, off) {
+  if (typeof v === 'string' && v.startsWith('0x')) {
+    const bits = Number(BigInt(v));
+    if (DT[dtype][1] === 4) view.setUint32(off, bits, true); else if (DT[dtype][1] === 2) view.setUint16(off, bits, true); else view.setUint8(off, bits);
+    return;
+  }
+  const x = v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : Number(v);
+  switch (dtype) {
+    case 'f32': view.setFloat32(off, x, true); break;
+    case 'f16': view.setUint16(off, f16bits(x), true); break;
+    case 'u32': view.setUint32(off, x >>> 0, true); break;
+    case 'i32': view.setInt32(off, x, true); break;
+    case 'u16': view.setUint16(off, x, true); break;
+    case 'i16': view.setInt16(off, x, true); break;
+    case 'u8': view.setUint8(off, x); break;
+    case 'i8': view.setInt8(off, x); break;
+  }
+}
+const M64 = (1n << 64n) - 1n;
+function splitmix(seed, i) {
+  let z = (BigInt(seed) + (BigInt(i) + 1n) * 0x9e3779b97f4a7c15n) & M64;
+  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & M64;
+  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & M64;
+  return z ^ (z >> 31n);
+}
+function initialBytes(dir, spec) {
+  if (spec.file) return readNpy(path.join(dir, spec.file));
+  if (spec.generate) {
+    const g = spec.generate, sz = DT[g.dtype][1], out = new Uint8Array(Math.ceil(g.count * sz / 4) * 4);
+    const view = new DataView(out.buffer);
+    for (let i = 0; i < g.count; ++i) {
+      const r = splitmix(g.seed, i);
+      if (g.kind === 'choice') encodeValue(g.dtype, g.values[Number(r % BigInt(g.values.length))], view, i * sz);
+      else { const u = Number(r >> 40n) * 2 ** -24, v = g.lo + (g.hi - g.lo) * u; encodeValue(g.dtype, g.dtype.startsWith('f') ? v : Math.floor(v), view, i * sz); }
+    }
+    return { dtype: g.dtype, bytes: out };
+  }
+  const sz = DT[spec.dtype][1], out = new Uint8Array(Math.ceil(spec.count * sz / 4) * 4), view = new DataView(out.buffer);
+  const fill = spec.fill === undefined || spec.fill === 'poison' ? null : spec.fill;
+  for (let i = 0; i < spec.count; ++i) {
+    if (fill === null) { if (sz === 4) view.setUint32(i * 4, 0x7fa5a5a5, true); else if (sz === 2) view.setUint16(i * 2, 0x7d5a, true); else view.setUint8(i, 0xa5); }
+    else encodeValue(spec.dtype, fill, view, i * sz);
+  }
+  return { dtype: spec.dtype, bytes: out };
+}
+function inlineBytes(values) {
+  const segs = Array.isArray(values) ? values : [values];
+  const parts = [];
+  for (const s of segs) for (const [t, vs] of Object.entries(s)) {
+    const sz = DT[t][1], b = new Uint8Array(vs.length * sz), view = new DataView(b.buffer);
+    vs.forEach((v, k) => encodeValue(t, v, view, k * sz));
+    parts.push(b);
+  }
+  const n = parts.reduce((a, p) => a + p.length, 0), out = new Uint8Array(Math.max(16, Math.ceil(n / 16) * 16));
+  let o = 0; for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+}
+const wgslCache = new Map();
+function moduleFor(kernel) {
+  const [family, entry] = kernel.split('/');
+  const dir = path.join(root, 'wgsl_ports', family);
+  for (const f of fs.readdirSync(dir).filter(f => f.endsWith('.wgsl')).sort()) {
+    const code = fs.readFileSync(path.join(dir, f), 'utf8');
+    if (new RegExp(`fn\\s+${entry}\\s*\\(`).test(code)) {
+      const key = path.join(dir, f);
+      if (!wgslCache.has(key)) wgslCache.set(key, device.createShaderModule({ code, label: f }));
+      return { module: wgslCache.get(key), entry, wgsl: `${family}/${f}` };
+    }
+  }
+  return null;
+}
+function grid(n) {  // grid_for_workgroups
+  if (n <= 65535) return [n, 1, 1];
+  const y = Math.ceil(n / 65535); return [Math.ceil(n / y), y, 1];
+}
+// ---- comparison ---------------------------------------------------------------------------------
+function ulpOf(x) { x = Math.abs(x); if (!(x > 0) || !isFinite(x)) return 2 ** -149; const e = Math.max(Math.floor(Math.log2(x)), -126); return 2 ** (e - 23); }
+function checkCase(dir, c, outputs) {
+  const res = [];
+  for (const k of c.checks) {
+    const exp = readNpy(path.join(dir, k.expected)), got = outputs[k.buffer];
+    const [Ty] = DT[exp.dtype];
+    const E = new Ty(exp.bytes.buffer, exp.bytes.byteOffset, exp.bytes.length / DT[exp.dtype][1]);
+    const G = new Ty(got.buffer, got.byteOffset, Math.floor(got.length / DT[exp.dtype][1]));
+    const [b, e] = k.range || [0, E.length];
+    let worst = 0, bad = 0;
+    const bound = typeof k.ulp === 'object' ? readNpy(path.join(dir, k.ulp.file)) : null;
+    const B = bound ? new Float32Array(bound.bytes.buffer, bound.bytes.byteOffset, bound.bytes.length / 4) : null;
+    const mag = k.magnitude && typeof k.magnitude === 'object' && k.magnitude.file ? readNpy(path.join(dir, k.magnitude.file)) : null;
+    const Mg = mag ? new Float32Array(mag.bytes.buffer, mag.bytes.byteOffset, mag.bytes.length / 4) : null;
+    for (let i = b; i < e; ++i) {
+      if (k.compare === 'exact' || exp.dtype !== 'f32') { if (E[i] !== G[i] && !(Number.isNaN(E[i]) && Number.isNaN(G[i]))) { bad++; worst = Infinity; } continue; }
+      const x = E[i], y = G[i];
+      if (Number.isNaN(x) || Number.isNaN(y)) { if (!(Number.isNaN(x) && Number.isNaN(y))) { bad++; worst = Infinity; } continue; }
+      if (!isFinite(x) || !isFinite(y)) { if (x !== y) { bad++; worst = Infinity; } continue; }
+      const m = Mg ? Math.max(Math.abs(x), Mg[i]) : typeof k.magnitude === 'number' ? Math.max(Math.abs(x), k.magnitude) : Math.max(Math.abs(x), Math.abs(y));
+      const d = Math.abs(x - y) / ulpOf(m), lim = B ? B[i] : k.ulp || 0;
+      worst = Math.max(worst, d);
+      if (d > lim) bad++;
+    }
+    res.push({ buffer: k.buffer, range: [b, e], compare: k.compare, worst_ulp: worst, failing: bad });
+  }
+  return res;
+}
+function bitsEqual(a, b) { if (!a || !b || a.length !== b.length) return false; for (let i = 0; i < a.length; ++i) if (a[i] !== b[i]) return false; return true; }
+
+// ---- run ------------------------------------------------------------------------------------------
+function findCases(d) {
+  const out = [];
+  for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+    if (!e.isDirectory() || e.name === 'actual') continue;
+    const p = path.join(d, e.name);
+    if (fs.existsSync(path.join(p, 'case.json'))) out.push(p); else out.push(...findCases(p));
+  }
+  return out.sort();
+}
+const results = [];
+const families = only ? new Set(only.split(',')) : null;
+for (const dir of findCases(casesDir)) {
+  const c = JSON.parse(fs.readFileSync(path.join(dir, 'case.json'), 'utf8'));
+  if (families && !families.has(c.kernel.split('/')[0])) continue;
+  const id = `${c.kernel}/${c.case}`;
+  const row = { id, kernel: c.kernel, case: c.case };
+  try {
+    device.pushErrorScope('validation');
+    const bufs = {}, usage = GPUBufferUsage.STORAGE | GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+    for (const [name, spec] of Object.entries(c.buffers)) {
+      const init = initialBytes(dir, spec);
+      const size = Math.ceil(init.bytes.length / 4) * 4;
+      const b = device.createBuffer({ size, usage, label: name });
+      device.queue.writeBuffer(b, 0, init.bytes.buffer, init.bytes.byteOffset, init.bytes.length);
+      bufs[name] = b;
+    }
+    const steps = [];
+    for (const d of c.dispatches) {
+      const m = moduleFor(d.kernel);
+      if (!m) throw new Error(`no WGSL declares ${d.kernel}`);
+      row.wgsl = m.wgsl;
+      const pipe = device.createComputePipeline({ layout: 'auto', compute: { module: m.module, entryPoint: m.entry }, label: d.kernel });
+      const groups = {};
+      for (const b of d.bindings) {
+        let resource;
+        if (b.values !== undefined) {
+          const bytes = inlineBytes(b.values);
+          const ib = device.createBuffer({ size: bytes.length, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+          device.queue.writeBuffer(ib, 0, bytes);
+          resource = { buffer: ib };
+        } else {
+          resource = { buffer: bufs[b.buffer], offset: b.offset || 0 };
+          if (b.size !== undefined) resource.size = b.size;
+        }
+        (groups[b.group || 0] ||= []).push({ binding: b.binding, resource });
+      }
+      const bgs = Object.entries(groups).map(([g, entries]) => [Number(g), device.createBindGroup({ layout: pipe.getBindGroupLayout(Number(g)), entries })]);
+      const wg = d.workgroups ? [d.workgroups[0], d.workgroups[1] || 1, d.workgroups[2] || 1] : grid(d.workgroups_1d);
+      steps.push({ pipe, bgs, wg });
+    }
+    const record = (enc, ts) => {
+      const pass = enc.beginComputePass(ts ? { timestampWrites: ts } : {});
+      for (const s of steps) { pass.setPipeline(s.pipe); for (const [g, bg] of s.bgs) pass.setBindGroup(g, bg); pass.dispatchWorkgroups(...s.wg); }
+      pass.end();
+    };
+    // one run for the outputs
+    { const enc = device.createCommandEncoder(); record(enc, null); device.queue.submit([enc.finish()]); }
+    const outputs = {};
+    for (const name of new Set(c.checks.map(k => k.buffer))) {
+      const b = bufs[name], rb = device.createBuffer({ size: b.size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+      const enc = device.createCommandEncoder(); enc.copyBufferToBuffer(b, 0, rb, 0, b.size); device.queue.submit([enc.finish()]);
+      await rb.mapAsync(GPUMapMode.READ); outputs[name] = new Uint8Array(rb.getMappedRange().slice(0)); rb.unmap(); rb.destroy();
+    }
+    row.checks = checkCase(dir, c, outputs);
+    row.pass = row.checks.every(k => k.failing === 0);
+    // bit for bit against wgslvk's own outputs
+    const actualDir = path.join(casesDir, 'actual', id);
+    row.bitwise_equal_to_wgslvk = {};
+    for (const name of Object.keys(outputs)) {
+      const f = path.join(actualDir, `${name}.actual.npy`);
+      if (fs.existsSync(f)) { const a = readNpy(f); row.bitwise_equal_to_wgslvk[name] = bitsEqual(a.bytes, outputs[name].subarray(0, a.bytes.length)); }
+    }
+    // timing
+    if (device.features.has('timestamp-query')) {
+      const t0 = Date.now(); let n = 0;
+      while (Date.now() - t0 < 200 || n < 3) { const enc = device.createCommandEncoder(); for (let i = 0; i < 8; ++i) record(enc, null); device.queue.submit([enc.finish()]); await device.queue.onSubmittedWorkDone(); n += 8; }
+      const qs = device.createQuerySet({ type: 'timestamp', count: 2 * reps });
+      const enc = device.createCommandEncoder();
+      for (let i = 0; i < reps; ++i) record(enc, { querySet: qs, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 });
+      const rs = device.createBuffer({ size: 16 * reps, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+      const rb = device.createBuffer({ size: 16 * reps, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+      enc.resolveQuerySet(qs, 0, 2 * reps, rs, 0); enc.copyBufferToBuffer(rs, 0, rb, 0, 16 * reps);
+      device.queue.submit([enc.finish()]);
+      await rb.mapAsync(GPUMapMode.READ);
+      const t = new BigUint64Array(rb.getMappedRange().slice(0)); rb.unmap();
+      const ms = []; for (let i = 0; i < reps; ++i) if (t[2 * i + 1] >= t[2 * i]) ms.push(Number(t[2 * i + 1] - t[2 * i]) * 1e-6);
+      ms.sort((a, b) => a - b); row.median_ms = ms[Math.floor(ms.length / 2)]; row.reps = ms.length;
+    }
+    const err = await device.popErrorScope();
+    if (err) throw new Error(err.message);
+    for (const b of Object.values(bufs)) b.destroy();
+  } catch (e) { row.error = String(e.message || e); }
+  results.push(row);
+  const eq = row.bitwise_equal_to_wgslvk ? Object.entries(row.bitwise_equal_to_wgslvk).map(([k, v]) => `${k}:${v ? 'bit-identical' : 'differs'}`).join(' ') : '';
+  console.log(`${id.padEnd(60)} ${row.error ? 'ERROR ' + row.error : (row.pass ? 'PASS' : 'FAIL') + ' ' + (row.median_ms !== undefined ? row.median_ms.toFixed(4) + ' ms' : '') + ' ' + eq}`);
+}
+fs.writeFileSync(outPath, JSON.stringify({ adapter: info, features: want, rows: results }, null, 1));
+process.exit(0);

@@ -1,0 +1,256 @@
+// Benchmarks of attention.wgsl: FA2 against the naive path (which keeps the attention matrix),
+// forward and backward, at the GPT presets of shared/seeds/004 (d_model 96/128/192/256, hd = 32,
+// T = 128 and 256, B = 4) and the log's "Mega" shape (B=4, H=8, T=512, hd=64, where FA2 "keeps ~67
+// MB per layer per step on chip"). Each row is a case timed by time_case: checked once against the
+// double reference on batch 0 (every batch runs the same code; the reference of all batches would
+// dominate the run), then timed. Bytes are the minimum traffic through device memory; the naive
+// rows add the attention matrix's traffic (and dscores' for the backward), which the rule names.
+// Flops: forward 4 B H hd T^2 / 2 (two causal matmuls), backward 2.5x that (five causal
+// matmuls: s, dP, dV, dQ, dK), what FLOP/s comparisons of attention conventionally count.
+#include <cstdio>
+#include <string>
+
+#include "attention/cases_common.hpp"
+#include "attention/reference.hpp"
+#include "wgslvk/bench/bench.hpp"
+
+namespace wgslvk::attention {
+namespace {
+
+using namespace wgslvk::bench;
+using namespace wgslvk::attention::cases;
+using wgslvk::validate::Case;
+using wgslvk::validate::CaseBuilder;
+using wgslvk::validate::DType;
+using wgslvk::validate::Rng;
+
+struct Preset {
+  std::string name;
+  Shape s;
+};
+
+std::vector<Preset> presets(const Ctx& c) {
+  if (c.quick()) return {{"quick", make_shape(1, 64, 2, 32)}};
+  std::vector<Preset> p;
+  const std::pair<const char*, uint32_t> gpt[] = {
+      {"Small d96", 96}, {"Medium d128", 128}, {"Large d192", 192}, {"XL d256", 256}};
+  for (auto [name, dm] : gpt)
+    for (uint32_t T : {128u, 256u}) p.push_back({name, make_shape(4, T, dm / 32, 32)});
+  p.push_back({"Mega", make_shape(4, 512, 8, 64)});
+  return p;
+}
+
+std::string label(const Preset& p) {
+  return p.name + " B" + std::to_string(p.s.batch) + " T" + std::to_string(p.s.seq) + " H" +
+         std::to_string(p.s.heads) + " hd" + std::to_string(p.s.head_dim);
+}
+
+// The inputs of all batches and the full forward in double (the backward kernels' inputs, rounded
+// to f32), and the references and bounds of batch 0 (the checked subset: its rows come first in
+// every layout).
+struct Data {
+  Shape s, s0;
+  std::vector<float> qkv, dout, att, out, lse;  // all batches, f32
+  std::vector<double> att0, out0, lse0, dsum0, dqkv0;
+  ref::ForwardBounds fb0;
+  ref::BackwardBounds bb0;
+
+  Data(const Shape& shape, bool with_att) : s(shape), s0(shape) {
+    s0.batch = 1;
+    Rng r(0xa7 + s.seq * 31 + s.heads * 7 + s.head_dim);
+    qkv = randn(r, s.qkv_size());
+    dout = randn(r, s.out_size());
+    const auto q64 = ref::widen(qkv);
+    std::vector<double> o(s.out_size()), l(s.lse_size());
+    if (with_att) {
+      std::vector<double> a(s.att_size());
+      ref::naive_forward(s, q64, a, o, l);
+      att = ref::narrow(a);
+    } else {
+      ref::fa2_forward(s, q64, o, l);
+    }
+    out = ref::narrow(o), lse = ref::narrow(l);
+    // Batch 0.
+    const std::vector<double> q0(q64.begin(), q64.begin() + s0.qkv_size());
+    const std::vector<double> g0 = ref::widen(std::span<const float>(dout.data(), s0.out_size()));
+    att0.resize(s0.att_size()), out0.resize(s0.out_size()), lse0.resize(s0.lse_size());
+    dsum0.resize(s0.lse_size()), dqkv0.resize(s0.qkv_size());
+    ref::naive_forward(s0, q0, att0, out0, lse0);
+    ref::dsum(s0, out0, g0, dsum0);
+    ref::naive_backward(s0, q0, att0, out0, g0, dqkv0);
+    fb0 = ref::forward_bounds(s0, q0, false);
+    bb0 = ref::backward_bounds(s0, q0, g0, fb0, false);
+  }
+};
+
+void bind_params(wgslvk::validate::DispatchSpec& d, const Shape& s) { CaseBuilder::bind_values(d, 0, params(s)); }
+
+Case fwd_case(const Data& x, bool fa2) {
+  const Shape& s = x.s;
+  CaseBuilder b;
+  b.input("qkv", DType::F32, x.qkv);
+  b.output("out", DType::F32, s.out_size());
+  if (fa2) {
+    b.output("lse", DType::F32, s.lse_size());
+    auto& d = b.dispatch("attention/attn_fwd_fa2");
+    bind_params(d, s);
+    CaseBuilder::bind(d, 1, "qkv");
+    CaseBuilder::bind(d, 2, "out");
+    CaseBuilder::bind(d, 3, "lse");
+    d.workgroups = std::array<uint32_t, 3>{s.q_tiles(), s.heads, s.batch};
+    Out l(x.s0.lse_size());
+    l.set_all(x.lse0, x.fb0.lse_err, x.fb0.lse_mag);
+    l.check(b, "lse", kWhyLse);
+  } else {
+    b.output("att", DType::F32, s.att_size());
+    auto& d1 = b.dispatch("attention/attn_scores");
+    bind_params(d1, s);
+    CaseBuilder::bind(d1, 1, "qkv");
+    CaseBuilder::bind(d1, 2, "att");
+    d1.workgroups_1d = div_ceil(s.att_size(), 256);
+    auto& d2 = b.dispatch("attention/attn_softmax");
+    bind_params(d2, s);
+    CaseBuilder::bind(d2, 1, "att");
+    d2.workgroups_1d = div_ceil(s.lse_size(), 256);
+    auto& d3 = b.dispatch("attention/attn_weighted_sum");
+    bind_params(d3, s);
+    CaseBuilder::bind(d3, 1, "qkv");
+    CaseBuilder::bind(d3, 2, "att");
+    CaseBuilder::bind(d3, 3, "out");
+    d3.workgroups_1d = div_ceil(s.out_size(), 256);
+  }
+  Out o(x.s0.out_size());
+  o.set_all(x.out0, x.fb0.out_err, x.fb0.out_mag);
+  o.check(b, "out", std::string(kWhyOut) + " (batch 0)");
+  return b.c;
+}
+
+Case bwd_case(const Data& x, bool fa2) {
+  const Shape& s = x.s;
+  CaseBuilder b;
+  b.input("qkv", DType::F32, x.qkv);
+  b.input("dout", DType::F32, x.dout);
+  b.input("out", DType::F32, x.out);
+  b.output("dsum", DType::F32, s.lse_size());
+  b.output("dqkv", DType::F32, s.qkv_size());
+  auto& d0 = b.dispatch("attention/attn_dsum");
+  bind_params(d0, s);
+  CaseBuilder::bind(d0, 1, "out");
+  CaseBuilder::bind(d0, 2, "dout");
+  CaseBuilder::bind(d0, 3, "dsum");
+  d0.workgroups_1d = div_ceil(s.lse_size(), 256);
+  if (fa2) {
+    b.input("lse", DType::F32, x.lse);
+    for (const char* k : {"attn_dscores_fa2", "attn_dv_fa2"}) {
+      auto& d = b.dispatch(std::string("attention/") + k);
+      bind_params(d, s);
+      CaseBuilder::bind(d, 1, "qkv");
+      CaseBuilder::bind(d, 2, "dout");
+      CaseBuilder::bind(d, 3, "lse");
+      CaseBuilder::bind(d, 4, "dsum");
+      CaseBuilder::bind(d, 5, "dqkv");
+      d.workgroups = std::array<uint32_t, 3>{s.q_tiles(), s.heads, s.batch};
+    }
+  } else {
+    b.input("att", DType::F32, x.att);
+    b.output("dscores", DType::F32, s.att_size());
+    auto& d1 = b.dispatch("attention/attn_dscores");
+    bind_params(d1, s);
+    CaseBuilder::bind(d1, 1, "qkv");
+    CaseBuilder::bind(d1, 2, "att");
+    CaseBuilder::bind(d1, 3, "dout");
+    CaseBuilder::bind(d1, 4, "dsum");
+    CaseBuilder::bind(d1, 5, "dscores");
+    d1.workgroups_1d = div_ceil(s.att_size(), 256);
+    auto& d2 = b.dispatch("attention/attn_dqkv");
+    bind_params(d2, s);
+    CaseBuilder::bind(d2, 1, "qkv");
+    CaseBuilder::bind(d2, 2, "att");
+    CaseBuilder::bind(d2, 3, "dout");
+    CaseBuilder::bind(d2, 4, "dscores");
+    CaseBuilder::bind(d2, 5, "dqkv");
+    d2.workgroups_1d = div_ceil(s.qkv_size(), 256);
+  }
+  Out o(x.s0.qkv_size());
+  o.set_all(x.dqkv0, x.bb0.dqkv_err, x.bb0.dqkv_mag);
+  o.check(b, "dqkv", std::string(kWhyDqkv) + " (batch 0)");
+  Out ds(x.s0.lse_size());
+  ds.set_all(x.dsum0, x.bb0.dsum_err, x.bb0.dsum_mag);
+  ds.check(b, "dsum", std::string(kWhyDsum) + " (batch 0)");
+  return b.c;
+}
+
+Row make_row(const char* kernel, const std::string& label, const Shape& s, uint64_t bytes,
+             const std::string& rule, double flops) {
+  Row r;
+  r.kernel = kernel;
+  r.label = label;
+  r.dims = {{"B", s.batch}, {"T", s.seq}, {"H", s.heads}, {"hd", s.head_dim}};
+  r.bytes = bytes;
+  r.bytes_rule = rule;
+  r.flops = flops;
+  return r;
+}
+
+
+void bench_attention(Ctx& c) {
+  for (const Preset& p : presets(c)) {
+    const Shape& s = p.s;
+    const uint64_t f = 4;  // bytes per f32
+    const uint64_t qkv_b = f * s.qkv_size(), out_b = f * s.out_size(), row_b = f * s.lse_size(),
+                   att_b = f * s.att_size();
+    const double fwd_flops = 4.0 * s.batch * s.heads * double(s.seq) * s.seq * s.head_dim / 2;
+    const bool any_fwd = c.selected("attention", "attn_fwd_fa2") ||
+                         c.selected("attention", "attn_naive_forward");
+    const bool any_bwd = c.selected("attention", "attn_bwd_fa2") ||
+                         c.selected("attention", "attn_naive_backward");
+    if (!any_fwd && !any_bwd) continue;
+    Data x(s, true);
+    double t_fa2 = 0, t_naive = 0;
+    if (c.selected("attention", "attn_fwd_fa2")) {
+      Row& r = time_case(c, fwd_case(x, true),
+                         make_row("attn_fwd_fa2", label(p), s, qkv_b + out_b + row_b, "read qkv, write out and lse; no attention matrix", fwd_flops));
+      t_fa2 = r.t.median;
+    }
+    if (c.selected("attention", "attn_naive_forward")) {
+      Row& r = time_case(
+          c, fwd_case(x, false),
+          make_row("attn_naive_forward", label(p), s, qkv_b + out_b + 4 * att_b, "read qkv, write out, plus the attention matrix (" +
+                         human_count(att_b) + "B) written by scores, read and written by "
+                         "softmax, read by the weighted sum (4x)", fwd_flops));
+      t_naive = r.t.median;
+    }
+    if (t_fa2 > 0 && t_naive > 0) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "attention forward %s: naive / FA2 time = %.2f", label(p).c_str(),
+                    t_naive / t_fa2);
+      c.note(buf);
+    }
+    t_fa2 = t_naive = 0;
+    if (c.selected("attention", "attn_bwd_fa2")) {
+      Row& r = time_case(c, bwd_case(x, true),
+                         make_row("attn_bwd_fa2", label(p), s, 2 * qkv_b + 2 * out_b + 3 * row_b, "attn_dsum + attn_dscores_fa2 + attn_dv_fa2: read qkv, out, "
+                                        "dout, lse; write dsum, dqkv; no attention matrix", 2.5 * fwd_flops));
+      t_fa2 = r.t.median;
+    }
+    if (c.selected("attention", "attn_naive_backward")) {
+      Row& r = time_case(
+          c, bwd_case(x, false),
+          make_row("attn_naive_backward", label(p), s, 2 * qkv_b + 2 * out_b + 2 * row_b + 4 * att_b, "attn_dsum + attn_dscores + attn_dqkv: read qkv, out, dout; write dsum, "
+                         "dqkv; plus att read twice, dscores written once and read once (4x " +
+                         human_count(att_b) + "B)", 2.5 * fwd_flops));
+      t_naive = r.t.median;
+    }
+    if (t_fa2 > 0 && t_naive > 0) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "attention backward %s: naive / FA2 time = %.2f",
+                    label(p).c_str(), t_naive / t_fa2);
+      c.note(buf);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace wgslvk::attention
+
+WGSLVK_REGISTER_BENCH("attention", wgslvk::attention::bench_attention);

@@ -1,0 +1,424 @@
+// Golden cases of attention.wgsl and attention_native.wgsl (shared/seeds/004, the
+// FlashAttention-2 entry): each kernel alone on inputs from the double reference (rounded to
+// f32), and chains (naive forward, FA2 backward) where a kernel's input is another's output.
+// T not a multiple of 16 (1, 15, 17, 33, 100), head dims 32/64/80, B*H > 1, causal masking at tile
+// edges, scores of +-1e4, and the naive scores kernel on a grid of more than 65535 workgroups.
+// Expected values and bounds: wgsl_ports/attention/reference.hpp (each output's bound is a
+// per-element count of ULPs of a named magnitude, from the reference's error formulas).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "attention/reference.hpp"
+#include "wgslvk/numeric.hpp"
+#include "wgslvk/runtime.hpp"
+#include "wgslvk/validate/case_builder.hpp"
+#include "wgslvk/validate/compare.hpp"
+#include "attention/cases_common.hpp"
+
+namespace wgslvk::validate {
+namespace {
+
+namespace aref = wgslvk::attention::ref;
+using namespace wgslvk::attention::cases;
+using wgslvk::attention::make_shape;
+using wgslvk::attention::Shape;
+struct Problem {
+  Shape s;
+  std::vector<float> qkv, dout;
+  std::vector<double> q64, g64;  // widened
+  std::vector<double> scores, att, out, lse, dsum, dscores, dqkv;
+  aref::ForwardBounds fb;
+  aref::BackwardBounds bb;
+  Problem(const Shape& shape, std::vector<float> q, std::vector<float> g, bool backward)
+      : s(shape), qkv(std::move(q)), dout(std::move(g)) {
+    q64 = aref::widen(qkv);
+    scores.resize(s.att_size()), att.resize(s.att_size()), out.resize(s.out_size());
+    lse.resize(s.lse_size());
+    aref::naive_scores(s, q64, scores);
+    aref::naive_softmax(s, scores, att, lse);
+    aref::naive_weighted_sum(s, q64, att, out);
+    fb = aref::forward_bounds(s, q64, true);
+    if (!backward) return;
+    g64 = aref::widen(dout);
+    dsum.resize(s.lse_size()), dscores.resize(s.att_size()), dqkv.resize(s.qkv_size());
+    aref::dsum(s, out, g64, dsum);
+    aref::naive_dscores(s, q64, att, g64, dsum, dscores);
+    aref::naive_dqkv(s, q64, att, g64, dscores, dqkv);
+    bb = aref::backward_bounds(s, q64, g64, fb, true);
+  }
+};
+
+Problem random_problem(uint64_t seed, const Shape& s, bool backward, bool large = false) {
+  Rng r(seed);
+  auto q = large ? randi(r, s.qkv_size(), 100) : randn(r, s.qkv_size());
+  if (large) shrink_v(s, q);
+  auto g = backward ? randn(r, s.out_size()) : std::vector<float>{};
+  return Problem(s, std::move(q), std::move(g), backward);
+}
+
+std::string shape_text(const Shape& s) {
+  return "B=" + std::to_string(s.batch) + " T=" + std::to_string(s.seq) + " H=" +
+         std::to_string(s.heads) + " hd=" + std::to_string(s.head_dim);
+}
+
+// A random small shape (goldens stay small): hd one of 32/64/80, B*H one of 1/2, T in [5, 48]
+// for hd = 32 and [5, 24] otherwise (mostly not a multiple of 16; T = 1 has its own case).
+Shape random_shape(uint64_t seed) {
+  Rng r(seed ^ 0xa77e);
+  const uint32_t hds[] = {32, 64, 80};
+  const uint32_t hd = hds[r.below(3)];
+  const uint32_t bh = 1 + r.below(2), two_heads = r.below(2);
+  const uint32_t T = 5 + r.below(hd == 32 ? 44 : 20);
+  return make_shape(two_heads ? 1 : bh, T, two_heads ? bh : 1, hd);
+}
+
+// ---- naive forward, kernel by kernel ------------------------------------------------------------
+
+Case scores_case(const Problem& p, const std::string& what) {
+  CaseBuilder b;
+  b.c.description = what + " (" + shape_text(p.s) + ")";
+  b.input("qkv", DType::F32, p.qkv);
+  b.output("att", DType::F32, p.s.att_size());
+  auto& d = b.dispatch("attention/attn_scores");
+  CaseBuilder::bind_values(d, 0, params(p.s));
+  CaseBuilder::bind(d, 1, "qkv");
+  CaseBuilder::bind(d, 2, "att");
+  d.workgroups_1d = div_ceil(p.s.att_size(), 256);
+  std::vector<double> err(p.s.att_size()), mag(p.s.att_size());
+  aref::scores_bounds(p.s, p.q64, err, mag);
+  Out o(p.s.att_size());
+  o.set_all(p.scores, err, mag);
+  o.check(b, "att",
+          "scores_bounds: an hd-term dot and the scale multiply, (hd + 2)u S in ULP of S = |scale| "
+          "sum |q k|; exact 0.0 above the diagonal");
+  return b.c;
+}
+Case scores_basic(uint64_t seed) {
+  return scores_case(random_problem(seed, random_shape(seed), false),
+                     "scaled scores q.k/sqrt(hd) below the diagonal, 0.0 above");
+}
+
+Case softmax_case(const Problem& p, const std::string& what) {
+  CaseBuilder b;
+  b.c.description = what + " (" + shape_text(p.s) + ")";
+  b.input("att", DType::F32, aref::narrow(p.scores));  // the scores kernel's output, in place
+  auto& d = b.dispatch("attention/attn_softmax");
+  CaseBuilder::bind_values(d, 0, params(p.s));
+  CaseBuilder::bind(d, 1, "att");
+  d.workgroups_1d = div_ceil(p.s.lse_size(), 256);
+  std::vector<double> sc32 = aref::widen(aref::narrow(p.scores)), att(p.s.att_size());
+  aref::naive_softmax(p.s, sc32, att);
+  Out o(p.s.att_size());
+  o.set_all(att, p.fb.att_err, att);
+  o.check(b, "att", kWhyAtt);
+  return b.c;
+}
+Case softmax_basic(uint64_t seed) {
+  return softmax_case(random_problem(seed, random_shape(seed), false),
+                      "max-subtracted causal softmax in place over f32 scores");
+}
+Case softmax_large_logits(uint64_t seed) {
+  return softmax_case(random_problem(seed, make_shape(1, 33, 2, 64), false, true),
+                      "scores of +-1e4 (integer q, k; exact): no overflow, no NaN; the winner "
+                      "takes almost all the weight, tiny weights underflow to 0");
+}
+
+Case wsum_case(const Problem& p, const std::string& what) {
+  CaseBuilder b;
+  b.c.description = what + " (" + shape_text(p.s) + ")";
+  b.input("qkv", DType::F32, p.qkv);
+  b.input("att", DType::F32, aref::narrow(p.att));
+  b.output("out", DType::F32, p.s.out_size());
+  auto& d = b.dispatch("attention/attn_weighted_sum");
+  CaseBuilder::bind_values(d, 0, params(p.s));
+  CaseBuilder::bind(d, 1, "qkv");
+  CaseBuilder::bind(d, 2, "att");
+  CaseBuilder::bind(d, 3, "out");
+  d.workgroups_1d = div_ceil(p.s.out_size(), 256);
+  std::vector<double> out(p.s.out_size());
+  aref::naive_weighted_sum(p.s, p.q64, aref::widen(aref::narrow(p.att)), out);
+  Out o(p.s.out_size());
+  o.set_all(out, p.fb.out_err, p.fb.out_mag);
+  o.check(b, "out", kWhyOut);
+  return b.c;
+}
+Case wsum_basic(uint64_t seed) {
+  return wsum_case(random_problem(seed, random_shape(seed), false),
+                   "att @ v into the heads-concatenated output");
+}
+
+// The three naive kernels chained, with qkv from a `generate` buffer: B*H*T*T = 4 * 2048^2
+// elements, 65536 workgroups of attn_scores (a 2-D grid). hd = 1 keeps the checked output (out,
+// 8192 floats) small while every att element still feeds it.
+Case naive_grid_2d(uint64_t seed) {
+  const Shape s = make_shape(4, 2048, 1, 1);
+  CaseBuilder b;
+  b.c.description =
+      "attn_scores -> attn_softmax -> attn_weighted_sum at B=4 T=2048 H=1 hd=1: the scores "
+      "kernel runs 65536 workgroups on a 2-D grid (flat_id); out depends on every att element";
+  Generate g;
+  g.kind = "uniform";
+  g.seed = seed;
+  g.lo = -3.0;
+  g.hi = 3.0;
+  b.generated("qkv", DType::F32, s.qkv_size(), g);
+  const auto bytes = b.c.buffers.back().initial_bytes();
+  std::vector<float> qkv(s.qkv_size());
+  std::memcpy(qkv.data(), bytes.data(), qkv.size() * 4);
+  Problem p(s, qkv, {}, false);
+  b.output("att", DType::F32, s.att_size());
+  b.output("out", DType::F32, s.out_size());
+  auto& d1 = b.dispatch("attention/attn_scores", "scores");
+  CaseBuilder::bind_values(d1, 0, params(s));
+  CaseBuilder::bind(d1, 1, "qkv");
+  CaseBuilder::bind(d1, 2, "att");
+  d1.workgroups_1d = div_ceil(s.att_size(), 256);
+  auto& d2 = b.dispatch("attention/attn_softmax", "softmax");
+  CaseBuilder::bind_values(d2, 0, params(s));
+  CaseBuilder::bind(d2, 1, "att");
+  d2.workgroups_1d = div_ceil(s.lse_size(), 256);
+  auto& d3 = b.dispatch("attention/attn_weighted_sum", "weighted sum");
+  CaseBuilder::bind_values(d3, 0, params(s));
+  CaseBuilder::bind(d3, 1, "qkv");
+  CaseBuilder::bind(d3, 2, "att");
+  CaseBuilder::bind(d3, 3, "out");
+  d3.workgroups_1d = div_ceil(s.out_size(), 256);
+  Out o(s.out_size());
+  o.set_all(p.out, p.fb.out_err, p.fb.out_mag);
+  o.check(b, "out", kWhyOut);
+  return b.c;
+}
+
+// ---- FA2 forward --------------------------------------------------------------------------------
+
+Case fwd_fa2_case(const Problem& p, const std::string& what) {
+  CaseBuilder b;
+  b.c.description = what + " (" + shape_text(p.s) + ")";
+  b.input("qkv", DType::F32, p.qkv);
+  b.output("out", DType::F32, p.s.out_size());
+  b.output("lse", DType::F32, p.s.lse_size());
+  auto& d = b.dispatch("attention/attn_fwd_fa2");
+  CaseBuilder::bind_values(d, 0, params(p.s));
+  CaseBuilder::bind(d, 1, "qkv");
+  CaseBuilder::bind(d, 2, "out");
+  CaseBuilder::bind(d, 3, "lse");
+  d.workgroups = std::array<uint32_t, 3>{p.s.q_tiles(), p.s.heads, p.s.batch};
+  Out o(p.s.out_size()), l(p.s.lse_size());
+  o.set_all(p.out, p.fb.out_err, p.fb.out_mag);
+  l.set_all(p.lse, p.fb.lse_err, p.fb.lse_mag);
+  o.check(b, "out", kWhyOut);
+  l.check(b, "lse", kWhyLse);
+  return b.c;
+}
+Case fwd_fa2_basic(uint64_t seed) {
+  return fwd_fa2_case(random_problem(seed, random_shape(seed), false),
+                      "online softmax over K/V blocks of 16, equal to the naive reference");
+}
+Case fwd_fa2_t1(uint64_t seed) {
+  return fwd_fa2_case(random_problem(seed, make_shape(2, 1, 2, 32), false),
+                      "T = 1: one row, one key, 15 idle rows in the tile; out = v_0, lse = s_00");
+}
+Case fwd_fa2_tile_edges(uint64_t seed) {
+  return fwd_fa2_case(random_problem(seed, make_shape(1, 33, 1, 80), false),
+                      "T = 33: tiles of 16, 16, 1 rows; the diagonal block's mask at rows 15/16 "
+                      "and 31/32/33; hd = 80 (not a power of two)");
+}
+Case fwd_fa2_t100(uint64_t seed) {
+  return fwd_fa2_case(random_problem(seed, make_shape(2, 100, 2, 4), false),
+                      "T = 100, B*H = 4, hd = 4: 7 tiles, the last of 4 rows; 7 rescales of (m, l, O)");
+}
+Case fwd_fa2_large_logits(uint64_t seed) {
+  return fwd_fa2_case(random_problem(seed, make_shape(1, 40, 1, 64), false, true),
+                      "scores of +-1e4: the running max rescales by exp(m - m') without overflow");
+}
+
+// ---- attn_dsum, naive backward --------------------------------------------------------------------
+
+Case dsum_case(const Problem& p, const std::string& what) {
+  CaseBuilder b;
+  b.c.description = what + " (" + shape_text(p.s) + ")";
+  b.input("out", DType::F32, aref::narrow(p.out));
+  b.input("dout", DType::F32, p.dout);
+  b.output("dsum", DType::F32, p.s.lse_size());
+  auto& d = b.dispatch("attention/attn_dsum");
+  CaseBuilder::bind_values(d, 0, params(p.s));
+  CaseBuilder::bind(d, 1, "out");
+  CaseBuilder::bind(d, 2, "dout");
+  CaseBuilder::bind(d, 3, "dsum");
+  d.workgroups_1d = div_ceil(p.s.lse_size(), 256);
+  Out o(p.s.lse_size());
+  o.set_all(p.dsum, p.bb.dsum_err, p.bb.dsum_mag);
+  o.check(b, "dsum", kWhyDsum);
+  return b.c;
+}
+Case dsum_basic(uint64_t seed) {
+  return dsum_case(random_problem(seed, random_shape(seed), true),
+                   "rowsum(dout * out) per (b, h, i)");
+}
+
+Case dscores_case(const Problem& p, const std::string& what) {
+  CaseBuilder b;
+  b.c.description = what + " (" + shape_text(p.s) + ")";
+  b.input("qkv", DType::F32, p.qkv);
+  b.input("att", DType::F32, aref::narrow(p.att));
+  b.input("dout", DType::F32, p.dout);
+  b.input("dsum", DType::F32, aref::narrow(p.dsum));
+  b.output("dscores", DType::F32, p.s.att_size());
+  auto& d = b.dispatch("attention/attn_dscores");
+  CaseBuilder::bind_values(d, 0, params(p.s));
+  CaseBuilder::bind(d, 1, "qkv");
+  CaseBuilder::bind(d, 2, "att");
+  CaseBuilder::bind(d, 3, "dout");
+  CaseBuilder::bind(d, 4, "dsum");
+  CaseBuilder::bind(d, 5, "dscores");
+  d.workgroups_1d = div_ceil(p.s.att_size(), 256);
+  Out o(p.s.att_size());
+  o.set_all(p.dscores, p.bb.dscores_err, p.bb.dscores_mag);
+  o.check(b, "dscores", kWhyDscores);
+  return b.c;
+}
+Case dscores_basic(uint64_t seed) {
+  return dscores_case(random_problem(seed, random_shape(seed), true),
+                      "att * (dout . v - dsum) from the cached attention matrix");
+}
+
+Case dqkv_case(const Problem& p, const std::string& what) {
+  CaseBuilder b;
+  b.c.description = what + " (" + shape_text(p.s) + ")";
+  b.input("qkv", DType::F32, p.qkv);
+  b.input("att", DType::F32, aref::narrow(p.att));
+  b.input("dout", DType::F32, p.dout);
+  b.input("dscores", DType::F32, aref::narrow(p.dscores));
+  b.output("dqkv", DType::F32, p.s.qkv_size());
+  auto& d = b.dispatch("attention/attn_dqkv");
+  CaseBuilder::bind_values(d, 0, params(p.s));
+  CaseBuilder::bind(d, 1, "qkv");
+  CaseBuilder::bind(d, 2, "att");
+  CaseBuilder::bind(d, 3, "dout");
+  CaseBuilder::bind(d, 4, "dscores");
+  CaseBuilder::bind(d, 5, "dqkv");
+  d.workgroups_1d = div_ceil(p.s.qkv_size(), 256);
+  Out o(p.s.qkv_size());
+  o.set_all(p.dqkv, p.bb.dqkv_err, p.bb.dqkv_mag);
+  o.check(b, "dqkv", kWhyDqkv);
+  return b.c;
+}
+Case dqkv_basic(uint64_t seed) {
+  return dqkv_case(random_problem(seed, random_shape(seed), true),
+                   "dq, dk, dv in the packed qkv layout from att and dscores");
+}
+
+// ---- FA2 backward ---------------------------------------------------------------------------------
+
+enum class Fa2Bwd { Dq, DkDv, Both };
+
+// Inputs are the reference's f32 out/lse/dsum (within the forward bounds the backward's bound
+// assumes). Dq: only the q columns are written (k and v stay poison); DkDv: the k and v columns;
+// Both: attn_dsum, attn_dscores_fa2 and attn_dv_fa2 chained, all of dqkv.
+Case bwd_fa2_case(const Problem& p, Fa2Bwd which, const std::string& what) {
+  const Shape& s = p.s;
+  CaseBuilder b;
+  b.c.description = what + " (" + shape_text(s) + ")";
+  b.input("qkv", DType::F32, p.qkv);
+  b.input("dout", DType::F32, p.dout);
+  b.input("lse", DType::F32, aref::narrow(p.lse));
+  if (which == Fa2Bwd::Both) {
+    b.input("out", DType::F32, aref::narrow(p.out));
+    b.output("dsum", DType::F32, s.lse_size());
+    auto& d = b.dispatch("attention/attn_dsum", "dsum");
+    CaseBuilder::bind_values(d, 0, params(s));
+    CaseBuilder::bind(d, 1, "out");
+    CaseBuilder::bind(d, 2, "dout");
+    CaseBuilder::bind(d, 3, "dsum");
+    d.workgroups_1d = div_ceil(s.lse_size(), 256);
+  } else {
+    b.input("dsum", DType::F32, aref::narrow(p.dsum));
+  }
+  b.output("dqkv", DType::F32, s.qkv_size());
+  auto add = [&](const char* k) {
+    auto& d = b.dispatch(std::string("attention/") + k, k);
+    CaseBuilder::bind_values(d, 0, params(s));
+    CaseBuilder::bind(d, 1, "qkv");
+    CaseBuilder::bind(d, 2, "dout");
+    CaseBuilder::bind(d, 3, "lse");
+    CaseBuilder::bind(d, 4, "dsum");
+    CaseBuilder::bind(d, 5, "dqkv");
+    d.workgroups = std::array<uint32_t, 3>{s.q_tiles(), s.heads, s.batch};
+  };
+  if (which != Fa2Bwd::DkDv) add("attn_dscores_fa2");
+  if (which != Fa2Bwd::Dq) add("attn_dv_fa2");
+  Out o(s.qkv_size());
+  for (uint64_t t = 0; t < s.rows(); ++t)
+    for (uint64_t c = 0; c < 3 * s.d(); ++c) {
+      const uint64_t part = c / s.d(), e = t * 3 * s.d() + c;
+      if ((part == 0 && which == Fa2Bwd::DkDv) || (part > 0 && which == Fa2Bwd::Dq)) continue;
+      o.set(e, p.dqkv[e], p.bb.dqkv_err[e], p.bb.dqkv_mag[e]);
+    }
+  o.check(b, "dqkv",
+          std::string(kWhyDqkv) + (which == Fa2Bwd::Dq     ? "; k and v columns stay poison"
+                                   : which == Fa2Bwd::DkDv ? "; q columns stay poison"
+                                                           : ""));
+  if (which == Fa2Bwd::Both) {
+    Out ds(s.lse_size());
+    ds.set_all(p.dsum, p.bb.dsum_err, p.bb.dsum_mag);
+    ds.check(b, "dsum", kWhyDsum);
+  }
+  return b.c;
+}
+Case dscores_fa2_basic(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, random_shape(seed), true), Fa2Bwd::Dq,
+                      "dq per Q tile, P recomputed from q, k and lse");
+}
+Case dv_fa2_basic(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, random_shape(seed), true), Fa2Bwd::DkDv,
+                      "dk and dv per K tile, walking Q blocks from the diagonal");
+}
+Case bwd_fa2_tile_edges(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, make_shape(1, 17, 1, 80), true), Fa2Bwd::Both,
+                      "attn_dsum -> attn_dscores_fa2 -> attn_dv_fa2 at T = 17 (a one-row last "
+                      "tile), hd = 80");
+}
+Case bwd_fa2_t100(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, make_shape(1, 100, 2, 8), true), Fa2Bwd::Both,
+                      "the FA2 backward chain at T = 100, H = 2, hd = 8: 7 Q and K tiles");
+}
+Case bwd_fa2_t15_b2(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, make_shape(2, 15, 1, 32), true), Fa2Bwd::Both,
+                      "the FA2 backward chain at T = 15 (one partial tile), B = 2");
+}
+Case bwd_fa2_large_logits(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, make_shape(1, 33, 1, 64), true, true), Fa2Bwd::Both,
+                      "scores of +-1e4: exp(s - L) recomputed without overflow");
+}
+
+}  // namespace
+
+void register_attention(std::vector<Generator>& g) {
+  const std::string src = "wgsl_ports/attention/cases.cpp";
+  auto add = [&](const char* k, const char* n, uint64_t seed, bool rnd, Case (*f)(uint64_t)) {
+    g.push_back({std::string("attention/") + k, n, seed, rnd, f, src});
+  };
+  add("attn_scores", "basic", 11001, true, scores_basic);
+  add("attn_scores", "grid_2d_65536_workgroups", 11002, false, naive_grid_2d);
+  add("attn_softmax", "basic", 11101, true, softmax_basic);
+  add("attn_softmax", "large_logits", 11102, false, softmax_large_logits);
+  add("attn_weighted_sum", "basic", 11201, true, wsum_basic);
+  add("attn_dscores", "basic", 11301, true, dscores_basic);
+  add("attn_dqkv", "basic", 11401, true, dqkv_basic);
+  add("attn_fwd_fa2", "basic", 11501, true, fwd_fa2_basic);
+  add("attn_fwd_fa2", "t1", 11502, false, fwd_fa2_t1);
+  add("attn_fwd_fa2", "tile_edges_t33_hd80", 11503, false, fwd_fa2_tile_edges);
+  add("attn_fwd_fa2", "t100_bh4_hd4", 11504, false, fwd_fa2_t100);
+  add("attn_fwd_fa2", "large_logits", 11505, false, fwd_fa2_large_logits);
+  add("attn_dscores_fa2", "basic", 11601, true, dscores_fa2_basic);
+  add("attn_dv_fa2", "basic", 11701, true, dv_fa2_basic);
+  add("attn_dv_fa2", "chain_t17_hd80", 11702, false, bwd_fa2_tile_edges);
+  add("attn_dv_fa2", "chain_t100_h2_hd8", 11703, false, bwd_fa2_t100);
+  add("attn_dv_fa2", "chain_t15_b2", 11704, false, bwd_fa2_t15_b2);
+  add("attn_dv_fa2", "chain_large_logits", 11705, false, bwd_fa2_large_logits);
+  add("attn_dsum", "basic", 11801, true, dsum_basic);
+}
+WGSLVK_REGISTER_GENERATORS(register_attention);
+
+}  // namespace wgslvk::validate

@@ -149,5 +149,6 @@ using namespace generated;
   list(APPEND sources ${gen_dir}/kernel_index.cpp)
 
   add_library(${target} STATIC ${sources})
-  target_include_directories(${target} PUBLIC ${WGSLVK_KERNEL_INCLUDE_DIR})
+  target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${WGSLVK_KERNEL_INCLUDE_DIR}>
+                                              $<INSTALL_INTERFACE:include>)
 endfunction()

@@ -1,0 +1,24 @@
+# `cmake --install`: headers, the framework libraries (exported as wgslvk::<name>), the CLI, and a
+# package config that finds the libraries' own dependencies (examples/out_of_tree uses it).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+set(exported runtime translator kernels validate bench)
+foreach(n ${exported})
+  set_target_properties(wgslvk_${n} PROPERTIES EXPORT_NAME ${n})
+endforeach()
+list(TRANSFORM exported PREPEND wgslvk_ OUTPUT_VARIABLE exported_targets)
+install(TARGETS ${exported_targets} EXPORT wgslvkTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS wgslvk RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+foreach(dir runtime/include translator/include validate/include bench/include)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endforeach()
+# The shared GLSL of the shipped ports (flat_id, is_finite), for ports users write.
+install(FILES ${PROJECT_SOURCE_DIR}/wgsl_ports/common/wgsl.glsl
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/wgslvk/glsl)
+install(EXPORT wgslvkTargets NAMESPACE wgslvk:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/wgslvk)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/wgslvkConfig.cmake.in
+                              ${CMAKE_CURRENT_BINARY_DIR}/wgslvkConfig.cmake
+                              INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/wgslvk)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/wgslvkConfig.cmake DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/wgslvk)

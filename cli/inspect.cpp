@@ -1,6 +1,10 @@
 // wgslvk inspect: a kernel's WGSL declarations beside what its SPIR-V reflects, and the module as
 // SPIRV-Tools and SPIRV-Cross render it.
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -28,6 +32,11 @@ const std::string kUsage =
     "  --emit wgsl    print the WGSL file the kernel is checked against\n"
     "  --opt          use the spirv-opt -O module instead of glslang's\n"
     "  --list         list every embedded kernel\n"
+    "  --snapshots DIR [--check]\n"
+    "                 write DIR/<file>/<kernel>.spvasm (glslang, disassembled) and .msl (SPIRV-Cross)\n"
+    "                 for every embedded kernel, removing stale files; with --check write nothing\n"
+    "                 and exit 1 when anything would change (a glslang or SPIRV-Cross upgrade\n"
+    "                 shows up as a reviewed diff)\n"
     "  --help         this text\n"
     "\n"
     "A bare kernel name works when it is unambiguous: wgslvk inspect adamw_update\n"
@@ -129,19 +138,65 @@ int show(const KernelInfo& k, bool opt) {
 }
 
 int run_inspect(const std::vector<std::string>& args);
+// naga's tests/out style: what the toolchain made of every shipped kernel, committed, so an
+// upgrade of glslang or SPIRV-Cross is a diff to review rather than a silent change.
+int write_snapshots(const std::string& dir, bool check) {
+  namespace fs = std::filesystem;
+  std::map<fs::path, std::string> want;
+  for (const KernelInfo* k : embedded_kernels()) {
+    fs::path base = fs::path(dir) / std::string(k->file) / std::string(k->name);
+    want[base.string() + ".spvasm"] = translator::emit(k->spirv, translator::EmitFormat::Spvasm);
+    want[base.string() + ".msl"] = translator::emit(k->spirv, translator::EmitFormat::Msl);
+  }
+  size_t changed = 0;
+  for (const auto& [path, text] : want) {
+    std::ifstream f(path, std::ios::binary);
+    std::ostringstream old;
+    if (f) old << f.rdbuf();
+    if (f && old.str() == text) continue;
+    ++changed;
+    std::printf("%s  %s\n", f ? "changed" : "new    ", path.string().c_str());
+    if (!check) {
+      fs::create_directories(path.parent_path());
+      std::ofstream o(path, std::ios::binary);
+      o << text;
+      if (!o) throw std::runtime_error("cannot write " + path.string());
+    }
+  }
+  if (fs::is_directory(dir))
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+      if (e.is_regular_file() && !want.count(e.path())) {
+        ++changed;
+        std::printf("stale    %s\n", e.path().string().c_str());
+        if (!check) fs::remove(e.path());
+      }
+  std::printf("%s: %zu kernels, %zu file(s) %s\n", dir.c_str(), embedded_kernels().size(), changed,
+              check ? "would change" : "written or removed");
+  return check && changed ? 1 : 0;
+}
+
 const Command kInspect{"inspect", "show a kernel's WGSL and SPIR-V bindings side by side, or emit it",
                        kUsage, run_inspect};
 
 int run_inspect(const std::vector<std::string>& args) {
   if (wants_help(args, kInspect)) return 0;
   std::string name, emit_format;
-  bool opt = false, do_list = false;
+  bool opt = false, do_list = false, check = false;
+  std::string snapshots;
   PortOptions ports;
   for (size_t i = 0; i < args.size(); ++i) {
     if (take_port_option(args, i, ports)) continue;
     const std::string& a = args[i];
     if (a == "--list") {
       do_list = true;
+    } else if (a == "--check") {
+      check = true;
+    } else if (a == "--snapshots") {
+      if (i + 1 >= args.size()) {
+        std::fprintf(stderr, "wgslvk inspect: --snapshots needs a folder\n");
+        return 2;
+      }
+      snapshots = args[++i];
     } else if (a == "--opt") {
       opt = true;
     } else if (a == "--emit" || a.rfind("--emit=", 0) == 0) {
@@ -167,6 +222,7 @@ int run_inspect(const std::vector<std::string>& args) {
   load_ports(ports);
   if (name.empty() && ports.ports.size() == 1) name = all_kernels().back()->qualified_name();
   if (do_list) return list();
+  if (!snapshots.empty()) return write_snapshots(snapshots, check);
   if (name.empty()) {
     std::fprintf(stderr, "%.*s", int(kUsage.size()), kUsage.data());
     return 2;

@@ -36,7 +36,8 @@ options:
   --warmup N       untimed repeats before timing (default 3), and at least
   --warm-ms MS     MS milliseconds of busy warm-up per measurement (default 200; --quick 0)
   --only LIST      comma-separated kernel names or groups (a family's folder name, or a
-                   group a family defines, e.g. step, norm)
+                   group a family defines: step (the whole optimizer step), grad_norm (every
+                   gradient-norm row))
   --json FILE      write every number as JSON
   --png FILE       plot bandwidth against bytes per kernel, with the copy roofline
   --dump DIR       write the inputs and outputs of the correctness checks: time_case rows as

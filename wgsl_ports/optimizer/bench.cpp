@@ -405,7 +405,7 @@ std::string check_two_level(Ctx& c, const ComputePipeline& pr, const ComputePipe
 // and each kernel alone. Bytes: 4 B/elem for the pair and the reduce (g read once; the partials
 // are noise), 4 B/partial for the finalize alone (its own read).
 void run_norm_two_level(Ctx& c, uint64_t check_n) {
-  if (!c.selected("optimizer", "norm_two_level") && !c.options().only.count("norm") &&
+  if (!c.selected("optimizer", "norm_two_level") && !c.options().only.count("grad_norm") &&
       !c.options().only.count("reduce_norm_sq_partials"))
     return;
   Device& d = c.device();
@@ -489,7 +489,7 @@ void run_optimizer_kernels(Ctx& c) {
        "20 B/elem + 16 B/256: read+write w,g (4 B) and m,v codes (1 B); scales 4 B r+w per block"},
   };
 
-  if (c.selected("optimizer", "reduce_norm_sq") || c.options().only.count("norm")) {
+  if (c.selected("optimizer", "reduce_norm_sq") || c.options().only.count("grad_norm")) {
     const KernelInfo* k = find_kernel("optimizer/reduce_norm_sq");
     if (!k) c.note("optimizer/reduce_norm_sq not in this build: skipped");
     else {
@@ -734,7 +734,7 @@ void run_step_api(Ctx& c, const std::vector<TensorDesc>& tensors, json& jsteps) 
 
 void bench_optimizer(Ctx& c) {
   run_optimizer_kernels(c);  // each kernel checks --only itself
-  if (c.selected("step", "step")) {
+  if (c.selected("optimizer", "step")) {
     std::vector<TensorDesc> tensors = c.quick() ? llm_layout(1024, 64, 128, 12) : llm_layout();
     std::printf("\n== optimizer step: %zu tensors, %s ==\n", tensors.size(),
                 c.quick() ? "quick layout (vocab 1024, d 64, ff 128, 12 layers)"

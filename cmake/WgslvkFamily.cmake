@@ -44,17 +44,25 @@ function(wgslvk_add_family name)
   endif()
 endfunction()
 
-# An app (apps/<name>/, e.g. the GPT trainer) registers a library of static registrations (CLI
-# commands, bench sections) the same way: wgslvk_register_plugins(<target>).
+# An app (apps/<name>/, e.g. the GPT trainer) registers a library of static registrations that
+# need the CLI (its commands): wgslvk_register_plugins(<target>). Only the CLI links them.
+set_property(GLOBAL PROPERTY WGSLVK_APP_PLUGINS "")
 function(wgslvk_register_plugins target)
-  set_property(GLOBAL APPEND PROPERTY WGSLVK_FAMILIES ${target})
+  set_property(GLOBAL APPEND PROPERTY WGSLVK_APP_PLUGINS ${target})
 endfunction()
 
-# Once, after every family and app: wgslvk_families links every registration whole-archive.
+# Once, after every family and app: wgslvk_families (the families' generators and bench sections,
+# for the CLI and the tests) and wgslvk_apps (the apps' commands, for the CLI), whole-archive.
 function(wgslvk_finish_families)
-  get_property(plugins GLOBAL PROPERTY WGSLVK_FAMILIES)
-  add_library(wgslvk_families INTERFACE)
-  foreach(p ${plugins})
-    target_link_libraries(wgslvk_families INTERFACE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${p}>")
+  foreach(kind families apps)
+    if(kind STREQUAL "families")
+      get_property(plugins GLOBAL PROPERTY WGSLVK_FAMILIES)
+    else()
+      get_property(plugins GLOBAL PROPERTY WGSLVK_APP_PLUGINS)
+    endif()
+    add_library(wgslvk_${kind} INTERFACE)
+    foreach(p ${plugins})
+      target_link_libraries(wgslvk_${kind} INTERFACE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${p}>")
+    endforeach()
   endforeach()
 endfunction()

@@ -1,0 +1,311 @@
+// Golden cases of 04_norm.wgsl: layernorm forward (odd row counts, d = 80 / 96 / 768, rows with a
+// large offset, a constant row, a 2-D grid) and backward (dx, and dgamma/dbeta through the
+// partials and the finalize kernel, several rows_per_block). Expected values and bounds:
+// wgsl_ports/norm/reference.hpp.
+#include <algorithm>
+#include <cmath>
+
+#include "norm/reference.hpp"
+#include "wgslvk/validate/case_builder.hpp"
+
+namespace wgslvk::validate {
+namespace {
+
+namespace nref = wgslvk::norm::ref;
+using wgslvk::norm::Shape;
+
+constexpr float kEps = 1e-5f;
+
+ojson ln_params(Shape s, float eps, uint32_t rpb) {
+  ojson a = ojson::array();
+  a.push_back(CaseBuilder::u32s({s.rows, s.d}));
+  a.push_back(CaseBuilder::f32s({eps}));
+  a.push_back(CaseBuilder::u32s({rpb}));
+  return a;
+}
+
+// An f32 output checked within its per-element bound, then (when `tail`) the poisoned elements
+// past it unchanged.
+void check(CaseBuilder& b, const std::string& buf, const nref::Expected& e, uint64_t tail,
+           const std::string& reason) {
+  std::vector<float> bound(e.bound.begin(), e.bound.end()), mag(e.magnitude.begin(), e.magnitude.end());
+  std::vector<float> v = e.value;
+  v.resize(e.value.size() + tail, f32_bits(kPoison32));
+  auto arr = Array::of(DType::F32, v);
+  auto& k = b.check_ulp(buf, arr, 0, reason, 0, e.value.size());
+  bound.resize(v.size(), 0.0f);
+  mag.resize(v.size(), 0.0f);
+  // One bound for every element: a scalar in case.json instead of a bound file.
+  if (!e.bound.empty() && std::all_of(e.bound.begin(), e.bound.end(),
+                                      [&](double x) { return x == e.bound[0]; }))
+    k.bound = e.bound[0];
+  else
+    CaseBuilder::per_element_bound(k, bound);
+  CaseBuilder::magnitude(k, mag);
+  if (tail)
+    b.check_exact(buf, arr, "rows past `rows` store nothing: the poison after the output stays",
+                  e.value.size(), v.size());
+}
+
+// Rows of x: uniform(-2, 2) scaled by a random binade, some rows shifted by a large offset (the
+// mean's cancellation), one constant row (var = 0: rstd = 1/sqrt(eps)).
+std::vector<float> random_x(Rng& r, Shape s) {
+  std::vector<float> x(uint64_t(s.rows) * s.d);
+  for (uint32_t row = 0; row < s.rows; ++row) {
+    const double scale = std::ldexp(1.0, int(r.below(6)) - 3);
+    const double offset = row % 5 == 3 ? 16.0 * (r.unit() - 0.5) : 0.0;
+    for (uint32_t j = 0; j < s.d; ++j)
+      x[uint64_t(row) * s.d + j] = float(offset + scale * (4 * r.unit() - 2));
+  }
+  if (s.rows > 2)
+    std::fill_n(x.begin() + uint64_t(s.rows / 2) * s.d, s.d, 0.75f);
+  return x;
+}
+
+std::vector<float> random_params(Rng& r, uint32_t n, double lo, double hi, bool sign) {
+  std::vector<float> v(n);
+  for (auto& x : v) {
+    x = float(lo + (hi - lo) * r.unit());
+    if (sign && (r.bits() & 1)) x = -x;
+  }
+  return v;
+}
+
+void set_grid(DispatchSpec& d, uint64_t n, const std::array<uint32_t, 3>* grid) {
+  if (grid) d.workgroups = *grid;
+  else d.workgroups_1d = n;
+}
+
+Case forward_case(uint64_t seed, Shape s, const std::array<uint32_t, 3>* grid,
+                  const std::string& what) {
+  Rng r(seed);
+  CaseBuilder b;
+  b.c.description = what;
+  auto x = random_x(r, s);
+  auto gamma = random_params(r, s.d, 0.5, 1.5, true);
+  auto beta = random_params(r, s.d, -1, 1, false);
+  const uint32_t rpw = norm::rows_per_workgroup(s.d);
+  // Surplus segments of the last workgroup (and of an explicit grid) must write nothing.
+  const uint64_t wgs = grid ? uint64_t((*grid)[0]) * (*grid)[1] : norm::forward_workgroups(s);
+  const uint64_t rows_cover = wgs * rpw;
+  const uint64_t tail_rows = rows_cover > s.rows ? std::min<uint64_t>(rows_cover - s.rows, 3) : 0;
+  auto e = nref::forward_expected(x, gamma, beta, kEps, s);
+  b.input("x", DType::F32, x);
+  b.input("gamma", DType::F32, gamma);
+  b.input("beta", DType::F32, beta);
+  b.output("y", DType::F32, uint64_t(s.rows + tail_rows) * s.d);
+  b.output("mean", DType::F32, s.rows + tail_rows);
+  b.output("rstd", DType::F32, s.rows + tail_rows);
+  auto& d = b.dispatch("norm/layernorm_forward");
+  CaseBuilder::bind(d, 0, "x");
+  CaseBuilder::bind(d, 1, "gamma");
+  CaseBuilder::bind(d, 2, "beta");
+  CaseBuilder::bind(d, 3, "y");
+  CaseBuilder::bind(d, 4, "mean");
+  CaseBuilder::bind(d, 5, "rstd");
+  CaseBuilder::bind_values(d, 6, ln_params(s, kEps, 1));
+  set_grid(d, norm::forward_workgroups(s), grid);
+  check(b, "y", e.y, tail_rows * s.d,
+        "y within 1.5 h + 19 + q/u ULPs of |gamma| rstd (|x - mean| + mean|x|) + |beta| "
+        "(reference.hpp: row sums of depth h, the mean's error through rstd)");
+  check(b, "mean", e.mean, tail_rows, "mean within h + 6 ULPs of mean|x| (a sum of depth h, a division)");
+  check(b, "rstd", e.rstd, tail_rows,
+        "rstd within h/2 + 10 + q/u ULPs of rstd (positive sum, division, inverseSqrt 2 ULP)");
+  return b.c;
+}
+
+Case backward_case(uint64_t seed, Shape s, uint32_t rpb, const std::array<uint32_t, 3>* grid,
+                   const std::string& what) {
+  Rng r(seed);
+  CaseBuilder b;
+  b.c.description = what;
+  auto x = random_x(r, s);
+  auto gamma = random_params(r, s.d, 0.5, 1.5, true);
+  std::vector<float> dy(uint64_t(s.rows) * s.d);
+  for (auto& v : dy) v = r.uniform(-1, 1);
+  // mean and rstd as the forward saves them (f32 of the double values).
+  std::vector<double> xd(x.begin(), x.end()), gd(gamma.begin(), gamma.end()), zero(s.d, 0.0),
+      y(x.size()), md(s.rows), rd(s.rows);
+  nref::layernorm_forward(xd, gd, zero, kEps, s, y, md, rd);
+  std::vector<float> mean(md.begin(), md.end()), rstd(rd.begin(), rd.end());
+  auto e = nref::backward_expected(x, gamma, dy, mean, rstd, s, rpb);
+  b.input("x", DType::F32, x);
+  b.input("gamma", DType::F32, gamma);
+  b.input("dy", DType::F32, dy);
+  b.input("mean", DType::F32, mean);
+  b.input("rstd", DType::F32, rstd);
+  b.output("dx", DType::F32, x.size());
+  b.output("partials", DType::F32, norm::partials_count(s, rpb));
+  b.output("dgamma", DType::F32, s.d);
+  b.output("dbeta", DType::F32, s.d);
+  auto& d = b.dispatch("norm/layernorm_backward", "dx and the blocks' partials");
+  CaseBuilder::bind(d, 0, "x");
+  CaseBuilder::bind(d, 1, "gamma");
+  CaseBuilder::bind(d, 2, "dy");
+  CaseBuilder::bind(d, 3, "mean");
+  CaseBuilder::bind(d, 4, "rstd");
+  CaseBuilder::bind(d, 5, "dx");
+  CaseBuilder::bind(d, 6, "partials");
+  CaseBuilder::bind_values(d, 7, ln_params(s, kEps, rpb));
+  set_grid(d, norm::backward_blocks(s, rpb), grid);
+  auto& f = b.dispatch("norm/layernorm_backward_dparams", "dgamma, dbeta from the partials");
+  CaseBuilder::bind(f, 0, "partials");
+  CaseBuilder::bind(f, 1, "dgamma");
+  CaseBuilder::bind(f, 2, "dbeta");
+  CaseBuilder::bind_values(f, 3, ln_params(s, kEps, rpb));
+  f.workgroups_1d = norm::dparams_workgroups(s);
+  check(b, "dx", e.dx, 0,
+        "dx within h + 15 ULPs of rstd (|g| + mean|g| + |xhat| mean|g xhat|) (two row sums of "
+        "depth h, divisions, subtractions; reference.hpp)");
+  check(b, "dgamma", e.dgamma, 0,
+        "dgamma within H + 5 ULPs of sum|dy xhat| (H: the kernels' fixed order of adds over rows)");
+  check(b, "dbeta", e.dbeta, 0, "dbeta within H + 2 ULPs of sum|dy|");
+  return b.c;
+}
+
+// layernorm_backward_dparams alone, on given partials: per column the sum over blocks of the
+// dgamma (and dbeta) partials. Adds on a term's path: ceil(n_blocks / 16) per lane, then 15 over
+// the lanes: bound that + 1 (reference rounding) ULPs of the sum of |partials|.
+Case dparams_case(uint64_t seed, Shape s, uint32_t rpb, const std::string& what) {
+  Rng r(seed);
+  CaseBuilder b;
+  b.c.description = what;
+  const uint64_t nb = norm::backward_blocks(s, rpb);
+  std::vector<float> partials(norm::partials_count(s, rpb));
+  for (auto& v : partials) v = r.log_uniform(-6, 4);
+  nref::Expected dg, db;
+  for (nref::Expected* e : {&dg, &db}) {
+    e->value.assign(s.d, 0.0f);
+    e->magnitude.assign(s.d, 0.0);
+    e->bound.assign(s.d, double((nb + 15) / 16 + 15 + 1));
+  }
+  for (uint32_t j = 0; j < s.d; ++j) {
+    double sg = 0, sb = 0;
+    for (uint64_t k = 0; k < nb; ++k) {
+      const double g = partials[k * 2 * s.d + j], bb = partials[k * 2 * s.d + s.d + j];
+      sg += g;
+      sb += bb;
+      dg.magnitude[j] += std::fabs(g);
+      db.magnitude[j] += std::fabs(bb);
+    }
+    dg.value[j] = float(sg);
+    db.value[j] = float(sb);
+  }
+  b.input("partials", DType::F32, partials);
+  b.output("dgamma", DType::F32, s.d + 4);
+  b.output("dbeta", DType::F32, s.d + 4);
+  auto& f = b.dispatch("norm/layernorm_backward_dparams");
+  CaseBuilder::bind(f, 0, "partials");
+  CaseBuilder::bind(f, 1, "dgamma");
+  CaseBuilder::bind(f, 2, "dbeta");
+  CaseBuilder::bind_values(f, 3, ln_params(s, kEps, rpb));
+  f.workgroups_1d = norm::dparams_workgroups(s);
+  check(b, "dgamma", dg, 4,
+        "sum over blocks in the kernel's fixed order: ceil(n_blocks/16) + 16 ULPs of sum|partials|");
+  check(b, "dbeta", db, 4, "the same for the dbeta partials");
+  return b.c;
+}
+
+const uint32_t kDs[] = {80, 96, 768};
+
+Case forward_basic(uint64_t seed) {
+  Rng r(seed ^ 0x4e31);
+  Shape s{1 + r.below(12), kDs[r.below(3)]};
+  return forward_case(seed, s, nullptr, "random rows (binades, offsets, one constant row), d " +
+                                            std::to_string(s.d) + ", rows " + std::to_string(s.rows));
+}
+Case forward_d80(uint64_t seed) {
+  return forward_case(seed, {37, 80}, nullptr,
+                      "d = 80 (20 vec4s over 8 lanes, 32 rows per workgroup), 37 rows: the last "
+                      "workgroup's 27 surplus segments write nothing");
+}
+Case forward_d96(uint64_t seed) {
+  return forward_case(seed, {29, 96}, nullptr, "d = 96 (the Small preset), 29 rows");
+}
+Case forward_d768(uint64_t seed) {
+  return forward_case(seed, {3, 768}, nullptr, "d = 768 (GPT-2 small): 64 lanes per row holding 3 vec4s each, 4 rows per workgroup");
+}
+Case forward_d1040(uint64_t seed) {
+  return forward_case(seed, {2, 1040}, nullptr,
+                      "d = 1040: 260 vec4s over 128 lanes (3 per lane, the third only for lanes < 4)");
+}
+Case forward_grid_2d(uint64_t seed) {
+  static const std::array<uint32_t, 3> grid{2, 2, 1};
+  return forward_case(seed, {100, 96}, &grid,
+                      "a 2 x 2 workgroup grid (row = (wid.y * nwg.x + wid.x) * 32 + segment): 128 "
+                      "row slots for 100 rows");
+}
+
+Case backward_basic(uint64_t seed) {
+  Rng r(seed ^ 0x4e32);
+  Shape s{1 + r.below(16), kDs[r.below(3)]};
+  const uint32_t rpw = norm::rows_per_workgroup(s.d);
+  const uint32_t rpb = r.below(2) ? norm::default_rows_per_block(s) : 1 + r.below(3 * rpw);
+  return backward_case(seed, s, rpb, nullptr,
+                       "random rows, d " + std::to_string(s.d) + ", rows " + std::to_string(s.rows) +
+                           ", rows_per_block " + std::to_string(rpb));
+}
+Case backward_blocks_d96(uint64_t seed) {
+  return backward_case(seed, {53, 96}, 5, nullptr,
+                       "d = 96, 53 rows in blocks of 5 (fewer than the 32 segments: 27 idle; a "
+                       "partial last block), 11 partials summed");
+}
+Case backward_d80_two_rows(uint64_t seed) {
+  return backward_case(seed, {80, 80}, 64, nullptr,
+                       "d = 80, 80 rows in blocks of 64: each of the 32 segments adds 2 rows in "
+                       "order; the last block has 16 rows (16 segments idle)");
+}
+Case backward_d768(uint64_t seed) {
+  return backward_case(seed, {7, 768}, 8, nullptr,
+                       "d = 768 (4 segments of 64 lanes): 7 rows in one block of 8, two rows per "
+                       "segment for 3 segments");
+}
+Case backward_d1040(uint64_t seed) {
+  return backward_case(seed, {3, 1040}, 2, nullptr,
+                       "d = 1040: 128 lanes, register slots k = 0..2 (k = 2 only for lanes < 4)");
+}
+Case backward_grid_2d(uint64_t seed) {
+  static const std::array<uint32_t, 3> grid{2, 3, 1};
+  return backward_case(seed, {40, 128}, 8, &grid,
+                       "a 2 x 3 grid for 5 blocks of 8 rows (8 of 32 segments busy): block = "
+                       "wid.y * nwg.x + wid.x, the 6th exits");
+}
+
+Case dparams_basic(uint64_t seed) {
+  Rng r(seed ^ 0x4e33);
+  const Shape s{1 + r.below(300), kDs[r.below(3)]};
+  const uint32_t rpb = 1 + r.below(16);
+  return dparams_case(seed, s, rpb,
+                      "random partials over binades, " + std::to_string(norm::backward_blocks(s, rpb)) +
+                          " blocks, d " + std::to_string(s.d) + " (columns past d write nothing)");
+}
+Case dparams_37_blocks(uint64_t seed) {
+  return dparams_case(seed, {37, 100}, 1, "37 blocks (lanes 0..4 add 3, the rest 2), d = 100: the "
+                                          "7th workgroup holds 4 columns, 12 idle");
+}
+
+}  // namespace
+
+void register_norm(std::vector<Generator>& g) {
+  const std::string src = "wgsl_ports/norm/cases.cpp";
+  auto add = [&](const char* k, const char* n, uint64_t seed, bool rnd, Case (*f)(uint64_t)) {
+    g.push_back({std::string("norm/") + k, n, seed, rnd, f, src});
+  };
+  add("layernorm_forward", "basic", 4001, true, forward_basic);
+  add("layernorm_forward", "d80_surplus_segments", 4002, false, forward_d80);
+  add("layernorm_forward", "d96", 4003, false, forward_d96);
+  add("layernorm_forward", "d768", 4004, false, forward_d768);
+  add("layernorm_forward", "d1040", 4005, false, forward_d1040);
+  add("layernorm_forward", "grid_2d", 4006, false, forward_grid_2d);
+  add("layernorm_backward", "basic", 4101, true, backward_basic);
+  add("layernorm_backward", "blocks_d96", 4102, false, backward_blocks_d96);
+  add("layernorm_backward", "d80_two_rows_per_segment", 4103, false, backward_d80_two_rows);
+  add("layernorm_backward", "d768", 4104, false, backward_d768);
+  add("layernorm_backward", "d1040", 4105, false, backward_d1040);
+  add("layernorm_backward", "grid_2d", 4106, false, backward_grid_2d);
+  add("layernorm_backward_dparams", "basic", 4151, true, dparams_basic);
+  add("layernorm_backward_dparams", "blocks_37_d100", 4152, false, dparams_37_blocks);
+}
+WGSLVK_REGISTER_GENERATORS(register_norm);
+
+}  // namespace wgslvk::validate

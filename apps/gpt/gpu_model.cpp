@@ -1,0 +1,519 @@
+#include "gpu_model.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "attention/reference.hpp"
+#include "elementwise/reference.hpp"
+#include "embedding/reference.hpp"
+#include "loss/reference.hpp"
+#include "matmul/reference.hpp"
+#include "norm/reference.hpp"
+#include "wgslvk/utils.hpp"
+
+namespace wgslvk::gpt {
+
+std::string_view matmul_name(MatmulImpl m) {
+  switch (m) {
+    case MatmulImpl::Vec4:
+      return "vec4";
+    case MatmulImpl::Blocked4:
+      return "blocked4";
+    case MatmulImpl::Naive:
+      return "naive";
+    case MatmulImpl::Native:
+      return "native";
+  }
+  return "?";
+}
+
+MatmulImpl parse_matmul(std::string_view s) {
+  for (auto m : {MatmulImpl::Vec4, MatmulImpl::Blocked4, MatmulImpl::Naive, MatmulImpl::Native})
+    if (matmul_name(m) == s) return m;
+  throw std::invalid_argument("unknown matmul '" + std::string(s) +
+                              "' (vec4, blocked4, naive, native)");
+}
+
+namespace {
+// A binding range: a buffer, a byte offset and a byte size (0: to the end).
+struct Range {
+  Buffer buf;
+  uint64_t offset = 0, size = 0;
+  BindGroupEntry entry(uint32_t binding) const {
+    BindGroupEntry e{binding, buf, offset, {}};
+    if (size) e.size = size;
+    return e;
+  }
+};
+}  // namespace
+
+struct GpuGpt::Acts {
+  struct Layer {
+    Buffer x, h1, mean1, rstd1, qkv, att, y, lse, xm, h2, mean2, rstd2, f, g;
+  };
+  std::vector<Layer> layers;
+  Buffer xL, hf, meanf, rstdf, logits, loss_rows, lse_ce, stats;
+  Buffer tokens, targets, order, seg_start, embed_bwd_u;
+  Buffer t_d, dres, dx, dff_a, dff_b, dh, dy, dsum, dqkv, dscores, dlogits, partials;
+  Buffer loss_log, dummy;
+  std::vector<Buffer> uniforms;
+};
+
+GpuGpt::GpuGpt(Device device, ModelConfig config, uint32_t batch, optimizer::AdamWOptions adamw,
+               GpuOptions options)
+    : dev_(std::move(device)), cfg_(std::move(config)), batch_(batch), gopt_(options) {
+  cfg_.validate();
+  if (batch_ == 0) throw std::invalid_argument("GpuGpt: batch must be positive");
+  opt_ = std::make_unique<optimizer::MultiTensorAdamW>(dev_, param_specs(cfg_), adamw);
+  build();
+}
+
+GpuGpt::~GpuGpt() = default;
+
+void GpuGpt::build() {
+  a_ = std::make_unique<Acts>();
+  Acts& A = *a_;
+  const uint32_t B = batch_, T = cfg_.context, d = cfg_.d_model, F = cfg_.d_ff(), V = cfg_.vocab;
+  const uint32_t H = cfg_.heads, hd = cfg_.head_dim();
+  const uint64_t R = uint64_t(B) * T;
+  const bool fa2 = gopt_.attention == AttentionImpl::FA2;
+  auto buf = [&](const std::string& label, uint64_t floats) {
+    return utils::make_buffer(dev_, label, floats * 4);
+  };
+  auto uni = [&](const void* data, uint64_t size) {
+    A.uniforms.push_back(utils::make_uniform(dev_, "gpt.uniform", data, size));
+    return A.uniforms.back();
+  };
+  auto pipe = [&](const std::string& name) -> ComputePipeline& {
+    auto it = pipes_.find(name);
+    if (it == pipes_.end())
+      it = pipes_.emplace(name, dev_.create_compute_pipeline({name, &kernel(name)})).first;
+    return it->second;
+  };
+  auto add = [&](const std::string& name, std::vector<BindGroupEntry> entries, uint32_t x,
+                 uint32_t y = 1, uint32_t z = 1) {
+    ComputePipeline& p = pipe(name);
+    Op op;
+    op.pipe = p;
+    op.group = dev_.create_bind_group({name, p.get_bind_group_layout(0), std::move(entries)});
+    op.x = x;
+    op.y = y;
+    op.z = z;
+    op.kernel = name;
+    ops_.push_back(std::move(op));
+  };
+  auto add_flat = [&](const std::string& name, std::vector<BindGroupEntry> entries,
+                      uint64_t workgroups) {
+    Grid g = grid_for_workgroups(std::max<uint64_t>(1, workgroups), dev_.limits());
+    add(name, std::move(entries), g.x, g.y);
+  };
+  auto whole = [](const Buffer& b) { return Range{b, 0, 0}; };
+  auto W = [&](const std::string& name) {
+    const auto& p = opt_->param(name);
+    return Range{opt_->w(), p.offset * 4, p.count * 4};
+  };
+  auto G = [&](const std::string& name) {
+    const auto& p = opt_->param(name);
+    return Range{opt_->g(), p.offset * 4, p.count * 4};
+  };
+
+  // ---- buffers ----
+  for (uint32_t l = 0; l < cfg_.layers; ++l) {
+    Acts::Layer L;
+    std::string p = "gpt.l" + std::to_string(l) + ".";
+    L.x = buf(p + "x", R * d);
+    L.h1 = buf(p + "ln1", R * d);
+    L.mean1 = buf(p + "mean1", R);
+    L.rstd1 = buf(p + "rstd1", R);
+    L.qkv = buf(p + "qkv", R * 3 * d);
+    if (!fa2) L.att = buf(p + "att", uint64_t(B) * H * T * T);
+    L.y = buf(p + "attn_out", R * d);
+    L.lse = buf(p + "lse", uint64_t(B) * H * T);
+    L.xm = buf(p + "xm", R * d);
+    L.h2 = buf(p + "ln2", R * d);
+    L.mean2 = buf(p + "mean2", R);
+    L.rstd2 = buf(p + "rstd2", R);
+    L.f = buf(p + "fc", R * F);
+    L.g = buf(p + "gelu", R * F);
+    A.layers.push_back(L);
+  }
+  A.xL = buf("gpt.xL", R * d);
+  A.hf = buf("gpt.lnf", R * d);
+  A.meanf = buf("gpt.meanf", R);
+  A.rstdf = buf("gpt.rstdf", R);
+  A.logits = buf("gpt.logits", R * V);
+  A.loss_rows = buf("gpt.loss_rows", R);
+  A.lse_ce = buf("gpt.lse_ce", R);
+  A.stats = buf("gpt.stats", 4);
+  A.tokens = buf("gpt.tokens", R);
+  A.targets = buf("gpt.targets", R);
+  A.order = buf("gpt.order", R);
+  A.seg_start = buf("gpt.seg_start", R + 1);
+  A.t_d = buf("gpt.tmp_d", R * d);
+  A.dres = buf("gpt.dres", R * d);
+  A.dx = buf("gpt.dx", R * d);
+  A.dff_a = buf("gpt.dff_a", R * F);
+  A.dff_b = buf("gpt.dff_b", R * F);
+  A.dh = buf("gpt.dh", R * d);
+  A.dy = buf("gpt.dy", R * d);
+  A.dsum = buf("gpt.dsum", uint64_t(B) * H * T);
+  A.dqkv = buf("gpt.dqkv", R * 3 * d);
+  if (!fa2) A.dscores = buf("gpt.dscores", uint64_t(B) * H * T * T);
+  A.dlogits = buf("gpt.dlogits", R * V);
+  const norm::Shape ns{uint32_t(R), d};
+  const uint32_t rpb = norm::default_rows_per_block(ns);
+  A.partials = buf("gpt.ln_partials", norm::partials_count(ns, rpb));
+  A.loss_log = buf("gpt.loss_log", kLossLogSlots);
+  A.dummy = buf("gpt.no_bias", 4);
+
+  // ---- uniforms shared by many ops ----
+  struct LnParams {
+    uint32_t rows, d;
+    float eps;
+    uint32_t rpb;
+  } lnp{uint32_t(R), d, float(cfg_.ln_eps), rpb};
+  Buffer ln_u = uni(&lnp, sizeof lnp);
+  struct AttnParams {
+    uint32_t b, t, h, hd;
+    float scale;
+    uint32_t pad[3];
+  } ap{B, T, H, hd, attention::default_scale(hd), {0, 0, 0}};
+  Buffer attn_u = uni(&ap, sizeof ap);
+  struct CeParams {
+    uint32_t rows, vocab, ignore;
+    float scale;
+  } cp{uint32_t(R), V, 0xFFFFFFFFu, 1.0f};
+  Buffer ce_u = uni(&cp, sizeof cp);
+  auto n4_u = [&](uint64_t n_floats) {
+    uint32_t v[4] = {uint32_t(n_floats / 4), 0, 0, 0};
+    return uni(v, sizeof v);
+  };
+  Buffer u_d = n4_u(R * d), u_f = n4_u(R * F);
+  uint32_t emb_dims[4] = {uint32_t(R), d, V, 0};
+  Buffer emb_u = uni(emb_dims, sizeof emb_dims);
+  A.embed_bwd_u = uni(emb_dims, sizeof emb_dims);  // n_segments written per step
+  uint32_t pe_dims[4] = {uint32_t(R * d / 4), d / 4, T, 0};
+  Buffer pe_u = uni(pe_dims, sizeof pe_dims);
+
+  // ---- op builders ----
+  auto mm = [&](const Range& a, const Range& b, const Range& c, const Range* bias,
+                matmul::Dims md) {
+    matmul::Kernel k = matmul::Kernel::naive;
+    switch (gopt_.matmul) {
+      case MatmulImpl::Vec4:
+        k = matmul::vec4_or_fallback(md);
+        break;
+      case MatmulImpl::Blocked4:
+        k = matmul::Kernel::blocked4;
+        break;
+      case MatmulImpl::Naive:
+        k = matmul::Kernel::naive;
+        break;
+      case MatmulImpl::Native:
+        k = matmul::supports(matmul::Kernel::native, md) ? matmul::Kernel::native
+                                                         : matmul::Kernel::blocked4;
+        break;
+    }
+    if (bias) md.flags |= matmul::kAddBias;
+    uint32_t dims[4] = {md.M, md.N, md.K, md.flags};
+    Buffer u = uni(dims, sizeof dims);
+    Range bb = bias ? *bias : whole(A.dummy);
+    add_flat(matmul::qualified_name(k),
+             {a.entry(0), b.entry(1), c.entry(2), bb.entry(3), whole(u).entry(4)},
+             matmul::workgroups(k, md));
+  };
+  auto bias_grad = [&](const Range& dyr, const Range& db, uint32_t M, uint32_t N) {
+    uint32_t dims[4] = {M, N, 0, 0};
+    Buffer u = uni(dims, sizeof dims);
+    add_flat("matmul/matmul_bias_grad", {dyr.entry(0), db.entry(1), whole(u).entry(2)},
+             (N + 63) / 64);
+  };
+  auto ln_fwd = [&](const Buffer& x, const std::string& pname, const Buffer& y, const Buffer& mean,
+                    const Buffer& rstd) {
+    add_flat("norm/layernorm_forward",
+             {whole(x).entry(0), W(pname + ".weight").entry(1), W(pname + ".bias").entry(2),
+              whole(y).entry(3), whole(mean).entry(4), whole(rstd).entry(5), whole(ln_u).entry(6)},
+             norm::forward_workgroups(ns));
+  };
+  auto ln_bwd = [&](const Buffer& x, const std::string& pname, const Buffer& dyb,
+                    const Buffer& mean, const Buffer& rstd, const Buffer& dxb) {
+    add_flat("norm/layernorm_backward",
+             {whole(x).entry(0), W(pname + ".weight").entry(1), whole(dyb).entry(2),
+              whole(mean).entry(3), whole(rstd).entry(4), whole(dxb).entry(5),
+              whole(A.partials).entry(6), whole(ln_u).entry(7)},
+             norm::backward_blocks(ns, rpb));
+    add_flat("norm/layernorm_backward_dparams",
+             {whole(A.partials).entry(0), G(pname + ".weight").entry(1),
+              G(pname + ".bias").entry(2), whole(ln_u).entry(3)},
+             norm::dparams_workgroups(ns));
+  };
+  auto ew_wg = [&](uint64_t n) { return elementwise::workgroups_for(n); };
+  const uint32_t qt = (T + attention::kTile - 1) / attention::kTile;
+
+  // ---- forward ----
+  add_flat("embedding/embed_lookup",
+           {whole(A.tokens).entry(0), W("wte").entry(1), whole(A.layers[0].x).entry(2),
+            whole(emb_u).entry(3)},
+           (R * d + 255) / 256);
+  add_flat("elementwise/pos_embed_add",
+           {whole(A.layers[0].x).entry(0), W("wpe").entry(1), whole(pe_u).entry(2)}, ew_wg(R * d));
+  for (uint32_t l = 0; l < cfg_.layers; ++l) {
+    auto& L = A.layers[l];
+    const std::string p = "h." + std::to_string(l) + ".";
+    const Buffer& xnext = l + 1 < cfg_.layers ? A.layers[l + 1].x : A.xL;
+    ln_fwd(L.x, p + "ln1", L.h1, L.mean1, L.rstd1);
+    Range bq = W(p + "attn.qkv.bias");
+    mm(whole(L.h1), W(p + "attn.qkv.weight"), whole(L.qkv), &bq,
+       matmul::Dims::forward(R, d, 3 * d));
+    if (fa2) {
+      add("attention/attn_fwd_fa2",
+          {whole(attn_u).entry(0), whole(L.qkv).entry(1), whole(L.y).entry(2),
+           whole(L.lse).entry(3)},
+          qt, H, B);
+    } else {
+      add_flat("attention/attn_scores",
+               {whole(attn_u).entry(0), whole(L.qkv).entry(1), whole(L.att).entry(2)},
+               (uint64_t(B) * H * T * T + 255) / 256);
+      add_flat("attention/attn_softmax", {whole(attn_u).entry(0), whole(L.att).entry(1)},
+               (uint64_t(B) * H * T + 255) / 256);
+      add_flat("attention/attn_weighted_sum",
+               {whole(attn_u).entry(0), whole(L.qkv).entry(1), whole(L.att).entry(2),
+                whole(L.y).entry(3)},
+               (R * d + 255) / 256);
+    }
+    Range bo = W(p + "attn.proj.bias");
+    mm(whole(L.y), W(p + "attn.proj.weight"), whole(A.t_d), &bo, matmul::Dims::forward(R, d, d));
+    add_flat(
+        "elementwise/residual_add",
+        {whole(L.x).entry(0), whole(A.t_d).entry(1), whole(L.xm).entry(2), whole(u_d).entry(3)},
+        ew_wg(R * d));
+    ln_fwd(L.xm, p + "ln2", L.h2, L.mean2, L.rstd2);
+    Range bf = W(p + "mlp.fc.bias");
+    mm(whole(L.h2), W(p + "mlp.fc.weight"), whole(L.f), &bf, matmul::Dims::forward(R, d, F));
+    add_flat("elementwise/gelu_forward",
+             {whole(L.f).entry(0), whole(L.g).entry(1), whole(u_f).entry(2)}, ew_wg(R * F));
+    Range bp = W(p + "mlp.proj.bias");
+    mm(whole(L.g), W(p + "mlp.proj.weight"), whole(A.t_d), &bp, matmul::Dims::forward(R, F, d));
+    add_flat(
+        "elementwise/residual_add",
+        {whole(L.xm).entry(0), whole(A.t_d).entry(1), whole(xnext).entry(2), whole(u_d).entry(3)},
+        ew_wg(R * d));
+  }
+  ln_fwd(A.xL, "lnf", A.hf, A.meanf, A.rstdf);
+  // logits = lnf wte^T: B = wte stored [V, d] = [N, K] (TRANS_B)
+  mm(whole(A.hf), W("wte"), whole(A.logits), nullptr,
+     matmul::Dims{uint32_t(R), V, d, matmul::kTransB});
+  logits_end_ = ops_.size();
+  const loss::Shape ls{uint32_t(R), V, 0xFFFFFFFFu};
+  add_flat("loss/cross_entropy_forward",
+           {whole(A.logits).entry(0), whole(A.targets).entry(1), whole(A.loss_rows).entry(2),
+            whole(A.lse_ce).entry(3), whole(ce_u).entry(4)},
+           loss::row_workgroups(ls));
+  add_flat("loss/cross_entropy_mean",
+           {whole(A.loss_rows).entry(0), whole(A.targets).entry(1), whole(A.stats).entry(2),
+            whole(ce_u).entry(3)},
+           1);
+  fwd_end_ = ops_.size();
+
+  // ---- backward ----
+  add_flat("loss/cross_entropy_backward",
+           {whole(A.logits).entry(0), whole(A.targets).entry(1), whole(A.lse_ce).entry(2),
+            whole(A.stats).entry(3), whole(A.dlogits).entry(4), whole(ce_u).entry(5)},
+           loss::row_workgroups(ls));
+  // dlnf = dlogits wte (B = wte stored [K=V, N=d]); d wte = dlogits^T lnf
+  mm(whole(A.dlogits), W("wte"), whole(A.dh), nullptr, matmul::Dims{uint32_t(R), d, V, 0});
+  mm(whole(A.dlogits), whole(A.hf), G("wte"), nullptr,
+     matmul::Dims{V, d, uint32_t(R), matmul::kTransA});
+  ln_bwd(A.xL, "lnf", A.dh, A.meanf, A.rstdf, A.dres);
+  for (uint32_t li = cfg_.layers; li-- > 0;) {
+    auto& L = A.layers[li];
+    const std::string p = "h." + std::to_string(li) + ".";
+    // MLP: x_{l+1} = xm + g Wfc2 + b
+    mm(whole(A.dres), W(p + "mlp.proj.weight"), whole(A.dff_a), nullptr,
+       matmul::Dims::grad_input(R, F, d));
+    mm(whole(L.g), whole(A.dres), G(p + "mlp.proj.weight"), nullptr,
+       matmul::Dims::grad_weight(R, F, d));
+    bias_grad(whole(A.dres), G(p + "mlp.proj.bias"), R, d);
+    add_flat("elementwise/gelu_backward",
+             {whole(L.f).entry(0), whole(A.dff_a).entry(1), whole(A.dff_b).entry(2),
+              whole(u_f).entry(3)},
+             ew_wg(R * F));
+    mm(whole(A.dff_b), W(p + "mlp.fc.weight"), whole(A.dh), nullptr,
+       matmul::Dims::grad_input(R, d, F));
+    mm(whole(L.h2), whole(A.dff_b), G(p + "mlp.fc.weight"), nullptr,
+       matmul::Dims::grad_weight(R, d, F));
+    bias_grad(whole(A.dff_b), G(p + "mlp.fc.bias"), R, F);
+    ln_bwd(L.xm, p + "ln2", A.dh, L.mean2, L.rstd2, A.dx);
+    add_flat("elementwise/residual_add_inplace",
+             {whole(A.dres).entry(0), whole(A.dx).entry(1), whole(u_d).entry(2)}, ew_wg(R * d));
+    // attention: xm = x + y Wo + b
+    mm(whole(A.dres), W(p + "attn.proj.weight"), whole(A.dy), nullptr,
+       matmul::Dims::grad_input(R, d, d));
+    mm(whole(L.y), whole(A.dres), G(p + "attn.proj.weight"), nullptr,
+       matmul::Dims::grad_weight(R, d, d));
+    bias_grad(whole(A.dres), G(p + "attn.proj.bias"), R, d);
+    add_flat(
+        "attention/attn_dsum",
+        {whole(attn_u).entry(0), whole(L.y).entry(1), whole(A.dy).entry(2), whole(A.dsum).entry(3)},
+        (uint64_t(B) * H * T + 255) / 256);
+    if (fa2) {
+      std::vector<BindGroupEntry> e = {whole(attn_u).entry(0), whole(L.qkv).entry(1),
+                                       whole(A.dy).entry(2),   whole(L.lse).entry(3),
+                                       whole(A.dsum).entry(4), whole(A.dqkv).entry(5)};
+      add("attention/attn_dscores_fa2", e, qt, H, B);
+      add("attention/attn_dv_fa2", e, qt, H, B);
+    } else {
+      add_flat("attention/attn_dscores",
+               {whole(attn_u).entry(0), whole(L.qkv).entry(1), whole(L.att).entry(2),
+                whole(A.dy).entry(3), whole(A.dsum).entry(4), whole(A.dscores).entry(5)},
+               (uint64_t(B) * H * T * T + 255) / 256);
+      add_flat("attention/attn_dqkv",
+               {whole(attn_u).entry(0), whole(L.qkv).entry(1), whole(L.att).entry(2),
+                whole(A.dy).entry(3), whole(A.dscores).entry(4), whole(A.dqkv).entry(5)},
+               (R * 3 * d + 255) / 256);
+    }
+    mm(whole(A.dqkv), W(p + "attn.qkv.weight"), whole(A.dh), nullptr,
+       matmul::Dims::grad_input(R, d, 3 * d));
+    mm(whole(L.h1), whole(A.dqkv), G(p + "attn.qkv.weight"), nullptr,
+       matmul::Dims::grad_weight(R, d, 3 * d));
+    bias_grad(whole(A.dqkv), G(p + "attn.qkv.bias"), R, 3 * d);
+    ln_bwd(L.x, p + "ln1", A.dh, L.mean1, L.rstd1, A.dx);
+    add_flat("elementwise/residual_add_inplace",
+             {whole(A.dres).entry(0), whole(A.dx).entry(1), whole(u_d).entry(2)}, ew_wg(R * d));
+  }
+  bias_grad(whole(A.dres), G("wpe"), B, T * d);
+  add_flat("embedding/embed_backward_deterministic",
+           {whole(A.tokens).entry(0), whole(A.dres).entry(1), G("wte").entry(2),
+            whole(A.embed_bwd_u).entry(3), whole(A.order).entry(4), whole(A.seg_start).entry(5)},
+           (R * d + 255) / 256);
+}
+
+void GpuGpt::set_params(const std::vector<std::vector<float>>& values) {
+  auto specs = param_specs(cfg_);
+  if (values.size() != specs.size()) throw std::invalid_argument("set_params: wrong tensor count");
+  for (size_t i = 0; i < specs.size(); ++i) opt_->set_weights(specs[i].name, values[i]);
+}
+
+std::vector<std::vector<float>> GpuGpt::read_params() {
+  std::vector<std::vector<float>> out;
+  for (const auto& s : param_specs(cfg_)) out.push_back(opt_->read_weights(s.name));
+  return out;
+}
+
+std::vector<std::vector<float>> GpuGpt::read_grads() {
+  std::vector<std::vector<float>> out;
+  for (const auto& s : param_specs(cfg_)) out.push_back(opt_->read_grads(s.name));
+  return out;
+}
+
+void GpuGpt::upload(const Batch& b) {
+  const uint64_t R = uint64_t(batch_) * cfg_.context;
+  if (b.tokens.size() != R || b.targets.size() != R)
+    throw std::invalid_argument("GpuGpt: batch has " + std::to_string(b.tokens.size()) +
+                                " tokens, the model takes " + std::to_string(R));
+  Acts& A = *a_;
+  write<uint32_t>(dev_, A.tokens, b.tokens);
+  write<uint32_t>(dev_, A.targets, b.targets);
+  auto seg = embedding::ref::deterministic_segments(b.tokens, cfg_.vocab);
+  if (!seg.order.empty()) write<uint32_t>(dev_, A.order, seg.order);
+  write<uint32_t>(dev_, A.seg_start, seg.seg_start);
+  uint32_t dims[4] = {uint32_t(R), cfg_.d_model, cfg_.vocab, seg.count()};
+  dev_.write_buffer(A.embed_bwd_u, 0, dims, sizeof dims);
+}
+
+void GpuGpt::record_ops(CommandEncoder& enc, size_t begin, size_t end, const std::string& label,
+                        const QuerySet* timestamps) {
+  ComputePass pass = enc.begin_compute_pass({label});
+  if (timestamps) pass.write_timestamp(*timestamps, uint32_t(begin));
+  for (size_t i = begin; i < end; ++i) {
+    const Op& op = ops_[i];
+    pass.set_pipeline(op.pipe);
+    pass.set_bind_group(0, op.group);
+    pass.dispatch_workgroups(op.x, op.y, op.z);
+    if (timestamps) pass.write_timestamp(*timestamps, uint32_t(i + 1));
+  }
+  pass.end();
+}
+
+std::vector<GpuGpt::ProfileRow> GpuGpt::profile_step(const Batch& b, float lr, uint32_t slot) {
+  if (!dev_.has_feature(Feature::TimestampQuery))
+    throw std::runtime_error("profile_step: the device lacks timestamp-query");
+  if (slot >= kLossLogSlots)
+    throw std::invalid_argument("profile_step: loss-log slot out of range");
+  const uint32_t n = uint32_t(ops_.size());
+  QuerySet qs =
+      dev_.create_query_set(n + 1 + optimizer::MultiTensorAdamW::kStepTimestamps, "gpt.profile");
+  upload(b);
+  opt_->set_lr(lr);
+  CommandEncoder enc = dev_.create_command_encoder("gpt.step.profiled");
+  record_ops(enc, 0, ops_.size(), "gpt.forward_backward", &qs);
+  enc.copy_buffer_to_buffer(a_->stats, 0, a_->loss_log, uint64_t(slot) * 4, 4);
+  opt_->record_step(enc, qs, n + 1);
+  dev_.submit(enc.finish());
+  auto ts = dev_.read_timestamps(qs);
+  std::vector<ProfileRow> rows;
+  std::map<std::string, size_t> at;
+  auto add = [&](const std::string& k, double ms) {
+    auto it = at.find(k);
+    if (it == at.end()) {
+      it = at.emplace(k, rows.size()).first;
+      rows.push_back({k, 0, 0});
+    }
+    rows[it->second].dispatches += 1;
+    rows[it->second].ms += ms;
+  };
+  auto dt = [&](uint32_t a, uint32_t b) {
+    return ts[b] >= ts[a] ? double(ts[b] - ts[a]) * 1e-6 : 0.0;
+  };
+  for (uint32_t i = 0; i < n; ++i)
+    add(std::string(i < fwd_end_ ? "fwd " : "bwd ") + ops_[i].kernel, dt(i, i + 1));
+  const char* phases[4] = {"adamw reduce_norm_sq", "adamw finalize_grad_stats",
+                           "adamw update (decay block)", "adamw update (no-decay block)"};
+  for (uint32_t p = 0; p < 4; ++p) add(phases[p], dt(n + 1 + p, n + 2 + p));
+  return rows;
+}
+
+void GpuGpt::train_step(const Batch& b, float lr, uint32_t slot) {
+  if (slot >= kLossLogSlots) throw std::invalid_argument("train_step: loss-log slot out of range");
+  upload(b);
+  opt_->set_lr(lr);
+  CommandEncoder enc = dev_.create_command_encoder("gpt.step");
+  record_ops(enc, 0, ops_.size(), "gpt.forward_backward");
+  enc.copy_buffer_to_buffer(a_->stats, 0, a_->loss_log, uint64_t(slot) * 4, 4);
+  opt_->record_step(enc);
+  dev_.submit(enc.finish());
+}
+
+void GpuGpt::forward_backward(const Batch& b) {
+  upload(b);
+  CommandEncoder enc = dev_.create_command_encoder("gpt.fwd_bwd");
+  record_ops(enc, 0, ops_.size(), "gpt.forward_backward");
+  dev_.submit(enc.finish());
+  dev_.wait_idle();
+}
+
+float GpuGpt::eval_loss(const Batch& b) {
+  upload(b);
+  CommandEncoder enc = dev_.create_command_encoder("gpt.eval");
+  record_ops(enc, 0, fwd_end_, "gpt.forward");
+  dev_.submit(enc.finish());
+  return read<float>(dev_, a_->stats, 0, 1)[0];
+}
+
+std::vector<float> GpuGpt::read_loss_log(uint32_t n) {
+  return read<float>(dev_, a_->loss_log, 0, std::min(n, kLossLogSlots));
+}
+
+std::vector<float> GpuGpt::logits_row(const std::vector<uint32_t>& tokens, uint32_t row) {
+  Batch b;
+  b.tokens = tokens;
+  b.targets.assign(tokens.size(), 0);
+  upload(b);
+  CommandEncoder enc = dev_.create_command_encoder("gpt.logits");
+  record_ops(enc, 0, logits_end_, "gpt.forward");
+  dev_.submit(enc.finish());
+  return read<float>(dev_, a_->logits, uint64_t(row) * cfg_.vocab * 4, cfg_.vocab);
+}
+
+}  // namespace wgslvk::gpt

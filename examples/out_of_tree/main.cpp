@@ -9,8 +9,10 @@
 
 int main() {
   try {
-    const wgslvk::KernelInfo& k = wgslvk::translator::load_port(
-        {EXAMPLE_DIR "/scale.comp", EXAMPLE_DIR "/scale.wgsl"});
+    wgslvk::translator::PortFiles port;
+    port.comp_path = EXAMPLE_DIR "/scale.comp";
+    port.wgsl_path = EXAMPLE_DIR "/scale.wgsl";
+    const wgslvk::KernelInfo& k = wgslvk::translator::load_port(port);
     std::printf("loaded %s (%zu bindings)\n", k.qualified_name().c_str(), k.bindings.size());
     wgslvk::Instance instance = wgslvk::Instance::create();
     wgslvk::Adapter adapter = instance.select_adapter(std::nullopt);

@@ -53,7 +53,9 @@ TEST(RuntimePort, LoadsChecksRegistersAndRuns) {
   fs::path d = scratch_dir("good");
   write(d / "user_file.wgsl", kWgsl);
   write(d / "user_scale.comp", port(true));
-  translator::PortFiles pf{(d / "user_scale.comp").string(), (d / "user_file.wgsl").string()};
+  translator::PortFiles pf;
+  pf.comp_path = (d / "user_scale.comp").string();
+  pf.wgsl_path = (d / "user_file.wgsl").string();
   const KernelInfo& k = translator::load_port(pf);
   EXPECT_EQ(k.qualified_name(), "user_file/user_scale");
   EXPECT_EQ(find_kernel("user_file/user_scale"), &k);
@@ -93,7 +95,9 @@ TEST(RuntimePort, AbiMismatchIsRefusedWithTheBuildToolsMessage) {
   fs::path d = scratch_dir("bad");
   write(d / "user_file.wgsl", kWgsl);
   write(d / "user_scale.comp", port(false));  // src writable: the WGSL says read
-  translator::PortFiles pf{(d / "user_scale.comp").string(), (d / "user_file.wgsl").string()};
+  translator::PortFiles pf;
+  pf.comp_path = (d / "user_scale.comp").string();
+  pf.wgsl_path = (d / "user_file.wgsl").string();
   pf.family = "user_bad";
   std::string runtime_msg;
   try {

@@ -48,3 +48,411 @@ fn attn_dsum(@builtin(global_invocation_id) gid: vec3<u32>,
     }
     dsum[row] = acc;
 }
+
+// ---- attn_fwd_fa2_wide: the FA2 forward with 8 invocations per Q row ---------------------------
+// NOT FROM THE LOG: wgslvk's own variant of attention.wgsl's attn_fwd_fa2, with the same ABI
+// (bindings 0-3, the same dispatch (ceil(T/16), H, B), the same outputs out and
+// lse = m + log(l)) so a host can switch between them. The ported kernel runs one invocation per
+// Q row (16 per workgroup): too few invocations, each a long serial chain, to fill a GPU (README
+// "Measured"). Here each Q row has 8 invocations (workgroup 128 = 16 rows x 8): invocation
+// (r = lid / 8, g = lid % 8) owns the interleaved head columns c = g + 8t (t < 16) of q and of
+// the output accumulator o, in private memory (16 + 16 floats at MAX_HD = 128).
+// Per K block of 16 keys (the same blocks as attn_fwd_fa2, so the same online-softmax rescales):
+//   1. load the K block into kv_w [16][hd];                                       barrier
+//   2. partial dots: part_w[jj][r][g] = sum_t q[g + 8t] k[jj][g + 8t];            barrier
+//   3. load the V block into kv_w (the same memory: K and V of 16 x 128 f32 would take all of
+//      WebGPU's 16 KB); each invocation sums its row's 8 partials per key in the fixed order
+//      g' = 0..7 (all 8 invocations of a row compute bit-identical scores, hence identical m, l,
+//      p: no broadcast needed);                                                   barrier
+//   4. the online-softmax step of attn_fwd_fa2 (block max over keys j <= i, alpha, p, l) and
+//      o[t] = o[t] alpha + sum_jj p_jj v[jj][g + 8t].
+// Workgroup memory: kv_w 2048 + part_w 2048 f32 = 16 KB. Each score is an hd-term dot in another
+// order (8 partial sums of hd/8 terms, then their sum): the same (hd + 1)u S bound. Rows past T
+// compute row T - 1 and store nothing; lse is written by g = 0. head_dim > 128 writes nothing.
+
+@group(0) @binding(0) var<uniform> p_fwdw: AttnParams;
+@group(0) @binding(1) var<storage, read> qkv_fwdw: array<f32>;
+@group(0) @binding(2) var<storage, read_write> out_fwdw: array<f32>;
+@group(0) @binding(3) var<storage, read_write> lse_fwdw: array<f32>;
+
+const W_TILE: u32 = 16u;   // Q rows per workgroup = keys per block (as attn_fwd_fa2)
+const W_SPLIT: u32 = 8u;   // invocations per Q row
+const W_MAX_HD: u32 = 128u;
+const W_COLS: u32 = 16u;   // W_MAX_HD / W_SPLIT: columns owned per invocation
+
+var<workgroup> kv_w: array<f32, 2048>;    // W_TILE * W_MAX_HD: the K block, then the V block
+var<workgroup> part_w: array<f32, 2048>;  // [W_TILE keys][W_TILE rows][W_SPLIT] partial dots
+
+@compute @workgroup_size(128, 1, 1)
+fn attn_fwd_fa2_wide(@builtin(workgroup_id) wid: vec3<u32>,
+                     @builtin(local_invocation_id) lid: vec3<u32>) {
+    let T = p_fwdw.seq;
+    let H = p_fwdw.heads;
+    let hd = p_fwdw.head_dim;
+    if (hd > W_MAX_HD) { return; }  // uniform: the whole workgroup leaves
+    let d = H * hd;
+    let qt = wid.x;
+    let h = wid.y;
+    let b = wid.z;
+    let r = lid.x / W_SPLIT;
+    let g = lid.x % W_SPLIT;
+    let i = qt * W_TILE + r;
+    let ic = min(i, T - 1u);  // rows past T compute row T - 1 and store nothing
+    let q_off = (b * T + ic) * 3u * d + h * hd;
+    let scale = p_fwdw.scale;
+
+    var q: array<f32, W_COLS>;  // q[t] = q_i[g + 8t] (0 past hd)
+    var o: array<f32, W_COLS>;  // zero-initialized
+    var s: array<f32, W_TILE>;
+    for (var t = 0u; t < W_COLS; t = t + 1u) {
+        let c = g + W_SPLIT * t;
+        if (c < hd) { q[t] = qkv_fwdw[q_off + c]; }
+    }
+    var m = 0.0;
+    var l = 0.0;
+    for (var kb = 0u; kb <= qt; kb = kb + 1u) {
+        let j0 = kb * W_TILE;
+        // 1. K block (0.0 past T). The barrier before: the previous block's V reads are done.
+        workgroupBarrier();
+        for (var e = lid.x; e < W_TILE * hd; e = e + W_TILE * W_SPLIT) {
+            let jj = e / hd;
+            var kx = 0.0;
+            if (j0 + jj < T) {
+                kx = qkv_fwdw[(b * T + j0 + jj) * 3u * d + d + h * hd + e % hd];
+            }
+            kv_w[e] = kx;
+        }
+        workgroupBarrier();
+        // 2. Partial dots over this invocation's columns.
+        for (var jj = 0u; jj < W_TILE; jj = jj + 1u) {
+            var acc = 0.0;
+            for (var t = 0u; t < W_COLS; t = t + 1u) {
+                let c = g + W_SPLIT * t;
+                if (c < hd) { acc = acc + q[t] * kv_w[jj * hd + c]; }
+            }
+            part_w[(jj * W_TILE + r) * W_SPLIT + g] = acc;
+        }
+        workgroupBarrier();
+        // 3. V block into the same memory; the row's scores from the 8 partials.
+        for (var e = lid.x; e < W_TILE * hd; e = e + W_TILE * W_SPLIT) {
+            let jj = e / hd;
+            var vx = 0.0;
+            if (j0 + jj < T) {
+                vx = qkv_fwdw[(b * T + j0 + jj) * 3u * d + 2u * d + h * hd + e % hd];
+            }
+            kv_w[e] = vx;
+        }
+        for (var jj = 0u; jj < W_TILE; jj = jj + 1u) {
+            var acc = 0.0;
+            for (var gg = 0u; gg < W_SPLIT; gg = gg + 1u) {
+                acc = acc + part_w[(jj * W_TILE + r) * W_SPLIT + gg];
+            }
+            s[jj] = acc * scale;
+        }
+        workgroupBarrier();
+        // 4. Online softmax (attn_fwd_fa2's step) and the O update on this invocation's columns.
+        // Key j0 <= ic always (tile qt holds ic): the block max starts from a real score.
+        var bmax = s[0];
+        for (var jj = 0u; jj < W_TILE; jj = jj + 1u) {
+            if (j0 + jj <= ic) { bmax = max(bmax, s[jj]); }
+        }
+        let first = kb == 0u;
+        let m_new = select(max(m, bmax), bmax, first);
+        let alpha = exp(select(m - m_new, 0.0, first));  // first block: o and l are 0 anyway
+        var psum = 0.0;
+        for (var jj = 0u; jj < W_TILE; jj = jj + 1u) {
+            var pj = 0.0;
+            if (j0 + jj <= ic) { pj = exp(s[jj] - m_new); }  // causal mask: exp never sees j > i
+            s[jj] = pj;
+            psum = psum + pj;
+        }
+        l = l * alpha + psum;
+        for (var t = 0u; t < W_COLS; t = t + 1u) {
+            let c = g + W_SPLIT * t;
+            if (c < hd) {
+                var acc = o[t] * alpha;
+                for (var jj = 0u; jj < W_TILE; jj = jj + 1u) {
+                    acc = acc + s[jj] * kv_w[jj * hd + c];
+                }
+                o[t] = acc;
+            }
+        }
+        m = m_new;
+    }
+    if (i < T) {
+        let o_off = (b * T + i) * d + h * hd;
+        for (var t = 0u; t < W_COLS; t = t + 1u) {
+            let c = g + W_SPLIT * t;
+            if (c < hd) { out_fwdw[o_off + c] = o[t] / l; }
+        }
+        if (g == 0u) { lse_fwdw[(b * H + h) * T + i] = m + log(l); }
+    }
+}
+
+// ---- attn_dscores_fa2_wide, attn_dv_fa2_wide: the FA2 backward with 8 invocations per row ------
+// NOT FROM THE LOG: wgslvk's own variants of attention.wgsl's attn_dscores_fa2 (dq) and
+// attn_dv_fa2 (dk, dv), with their ABI (bindings 0-5, dispatch (ceil(T/16), H, B), the same
+// dqkv columns written) and their algorithm (P = exp(scale q.k - L), dP = dout.v,
+// dS = P (dP - dsum); K/V blocks of 16 up to the diagonal for dq, Q blocks of 16 from the
+// diagonal for dk and dv; every dqkv element has one writer: deterministic, no atomics), but
+// 128 invocations per tile: 16 rows x 8 column groups as in attn_fwd_fa2_wide, each invocation
+// owning the columns g + 8t of its row's vectors. Dot products over hd are 8 partial sums
+// reduced in the fixed order g' = 0..7 through part_b (bit-identical in the 8 invocations of a
+// row). One block buffer kv_b (16 x 128 f32) is reused for the two blocks a step needs, so
+// workgroup memory is 16 KB.
+
+@group(0) @binding(0) var<uniform> p_dsw: AttnParams;
+@group(0) @binding(1) var<storage, read> qkv_dsw: array<f32>;
+@group(0) @binding(2) var<storage, read> dout_dsw: array<f32>;
+@group(0) @binding(3) var<storage, read> lse_dsw: array<f32>;
+@group(0) @binding(4) var<storage, read> dsum_dsw: array<f32>;
+@group(0) @binding(5) var<storage, read_write> dqkv_dsw: array<f32>;
+
+var<workgroup> kv_b: array<f32, 2048>;    // W_TILE * W_MAX_HD: V then K, or dout then Q
+var<workgroup> part_b: array<f32, 2048>;  // [W_TILE][W_TILE rows][W_SPLIT] partial dots
+
+// dq: one workgroup per (Q tile, head, batch), invocation (r, g) = (lid / 8, lid % 8), Q row
+// i = tile * 16 + r. Per K block: V block -> partial dP -> dP; K block -> partial s -> s;
+// dS = P (dP - dsum_i); dq[g + 8t] += sum_jj dS_jj k_jj[g + 8t]; at the end dq * scale.
+@compute @workgroup_size(128, 1, 1)
+fn attn_dscores_fa2_wide(@builtin(workgroup_id) wid: vec3<u32>,
+                         @builtin(local_invocation_id) lid: vec3<u32>) {
+    let T = p_dsw.seq;
+    let H = p_dsw.heads;
+    let hd = p_dsw.head_dim;
+    if (hd > W_MAX_HD) { return; }
+    let d = H * hd;
+    let qt = wid.x;
+    let h = wid.y;
+    let b = wid.z;
+    let r = lid.x / W_SPLIT;
+    let g = lid.x % W_SPLIT;
+    let i = qt * W_TILE + r;
+    let ic = min(i, T - 1u);
+    let q_off = (b * T + ic) * 3u * d + h * hd;
+    let g_off = (b * T + ic) * d + h * hd;
+    let L = lse_dsw[(b * H + h) * T + ic];
+    let Di = dsum_dsw[(b * H + h) * T + ic];
+    let scale = p_dsw.scale;
+
+    var q: array<f32, W_COLS>;   // q_i[g + 8t]
+    var go: array<f32, W_COLS>;  // dout_i[g + 8t]
+    var dq: array<f32, W_COLS>;
+    var s: array<f32, W_TILE>;
+    var dp: array<f32, W_TILE>;
+    for (var t = 0u; t < W_COLS; t = t + 1u) {
+        let c = g + W_SPLIT * t;
+        if (c < hd) {
+            q[t] = qkv_dsw[q_off + c];
+            go[t] = dout_dsw[g_off + c];
+        }
+    }
+    for (var kb = 0u; kb <= qt; kb = kb + 1u) {
+        let j0 = kb * W_TILE;
+        // V block (0.0 past T); the barrier before: the previous block's K reads are done.
+        workgroupBarrier();
+        for (var e = lid.x; e < W_TILE * hd; e = e + W_TILE * W_SPLIT) {
+            let jj = e / hd;
+            var vx = 0.0;
+            if (j0 + jj < T) {
+                vx = qkv_dsw[(b * T + j0 + jj) * 3u * d + 2u * d + h * hd + e % hd];
+            }
+            kv_b[e] = vx;
+        }
+        workgroupBarrier();
+        for (var jj = 0u; jj < W_TILE; jj = jj + 1u) {
+            var acc = 0.0;
+            for (var t = 0u; t < W_COLS; t = t + 1u) {
+                let c = g + W_SPLIT * t;
+                if (c < hd) { acc = acc + go[t] * kv_b[jj * hd + c]; }
+            }
+            part_b[(jj * W_TILE + r) * W_SPLIT + g] = acc;
+        }
+        workgroupBarrier();
+        // K block into the same memory; dP from the partials.
+        for (var e = lid.x; e < W_TILE * hd; e = e + W_TILE * W_SPLIT) {
+            let jj = e / hd;
+            var kx = 0.0;
+            if (j0 + jj < T) {
+                kx = qkv_dsw[(b * T + j0 + jj) * 3u * d + d + h * hd + e % hd];
+            }
+            kv_b[e] = kx;
+        }
+        for (var jj = 0u; jj < W_TILE; jj = jj + 1u) {
+            var acc = 0.0;
+            for (var gg = 0u; gg < W_SPLIT; gg = gg + 1u) {
+                acc = acc + part_b[(jj * W_TILE + r) * W_SPLIT + gg];
+            }
+            dp[jj] = acc;
+        }
+        workgroupBarrier();
+        for (var jj = 0u; jj < W_TILE; jj = jj + 1u) {
+            var acc = 0.0;
+            for (var t = 0u; t < W_COLS; t = t + 1u) {
+                let c = g + W_SPLIT * t;
+                if (c < hd) { acc = acc + q[t] * kv_b[jj * hd + c]; }
+            }
+            part_b[(jj * W_TILE + r) * W_SPLIT + g] = acc;
+        }
+        workgroupBarrier();
+        for (var jj = 0u; jj < W_TILE; jj = jj + 1u) {
+            var acc = 0.0;
+            for (var gg = 0u; gg < W_SPLIT; gg = gg + 1u) {
+                acc = acc + part_b[(jj * W_TILE + r) * W_SPLIT + gg];
+            }
+            var ds = 0.0;
+            if (j0 + jj <= ic) {
+                let pij = exp(acc * scale - L);
+                ds = pij * (dp[jj] - Di);
+            }
+            s[jj] = ds;
+        }
+        for (var t = 0u; t < W_COLS; t = t + 1u) {
+            let c = g + W_SPLIT * t;
+            if (c < hd) {
+                var acc = dq[t];
+                for (var jj = 0u; jj < W_TILE; jj = jj + 1u) {
+                    acc = acc + s[jj] * kv_b[jj * hd + c];
+                }
+                dq[t] = acc;
+            }
+        }
+    }
+    if (i < T) {
+        for (var t = 0u; t < W_COLS; t = t + 1u) {
+            let c = g + W_SPLIT * t;
+            if (c < hd) { dqkv_dsw[q_off + c] = dq[t] * scale; }
+        }
+    }
+}
+
+@group(0) @binding(0) var<uniform> p_dvw: AttnParams;
+@group(0) @binding(1) var<storage, read> qkv_dvw: array<f32>;
+@group(0) @binding(2) var<storage, read> dout_dvw: array<f32>;
+@group(0) @binding(3) var<storage, read> lse_dvw: array<f32>;
+@group(0) @binding(4) var<storage, read> dsum_dvw: array<f32>;
+@group(0) @binding(5) var<storage, read_write> dqkv_dvw: array<f32>;
+
+// dk and dv: one workgroup per (K tile, head, batch), invocation (r, g), key row
+// j = tile * 16 + r, holding k_j, v_j, dk_j and dv_j on the columns g + 8t (both gradients in
+// one invocation: attn_dv_fa2's two roles merged). Per Q block from the diagonal to the last:
+// dout block -> partial dP -> dP; Q block (same memory) -> partial s -> s; P = exp(scale s - L_i),
+// dS = P (dP - dsum_i) for queries i >= j, i < T; dk += sum_ii (dS scale) q_ii from the Q block,
+// dv += sum_ii P dout_ii with dout read from device memory (the block buffer holds Q by then).
+@compute @workgroup_size(128, 1, 1)
+fn attn_dv_fa2_wide(@builtin(workgroup_id) wid: vec3<u32>,
+                    @builtin(local_invocation_id) lid: vec3<u32>) {
+    let T = p_dvw.seq;
+    let H = p_dvw.heads;
+    let hd = p_dvw.head_dim;
+    if (hd > W_MAX_HD) { return; }
+    let d = H * hd;
+    let kt = wid.x;
+    let h = wid.y;
+    let b = wid.z;
+    let r = lid.x / W_SPLIT;
+    let g = lid.x % W_SPLIT;
+    let j = kt * W_TILE + r;
+    let jc = min(j, T - 1u);
+    let k_off = (b * T + jc) * 3u * d + d + h * hd;
+    let v_off = k_off + d;
+    let scale = p_dvw.scale;
+    let n_tiles = (T + W_TILE - 1u) / W_TILE;
+
+    var kr: array<f32, W_COLS>;  // k_j[g + 8t]
+    var vr: array<f32, W_COLS>;  // v_j[g + 8t]
+    var dk: array<f32, W_COLS>;
+    var dv: array<f32, W_COLS>;
+    var pw: array<f32, W_TILE>;
+    var dp: array<f32, W_TILE>;
+    for (var t = 0u; t < W_COLS; t = t + 1u) {
+        let c = g + W_SPLIT * t;
+        if (c < hd) {
+            kr[t] = qkv_dvw[k_off + c];
+            vr[t] = qkv_dvw[v_off + c];
+        }
+    }
+    for (var qb = kt; qb < n_tiles; qb = qb + 1u) {
+        let i0 = qb * W_TILE;
+        workgroupBarrier();
+        for (var e = lid.x; e < W_TILE * hd; e = e + W_TILE * W_SPLIT) {
+            let ii = e / hd;
+            var gx = 0.0;
+            if (i0 + ii < T) { gx = dout_dvw[(b * T + i0 + ii) * d + h * hd + e % hd]; }
+            kv_b[e] = gx;
+        }
+        workgroupBarrier();
+        for (var ii = 0u; ii < W_TILE; ii = ii + 1u) {
+            var acc = 0.0;
+            for (var t = 0u; t < W_COLS; t = t + 1u) {
+                let c = g + W_SPLIT * t;
+                if (c < hd) { acc = acc + kv_b[ii * hd + c] * vr[t]; }
+            }
+            part_b[(ii * W_TILE + r) * W_SPLIT + g] = acc;
+        }
+        workgroupBarrier();
+        for (var e = lid.x; e < W_TILE * hd; e = e + W_TILE * W_SPLIT) {
+            let ii = e / hd;
+            var qx = 0.0;
+            if (i0 + ii < T) { qx = qkv_dvw[(b * T + i0 + ii) * 3u * d + h * hd + e % hd]; }
+            kv_b[e] = qx;
+        }
+        for (var ii = 0u; ii < W_TILE; ii = ii + 1u) {
+            var acc = 0.0;
+            for (var gg = 0u; gg < W_SPLIT; gg = gg + 1u) {
+                acc = acc + part_b[(ii * W_TILE + r) * W_SPLIT + gg];
+            }
+            dp[ii] = acc;
+        }
+        workgroupBarrier();
+        for (var ii = 0u; ii < W_TILE; ii = ii + 1u) {
+            var acc = 0.0;
+            for (var t = 0u; t < W_COLS; t = t + 1u) {
+                let c = g + W_SPLIT * t;
+                if (c < hd) { acc = acc + kv_b[ii * hd + c] * kr[t]; }
+            }
+            part_b[(ii * W_TILE + r) * W_SPLIT + g] = acc;
+        }
+        workgroupBarrier();
+        for (var ii = 0u; ii < W_TILE; ii = ii + 1u) {
+            var acc = 0.0;
+            for (var gg = 0u; gg < W_SPLIT; gg = gg + 1u) {
+                acc = acc + part_b[(ii * W_TILE + r) * W_SPLIT + gg];
+            }
+            let i = i0 + ii;
+            var pij = 0.0;
+            var ds = 0.0;
+            if (i >= jc && i < T) {  // causal: query i sees key j iff i >= j
+                let row = (b * H + h) * T + i;
+                pij = exp(acc * scale - lse_dvw[row]);
+                ds = pij * (dp[ii] - dsum_dvw[row]) * scale;
+            }
+            pw[ii] = pij;
+            dp[ii] = ds;
+        }
+        for (var t = 0u; t < W_COLS; t = t + 1u) {
+            let c = g + W_SPLIT * t;
+            if (c < hd) {
+                var ak = dk[t];
+                var av = dv[t];
+                for (var ii = 0u; ii < W_TILE; ii = ii + 1u) {
+                    ak = ak + dp[ii] * kv_b[ii * hd + c];
+                    if (i0 + ii < T) {
+                        av = av + pw[ii] * dout_dvw[(b * T + i0 + ii) * d + h * hd + c];
+                    }
+                }
+                dk[t] = ak;
+                dv[t] = av;
+            }
+        }
+    }
+    if (j < T) {
+        for (var t = 0u; t < W_COLS; t = t + 1u) {
+            let c = g + W_SPLIT * t;
+            if (c < hd) {
+                dqkv_dvw[k_off + c] = dk[t];
+                dqkv_dvw[v_off + c] = dv[t];
+            }
+        }
+    }
+}

@@ -85,14 +85,15 @@ struct Data {
 
 void bind_params(wgslvk::validate::DispatchSpec& d, const Shape& s) { CaseBuilder::bind_values(d, 0, params(s)); }
 
-Case fwd_case(const Data& x, bool fa2) {
+// `wide`: attn_fwd_fa2_wide (attention_native.wgsl, ours) in place of attn_fwd_fa2.
+Case fwd_case(const Data& x, bool fa2, bool wide = false) {
   const Shape& s = x.s;
   CaseBuilder b;
   b.input("qkv", DType::F32, x.qkv);
   b.output("out", DType::F32, s.out_size());
   if (fa2) {
     b.output("lse", DType::F32, s.lse_size());
-    auto& d = b.dispatch("attention/attn_fwd_fa2");
+    auto& d = b.dispatch(wide ? "attention/attn_fwd_fa2_wide" : "attention/attn_fwd_fa2");
     bind_params(d, s);
     CaseBuilder::bind(d, 1, "qkv");
     CaseBuilder::bind(d, 2, "out");
@@ -125,7 +126,8 @@ Case fwd_case(const Data& x, bool fa2) {
   return b.c;
 }
 
-Case bwd_case(const Data& x, bool fa2) {
+// `wide`: attn_dscores_fa2_wide and attn_dv_fa2_wide (ours) in place of the ported pair.
+Case bwd_case(const Data& x, bool fa2, bool wide = false) {
   const Shape& s = x.s;
   CaseBuilder b;
   b.input("qkv", DType::F32, x.qkv);
@@ -142,7 +144,7 @@ Case bwd_case(const Data& x, bool fa2) {
   if (fa2) {
     b.input("lse", DType::F32, x.lse);
     for (const char* k : {"attn_dscores_fa2", "attn_dv_fa2"}) {
-      auto& d = b.dispatch(std::string("attention/") + k);
+      auto& d = b.dispatch(std::string("attention/") + k + (wide ? "_wide" : ""));
       bind_params(d, s);
       CaseBuilder::bind(d, 1, "qkv");
       CaseBuilder::bind(d, 2, "dout");
@@ -201,16 +203,24 @@ void bench_attention(Ctx& c) {
                    att_b = f * s.att_size();
     const double fwd_flops = 4.0 * s.batch * s.heads * double(s.seq) * s.seq * s.head_dim / 2;
     const bool any_fwd = c.selected("attention", "attn_fwd_fa2") ||
+                         c.selected("attention", "attn_fwd_fa2_wide") ||
                          c.selected("attention", "attn_naive_forward");
     const bool any_bwd = c.selected("attention", "attn_bwd_fa2") ||
+                         c.selected("attention", "attn_bwd_fa2_wide") ||
                          c.selected("attention", "attn_naive_backward");
     if (!any_fwd && !any_bwd) continue;
     Data x(s, true);
-    double t_fa2 = 0, t_naive = 0;
+    double t_fa2 = 0, t_naive = 0, t_wide = 0;
     if (c.selected("attention", "attn_fwd_fa2")) {
       Row& r = time_case(c, fwd_case(x, true),
                          make_row("attn_fwd_fa2", label(p), s, qkv_b + out_b + row_b, "read qkv, write out and lse; no attention matrix", fwd_flops));
       t_fa2 = r.t.median;
+    }
+    if (c.selected("attention", "attn_fwd_fa2_wide")) {
+      Row& r = time_case(c, fwd_case(x, true, true),
+                         make_row("attn_fwd_fa2_wide", label(p), s, qkv_b + out_b + row_b,
+                                  "read qkv, write out and lse; no attention matrix", fwd_flops));
+      t_wide = r.t.median;
     }
     if (c.selected("attention", "attn_naive_forward")) {
       Row& r = time_case(
@@ -226,12 +236,28 @@ void bench_attention(Ctx& c) {
                     t_naive / t_fa2);
       c.note(buf);
     }
-    t_fa2 = t_naive = 0;
+    if (t_wide > 0 && t_naive > 0) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf,
+                    "attention forward %s: naive / FA2 wide time = %.2f (FA2 / wide = %.2f)",
+                    label(p).c_str(), t_naive / t_wide, t_fa2 > 0 ? t_fa2 / t_wide : 0.0);
+      c.note(buf);
+    }
+    t_fa2 = t_naive = t_wide = 0;
     if (c.selected("attention", "attn_bwd_fa2")) {
       Row& r = time_case(c, bwd_case(x, true),
                          make_row("attn_bwd_fa2", label(p), s, 2 * qkv_b + 2 * out_b + 3 * row_b, "attn_dsum + attn_dscores_fa2 + attn_dv_fa2: read qkv, out, "
                                         "dout, lse; write dsum, dqkv; no attention matrix", 2.5 * fwd_flops));
       t_fa2 = r.t.median;
+    }
+    if (c.selected("attention", "attn_bwd_fa2_wide")) {
+      Row& r = time_case(c, bwd_case(x, true, true),
+                         make_row("attn_bwd_fa2_wide", label(p), s,
+                                  2 * qkv_b + 2 * out_b + 3 * row_b,
+                                  "attn_dsum + attn_dscores_fa2_wide + attn_dv_fa2_wide: read qkv, "
+                                  "out, dout, lse; write dsum, dqkv; no attention matrix",
+                                  2.5 * fwd_flops));
+      t_wide = r.t.median;
     }
     if (c.selected("attention", "attn_naive_backward")) {
       Row& r = time_case(
@@ -245,6 +271,13 @@ void bench_attention(Ctx& c) {
       char buf[200];
       std::snprintf(buf, sizeof buf, "attention backward %s: naive / FA2 time = %.2f",
                     label(p).c_str(), t_naive / t_fa2);
+      c.note(buf);
+    }
+    if (t_wide > 0 && t_naive > 0) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf,
+                    "attention backward %s: naive / FA2 wide time = %.2f (FA2 / wide = %.2f)",
+                    label(p).c_str(), t_naive / t_wide, t_fa2 > 0 ? t_fa2 / t_wide : 0.0);
       c.note(buf);
     }
   }

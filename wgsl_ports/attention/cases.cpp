@@ -192,13 +192,15 @@ Case naive_grid_2d(uint64_t seed) {
 
 // ---- FA2 forward --------------------------------------------------------------------------------
 
-Case fwd_fa2_case(const Problem& p, const std::string& what) {
+// `kernel`: attn_fwd_fa2 or its wide variant attn_fwd_fa2_wide (the same ABI and dispatch).
+Case fwd_fa2_case(const Problem& p, const std::string& what,
+                  const std::string& kernel = "attention/attn_fwd_fa2") {
   CaseBuilder b;
   b.c.description = what + " (" + shape_text(p.s) + ")";
   b.input("qkv", DType::F32, p.qkv);
   b.output("out", DType::F32, p.s.out_size());
   b.output("lse", DType::F32, p.s.lse_size());
-  auto& d = b.dispatch("attention/attn_fwd_fa2");
+  auto& d = b.dispatch(kernel);
   CaseBuilder::bind_values(d, 0, params(p.s));
   CaseBuilder::bind(d, 1, "qkv");
   CaseBuilder::bind(d, 2, "out");
@@ -316,7 +318,8 @@ enum class Fa2Bwd { Dq, DkDv, Both };
 // Inputs are the reference's f32 out/lse/dsum (within the forward bounds the backward's bound
 // assumes). Dq: only the q columns are written (k and v stay poison); DkDv: the k and v columns;
 // Both: attn_dsum, attn_dscores_fa2 and attn_dv_fa2 chained, all of dqkv.
-Case bwd_fa2_case(const Problem& p, Fa2Bwd which, const std::string& what) {
+// `wide`: the *_wide variants (attention_native.wgsl; the same ABI and dispatch).
+Case bwd_fa2_case(const Problem& p, Fa2Bwd which, const std::string& what, bool wide = false) {
   const Shape& s = p.s;
   CaseBuilder b;
   b.c.description = what + " (" + shape_text(s) + ")";
@@ -337,7 +340,8 @@ Case bwd_fa2_case(const Problem& p, Fa2Bwd which, const std::string& what) {
   }
   b.output("dqkv", DType::F32, s.qkv_size());
   auto add = [&](const char* k) {
-    auto& d = b.dispatch(std::string("attention/") + k, k);
+    const std::string name = std::string(k) + (wide ? "_wide" : "");
+    auto& d = b.dispatch("attention/" + name, name);
     CaseBuilder::bind_values(d, 0, params(s));
     CaseBuilder::bind(d, 1, "qkv");
     CaseBuilder::bind(d, 2, "dout");
@@ -392,6 +396,44 @@ Case bwd_fa2_large_logits(uint64_t seed) {
                       "scores of +-1e4: exp(s - L) recomputed without overflow");
 }
 
+// ---- the *_wide FA2 variants (attention_native.wgsl, ours) -------------------------------------
+// The same cases as the ported kernels' (same expected values and bounds: the variants compute
+// the same sums in another order), on the wide kernels. Kept small (the family's goldens stay
+// under 1.5 MB): one head, T in [5, 20] for the randomized cases; large logits, T = 100 and the
+// other shapes are covered on the device by tests/attention/test_attention_wide.cpp.
+
+Shape random_shape_wide(uint64_t seed) {
+  Rng r(seed ^ 0x3a1d);
+  const uint32_t hds[] = {32, 64, 80};
+  return make_shape(1, 5 + r.below(16), 1, hds[r.below(3)]);
+}
+
+Case fwd_fa2_wide_basic(uint64_t seed) {
+  return fwd_fa2_case(random_problem(seed, random_shape_wide(seed), false),
+                      "attn_fwd_fa2_wide: 8 invocations per Q row, each owning head columns "
+                      "g + 8t; scores from 8 partial dots", "attention/attn_fwd_fa2_wide");
+}
+Case fwd_fa2_wide_t17_hd128(uint64_t seed) {
+  return fwd_fa2_case(random_problem(seed, make_shape(1, 17, 1, 128), false),
+                      "attn_fwd_fa2_wide at hd = 128 (16 columns per invocation, the block "
+                      "buffer full) and T = 17 (a one-row last tile)",
+                      "attention/attn_fwd_fa2_wide");
+}
+Case dscores_fa2_wide_basic(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, random_shape_wide(seed), true), Fa2Bwd::Dq,
+                      "attn_dscores_fa2_wide: dq per Q tile, 8 invocations per row", true);
+}
+Case dv_fa2_wide_basic(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, random_shape_wide(seed), true), Fa2Bwd::DkDv,
+                      "attn_dv_fa2_wide: dk and dv per K tile, 8 invocations per key row", true);
+}
+Case bwd_fa2_wide_t17(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, make_shape(1, 17, 1, 32), true), Fa2Bwd::Both,
+                      "attn_dsum -> attn_dscores_fa2_wide -> attn_dv_fa2_wide at T = 17 (a "
+                      "one-row last tile)",
+                      true);
+}
+
 }  // namespace
 
 void register_attention(std::vector<Generator>& g) {
@@ -418,6 +460,11 @@ void register_attention(std::vector<Generator>& g) {
   add("attn_dv_fa2", "chain_t15_b2", 11704, false, bwd_fa2_t15_b2);
   add("attn_dv_fa2", "chain_large_logits", 11705, false, bwd_fa2_large_logits);
   add("attn_dsum", "basic", 11801, true, dsum_basic);
+  add("attn_fwd_fa2_wide", "basic", 11901, true, fwd_fa2_wide_basic);
+  add("attn_fwd_fa2_wide", "t17_hd128", 11902, false, fwd_fa2_wide_t17_hd128);
+  add("attn_dscores_fa2_wide", "basic", 12001, true, dscores_fa2_wide_basic);
+  add("attn_dv_fa2_wide", "basic", 12101, true, dv_fa2_wide_basic);
+  add("attn_dv_fa2_wide", "chain_t17", 12102, false, bwd_fa2_wide_t17);
 }
 WGSLVK_REGISTER_GENERATORS(register_attention);
 

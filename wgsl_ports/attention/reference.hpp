@@ -113,6 +113,9 @@ void fa2_backward(const Shape& s, std::span<const double> qkv, std::span<const d
 // measured against (the sum of |terms| of the output's last reduction). A golden check's bound is
 // err / ulp(mag) ULPs of mag (ulp_counts). Both the naive and the FA2 kernels are within these
 // (the formulas take the larger of the two paths' terms), so |fa2 - naive| <= 2 err.
+// The *_wide FA2 variants (attention_native.wgsl) are within the same bounds: the same K/V
+// (Q) blocks of 16, so the same rescales; their dot products over hd are the same terms summed in
+// another order (8 partial sums, then their sum), which the order-free (hd + 1)u S covers.
 
 // attn_scores: an hd-term dot product and the scale multiply, and the expected's rounding:
 // err = (hd + 2) u S with S = |scale| sum_c |q_c k_c| (the magnitude); 0 (exact) above the diagonal.

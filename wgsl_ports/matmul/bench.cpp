@@ -5,6 +5,7 @@
 // Every row is a case (inputs from `generate` buffers, C poisoned) checked like a golden on the
 // first rows of C (a cheap reference: 2 rows x N x K), then timed. Flops 2 M N K; bytes the
 // minimum traffic: A and B read once, C written once.
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -30,10 +31,12 @@ std::vector<float> generated(const Generate& g, uint64_t n) {
   return v;
 }
 
-// One dispatch of `k` on dims `d`, checked on C's first kCheckedRows rows.
-validate::Case make_case(Kernel k, const Dims& d, const std::string& label) {
+// One dispatch of `k` (or of the native-only variant `variant`, with `wgs` workgroups) on dims
+// `d`, checked on C's first kCheckedRows rows.
+validate::Case make_case(Kernel k, const Dims& d, const std::string& label,
+                         const std::string& variant = {}, uint64_t wgs = 0) {
   CaseBuilder cb;
-  cb.c.kernel = qualified_name(k);
+  cb.c.kernel = variant.empty() ? qualified_name(k) : variant;
   cb.c.name = label;
   Generate ga{"uniform", 11, -1.0, 1.0, {}}, gb{"uniform", 12, -1.0, 1.0, {}};
   auto a = generated(ga, d.a_count()), b = generated(gb, d.b_count());
@@ -48,13 +51,13 @@ validate::Case make_case(Kernel k, const Dims& d, const std::string& label) {
   std::vector<float> bias(d.bias() ? d.N : 1, 0.25f);
   cb.input("bias", DType::F32, bias);
   cb.output("c", DType::F32, d.c_count());
-  auto& s = cb.dispatch(qualified_name(k), label);
+  auto& s = cb.dispatch(cb.c.kernel, label);
   CaseBuilder::bind(s, 0, "a");
   CaseBuilder::bind(s, 1, "b");
   CaseBuilder::bind(s, 2, "c");
   CaseBuilder::bind(s, 3, "bias");
   CaseBuilder::bind_values(s, 4, CaseBuilder::u32s({d.M, d.N, d.K, d.flags}));
-  s.workgroups_1d = workgroups(k, d);
+  s.workgroups_1d = variant.empty() ? workgroups(k, d) : wgs;
   uint32_t rows = d.M < kCheckedRows ? d.M : kCheckedRows;
   auto e = ref::matmul(a, b, bias, {}, d, 0, rows);
   std::vector<float> mag(e.magnitude.begin(), e.magnitude.end());
@@ -68,6 +71,24 @@ struct Shape {
   std::string label;
   Dims d;
 };
+
+// WGSLVK_MATMUL_SHAPES=<a>,<b>,...: keep only the shapes whose label contains one of the
+// comma-separated substrings (e.g. "2048x2048x2048,4096x4096,fwd"), to time a few shapes on a
+// scarce device; unset or empty: every shape.
+bool shape_wanted(const std::string& label) {
+  const char* env = std::getenv("WGSLVK_MATMUL_SHAPES");
+  if (!env || !*env) return true;
+  std::string list = env;
+  size_t pos = 0;
+  while (pos <= list.size()) {
+    size_t end = list.find(',', pos);
+    if (end == std::string::npos) end = list.size();
+    std::string item = list.substr(pos, end - pos);
+    if (!item.empty() && label.find(item) != std::string::npos) return true;
+    pos = end + 1;
+  }
+  return false;
+}
 
 std::vector<Shape> shapes(const Ctx& c) {
   std::vector<Shape> s;
@@ -107,6 +128,7 @@ void bench_matmul(Ctx& c) {
   const Kernel kernels[] = {Kernel::naive,    Kernel::tiled,     Kernel::blocked4, Kernel::vec4,
                             Kernel::blocked8, Kernel::tiled_f16, Kernel::native};
   for (const auto& s : shapes(c)) {
+    if (!shape_wanted(s.label)) continue;
     const bool square = s.d.M == s.d.N && s.d.N == s.d.K && s.d.flags == 0;
     for (Kernel k : kernels) {
       if (!c.selected("matmul", kernel_name(k)) || !supports(k, s.d)) continue;
@@ -124,6 +146,20 @@ void bench_matmul(Ctx& c) {
                            : "A and B read once, C written once, 4 B per element";
       row.flops = 2.0 * s.d.M * s.d.N * s.d.K;
       time_case(c, make_case(k, s.d, s.label), std::move(row));
+    }
+    // matmul_native_n64: the native kernel with 128 x 64 tiles (native-only variant, ABI of
+    // matmul_native; twice the workgroups, for the 768-column GPT products), same rules.
+    if (c.selected("matmul", "matmul_native_n64") && supports(Kernel::native, s.d)) {
+      Row row;
+      row.kernel = "matmul_native_n64";
+      row.label = s.label;
+      row.dims = {{"M", s.d.M}, {"N", s.d.N}, {"K", s.d.K}, {"flags", s.d.flags}};
+      row.bytes = min_bytes(Kernel::native, s.d);
+      row.bytes_rule = "A and B read once, C written once, 4 B per element";
+      row.flops = 2.0 * s.d.M * s.d.N * s.d.K;
+      const uint64_t wgs = uint64_t((s.d.M + 127) / 128) * ((s.d.N + 63) / 64);
+      time_case(c, make_case(Kernel::native, s.d, s.label, "matmul/matmul_native_n64", wgs),
+                std::move(row));
     }
   }
   // The bias gradient of each GPT layer: db = column sums of dY [B*T, d_out].

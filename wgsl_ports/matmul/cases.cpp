@@ -288,6 +288,29 @@ Case bias_grad_case(uint64_t seed, bool accumulate) {
 Case bias_grad_basic(uint64_t seed) { return bias_grad_case(seed, false); }
 Case bias_grad_accumulate(uint64_t seed) { return bias_grad_case(seed, true); }
 
+// matmul_native_n64 (a 128 x 64-tile build of matmul_native.comp): matmul_native's cases with the
+// kernel renamed and its own dispatch, ceil(M/128) * ceil(N/64) workgroups (read back from each
+// dispatch's dims uniform), so the n64 tiles' edges are exercised on the same shapes.
+template <Case (*Make)(uint64_t)>
+Case native_n64(uint64_t seed) {
+  Case c = Make(seed);
+  for (auto& d : c.dispatches) {
+    d.kernel = "matmul/matmul_native_n64";
+    for (const auto& b : d.bindings)
+      if (b.binding == 4 && b.is_inline) {
+        uint64_t M = b.inline_values["u32"][0].get<uint64_t>(), N = b.inline_values["u32"][1].get<uint64_t>();
+        uint64_t wgs = ((M + 127) / 128) * ((N + 63) / 64);
+        if (d.workgroups) {  // an explicit grid with surplus workgroups: keep its shape, cover wgs
+          auto& w = *d.workgroups;
+          while (uint64_t(w[0]) * w[1] < wgs) ++w[1];
+        } else {
+          d.workgroups_1d = wgs;
+        }
+      }
+  }
+  return c;
+}
+
 template <Kernel K>
 void add_kernel(std::vector<Generator>& g, const std::string& src) {
   const std::string kn = matmul::qualified_name(K);
@@ -316,6 +339,10 @@ void register_matmul(std::vector<Generator>& g) {
   add_kernel<Kernel::blocked8>(g, src);
   add_kernel<Kernel::tiled_f16>(g, src);
   add_kernel<Kernel::native>(g, src);
+  g.push_back({"matmul/matmul_native_n64", "basic", 4951, true, native_n64<basic<Kernel::native>>, src});
+  g.push_back({"matmul/matmul_native_n64", "odd_sizes", 4955, false, native_n64<odd<Kernel::native>>, src});
+  g.push_back({"matmul/matmul_native_n64", "layer_fwd_bwd", 4957, false,
+               native_n64<layer_fwd_bwd<Kernel::native>>, src});
   g.push_back({"matmul/matmul_bias_grad", "basic", 4901, true, bias_grad_basic, src});
   g.push_back({"matmul/matmul_bias_grad", "accumulate", 4902, false, bias_grad_accumulate, src});
 }

@@ -1,10 +1,21 @@
 // Port of matmul_native, matmul_native.wgsl: wgslvk's own kernel, not from the browser engine
 // (a tuned fp32 GEMM for the family of shared/seeds/004_dfbf477a7f89ef8c.txt). Line-by-line;
-// same group/binding/access as the WGSL.
+// same group/binding/access as the WGSL. The WGSL's hand-unrolled per-row statements are the
+// same statements here; `[[unroll]]` (GL_EXT_control_flow_attributes, a hint WGSL cannot spell)
+// marks the constant-trip loops that the WGSL leaves to the driver.
+//
+// With NATIVE_BN=64 (a native-only measurement variant, `matmul_native_n64`, ABI of
+// matmul_native, not in the WGSL) the tile is 128 x 64 and each invocation owns 8 x 4 outputs;
+// its dispatch is ceil(M/128) * ceil(N/64) workgroups (bench.cpp computes it).
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #define WG 256
 #include "wgsl.glsl"
+
+#ifndef NATIVE_BN
+#define NATIVE_BN 128
+#endif
 
 layout(local_size_x = WG, local_size_y = 1, local_size_z = 1) in;
 
@@ -21,20 +32,22 @@ const uint TRANS_B = 2u;
 const uint ADD_BIAS = 4u;
 const uint ACCUMULATE = 8u;
 
-const uint NT = 128u;
-const uint NK = 8u;
+const uint NT = 128u;          // output tile rows (and columns)
+const uint NTN = NATIVE_BN;    // output tile columns (128; 64 in the n64 variant)
+const uint NK = 8u;            // K per stage
+const uint NBR = NTN / 4u;     // vec4 per k row of the B tile
 // Zero-initialized in WGSL (R17); every element of a stage is written before it is read.
-shared vec4 sa[512];
-shared vec4 sb[512];
+shared vec4 sa[512];           // [stage][k][32 vec4 along the 128 rows]
+shared vec4 sb[2u * NK * NBR]; // [stage][k][NBR vec4 along the columns]
 
 vec4 native_load_a(uint lid, uint row0, uint k0) {
     uint M = ndims.x;
     uint K = ndims.z;
-    if ((ndims.w & TRANS_A) != 0u) {
+    if ((ndims.w & TRANS_A) != 0u) {  // stored [K, M]: 4 rows m of one k
         uint k = k0 + lid / 32u;
         uint m = row0 + (lid % 32u) * 4u;
         if (k < K && m < M) { return na[(k * M + m) / 4u]; }
-    } else {
+    } else {                          // stored [M, K]: 4 k of one row m
         uint m = row0 + lid / 2u;
         uint k = k0 + (lid % 2u) * 4u;
         if (m < M && k < K) { return na[(m * K + k) / 4u]; }
@@ -42,40 +55,65 @@ vec4 native_load_a(uint lid, uint row0, uint k0) {
     return vec4(0.0);
 }
 
+// Invocations lid < 2 * NTN load the B tile (all 256 when NTN = 128; in the n64 variant the
+// others compute an unused value, and native_store_stage drops it).
 vec4 native_load_b(uint lid, uint col0, uint k0) {
     uint N = ndims.y;
     uint K = ndims.z;
-    if ((ndims.w & TRANS_B) != 0u) {
+    if ((ndims.w & TRANS_B) != 0u) {  // stored [N, K]: 4 k of one column n
         uint n = col0 + lid / 2u;
         uint k = k0 + (lid % 2u) * 4u;
         if (n < N && k < K) { return nb[(n * K + k) / 4u]; }
-    } else {
-        uint k = k0 + lid / 32u;
-        uint n = col0 + (lid % 32u) * 4u;
+    } else {                          // stored [K, N]: 4 columns n of one k
+        uint k = k0 + lid / NBR;
+        uint n = col0 + (lid % NBR) * 4u;
         if (k < K && n < N) { return nb[(k * N + n) / 4u]; }
     }
     return vec4(0.0);
 }
 
+// Writes the vec4s loaded by native_load_a/_b into stage s, as [k][row or column].
 void native_store_stage(uint lid, uint s, vec4 va, vec4 vb) {
-    uint base = s * 256u;
+    uint base_a = s * 256u;
     if ((ndims.w & TRANS_A) != 0u) {
-        sa[base + (lid / 32u) * 32u + lid % 32u] = va;
+        sa[base_a + lid] = va;
     } else {
         uint m = lid / 2u;
         uint k = (lid % 2u) * 4u;
-        for (uint q = 0u; q < 4u; q = q + 1u) {
-            sa[base + (k + q) * 32u + m / 4u][m % 4u] = va[q];
-        }
+        sa[base_a + k * 32u + m / 4u][m % 4u] = va.x;
+        sa[base_a + (k + 1u) * 32u + m / 4u][m % 4u] = va.y;
+        sa[base_a + (k + 2u) * 32u + m / 4u][m % 4u] = va.z;
+        sa[base_a + (k + 3u) * 32u + m / 4u][m % 4u] = va.w;
     }
+#if NATIVE_BN != 128
+    if (lid >= NTN * 2u) { return; }  // the n64 variant: 128 invocations load the B tile
+#endif
+    uint base_b = s * NK * NBR;
     if ((ndims.w & TRANS_B) != 0u) {
         uint n = lid / 2u;
         uint k = (lid % 2u) * 4u;
-        for (uint q = 0u; q < 4u; q = q + 1u) {
-            sb[base + (k + q) * 32u + n / 4u][n % 4u] = vb[q];
-        }
+        sb[base_b + k * NBR + n / 4u][n % 4u] = vb.x;
+        sb[base_b + (k + 1u) * NBR + n / 4u][n % 4u] = vb.y;
+        sb[base_b + (k + 2u) * NBR + n / 4u][n % 4u] = vb.z;
+        sb[base_b + (k + 3u) * NBR + n / 4u][n % 4u] = vb.w;
     } else {
-        sb[base + (lid / 32u) * 32u + lid % 32u] = vb;
+        sb[base_b + lid] = vb;
+    }
+}
+
+// The epilogue of one row: up to 4 consecutive columns from col, bias and old C as flagged.
+void native_store4(uint row, uint col, vec4 v) {
+    uint M = ndims.x;
+    uint N = ndims.y;
+    if (row >= M) { return; }
+    [[unroll]] for (uint q = 0u; q < 4u; q = q + 1u) {
+        if (col + q < N) {
+            float o = v[q];
+            if ((ndims.w & ADD_BIAS) != 0u) { o = o + nbias[col + q]; }
+            uint idx = row * N + col + q;
+            if ((ndims.w & ACCUMULATE) != 0u) { o = nc[idx] + o; }
+            nc[idx] = o;
+        }
     }
 }
 
@@ -87,17 +125,35 @@ void main() {
     uint lda = wgsl_select(K, M, (ndims.w & TRANS_A) != 0u);
     uint ldb = wgsl_select(N, K, (ndims.w & TRANS_B) != 0u);
     if ((lda % 4u) != 0u || (ldb % 4u) != 0u) { return; }
-    uint tiles_n = (N + NT - 1u) / NT;
+    uint tiles_n = (N + NTN - 1u) / NTN;
     uint tiles_m = (M + NT - 1u) / NT;
     uint tile = flat_wg(gl_WorkGroupID, gl_NumWorkGroups);
     if (tile >= tiles_m * tiles_n) { return; }
     uint row0 = (tile / tiles_n) * NT;
-    uint col0 = (tile % tiles_n) * NT;
+    uint col0 = (tile % tiles_n) * NTN;
     uint ty = lid / 16u;
     uint tx = lid % 16u;
 
-    vec4 acc[16];
-    for (uint i = 0u; i < 16u; i = i + 1u) { acc[i] = vec4(0.0); }  // WGSL `var` is zero-initialized
+    // Accumulators as 16 separate vec4 (row r = 0..7, column half a = tx*4.., b = 64+tx*4..):
+    // never an indexed array, so nothing can be demoted to local memory.
+    vec4 r0a = vec4(0.0);
+    vec4 r1a = vec4(0.0);
+    vec4 r2a = vec4(0.0);
+    vec4 r3a = vec4(0.0);
+    vec4 r4a = vec4(0.0);
+    vec4 r5a = vec4(0.0);
+    vec4 r6a = vec4(0.0);
+    vec4 r7a = vec4(0.0);
+#if NATIVE_BN == 128
+    vec4 r0b = vec4(0.0);
+    vec4 r1b = vec4(0.0);
+    vec4 r2b = vec4(0.0);
+    vec4 r3b = vec4(0.0);
+    vec4 r4b = vec4(0.0);
+    vec4 r5b = vec4(0.0);
+    vec4 r6b = vec4(0.0);
+    vec4 r7b = vec4(0.0);
+#endif
     uint steps = (K + NK - 1u) / NK;
     vec4 va = native_load_a(lid, row0, 0u);
     vec4 vb = native_load_b(lid, col0, 0u);
@@ -106,44 +162,59 @@ void main() {
     for (uint t = 0u; t < steps; t = t + 1u) {
         uint cur = t & 1u;
         bool more = t + 1u < steps;
-        if (more) {
+        if (more) {  // the next stage's global loads are in flight during this stage's math
             va = native_load_a(lid, row0, (t + 1u) * NK);
             vb = native_load_b(lid, col0, (t + 1u) * NK);
         }
-        uint base = cur * 256u;
-        for (uint k = 0u; k < NK; k = k + 1u) {
-            vec4 a0 = sa[base + k * 32u + ty];
-            vec4 a1 = sa[base + k * 32u + 16u + ty];
-            vec4 b0 = sb[base + k * 32u + tx];
-            vec4 b1 = sb[base + k * 32u + 16u + tx];
-            for (uint r = 0u; r < 4u; r = r + 1u) {
-                acc[r * 2u] = fma(vec4(a0[r]), b0, acc[r * 2u]);
-                acc[r * 2u + 1u] = fma(vec4(a0[r]), b1, acc[r * 2u + 1u]);
-                acc[(r + 4u) * 2u] = fma(vec4(a1[r]), b0, acc[(r + 4u) * 2u]);
-                acc[(r + 4u) * 2u + 1u] = fma(vec4(a1[r]), b1, acc[(r + 4u) * 2u + 1u]);
-            }
+        uint base_a = cur * 256u + ty;
+        uint base_b = cur * NK * NBR + tx;
+        [[unroll]] for (uint k = 0u; k < NK; k = k + 1u) {
+            vec4 a0 = sa[base_a + k * 32u];
+            vec4 a1 = sa[base_a + k * 32u + 16u];
+            vec4 b0 = sb[base_b + k * NBR];
+            r0a = fma(vec4(a0.x), b0, r0a);
+            r1a = fma(vec4(a0.y), b0, r1a);
+            r2a = fma(vec4(a0.z), b0, r2a);
+            r3a = fma(vec4(a0.w), b0, r3a);
+            r4a = fma(vec4(a1.x), b0, r4a);
+            r5a = fma(vec4(a1.y), b0, r5a);
+            r6a = fma(vec4(a1.z), b0, r6a);
+            r7a = fma(vec4(a1.w), b0, r7a);
+#if NATIVE_BN == 128
+            vec4 b1 = sb[base_b + k * NBR + 16u];
+            r0b = fma(vec4(a0.x), b1, r0b);
+            r1b = fma(vec4(a0.y), b1, r1b);
+            r2b = fma(vec4(a0.z), b1, r2b);
+            r3b = fma(vec4(a0.w), b1, r3b);
+            r4b = fma(vec4(a1.x), b1, r4b);
+            r5b = fma(vec4(a1.y), b1, r5b);
+            r6b = fma(vec4(a1.z), b1, r6b);
+            r7b = fma(vec4(a1.w), b1, r7b);
+#endif
         }
+        // The other stage was last read in step t - 1, before the barrier that ended it.
         if (more) { native_store_stage(lid, 1u - cur, va, vb); }
         barrier();
     }
 
-    bool add_bias = (ndims.w & ADD_BIAS) != 0u;
-    bool accumulate = (ndims.w & ACCUMULATE) != 0u;
-    for (uint r = 0u; r < 8u; r = r + 1u) {
-        uint row = row0 + (r / 4u) * 64u + ty * 4u + r % 4u;
-        if (row >= M) { continue; }
-        for (uint h = 0u; h < 2u; h = h + 1u) {
-            vec4 v = acc[r * 2u + h];
-            for (uint q = 0u; q < 4u; q = q + 1u) {
-                uint col = col0 + h * 64u + tx * 4u + q;
-                if (col < N) {
-                    float o = v[q];
-                    if (add_bias) { o = o + nbias[col]; }
-                    uint idx = row * N + col;
-                    if (accumulate) { o = nc[idx] + o; }
-                    nc[idx] = o;
-                }
-            }
-        }
-    }
+    uint rlo = row0 + ty * 4u;       // rows r0..r3; r4..r7 are 64 further
+    uint ca = col0 + tx * 4u;        // columns of the a half; the b half is 64 further
+    native_store4(rlo, ca, r0a);
+    native_store4(rlo + 1u, ca, r1a);
+    native_store4(rlo + 2u, ca, r2a);
+    native_store4(rlo + 3u, ca, r3a);
+    native_store4(rlo + 64u, ca, r4a);
+    native_store4(rlo + 65u, ca, r5a);
+    native_store4(rlo + 66u, ca, r6a);
+    native_store4(rlo + 67u, ca, r7a);
+#if NATIVE_BN == 128
+    native_store4(rlo, ca + 64u, r0b);
+    native_store4(rlo + 1u, ca + 64u, r1b);
+    native_store4(rlo + 2u, ca + 64u, r2b);
+    native_store4(rlo + 3u, ca + 64u, r3b);
+    native_store4(rlo + 64u, ca + 64u, r4b);
+    native_store4(rlo + 65u, ca + 64u, r5b);
+    native_store4(rlo + 66u, ca + 64u, r6b);
+    native_store4(rlo + 67u, ca + 64u, r7b);
+#endif
 }

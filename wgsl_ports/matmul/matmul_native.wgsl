@@ -36,8 +36,9 @@ const ACCUMULATE: u32 = 8u;
 @group(0) @binding(3) var<storage, read> nbias: array<f32>;
 @group(0) @binding(4) var<uniform> ndims: vec4<u32>;  // (M, N, K, flags)
 
-const NT: u32 = 128u;  // output tile edge
+const NT: u32 = 128u;  // output tile rows (and columns)
 const NK: u32 = 8u;    // K per stage
+const NBR: u32 = 32u;  // vec4 per k row of the B tile (NT / 4)
 // [stage][k][32 vec4 along the 128 rows (A) or columns (B)]: 2 x 8 x 32 vec4 = 8 KB each.
 var<workgroup> sa: array<vec4<f32>, 512>;
 var<workgroup> sb: array<vec4<f32>, 512>;
@@ -66,8 +67,8 @@ fn native_load_b(lid: u32, col0: u32, k0: u32) -> vec4<f32> {
         let k = k0 + (lid % 2u) * 4u;
         if (n < N && k < K) { return nb[(n * K + k) / 4u]; }
     } else {                          // stored [K, N]: 4 columns n of one k
-        let k = k0 + lid / 32u;
-        let n = col0 + (lid % 32u) * 4u;
+        let k = k0 + lid / NBR;
+        let n = col0 + (lid % NBR) * 4u;
         if (k < K && n < N) { return nb[(k * N + n) / 4u]; }
     }
     return vec4<f32>(0.0);
@@ -75,30 +76,52 @@ fn native_load_b(lid: u32, col0: u32, k0: u32) -> vec4<f32> {
 
 // Writes the vec4s loaded by native_load_a/_b into stage s, as [k][row or column].
 fn native_store_stage(lid: u32, s: u32, va: vec4<f32>, vb: vec4<f32>) {
-    let base = s * 256u;
+    let base_a = s * 256u;
     if ((ndims.w & TRANS_A) != 0u) {
-        sa[base + (lid / 32u) * 32u + lid % 32u] = va;
+        sa[base_a + lid] = va;
     } else {
         let m = lid / 2u;
         let k = (lid % 2u) * 4u;
-        for (var q = 0u; q < 4u; q = q + 1u) {
-            sa[base + (k + q) * 32u + m / 4u][m % 4u] = va[q];
-        }
+        sa[base_a + k * 32u + m / 4u][m % 4u] = va.x;
+        sa[base_a + (k + 1u) * 32u + m / 4u][m % 4u] = va.y;
+        sa[base_a + (k + 2u) * 32u + m / 4u][m % 4u] = va.z;
+        sa[base_a + (k + 3u) * 32u + m / 4u][m % 4u] = va.w;
     }
+    let base_b = s * NK * NBR;
     if ((ndims.w & TRANS_B) != 0u) {
         let n = lid / 2u;
         let k = (lid % 2u) * 4u;
-        for (var q = 0u; q < 4u; q = q + 1u) {
-            sb[base + (k + q) * 32u + n / 4u][n % 4u] = vb[q];
-        }
+        sb[base_b + k * NBR + n / 4u][n % 4u] = vb.x;
+        sb[base_b + (k + 1u) * NBR + n / 4u][n % 4u] = vb.y;
+        sb[base_b + (k + 2u) * NBR + n / 4u][n % 4u] = vb.z;
+        sb[base_b + (k + 3u) * NBR + n / 4u][n % 4u] = vb.w;
     } else {
-        sb[base + (lid / 32u) * 32u + lid % 32u] = vb;
+        sb[base_b + lid] = vb;
+    }
+}
+
+// The epilogue of one row: up to 4 consecutive columns from col, bias and old C as flagged.
+fn native_store4(row: u32, col: u32, v: vec4<f32>) {
+    let M = ndims.x;
+    let N = ndims.y;
+    if (row >= M) { return; }
+    for (var q = 0u; q < 4u; q = q + 1u) {
+        if (col + q < N) {
+            var o = v[q];
+            if ((ndims.w & ADD_BIAS) != 0u) { o = o + nbias[col + q]; }
+            let idx = row * N + col + q;
+            if ((ndims.w & ACCUMULATE) != 0u) { o = nc[idx] + o; }
+            nc[idx] = o;
+        }
     }
 }
 
 // Invocation (ty, tx) of the 16 x 16 grid owns rows {ty*4 .. ty*4+3, 64+ty*4 .. 64+ty*4+3} and
 // the same columns from tx: two vec4 of the tile per operand and K step, so the workgroup-memory
-// reads are 128-bit and a warp's B reads are 16 distinct consecutive vec4.
+// reads are 128-bit and a warp's B reads are 16 distinct consecutive vec4. The 64 accumulators
+// are 16 separate vec4 variables and the per-k statements are written out with constant
+// components: an indexed 64-float array (the first version of this kernel, and the seed's
+// blocked8) is what a driver may keep in local memory, which ran at ~2 TFLOP/s on an H200.
 @compute @workgroup_size(256, 1, 1)
 fn matmul_native(@builtin(workgroup_id) wid: vec3<u32>,
                  @builtin(num_workgroups) nwg: vec3<u32>,
@@ -118,7 +141,23 @@ fn matmul_native(@builtin(workgroup_id) wid: vec3<u32>,
     let ty = lid / 16u;
     let tx = lid % 16u;
 
-    var acc: array<vec4<f32>, 16>;  // [r][h]: row r (0..7), column half h (0, 1)
+    // Row r = 0..7, column half a (tx*4..) or b (64+tx*4..).
+    var r0a = vec4<f32>(0.0);
+    var r1a = vec4<f32>(0.0);
+    var r2a = vec4<f32>(0.0);
+    var r3a = vec4<f32>(0.0);
+    var r4a = vec4<f32>(0.0);
+    var r5a = vec4<f32>(0.0);
+    var r6a = vec4<f32>(0.0);
+    var r7a = vec4<f32>(0.0);
+    var r0b = vec4<f32>(0.0);
+    var r1b = vec4<f32>(0.0);
+    var r2b = vec4<f32>(0.0);
+    var r3b = vec4<f32>(0.0);
+    var r4b = vec4<f32>(0.0);
+    var r5b = vec4<f32>(0.0);
+    var r6b = vec4<f32>(0.0);
+    var r7b = vec4<f32>(0.0);
     let steps = (K + NK - 1u) / NK;
     var va = native_load_a(lid, row0, 0u);
     var vb = native_load_b(lid, col0, 0u);
@@ -131,43 +170,53 @@ fn matmul_native(@builtin(workgroup_id) wid: vec3<u32>,
             va = native_load_a(lid, row0, (t + 1u) * NK);
             vb = native_load_b(lid, col0, (t + 1u) * NK);
         }
-        let base = cur * 256u;
+        let base_a = cur * 256u + ty;
+        let base_b = cur * NK * NBR + tx;
         for (var k = 0u; k < NK; k = k + 1u) {
-            let a0 = sa[base + k * 32u + ty];
-            let a1 = sa[base + k * 32u + 16u + ty];
-            let b0 = sb[base + k * 32u + tx];
-            let b1 = sb[base + k * 32u + 16u + tx];
-            for (var r = 0u; r < 4u; r = r + 1u) {
-                acc[r * 2u] = fma(vec4<f32>(a0[r]), b0, acc[r * 2u]);
-                acc[r * 2u + 1u] = fma(vec4<f32>(a0[r]), b1, acc[r * 2u + 1u]);
-                acc[(r + 4u) * 2u] = fma(vec4<f32>(a1[r]), b0, acc[(r + 4u) * 2u]);
-                acc[(r + 4u) * 2u + 1u] = fma(vec4<f32>(a1[r]), b1, acc[(r + 4u) * 2u + 1u]);
-            }
+            let a0 = sa[base_a + k * 32u];
+            let a1 = sa[base_a + k * 32u + 16u];
+            let b0 = sb[base_b + k * NBR];
+            r0a = fma(vec4<f32>(a0.x), b0, r0a);
+            r1a = fma(vec4<f32>(a0.y), b0, r1a);
+            r2a = fma(vec4<f32>(a0.z), b0, r2a);
+            r3a = fma(vec4<f32>(a0.w), b0, r3a);
+            r4a = fma(vec4<f32>(a1.x), b0, r4a);
+            r5a = fma(vec4<f32>(a1.y), b0, r5a);
+            r6a = fma(vec4<f32>(a1.z), b0, r6a);
+            r7a = fma(vec4<f32>(a1.w), b0, r7a);
+            let b1 = sb[base_b + k * NBR + 16u];
+            r0b = fma(vec4<f32>(a0.x), b1, r0b);
+            r1b = fma(vec4<f32>(a0.y), b1, r1b);
+            r2b = fma(vec4<f32>(a0.z), b1, r2b);
+            r3b = fma(vec4<f32>(a0.w), b1, r3b);
+            r4b = fma(vec4<f32>(a1.x), b1, r4b);
+            r5b = fma(vec4<f32>(a1.y), b1, r5b);
+            r6b = fma(vec4<f32>(a1.z), b1, r6b);
+            r7b = fma(vec4<f32>(a1.w), b1, r7b);
         }
         // The other stage was last read in step t - 1, before the barrier that ended it.
         if (more) { native_store_stage(lid, 1u - cur, va, vb); }
         workgroupBarrier();
     }
 
-    let add_bias = (ndims.w & ADD_BIAS) != 0u;
-    let accumulate = (ndims.w & ACCUMULATE) != 0u;
-    for (var r = 0u; r < 8u; r = r + 1u) {
-        let row = row0 + (r / 4u) * 64u + ty * 4u + r % 4u;
-        if (row >= M) { continue; }
-        for (var h = 0u; h < 2u; h = h + 1u) {
-            let v = acc[r * 2u + h];
-            for (var q = 0u; q < 4u; q = q + 1u) {
-                let col = col0 + h * 64u + tx * 4u + q;
-                if (col < N) {
-                    var o = v[q];
-                    if (add_bias) { o = o + nbias[col]; }
-                    let idx = row * N + col;
-                    if (accumulate) { o = nc[idx] + o; }
-                    nc[idx] = o;
-                }
-            }
-        }
-    }
+    let rlo = row0 + ty * 4u;  // rows r0..r3; r4..r7 are 64 further
+    let ca = col0 + tx * 4u;   // columns of the a half; the b half is 64 further
+    native_store4(rlo, ca, r0a);
+    native_store4(rlo + 1u, ca, r1a);
+    native_store4(rlo + 2u, ca, r2a);
+    native_store4(rlo + 3u, ca, r3a);
+    native_store4(rlo + 64u, ca, r4a);
+    native_store4(rlo + 65u, ca, r5a);
+    native_store4(rlo + 66u, ca, r6a);
+    native_store4(rlo + 67u, ca, r7a);
+    native_store4(rlo, ca + 64u, r0b);
+    native_store4(rlo + 1u, ca + 64u, r1b);
+    native_store4(rlo + 2u, ca + 64u, r2b);
+    native_store4(rlo + 3u, ca + 64u, r3b);
+    native_store4(rlo + 64u, ca + 64u, r4b);
+    native_store4(rlo + 65u, ca + 64u, r5b);
+    native_store4(rlo + 66u, ca + 64u, r6b);
+    native_store4(rlo + 67u, ca + 64u, r7b);
 }
 
 // ---- matmul_bias_grad: db[col] (+)= sum over rows of dy[row, col] ------------------------------

@@ -1,4 +1,5 @@
 // The perf mode of the case runner: one correctness source for `validate` and `bench`.
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -9,7 +10,22 @@
 
 namespace wgslvk::bench {
 
-Row& time_case(Ctx& c, const validate::Case& kase, Row row) {
+namespace {
+// A folder name from a row label ("qkv fwd 4096x2304x768" -> "qkv_fwd_4096x2304x768").
+std::string folder_name(const std::string& s) {
+  std::string out;
+  for (char ch : s) out += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-') ? ch : '_';
+  return out.empty() ? "case" : out;
+}
+}  // namespace
+
+Row& time_case(Ctx& c, const validate::Case& in, Row row) {
+  if (row.group.empty()) row.group = c.current_group;
+  // Every timed case gets a unique id (its dump folder, its results): families may leave the
+  // kernel or the name empty for sweep cases.
+  validate::Case kase = in;
+  if (kase.kernel.empty()) kase.kernel = row.group + "/" + row.kernel;
+  if (kase.name.empty()) kase.name = folder_name(row.label);
   validate::RunOptions ro;
   ro.timestamps = false;
   ro.optimized_spirv = c.options().optimized_spirv;

@@ -17,23 +17,7 @@ constexpr uint32_t kTail = 8;  // poisoned floats past every output (two vec4s)
 
 void check(CaseBuilder& b, const std::string& buf, const eref::Expected& e, uint64_t tail,
            const std::string& reason) {
-  std::vector<float> v = e.value, bound(e.bound.begin(), e.bound.end()),
-                     mag(e.magnitude.begin(), e.magnitude.end());
-  v.resize(e.value.size() + tail, f32_bits(kPoison32));
-  bound.resize(v.size(), 0.0f);
-  mag.resize(v.size(), 0.0f);
-  auto arr = Array::of(DType::F32, v);
-  auto& k = b.check_ulp(buf, arr, 0, reason, 0, e.value.size());
-  // One bound for every element: a scalar in case.json instead of a bound file.
-  if (!e.bound.empty() && std::all_of(e.bound.begin(), e.bound.end(),
-                                      [&](double x) { return x == e.bound[0]; }))
-    k.bound = e.bound[0];
-  else
-    CaseBuilder::per_element_bound(k, bound);
-  CaseBuilder::magnitude(k, mag);
-  if (tail)
-    b.check_exact(buf, arr, "past n4 vec4s nothing is written: the poison stays", e.value.size(),
-                  v.size());
+  b.check_expected(buf, e, tail, reason, "past n4 vec4s nothing is written: the poison stays");
 }
 
 void check_exact_tail(CaseBuilder& b, const std::string& buf, std::vector<float> v, uint64_t tail,

@@ -70,18 +70,6 @@ void pos_embed_add(std::span<double> x, std::span<const double> pos, uint32_t ro
     for (uint32_t j = 0; j < d; ++j) x[r * d + j] += pos[(r % T) * d + j];
 }
 
-bool Expected::within(size_t i, float got) const {
-  const float v = value[i];
-  if (std::isnan(v)) return std::isnan(got);
-  if (std::isinf(v)) return got == v;
-  if (!std::isfinite(got)) return false;
-  return std::fabs(double(got) - double(v)) <=
-         bound[i] * f32_ulp_of(std::max(std::fabs(double(v)), magnitude[i]));
-}
-double Expected::ulps(size_t i, float got) const {
-  return std::fabs(double(got) - double(value[i])) /
-         f32_ulp_of(std::max(std::fabs(double(value[i])), magnitude[i]));
-}
 
 double gelu_backward_bound(float x) {
   const double u = std::fabs(gelu_u(double(x)));

@@ -36,13 +36,7 @@ void pos_embed_add(std::span<double> x, std::span<const double> pos, uint32_t ro
 
 // Per element: value (the double result rounded to f32), magnitude M, bound K: the kernel's value
 // lies within K ULPs of max(|value|, M). NaN expected: any NaN; infinite: the same infinity.
-struct Expected {
-  std::vector<float> value;
-  std::vector<double> magnitude;
-  std::vector<double> bound;
-  bool within(size_t i, float got) const;
-  double ulps(size_t i, float got) const;
-};
+using Expected = wgslvk::UlpExpected;  // value, magnitude, bound (wgslvk/numeric.hpp)
 
 // gelu_forward: 12 ULPs of M = |x|. u = 2^-24. With e = exp(-2u) (clamped at exp(80)),
 // gelu = x / (1 + e): WGSL's exp has (3 + 2|arg|) ULP = (3 + 4|u|) 2^-23 relative error, which

@@ -70,18 +70,6 @@ void ce_backward(std::span<const double> logits, std::span<const uint32_t> targe
   }
 }
 
-bool Expected::within(size_t i, float got) const {
-  const float v = value[i];
-  if (std::isnan(v)) return std::isnan(got);
-  if (std::isinf(v)) return got == v;
-  if (!std::isfinite(got)) return false;
-  return std::fabs(double(got) - double(v)) <=
-         bound[i] * f32_ulp_of(std::max(std::fabs(double(v)), magnitude[i]));
-}
-double Expected::ulps(size_t i, float got) const {
-  return std::fabs(double(got) - double(value[i])) /
-         f32_ulp_of(std::max(std::fabs(double(value[i])), magnitude[i]));
-}
 
 ForwardExpected forward_expected(std::span<const float> logits, std::span<const uint32_t> targets,
                                  Shape s) {

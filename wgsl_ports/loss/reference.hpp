@@ -44,13 +44,7 @@ void ce_backward(std::span<const double> logits, std::span<const uint32_t> targe
 
 // Per element: value (double result rounded to f32), magnitude M, bound K: the kernel's value
 // lies within K ULPs of max(|value|, M). NaN expected: any NaN; infinite: the same infinity.
-struct Expected {
-  std::vector<float> value;
-  std::vector<double> magnitude;
-  std::vector<double> bound;
-  bool within(size_t i, float got) const;
-  double ulps(size_t i, float got) const;
-};
+using Expected = wgslvk::UlpExpected;  // value, magnitude, bound (wgslvk/numeric.hpp)
 
 // cross_entropy_forward, per row (u = 2^-24, a_i = x_i - max <= 0, s = sum exp(a_i),
 // n_t = ceil(vocab / 256) elements per thread):

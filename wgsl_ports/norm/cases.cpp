@@ -28,23 +28,7 @@ ojson ln_params(Shape s, float eps, uint32_t rpb) {
 // past it unchanged.
 void check(CaseBuilder& b, const std::string& buf, const nref::Expected& e, uint64_t tail,
            const std::string& reason) {
-  std::vector<float> bound(e.bound.begin(), e.bound.end()), mag(e.magnitude.begin(), e.magnitude.end());
-  std::vector<float> v = e.value;
-  v.resize(e.value.size() + tail, f32_bits(kPoison32));
-  auto arr = Array::of(DType::F32, v);
-  auto& k = b.check_ulp(buf, arr, 0, reason, 0, e.value.size());
-  bound.resize(v.size(), 0.0f);
-  mag.resize(v.size(), 0.0f);
-  // One bound for every element: a scalar in case.json instead of a bound file.
-  if (!e.bound.empty() && std::all_of(e.bound.begin(), e.bound.end(),
-                                      [&](double x) { return x == e.bound[0]; }))
-    k.bound = e.bound[0];
-  else
-    CaseBuilder::per_element_bound(k, bound);
-  CaseBuilder::magnitude(k, mag);
-  if (tail)
-    b.check_exact(buf, arr, "rows past `rows` store nothing: the poison after the output stays",
-                  e.value.size(), v.size());
+  b.check_expected(buf, e, tail, reason, "rows past `rows` store nothing: the poison after the output stays");
 }
 
 // Rows of x: uniform(-2, 2) scaled by a random binade, some rows shifted by a large offset (the

@@ -72,13 +72,7 @@ void layernorm_backward(std::span<const double> x, std::span<const double> gamma
 // Per element: the double result rounded to f32, a magnitude M and a bound K: the kernel's value
 // must lie within K ULPs of max(|value|, M) (the golden "ulp" compare with a magnitude file).
 // NaN expected: any NaN; infinite expected: the same infinity.
-struct Expected {
-  std::vector<float> value;
-  std::vector<double> magnitude;
-  std::vector<double> bound;
-  bool within(size_t i, float got) const;
-  double ulps(size_t i, float got) const;  // |got - value| in ULPs of max(|value|, M)
-};
+using Expected = wgslvk::UlpExpected;  // value, magnitude, bound (wgslvk/numeric.hpp)
 
 // layernorm_forward (u = 2^-24; h = row_sum_depth(d); A = sum|x|/d of the row):
 //  mean: h + 6 ULPs of A: the sum's h u sum|x|, the division's 2.5 ULP (<= 5u A), rounding the

@@ -2,10 +2,12 @@
 // conversion (round to nearest even, as WGSL's f16() and GLSL's float16_t() do) and ULP distance.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 namespace wgslvk {
 
@@ -79,5 +81,27 @@ inline uint64_t ulp_distance_f16(uint16_t a, uint16_t b) {
   int64_t d = key(a) - key(b);
   return uint64_t(d < 0 ? -d : d);
 }
+
+// Expected f32 outputs of a reference with a per-element bound in ULPs of a named magnitude:
+// element i may differ from value[i] by bound[i] ULPs of max(|value[i]|, magnitude[i]).
+// Non-finite expected values must be met exactly (NaN by any NaN).
+struct UlpExpected {
+  std::vector<float> value;
+  std::vector<double> magnitude;
+  std::vector<double> bound;
+  bool within(size_t i, float got) const {
+    const float v = value[i];
+    if (std::isnan(v)) return std::isnan(got);
+    if (std::isinf(v)) return got == v;
+    if (!std::isfinite(got)) return false;
+    return std::fabs(double(got) - double(v)) <=
+           bound[i] * f32_ulp_of(std::max(std::fabs(double(v)), magnitude[i]));
+  }
+  // |got - value| in ULPs of max(|value|, magnitude).
+  double ulps(size_t i, float got) const {
+    return std::fabs(double(got) - double(value[i])) /
+           f32_ulp_of(std::max(std::fabs(double(value[i])), magnitude[i]));
+  }
+};
 
 }  // namespace wgslvk

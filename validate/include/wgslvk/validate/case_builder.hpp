@@ -1,10 +1,13 @@
 // The builder every family's case generators use to assemble a Case (wgsl_ports/<family>/cases.cpp).
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <initializer_list>
 
 #include "wgslvk/validate/case.hpp"
+#include "wgslvk/numeric.hpp"
 #include "wgslvk/validate/generators.hpp"
 
 namespace wgslvk::validate {
@@ -97,6 +100,26 @@ struct CaseBuilder {
     k.magnitude = CheckSpec::Magnitude::File;
     k.magnitude_file = k.buffer + ".magnitude.npy";
     k.magnitude_data = Array::of(DType::F32, m);
+  }
+  // A reference's expected output with per-element bounds in ULPs of per-element magnitudes
+  // (wgslvk::UlpExpected), plus `tail` poisoned elements after it that must stay unchanged. One
+  // bound for every element is written as a scalar instead of a bound file.
+  void check_expected(const std::string& buf, const UlpExpected& e, uint64_t tail,
+                      const std::string& reason, const std::string& tail_reason) {
+    std::vector<float> v = e.value, bound(e.bound.begin(), e.bound.end()),
+                       mag(e.magnitude.begin(), e.magnitude.end());
+    v.resize(e.value.size() + tail, std::bit_cast<float>(kPoison32));
+    bound.resize(v.size(), 0.0f);
+    mag.resize(v.size(), 0.0f);
+    auto arr = Array::of(DType::F32, v);
+    auto& k = check_ulp(buf, arr, 0, reason, 0, e.value.size());
+    if (!e.bound.empty() && std::all_of(e.bound.begin(), e.bound.end(),
+                                        [&](double x) { return x == e.bound[0]; }))
+      k.bound = e.bound[0];
+    else
+      per_element_bound(k, bound);
+    magnitude(k, mag);
+    if (tail) check_exact(buf, arr, tail_reason, e.value.size(), v.size());
   }
   static void per_element_bound(CheckSpec& k, const std::vector<float>& b) {
     k.bound = 0;

@@ -20,7 +20,7 @@ struct Generator {
   uint64_t golden_seed = 0;
   bool randomized = false;  // the kernel's randomized check in `validate`
   Case (*make)(uint64_t seed) = nullptr;
-  std::string source;  // "validate/src/gen_embedding.cpp"
+  std::string source;  // "wgsl_ports/embedding/cases.cpp"
 };
 
 // Every generator of every family, in a stable order (kernel order of all_kernels(), then the

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "elementwise/reference.hpp"
+#include "support/family_cases.hpp"
 #include "support/test_device.hpp"
 #include "wgslvk/validate/case.hpp"
 #include "wgslvk/validate/generators.hpp"
@@ -63,30 +64,9 @@ TEST(ElementwiseReference, AddsArePlainAdds) {
   EXPECT_THROW(eref::pos_embed_add(x, pos, 3, 3, 2), std::invalid_argument);
 }
 
-std::vector<const v::Generator*> family_generators() {
-  std::vector<const v::Generator*> out;
-  for (const auto& g : v::generators())
-    if (g.kernel.rfind("elementwise/", 0) == 0) out.push_back(&g);
-  return out;
-}
-const v::Generator& generator(const std::string& kernel, const std::string& name) {
-  for (const auto* g : family_generators())
-    if (g->kernel == kernel && g->name == name) return *g;
-  throw std::runtime_error("no generator " + kernel + "/" + name);
-}
+using wt::generator;
 
-TEST(ElementwiseKernels, EveryGeneratorPassesOnFreshInputs) {
-  auto gens = family_generators();
-  ASSERT_GE(gens.size(), 11u);
-  v::Runner runner(wt::device());
-  for (const auto* g : gens) {
-    const uint64_t seed = wt::test_seed() ^ std::hash<std::string>{}(g->kernel + g->name);
-    v::Case c = v::generate(*g, seed);
-    v::CaseResult r = runner.run(c);
-    EXPECT_EQ(r.status, v::CaseResult::Status::Pass)
-        << g->kernel << "/" << g->name << " seed " << seed << ": " << r.message;
-  }
-}
+TEST(ElementwiseKernels, EveryGeneratorPassesOnFreshInputs) { wt::expect_every_generator_passes("elementwise", 11u); }
 
 // Expected values replaced by f(input x, expected) for every ulp/exact check of `buffer`.
 v::CaseResult::Status run_with(v::Case c, const std::string& buffer,

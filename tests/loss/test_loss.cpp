@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "loss/reference.hpp"
+#include "support/family_cases.hpp"
 #include "support/test_device.hpp"
 #include "wgslvk/validate/case.hpp"
 #include "wgslvk/validate/case_builder.hpp"
@@ -63,30 +64,9 @@ TEST(LossReference, ExtremeLogitsStayFinite) {
   EXPECT_NEAR(loss[1], std::log(4.0), 1e-9);
 }
 
-std::vector<const v::Generator*> family_generators() {
-  std::vector<const v::Generator*> out;
-  for (const auto& g : v::generators())
-    if (g.kernel.rfind("loss/", 0) == 0) out.push_back(&g);
-  return out;
-}
-const v::Generator& generator(const std::string& kernel, const std::string& name) {
-  for (const auto* g : family_generators())
-    if (g->kernel == kernel && g->name == name) return *g;
-  throw std::runtime_error("no generator " + kernel + "/" + name);
-}
+using wt::generator;
 
-TEST(LossKernels, EveryGeneratorPassesOnFreshInputs) {
-  auto gens = family_generators();
-  ASSERT_GE(gens.size(), 11u);
-  v::Runner runner(wt::device());
-  for (const auto* g : gens) {
-    const uint64_t seed = wt::test_seed() ^ std::hash<std::string>{}(g->kernel + g->name);
-    v::Case c = v::generate(*g, seed);
-    v::CaseResult r = runner.run(c);
-    EXPECT_EQ(r.status, v::CaseResult::Status::Pass)
-        << g->kernel << "/" << g->name << " seed " << seed << ": " << r.message;
-  }
-}
+TEST(LossKernels, EveryGeneratorPassesOnFreshInputs) { wt::expect_every_generator_passes("loss", 11u); }
 
 std::vector<float> floats(const v::Array& a) {
   std::vector<float> f(a.count());

@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "norm/reference.hpp"
+#include "support/family_cases.hpp"
 #include "support/test_device.hpp"
 #include "wgslvk/validate/case.hpp"
 #include "wgslvk/validate/generators.hpp"
@@ -109,31 +110,9 @@ TEST(NormReference, LaunchLayout) {
 
 // ---- the kernels ----------------------------------------------------------------------------------
 
-std::vector<const v::Generator*> family_generators() {
-  std::vector<const v::Generator*> out;
-  for (const auto& g : v::generators())
-    if (g.kernel.rfind("norm/", 0) == 0) out.push_back(&g);
-  return out;
-}
+using wt::generator;
 
-const v::Generator& generator(const std::string& kernel, const std::string& name) {
-  for (const auto* g : family_generators())
-    if (g->kernel == kernel && g->name == name) return *g;
-  throw std::runtime_error("no generator " + kernel + "/" + name);
-}
-
-TEST(NormKernels, EveryGeneratorPassesOnFreshInputs) {
-  auto gens = family_generators();
-  ASSERT_GE(gens.size(), 14u);
-  v::Runner runner(wt::device());
-  for (const auto* g : gens) {
-    const uint64_t seed = wt::test_seed() ^ std::hash<std::string>{}(g->kernel + g->name);
-    v::Case c = v::generate(*g, seed);
-    v::CaseResult r = runner.run(c);
-    EXPECT_EQ(r.status, v::CaseResult::Status::Pass)
-        << g->kernel << "/" << g->name << " seed " << seed << ": " << r.message;
-  }
-}
+TEST(NormKernels, EveryGeneratorPassesOnFreshInputs) { wt::expect_every_generator_passes("norm", 14u); }
 
 // dgamma/dbeta: no atomics, a fixed order of adds: two runs give the same bits.
 TEST(NormKernels, BackwardIsBitwiseReproducible) {

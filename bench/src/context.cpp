@@ -4,21 +4,14 @@
 #include <bit>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <stdexcept>
 
 #include "wgslvk/bench/bench.hpp"
 #include "wgslvk/bench/report.hpp"
+#include "wgslvk/utils.hpp"
 
 namespace wgslvk::bench {
 namespace {
-
-constexpr uint32_t kStorage = kUsageStorage | kUsageCopyDst | kUsageCopySrc;
-constexpr uint32_t kUniform = kUsageUniform | kUsageCopyDst;
-
-Buffer make_buffer(Device& d, const std::string& label, uint64_t size, uint32_t usage) {
-  return d.create_buffer({label, align_up(std::max<uint64_t>(size, 4), 4), usage});
-}
 
 void record_pass(CommandEncoder& enc, const Recorder& rec, const QuerySet* qs, uint32_t q) {
   ComputePassDescriptor pd{"bench", std::nullopt};
@@ -48,14 +41,13 @@ struct Ctx::Roofline {
   uint64_t max_half = 0;  // largest src (= dst) range in bytes
   std::map<uint32_t, std::pair<Buffer, BindGroup>> slots;  // vec4 count -> uniform, group
 
-  BindGroup group(Device& d, uint32_t n4, const Buffer& n, uint64_t half) {
+  BindGroup group(Device& d, const Buffer& n, uint64_t half) {
     BindGroupDescriptor desc{"copy_vec4", pipe.get_bind_group_layout(0), {}};
     for (const auto& kb : pipe.kernel().bindings) {
       if (kb.type == BindingType::ReadOnlyStorage) desc.entries.push_back({kb.binding, src, 0, half});
       else if (kb.type == BindingType::Storage) desc.entries.push_back({kb.binding, dst, 0, half});
       else desc.entries.push_back({kb.binding, n, 0, 16});
     }
-    (void)n4;
     return d.create_bind_group(desc);
   }
   std::pair<Recorder, uint64_t> recorder(Device& d, uint64_t bytes) {
@@ -64,10 +56,9 @@ struct Ctx::Roofline {
     uint32_t n4 = uint32_t(half / 16);
     auto it = slots.find(n4);
     if (it == slots.end()) {
-      Buffer nb = make_buffer(d, "copy_n", 16, kUniform);
       uint32_t nv[4] = {n4, 0, 0, 0};
-      d.write_buffer(nb, 0, nv, 16);
-      it = slots.emplace(n4, std::make_pair(nb, group(d, n4, nb, half))).first;
+      Buffer nb = utils::make_uniform(d, "copy_n", nv, sizeof nv);
+      it = slots.emplace(n4, std::make_pair(nb, group(d, nb, half))).first;
     }
     BindGroup g = it->second.second;
     uint32_t wg = pipe.kernel().workgroup_size[0];
@@ -94,9 +85,7 @@ struct Ctx::Roofline {
     record_pass(enc, rec, nullptr, 0);
     d.submit(enc.finish());
     d.wait_idle();
-    auto raw = d.read_buffer(dst, 0, (n4 * 4 + 4) * 4);
-    std::vector<float> got(n4 * 4 + 4);
-    std::memcpy(got.data(), raw.data(), got.size() * 4);
+    std::vector<float> got = read<float>(d, dst, 0, n4 * 4 + 4);
     for (size_t i = 0; i < data.size(); ++i)
       if (std::bit_cast<uint32_t>(got[i]) != std::bit_cast<uint32_t>(data[i]))
         throw std::runtime_error("bench: copy_vec4 check failed: element " + std::to_string(i) +
@@ -115,8 +104,8 @@ Ctx::Ctx(Options options, Device device) : opt_(std::move(options)), dev_(std::m
   uint64_t cap = std::min<uint64_t>(L.maxStorageBufferBindingSize, L.maxBufferSize);
   cap = std::min<uint64_t>(cap, uint64_t(65535) * 65535 * 16 * ck->workgroup_size[0] / 2);
   roof_->max_half = std::min(want_half, cap) / 256 * 256;
-  roof_->src = make_buffer(dev_, "copy_src", roof_->max_half, kStorage);
-  roof_->dst = make_buffer(dev_, "copy_dst", roof_->max_half + 16, kStorage);
+  roof_->src = utils::make_buffer(dev_, "copy_src", roof_->max_half);
+  roof_->dst = utils::make_buffer(dev_, "copy_dst", roof_->max_half + 16);
   roof_->check(dev_);
   // Non-zero source data once (never time on zeros).
   std::vector<float> chunk(1 << 20);

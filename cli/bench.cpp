@@ -40,9 +40,8 @@ options:
                    gradient-norm row))
   --json FILE      write every number as JSON
   --png FILE       plot bandwidth against bytes per kernel, with the copy roofline
-  --dump DIR       write the inputs and outputs of the correctness checks: time_case rows as
-                   wgslvk-case/1 folders (+ actual/), hand-written sweeps as raw binaries +
-                   case.json for bench/peers/dawn_bench.mjs --compare
+  --dump DIR       write the timed cases as wgslvk-case/1 folders (+ actual/: our outputs up to
+                   the last checked element), which bench/peers/dawn_cases.mjs replays under Dawn
   --max-elems N    cap on element-count sweeps
   --list           list the registered sections and exit
   --cases DIR      also time every case folder under DIR (wgslvk-case/1), each checked first;

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "wgslvk/cli_device.hpp"
+#include "cli_device.hpp"
 
 namespace wgslvk::cli {
 namespace {

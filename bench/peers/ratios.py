@@ -1,12 +1,13 @@
 """One table of ratios from the three result files of bench/gpu_peers.sh:
-ours (wgslvk bench --json), Dawn (dawn_bench.mjs --bench) and PyTorch (torch_bench.py).
+ours (wgslvk bench --json), Dawn (dawn_cases.mjs replaying the cases bench --dump wrote, matched
+to our rows by their "case" id) and PyTorch (torch_bench.py).
 
     python3 ratios.py OURS.json [DAWN.json] [TORCH.json] [--md OUT.md] [--png OUT.png]
 
 Columns: ours ms (median), ours GB/s and its share of the copy roofline measured in the same run,
 then speedups: PyTorch ms / ours ms and Dawn ms / ours ms (above 1: ours is faster).
-Step: ours against the byte-count limit, against PyTorch's clip + fused AdamW + zero_grad, and
-against Dawn running the same dispatches. Targets of issue 6 are checked and printed.
+Step: ours against the byte-count limit and against PyTorch's clip + fused AdamW + zero_grad
+(Dawn columns only for a step that a "bench" source recorded; MultiTensorAdamW's are "api"). Targets of issue 6 are checked and printed.
 """
 import json
 import sys
@@ -39,7 +40,16 @@ def main(argv):
     ours = load(files[0])
     dawn = load(files[1]) if len(files) > 1 else None
     torch = load(files[2]) if len(files) > 2 else None
-    dk = {key(r): r for r in (dawn or {}).get("kernels", []) if "median_ms" in r}
+    # dawn_cases.json: one row per replayed case (id, median_ms); ours name the case they timed
+    dawn_by_case = {d["id"]: d for d in (dawn or {}).get("rows", []) if "median_ms" in d}
+    dk = {}
+    for r in ours.get("kernels", []):
+        d = dawn_by_case.get(r.get("case"))
+        if d:
+            share = None
+            if r.get("copy_gbps"):
+                share = r["bytes"] / (d["median_ms"] * 1e-3) / 1e9 / r["copy_gbps"]
+            dk[key(r)] = {"median_ms": d["median_ms"], "roofline_share": share}
     tk = {key(r): r for r in (torch or {}).get("kernels", []) if "median_ms" in r}
     lines = []
     p = lines.append
@@ -55,16 +65,16 @@ def main(argv):
         if t:
             tms = t.get("with_zero_ms", t["median_ms"])
         tr = 100 * t["roofline_share"] if t and "roofline_share" in t else None
-        dr = 100 * d["roofline_share"] if d and "roofline_share" in d else None
+        dr = 100 * d["roofline_share"] if d and d.get("roofline_share") is not None else None
         p(f"| {r['kernel']} | {r['label']} | {r['median_ms']:.4f} | {r['gbps']:.0f} | "
           f"{100 * r['roofline_share']:.1f}% | {fmt(tms, '.4f')} | {fmt(tms / r['median_ms'] if tms else None, '.2f')}x | "
           f"{fmt(tr, '.1f')}% | {fmt(d['median_ms'] if d else None, '.4f')} | "
           f"{fmt(d['median_ms'] / r['median_ms'] if d else None, '.2f')}x | {fmt(dr, '.1f')}% |")
     p("")
     p("PyTorch/ours for adamw_update* uses fused AdamW + g.zero_() (our kernel zeroes g too).")
-    p("Each `% copy` is that engine's GB/s over its own copy of the same bytes measured beside it "
-      "(ours and Dawn: copy_vec4 passes alternating with the kernel; PyTorch: copy_ right after): "
-      "it compares engines even if the GPU's clocks differed between their runs.")
+    p("Each `% copy` is that engine's GB/s over a copy of the same bytes measured beside it "
+      "(ours: copy_vec4 passes alternating with the kernel; PyTorch: copy_ right after; Dawn, which "
+      "replays our dumped case without a copy of its own: our copy of the same run).")
     p("")
     # gradient norm: every launch choice per size (ms and % copy), to pick the defaults from
     norm_rows = [r for r in ours.get("kernels", [])

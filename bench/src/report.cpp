@@ -42,6 +42,7 @@ json row_json(const Row& r) {
             {"roofline_share", r.share()},
             {"check", r.check},
             {"plot", r.plot}};
+  if (!r.case_id.empty()) j["case"] = r.case_id;
   if (r.flops > 0) {
     j["flops"] = r.flops;
     j["tflops"] = r.tflops();

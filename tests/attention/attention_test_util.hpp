@@ -171,6 +171,43 @@ struct Gpu {
   }
 };
 
+// Inputs of a shape: normal q, k, v and dout, or (`large_logits`) integer q, k up to +-100 with
+// v and dout kept O(1), so that only the scores are large.
+struct Inputs {
+  std::vector<float> qkv, dout;
+};
+inline Inputs random_inputs(std::mt19937_64& r, const Shape& s, bool large_logits = false) {
+  Inputs in;
+  in.qkv = large_logits ? random_ints(r, s.qkv_size(), 100) : random_normal(r, s.qkv_size());
+  in.dout = random_normal(r, s.out_size());
+  if (large_logits)  // keep v and dout O(1): only the scores are large
+    for (uint64_t t = 0; t < s.rows(); ++t)
+      for (uint64_t c = 0; c < s.d(); ++c) in.qkv[t * 3 * s.d() + 2 * s.d() + c] *= 0.01f;
+  return in;
+}
+
+// Every output's double reference on `in` (the naive forward, dsum, the naive backward) and the
+// bounds of wgsl_ports/attention/reference.hpp; `with_att`: the att and dscores bounds too (the
+// naive kernels' outputs), which the FA2-only checks do not need.
+struct Expected {
+  std::vector<double> att, out, lse, D, dS, dqkv;
+  ref::ForwardBounds fb;
+  ref::BackwardBounds bb;
+};
+inline Expected expected_of(const Shape& s, const Inputs& in, bool with_att) {
+  const auto qkv = ref::widen(in.qkv), dout = ref::widen(in.dout);
+  Expected e;
+  e.att.resize(s.att_size()), e.out.resize(s.out_size()), e.lse.resize(s.lse_size());
+  e.D.resize(s.lse_size()), e.dS.resize(s.att_size()), e.dqkv.resize(s.qkv_size());
+  ref::naive_forward(s, qkv, e.att, e.out, e.lse);
+  ref::dsum(s, e.out, dout, e.D);
+  ref::naive_dscores(s, qkv, e.att, dout, e.D, e.dS);
+  ref::naive_dqkv(s, qkv, e.att, dout, e.dS, e.dqkv);
+  e.fb = ref::forward_bounds(s, qkv, with_att);
+  e.bb = ref::backward_bounds(s, qkv, dout, e.fb, with_att);
+  return e;
+}
+
 inline std::string shape_name(const Shape& s) {
   std::ostringstream o;
   o << "B" << s.batch << " T" << s.seq << " H" << s.heads << " hd" << s.head_dim;

@@ -9,34 +9,16 @@
 namespace wgslvk::attention::testing {
 namespace {
 
-struct Inputs {
-  std::vector<float> qkv, dout;
-};
-Inputs random_inputs(std::mt19937_64& r, const Shape& s, bool large_logits = false) {
-  Inputs in;
-  in.qkv = large_logits ? random_ints(r, s.qkv_size(), 100) : random_normal(r, s.qkv_size());
-  in.dout = random_normal(r, s.out_size());
-  if (large_logits)  // keep v and dout O(1): only the scores are large
-    for (uint64_t t = 0; t < s.rows(); ++t)
-      for (uint64_t c = 0; c < s.d(); ++c) in.qkv[t * 3 * s.d() + 2 * s.d() + c] *= 0.01f;
-  return in;
-}
-
 // Forward and backward, naive and FA2, every output against the reference and FA2 against naive.
 // The backward kernels get the device's own forward outputs (the forward bounds cover them).
 void check_all(const Shape& s, const Inputs& in, bool log = false) {
   SCOPED_TRACE(shape_name(s));
   Device& dev = device();
   Gpu gpu(dev, s);
-  const auto qkv = ref::widen(in.qkv), dout = ref::widen(in.dout);
-  std::vector<double> att(s.att_size()), out(s.out_size()), lse(s.lse_size()), D(s.lse_size()),
-      dS(s.att_size()), dqkv(s.qkv_size());
-  ref::naive_forward(s, qkv, att, out, lse);
-  ref::dsum(s, out, dout, D);
-  ref::naive_dscores(s, qkv, att, dout, D, dS);
-  ref::naive_dqkv(s, qkv, att, dout, dS, dqkv);
-  const auto fb = ref::forward_bounds(s, qkv, true);
-  const auto bb = ref::backward_bounds(s, qkv, dout, fb, true);
+  const Expected e = expected_of(s, in, true);
+  const auto &att = e.att, &out = e.out, &lse = e.lse, &D = e.D, &dS = e.dS, &dqkv = e.dqkv;
+  const ref::ForwardBounds& fb = e.fb;
+  const ref::BackwardBounds& bb = e.bb;
 
   auto nf = gpu.naive_forward(in.qkv);
   expect_within(nf.att, att, fb.att_err, {}, "naive att");

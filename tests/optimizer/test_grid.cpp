@@ -4,7 +4,7 @@
 // in slices to bound host memory. Labelled slow (16.8M elements on lavapipe).
 #include <gtest/gtest.h>
 
-#include "kernel_util.hpp"
+#include "random_inputs.hpp"
 
 using namespace wgslvk;
 using namespace wgslvk::optimizer;
@@ -30,9 +30,9 @@ TEST(Grid2D, AdamwUpdateAndAdamw8bitAboveOneDimension) {
   u.beta2_t = float(std::pow(double(u.beta2), 7));
   float hp[4] = {u.lr, u.beta1, u.beta2, u.weight_decay};
   float bias[4] = {u.beta1_t, u.beta2_t, u.eps, float(u.t)};
-  Buffer hpb = uniform(d, hp, 16, "hp"), biasb = uniform(d, bias, 16, "bias");
+  Buffer hpb = utils::make_uniform(d, "hp", hp), biasb = utils::make_uniform(d, "bias", bias);
   uint32_t nn = uint32_t(kN);
-  Buffer size = uniform(d, &nn, 4, "size");
+  Buffer size = utils::make_uniform(d, "size", nn);
   const float clip = 0.5f;
   Buffer stats = upload(d, std::vector<float>{2.0f, clip}, "grad_stats");
 
@@ -40,9 +40,9 @@ TEST(Grid2D, AdamwUpdateAndAdamw8bitAboveOneDimension) {
     std::vector<float> m = random_floats(r, kN, 0.5), v = random_floats(r, kN, 0.5);
     for (auto& x : v) x *= x;
     Buffer wb = upload(d, w, "w"), gb = upload(d, g, "g"), mb = upload(d, m, "m"), vb = upload(d, v, "v");
-    run_kernel(d, "optimizer/adamw_update",
-               {{0, wb}, {1, gb}, {2, mb}, {3, vb}, {4, stats, 0, 8}, {5, size, 0, 16}, {6, hpb, 0, 16}, {7, biasb, 0, 16}},
-               grid);
+    utils::run_dispatch(d, kernel("optimizer/adamw_update"),
+                        {{0, wb}, {1, gb}, {2, mb}, {3, vb}, {4, stats, 0, 8}, {5, size, 0, 16}, {6, hpb, 0, 16}, {7, biasb, 0, 16}},
+                        grid);
     auto gw = read<float>(d, wb), gm = read<float>(d, mb), gv = read<float>(d, vb), gg = read<float>(d, gb);
     for (size_t s = 0; s < kN; s += kSlice) {
       size_t c = std::min(kSlice, kN - s);
@@ -61,10 +61,10 @@ TEST(Grid2D, AdamwUpdateAndAdamw8bitAboveOneDimension) {
     std::vector<float> zs(div_ceil(kN, 256), 0.0f);
     Buffer wb = upload(d, w, "w"), gb = upload(d, g, "g"), mq = upload(d, zeros, "m_packed"),
            vq = upload(d, zeros, "v_packed"), ms = upload(d, zs, "m_scale"), vs = upload(d, zs, "v_scale");
-    run_kernel(d, "optimizer/adamw_8bit_update",
-               {{0, wb}, {1, gb}, {2, mq}, {3, vq}, {4, ms}, {5, vs}, {6, stats, 0, 8},
-                {7, size, 0, 16}, {8, hpb, 0, 16}, {9, biasb, 0, 16}},
-               grid);
+    utils::run_dispatch(d, kernel("optimizer/adamw_8bit_update"),
+                        {{0, wb}, {1, gb}, {2, mq}, {3, vq}, {4, ms}, {5, vs}, {6, stats, 0, 8},
+                        {7, size, 0, 16}, {8, hpb, 0, 16}, {9, biasb, 0, 16}},
+                        grid);
     auto gw = read<float>(d, wb);
     auto gmq = read<uint32_t>(d, mq), gvq = read<uint32_t>(d, vq);
     auto gms = read<float>(d, ms), gvs = read<float>(d, vs);

@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "kernel_util.hpp"
+#include "random_inputs.hpp"
 #include "optimizer/adamw.hpp"
 
 using namespace wgslvk;
@@ -48,7 +48,7 @@ struct Hyper {
 Hyper hyper_buffers(Device& d, const AdamWUniforms& u) {
   float hp[4] = {u.lr, u.beta1, u.beta2, u.weight_decay};
   float bias[4] = {u.beta1_t, u.beta2_t, u.eps, float(u.t)};
-  return {uniform(d, hp, 16, "hp"), uniform(d, bias, 16, "bias")};
+  return {utils::make_uniform(d, "hp", hp), utils::make_uniform(d, "bias", bias)};
 }
 
 void expect_within(const std::vector<float>& got, const std::vector<float>& want,
@@ -77,9 +77,10 @@ TEST(ReduceNormSq, RandomAgainstReference) {
     Buffer data = upload(d, x, "data");
     Buffer acc = upload(d, std::vector<float>{0.0f}, "acc");
     uint32_t nn = uint32_t(n);
-    Buffer nu = uniform(d, &nn, 4, "n");
+    Buffer nu = utils::make_uniform(d, "n", nn);
     uint32_t wgs = uint32_t(std::min<uint64_t>(div_ceil(n, 256), 1024));
-    run_kernel(d, "optimizer/reduce_norm_sq", {{0, data}, {1, acc, 0, 4}, {2, nu, 0, 16}}, {wgs, 1});
+    utils::run_dispatch(d, kernel("optimizer/reduce_norm_sq"), {{0, data}, {1, acc, 0, 4}, {2, nu, 0, 16}},
+                        {wgs, 1});
     float got = read<float>(d, acc)[0];
     float want = reduce_norm_sq_reference(x);
     uint32_t bound = reduce_norm_sq_ulp_bound(n, uint64_t(wgs) * 256, wgs);
@@ -104,8 +105,9 @@ TEST(ReduceNormSq, IntegerValuesExact) {
     for (uint32_t wgs : {1u, 7u, 1024u}) {
       Buffer acc = upload(d, std::vector<float>{0.0f}, "acc");
       uint32_t nn = uint32_t(n);
-      Buffer nu = uniform(d, &nn, 4, "n");
-      run_kernel(d, "optimizer/reduce_norm_sq", {{0, data}, {1, acc, 0, 4}, {2, nu, 0, 16}}, {wgs, 1});
+      Buffer nu = utils::make_uniform(d, "n", nn);
+      utils::run_dispatch(d, kernel("optimizer/reduce_norm_sq"), {{0, data}, {1, acc, 0, 4}, {2, nu, 0, 16}},
+                          {wgs, 1});
       EXPECT_EQ(read<float>(d, acc)[0], float(reduce_norm_sq_exact(x)))
           << "n = " << n << ", " << wgs << " workgroups: must be exact (" << kReduceIntegerBound.why << ")";
     }
@@ -123,8 +125,9 @@ TEST(FinalizeGradStats, ClipOnOffAndResetsAccumulator) {
     float max_norm = k % 3 == 0 ? 1e30f : float(std::exp2(ud(r)));  // 1e30: clipping off
     Buffer acc = upload(d, std::vector<float>{sum}, "acc");
     Buffer stats = upload(d, std::vector<float>{poison_f32(), poison_f32(), poison_f32()}, "stats");
-    Buffer mg = uniform(d, &max_norm, 4, "max_grad_norm");
-    run_kernel(d, "optimizer/finalize_grad_stats", {{0, acc, 0, 4}, {1, stats, 0, 8}, {2, mg, 0, 16}}, {1, 1});
+    Buffer mg = utils::make_uniform(d, "max_grad_norm", max_norm);
+    utils::run_dispatch(d, kernel("optimizer/finalize_grad_stats"), {{0, acc, 0, 4}, {1, stats, 0, 8}, {2, mg, 0, 16}},
+                        {1, 1});
     auto s = read<float>(d, stats);
     auto want = finalize_grad_stats_reference(sum, max_norm);
     EXPECT_LE(ulp_distance(s[0], want.grad_norm), kGradNormBound.ulp) << kGradNormBound.why;
@@ -148,15 +151,17 @@ TEST(DeterministicNorm, MatchesReferenceAndIsBitwiseRepeatable) {
   sprinkle_nonfinite(r, x);
   Buffer data = upload(d, x, "data");
   uint32_t nn = uint32_t(n);
-  Buffer nu = uniform(d, &nn, 4, "n");
+  Buffer nu = utils::make_uniform(d, "n", nn);
   float mgn = 1.0f;
-  Buffer mg = uniform(d, &mgn, 4, "max_grad_norm");
+  Buffer mg = utils::make_uniform(d, "max_grad_norm", mgn);
   std::vector<uint32_t> first;
   for (int run = 0; run < 3; ++run) {
     Buffer part = upload(d, std::vector<float>(256, poison_f32()), "partials");
     Buffer stats = upload(d, std::vector<float>{poison_f32(), poison_f32()}, "stats");
-    run_kernel(d, "optimizer/reduce_norm_sq_partials", {{0, data}, {1, part}, {2, nu, 0, 16}}, {256, 1});
-    run_kernel(d, "optimizer/finalize_grad_stats_partials", {{0, part}, {1, stats, 0, 8}, {2, mg, 0, 16}}, {1, 1});
+    utils::run_dispatch(d, kernel("optimizer/reduce_norm_sq_partials"), {{0, data}, {1, part}, {2, nu, 0, 16}},
+                        {256, 1});
+    utils::run_dispatch(d, kernel("optimizer/finalize_grad_stats_partials"), {{0, part}, {1, stats, 0, 8}, {2, mg, 0, 16}},
+                        {1, 1});
     auto s = read<float>(d, stats);
     double exact = reduce_norm_sq_exact(x);
     float want_norm = float(std::sqrt(exact));
@@ -199,7 +204,7 @@ void check_update(const std::string& kname, size_t n, bool f16) {
          v = storage(d, s.v, "v");
   Buffer stats = upload(d, std::vector<float>{123.0f, clip}, "grad_stats");
   uint32_t nn = uint32_t(n);
-  Buffer size = uniform(d, &nn, 4, "size");
+  Buffer size = utils::make_uniform(d, "size", nn);
   Hyper h = hyper_buffers(d, u);
   std::vector<BindGroupEntry> e{{0, w}, {1, g}, {2, m}, {3, v}, {4, stats, 0, 8},
                                 {5, size, 0, 16}, {6, h.hp, 0, 16}, {7, h.bias, 0, 16}};
@@ -209,7 +214,7 @@ void check_update(const std::string& kname, size_t n, bool f16) {
     w16 = upload(d, poison, "dst_w16");
     e.push_back({8, w16});
   }
-  run_kernel(d, kname, e, grid_for_workgroups(div_ceil(n, 256), d.limits()));
+  utils::run_dispatch(d, kernel(kname), e, grid_for_workgroups(div_ceil(n, 256), d.limits()));
 
   auto want = adamw_update_reference(s.w, s.g, s.m, s.v, clip, u);
   auto gw = read<float>(d, w, 0, n), gm = read<float>(d, m, 0, n), gv = read<float>(d, v, 0, n),
@@ -263,11 +268,11 @@ TEST(AdamwUpdate, StepOneBiasCorrectionIsFinite) {
            v = storage(d, s.v, "v");
     Buffer stats = upload(d, std::vector<float>{1.0f, 1.0f}, "grad_stats");
     uint32_t nn = uint32_t(n);
-    Buffer size = uniform(d, &nn, 4, "size");
+    Buffer size = utils::make_uniform(d, "size", nn);
     Hyper h = hyper_buffers(d, u);
-    run_kernel(d, "optimizer/adamw_update",
-               {{0, w}, {1, g}, {2, m}, {3, v}, {4, stats, 0, 8}, {5, size, 0, 16}, {6, h.hp, 0, 16}, {7, h.bias, 0, 16}},
-               {uint32_t(div_ceil(n, 256)), 1});
+    utils::run_dispatch(d, kernel("optimizer/adamw_update"),
+                        {{0, w}, {1, g}, {2, m}, {3, v}, {4, stats, 0, 8}, {5, size, 0, 16}, {6, h.hp, 0, 16}, {7, h.bias, 0, 16}},
+                        {uint32_t(div_ceil(n, 256)), 1});
     auto gw = read<float>(d, w, 0, n);
     for (size_t i = 0; i < n; ++i) ASSERT_TRUE(std::isfinite(gw[i])) << "beta " << beta << ", w[" << i << "]";
     if (beta == 0.9f) {
@@ -311,13 +316,13 @@ TEST(Adamw8bitUpdate, RandomAgainstReference) {
     Buffer msb = storage(d, ms, "m_scale"), vsb = storage(d, vs, "v_scale");
     Buffer stats = upload(d, std::vector<float>{1.0f, clip}, "grad_stats");
     uint32_t nn = uint32_t(n);
-    Buffer size = uniform(d, &nn, 4, "size");
+    Buffer size = utils::make_uniform(d, "size", nn);
     Hyper h = hyper_buffers(d, u);
-    run_kernel(d, "optimizer/adamw_8bit_update",
-               {{0, w, 0, n * 4}, {1, g, 0, n * 4}, {2, mq, 0, words * 4}, {3, vq, 0, words * 4},
-                {4, msb, 0, blocks * 4}, {5, vsb, 0, blocks * 4}, {6, stats, 0, 8},
-                {7, size, 0, 16}, {8, h.hp, 0, 16}, {9, h.bias, 0, 16}},
-               grid_for_workgroups(blocks, d.limits()));
+    utils::run_dispatch(d, kernel("optimizer/adamw_8bit_update"),
+                        {{0, w, 0, n * 4}, {1, g, 0, n * 4}, {2, mq, 0, words * 4}, {3, vq, 0, words * 4},
+                        {4, msb, 0, blocks * 4}, {5, vsb, 0, blocks * 4}, {6, stats, 0, 8},
+                        {7, size, 0, 16}, {8, h.hp, 0, 16}, {9, h.bias, 0, 16}},
+                        grid_for_workgroups(blocks, d.limits()));
     auto want = adamw_8bit_update_reference(s.w, s.g, mp, vp, ms, vs, clip, u);
     auto gw = read<float>(d, w, 0, n), gg = read<float>(d, g, 0, n);
     expect_within(gw, want.f32.w, want.f32.w_tol, "w", kWStepBound);

@@ -1,7 +1,7 @@
 // Adapters, device selection, requested limits and features (shader-f16 refused without it).
 #include <vulkan/vulkan.h>
 
-#include "helpers.hpp"
+#include "test_util.hpp"
 
 namespace wgslvk::testing {
 namespace {
@@ -124,7 +124,7 @@ TEST(Features, ShaderF16KernelRunsWithFeature) {
   for (auto& h : in) h = f32_to_f16_bits(std::uniform_real_distribution<float>(-100, 100)(r));
   Buffer bin = upload(d, in, "in");
   Buffer bout = upload(d, std::vector<uint16_t>(n, 0x7e5a), "out");  // an f16 NaN poison
-  run(d, p, {group(d, p, {{0, bin}, {1, bout}, {2, params(d, n)}})}, {4, 1});
+  run_dispatch(d, p, {make_bind_group(d, p, {{0, bin}, {1, bout}, {2, params(d, n)}})}, {4, 1});
   auto got = read<uint16_t>(d, bout);
   for (uint32_t i = 0; i < n; ++i)  // doubling is exact in f16 within range
     ASSERT_EQ(got[i], f32_to_f16_bits(2.0f * f16_bits_to_f32(in[i]))) << "element " << i;

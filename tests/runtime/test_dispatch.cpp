@@ -2,7 +2,7 @@
 // between commands, copies, clears, zero-initialised buffers and timestamps.
 #include <numeric>
 
-#include "helpers.hpp"
+#include "test_util.hpp"
 
 namespace wgslvk::testing {
 namespace {
@@ -17,7 +17,7 @@ TEST(SubRange, KernelWritesOnlyThroughItsView) {
   const uint64_t words = 4096, view_offset = 5 * 256, view_words = 1000;  // 256-byte aligned
   Buffer b = poisoned(d, words, "big");
   // The kernel writes n = view_words elements: all of the view, and nothing else.
-  run(d, p, {group(d, p, {{0, b, view_offset, view_words * 4}, {1, params(d, view_words)}})},
+  run_dispatch(d, p, {make_bind_group(d, p, {{0, b, view_offset, view_words * 4}, {1, params(d, view_words)}})},
       grid_for_workgroups(div_ceil(view_words, 256), d.limits()));
   auto got = read<uint32_t>(d, b);
   const uint64_t first = view_offset / 4;
@@ -31,7 +31,7 @@ TEST(SubRange, ViewAtTheEndAndReadBack) {
   Device& d = device();
   auto p = pipeline("fill_index");
   Buffer b = poisoned(d, 1024, "big");
-  run(d, p, {group(d, p, {{0, b, 3072}, {1, params(d, 256)}})}, {1, 1});
+  run_dispatch(d, p, {make_bind_group(d, p, {{0, b, 3072}, {1, params(d, 256)}})}, {1, 1});
   auto tail = read<uint32_t>(d, b, 3072);
   ASSERT_EQ(tail.size(), 256u);
   for (uint32_t i = 0; i < 256; ++i) ASSERT_EQ(tail[i], i);
@@ -50,7 +50,7 @@ TEST(Grid2D, MoreThan65535WorkgroupsWriteEachElementOnce) {
   ASSERT_GE(grid.workgroups() * 256, n);
   // Counts start at the poison value plus a guard of 64 words past n that must stay poisoned.
   Buffer c = poisoned(d, n + 64, "counts");
-  run(d, p, {group(d, p, {{0, c, 0, uint64_t(n) * 4}, {1, params(d, n)}})}, grid);
+  run_dispatch(d, p, {make_bind_group(d, p, {{0, c, 0, uint64_t(n) * 4}, {1, params(d, n)}})}, grid);
   auto got = read<uint32_t>(d, c);
   for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], kPoisonBits + 1) << "element " << i;
   for (uint64_t i = n; i < n + 64; ++i) ASSERT_EQ(got[i], kPoisonBits) << "guard " << i;
@@ -69,15 +69,15 @@ TEST(Ordering, EachDispatchSeesThePreviousOnesWrites) {
   CommandEncoder enc = d.create_command_encoder("chain");
   ComputePass pass = enc.begin_compute_pass({"chain"});
   pass.set_pipeline(fill);
-  pass.set_bind_group(0, group(d, fill, {{0, a}, {1, pn}}));
+  pass.set_bind_group(0, make_bind_group(d, fill, {{0, a}, {1, pn}}));
   pass.dispatch_workgroups(300);
   pass.set_pipeline(copy);
-  pass.set_bind_group(0, group(d, copy, {{0, a}, {1, b}, {2, pv}}));
+  pass.set_bind_group(0, make_bind_group(d, copy, {{0, a}, {1, b}, {2, pv}}));
   pass.dispatch_workgroups(75);
-  pass.set_bind_group(0, group(d, copy, {{0, b}, {1, c}, {2, pv}}));
+  pass.set_bind_group(0, make_bind_group(d, copy, {{0, b}, {1, c}, {2, pv}}));
   pass.dispatch_workgroups(75);
   pass.set_pipeline(count);
-  pass.set_bind_group(0, group(d, count, {{0, c}, {1, pn}}));
+  pass.set_bind_group(0, make_bind_group(d, count, {{0, c}, {1, pn}}));
   pass.dispatch_workgroups(300);
   pass.end();
   enc.copy_buffer_to_buffer(c, 0, e, 0, uint64_t(n) * 4);
@@ -152,7 +152,7 @@ TEST(Encoder, StateErrors) {
   // A group made for another layout.
   auto other = pipeline("copy_vec4");
   Buffer b = poisoned(d, 64, "b"), c = poisoned(d, 64, "c");
-  pass.set_bind_group(0, group(d, other, {{0, b}, {1, c}, {2, params(d, 1)}}, "other group"));
+  pass.set_bind_group(0, make_bind_group(d, other, {{0, b}, {1, c}, {2, params(d, 1)}}, "other group"));
   expect_validation_error([&] { pass.dispatch_workgroups(1); }, "state",
                           {"[BindGroup \"other group\"]", "not compatible"});
   expect_validation_error([&] { enc.finish(); }, "state", {"open compute pass"});
@@ -167,7 +167,7 @@ TEST(Encoder, ObjectsOfAnotherDeviceAreRefused) {
   Device other = make_device({"other", {}, {}});
   Buffer foreign = other.create_buffer({"foreign", 256, kUsageStorage | kUsageCopySrc | kUsageCopyDst});
   auto p = pipeline("fill_index");
-  expect_validation_error([&] { group(d, p, {{0, foreign}, {1, params(d, 1)}}, "g"); }, "state",
+  expect_validation_error([&] { make_bind_group(d, p, {{0, foreign}, {1, params(d, 1)}}, "g"); }, "state",
                           {"[BindGroup \"g\"] binding 0", "[Buffer \"foreign\"]", "different device"});
   expect_validation_error([&] { d.write_buffer(foreign, 0, std::vector<uint32_t>(4).data(), 16); }, "state",
                           {"[Buffer \"foreign\"]", "different device"});
@@ -216,7 +216,7 @@ TEST(Timestamps, PassAndBetweenDispatchesAreOrdered) {
   auto p = pipeline("fill_index");
   const uint32_t n = 256 * 512;
   Buffer b = poisoned(d, n, "b");
-  auto g = group(d, p, {{0, b}, {1, params(d, n)}});
+  auto g = make_bind_group(d, p, {{0, b}, {1, params(d, n)}});
   QuerySet qs = d.create_query_set(4, "times");
   CommandEncoder enc = d.create_command_encoder();
   ComputePass pass = enc.begin_compute_pass({"timed", PassTimestampWrites{qs, 0, 3}});

@@ -3,7 +3,7 @@
 // sits exactly on the boundary and works.
 #include <numeric>
 
-#include "helpers.hpp"
+#include "test_util.hpp"
 
 namespace wgslvk::testing {
 namespace {
@@ -18,7 +18,7 @@ TEST(R1, EntryCountMustMatchLayout) {
   Device& d = device();
   auto p = pipeline("copy_vec4");
   Buffer a = poisoned(d, 64, "src"), b = poisoned(d, 64, "dst");
-  expect_validation_error([&] { group(d, p, {{0, a}, {1, b}}, "two of three"); }, "R1",
+  expect_validation_error([&] { make_bind_group(d, p, {{0, a}, {1, b}}, "two of three"); }, "R1",
                           {"[BindGroup \"two of three\"]", "2 entries", "has 3", "missing binding 2"});
 }
 
@@ -26,9 +26,9 @@ TEST(R1, BindingNumberMustBeInLayout) {
   Device& d = device();
   auto p = pipeline("copy_vec4");
   Buffer a = poisoned(d, 64, "src"), b = poisoned(d, 64, "dst");
-  expect_validation_error([&] { group(d, p, {{0, a}, {1, b}, {5, params(d, 16)}}, "g"); }, "R1",
+  expect_validation_error([&] { make_bind_group(d, p, {{0, a}, {1, b}, {5, params(d, 16)}}, "g"); }, "R1",
                           {"[BindGroup \"g\"]", "binding 5", "is not in"});
-  expect_validation_error([&] { group(d, p, {{0, a}, {1, b}, {1, b}}, "dup"); }, "R1",
+  expect_validation_error([&] { make_bind_group(d, p, {{0, a}, {1, b}, {1, b}}, "dup"); }, "R1",
                           {"binding 1", "more than once"});
 }
 
@@ -39,7 +39,7 @@ TEST(R1, ExactEntriesPass) {
   std::vector<float> src(64 * 4);
   for (auto& v : src) v = std::uniform_real_distribution<float>(-1, 1)(rng_);
   Buffer a = upload(d, src, "src"), b = poisoned(d, 64 * 4, "dst");
-  run(d, p, {group(d, p, {{0, a}, {1, b}, {2, params(d, 64)}})}, {1, 1});
+  run_dispatch(d, p, {make_bind_group(d, p, {{0, a}, {1, b}, {2, params(d, 64)}})}, {1, 1});
   EXPECT_EQ(read<float>(d, b), src);
 }
 
@@ -50,7 +50,7 @@ TEST(R2, StorageOffsetMustBeAligned) {
   auto p = pipeline("fill_index");
   Buffer out = poisoned(d, 1024, "out");
   std::string align = "(" + std::to_string(d.storage_offset_alignment()) + ")";
-  expect_validation_error([&] { group(d, p, {{0, out, 100, 256}, {1, params(d, 64)}}, "g"); }, "R2",
+  expect_validation_error([&] { make_bind_group(d, p, {{0, out, 100, 256}, {1, params(d, 64)}}, "g"); }, "R2",
                           {"[BindGroup \"g\"] binding 0", "offset (100)", "[Buffer \"out\"]",
                            "minStorageBufferOffsetAlignment " + align});
 }
@@ -60,7 +60,7 @@ TEST(R2, UniformOffsetMustBeAligned) {
   auto p = pipeline("fill_index");
   Buffer out = poisoned(d, 1024, "out");
   Buffer u = d.create_buffer({"uni", 512, kUsageUniform | kUsageCopyDst});
-  expect_validation_error([&] { group(d, p, {{0, out}, {1, u, 16, 16}}, "g"); }, "R2",
+  expect_validation_error([&] { make_bind_group(d, p, {{0, out}, {1, u, 16, 16}}, "g"); }, "R2",
                           {"binding 1", "offset (16)", "[Buffer \"uni\"]",
                            "minUniformBufferOffsetAlignment (" + std::to_string(d.uniform_offset_alignment()) + ")"});
 }
@@ -74,7 +74,7 @@ TEST(R2, AlignedOffsetsPass) {
   Buffer u = d.create_buffer({"uni", ua + 16, kUsageUniform | kUsageCopyDst});
   uint32_t n[4] = {uint32_t(sa / 4), 0, 0, 0};
   d.write_buffer(u, ua, n, 16);
-  run(d, p, {group(d, p, {{0, out, sa, sa}, {1, u, ua, 16}})}, {1, 1});
+  run_dispatch(d, p, {make_bind_group(d, p, {{0, out, sa, sa}, {1, u, ua, 16}})}, {1, 1});
   auto got = read<uint32_t>(d, out);
   for (uint64_t i = 0; i < got.size(); ++i) {
     bool inside = i >= sa / 4 && i < sa / 2;
@@ -88,19 +88,19 @@ TEST(R3, ZeroSizeIsRejected) {
   Device& d = device();
   auto p = pipeline("array_length");
   Buffer b = poisoned(d, 256, "buf");  // 1024 bytes
-  expect_validation_error([&] { group(d, p, {{0, b, 256, 0}}, "g"); }, "R3",
+  expect_validation_error([&] { make_bind_group(d, p, {{0, b, 256, 0}}, "g"); }, "R3",
                           {"[BindGroup \"g\"] binding 0", "size is zero", "offset 256"});
   // Default size at offset == buffer size is zero too.
-  expect_validation_error([&] { group(d, p, {{0, b, 1024}}, "g"); }, "R3", {"size is zero"});
+  expect_validation_error([&] { make_bind_group(d, p, {{0, b, 1024}}, "g"); }, "R3", {"size is zero"});
 }
 
 TEST(R3, RangeMustFitBuffer) {
   Device& d = device();
   auto p = pipeline("array_length");
   Buffer b = poisoned(d, 256, "buf");
-  expect_validation_error([&] { group(d, p, {{0, b, 256, 772}}, "g"); }, "R3",
+  expect_validation_error([&] { make_bind_group(d, p, {{0, b, 256, 772}}, "g"); }, "R3",
                           {"binding 0", "[256, 1028)", "[Buffer \"buf\"]", "size 1024"});
-  expect_validation_error([&] { group(d, p, {{0, b, 1280}}, "g"); }, "R3", {"offset (1280)", "size 1024"});
+  expect_validation_error([&] { make_bind_group(d, p, {{0, b, 1280}}, "g"); }, "R3", {"offset (1280)", "size 1024"});
 }
 
 TEST(R3, RangeEndingAtBufferEndPasses) {
@@ -110,7 +110,7 @@ TEST(R3, RangeEndingAtBufferEndPasses) {
   // Explicit size up to the last byte, and the default (buffer.size - offset): both 768 bytes.
   for (std::optional<uint64_t> size : {std::optional<uint64_t>(768), std::optional<uint64_t>()}) {
     d.write_buffer(b, 0, std::vector<uint32_t>(256, kPoisonBits).data(), 1024);
-    run(d, p, {group(d, p, {{0, b, 256, size}})}, {1, 1});
+    run_dispatch(d, p, {make_bind_group(d, p, {{0, b, 256, size}})}, {1, 1});
     auto got = read<uint32_t>(d, b);
     EXPECT_EQ(got[64], 768u / 4);  // arrayLength of the view
     EXPECT_EQ(got[0], kPoisonBits);
@@ -123,7 +123,7 @@ TEST(R4, StorageSizeMustBeMultipleOf4) {
   Device& d = device();
   auto p = pipeline("array_length");
   Buffer b = poisoned(d, 256, "buf");
-  expect_validation_error([&] { group(d, p, {{0, b, 0, 1022}}, "g"); }, "R4",
+  expect_validation_error([&] { make_bind_group(d, p, {{0, b, 0, 1022}}, "g"); }, "R4",
                           {"[BindGroup \"g\"] binding 0", "storage binding size (1022)", "[Buffer \"buf\"]",
                            "multiple of 4"});
 }
@@ -132,7 +132,7 @@ TEST(R4, MultipleOf4Passes) {
   Device& d = device();
   auto p = pipeline("array_length");
   Buffer b = poisoned(d, 256, "buf");
-  run(d, p, {group(d, p, {{0, b, 0, 1020}})}, {1, 1});
+  run_dispatch(d, p, {make_bind_group(d, p, {{0, b, 0, 1020}})}, {1, 1});
   EXPECT_EQ(read<uint32_t>(d, b)[0], 255u);
 }
 
@@ -145,11 +145,11 @@ TEST(R5, UniformBindingAboveLimit) {
   ASSERT_EQ(max, 65536u);
   Buffer out = poisoned(d, 64, "out");
   Buffer u = d.create_buffer({"big uniform", max + 256, kUsageUniform | kUsageCopyDst});
-  expect_validation_error([&] { group(d, p, {{0, out}, {1, u, 0, max + 16}}, "g"); }, "R5",
+  expect_validation_error([&] { make_bind_group(d, p, {{0, out}, {1, u, 0, max + 16}}, "g"); }, "R5",
                           {"[BindGroup \"g\"] binding 1", "(65552)", "[Buffer \"big uniform\"]",
                            "maxUniformBufferBindingSize (65536)"});
   // Exactly the limit binds.
-  EXPECT_NO_THROW(group(d, p, {{0, out}, {1, u, 0, max}}, "g"));
+  EXPECT_NO_THROW(make_bind_group(d, p, {{0, out}, {1, u, 0, max}}, "g"));
 }
 
 TEST(R5, StorageBindingAboveLimit) {
@@ -158,13 +158,13 @@ TEST(R5, StorageBindingAboveLimit) {
   uint64_t max = d.limits().maxStorageBufferBindingSize;
   ASSERT_EQ(max, 128u << 20);
   Buffer b = d.create_buffer({"big", max + 256, kUsageStorage | kUsageCopySrc});
-  expect_validation_error([&] { group(d, p, {{0, b, 0, max + 4}}, "g"); }, "R5",
+  expect_validation_error([&] { make_bind_group(d, p, {{0, b, 0, max + 4}}, "g"); }, "R5",
                           {"binding 0", "(" + std::to_string(max + 4) + ")", "[Buffer \"big\"]",
                            "maxStorageBufferBindingSize (134217728)"});
   // Default size (whole buffer) is above the limit too: never silently truncated.
-  expect_validation_error([&] { group(d, p, {{0, b}}, "g"); }, "R5", {"maxStorageBufferBindingSize"});
+  expect_validation_error([&] { make_bind_group(d, p, {{0, b}}, "g"); }, "R5", {"maxStorageBufferBindingSize"});
   // Exactly the limit binds, and the shader sees all of it.
-  run(d, p, {group(d, p, {{0, b, 256, max}})}, {1, 1});
+  run_dispatch(d, p, {make_bind_group(d, p, {{0, b, 256, max}})}, {1, 1});
   EXPECT_EQ(read<uint32_t>(d, b, 256, 1)[0], uint32_t(max / 4));
 }
 
@@ -174,7 +174,7 @@ TEST(R6, StorageBindingNeedsStorageUsage) {
   Device& d = device();
   auto p = pipeline("fill_index");
   Buffer out = d.create_buffer({"no storage", 1024, kUsageUniform | kUsageCopyDst});
-  expect_validation_error([&] { group(d, p, {{0, out}, {1, params(d, 16)}}, "g"); }, "R6",
+  expect_validation_error([&] { make_bind_group(d, p, {{0, out}, {1, params(d, 16)}}, "g"); }, "R6",
                           {"[BindGroup \"g\"] binding 0 (storage)", "[Buffer \"no storage\"]", "lacks Storage"});
 }
 
@@ -183,7 +183,7 @@ TEST(R6, UniformBindingNeedsUniformUsage) {
   auto p = pipeline("fill_index");
   Buffer out = poisoned(d, 64, "out");
   Buffer u = d.create_buffer({"no uniform", 16, kUsageStorage | kUsageCopyDst});
-  expect_validation_error([&] { group(d, p, {{0, out}, {1, u}}, "g"); }, "R6",
+  expect_validation_error([&] { make_bind_group(d, p, {{0, out}, {1, u}}, "g"); }, "R6",
                           {"binding 1 (uniform)", "[Buffer \"no uniform\"]", "lacks Uniform"});
 }
 
@@ -193,7 +193,7 @@ TEST(R6, MatchingUsagePasses) {
   // Exactly the usages needed, nothing more (plus CopySrc to read it back).
   Buffer out = d.create_buffer({"out", 64 * 4, kUsageStorage | kUsageCopySrc | kUsageCopyDst});
   d.write_buffer(out, 0, std::vector<uint32_t>(64, kPoisonBits).data(), 256);
-  run(d, p, {group(d, p, {{0, out}, {1, params(d, 64)}})}, {1, 1});
+  run_dispatch(d, p, {make_bind_group(d, p, {{0, out}, {1, params(d, 64)}})}, {1, 1});
   auto got = read<uint32_t>(d, out);
   for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(got[i], i);
 }
@@ -213,7 +213,7 @@ TEST(R7, LayoutMinimumAtBindGroupCreation) {
   Device& d = device();
   auto p = pipeline("sized_header");  // auto layout: minBindingSize 48 from the shader (R10)
   Buffer b = poisoned(d, 64, "hdr");
-  expect_validation_error([&] { group(d, p, {{0, b, 0, 44}}, "g"); }, "R7",
+  expect_validation_error([&] { make_bind_group(d, p, {{0, b, 0, 44}}, "g"); }, "R7",
                           {"[BindGroup \"g\"] binding 0", "(44)", "[Buffer \"hdr\"]", "minBindingSize (48)"});
 }
 
@@ -245,7 +245,7 @@ TEST(R7, ExactMinimumPasses) {
   auto layout = d.create_bind_group_layout({"hdr layout", {{0, BindingType::Storage, 0}}});
   auto p = d.create_compute_pipeline({"explicit", &util("sized_header"), {layout}, false});
   Buffer b = poisoned(d, 64, "hdr");
-  run(d, p, {d.create_bind_group({"exact", layout, {{0, b, 0, 48}}})}, {1, 1});
+  run_dispatch(d, p, {d.create_bind_group({"exact", layout, {{0, b, 0, 48}}})}, {1, 1});
   auto got = read<uint32_t>(d, b);
   EXPECT_EQ((std::vector<uint32_t>(got.begin(), got.begin() + 4)), (std::vector<uint32_t>{1, 2, 3, 4}));
   EXPECT_EQ(got[4], kPoisonBits);  // b is not written
@@ -260,7 +260,7 @@ TEST(R8, ArrayLengthSeesTheBoundRangeNotTheBuffer) {
   auto p = pipeline("array_length");
   Buffer b = poisoned(d, 1024, "buf");  // 4096 bytes
   // A 260-byte view at offset 512: arrayLength is 65, not (4096 - 512) / 4 = 896.
-  run(d, p, {group(d, p, {{0, b, 512, 260}})}, {1, 1});
+  run_dispatch(d, p, {make_bind_group(d, p, {{0, b, 512, 260}})}, {1, 1});
   auto got = read<uint32_t>(d, b);
   EXPECT_EQ(got[128], 65u);
   for (size_t i = 0; i < got.size(); ++i)
@@ -308,7 +308,7 @@ TEST(R9, MatchingExplicitLayoutPasses) {
   std::vector<float> src(256);
   std::iota(src.begin(), src.end(), 0.5f);
   Buffer a = upload(d, src, "src"), b = poisoned(d, 256, "dst");
-  run(d, p, {d.create_bind_group({"g", layout[0], {{0, a}, {1, b}, {2, params(d, 64)}}})}, {1, 1});
+  run_dispatch(d, p, {d.create_bind_group({"g", layout[0], {{0, a}, {1, b}, {2, params(d, 64)}}})}, {1, 1});
   EXPECT_EQ(read<float>(d, b), src);
 }
 
@@ -339,10 +339,10 @@ TEST(R10, DeclaredButUnusedBindingIsLeftOut) {
   EXPECT_EQ(l.entries()[1].binding, 1u);
   Buffer out = poisoned(d, 256, "out"), extra = poisoned(d, 64, "extra");
   // Binding 3 against the auto layout: not in it (R1, as WebGPU reports it).
-  expect_validation_error([&] { group(d, p, {{0, out}, {1, params(d, 256)}, {3, extra}}, "g"); }, "R1",
+  expect_validation_error([&] { make_bind_group(d, p, {{0, out}, {1, params(d, 256)}, {3, extra}}, "g"); }, "R1",
                           {"binding 3", "is not in", "[BindGroupLayout \"sparse group 0 (auto)\"]"});
   // The boundary: exactly the used bindings run; an explicit layout may also hold binding 3.
-  run(d, p, {group(d, p, {{0, out}, {1, params(d, 256)}})}, {1, 1});
+  run_dispatch(d, p, {make_bind_group(d, p, {{0, out}, {1, params(d, 256)}})}, {1, 1});
   auto got = read<uint32_t>(d, out);
   for (uint32_t i = 0; i < 256; ++i) ASSERT_EQ(got[i], i);
   auto explicit_layout = d.create_bind_group_layout(
@@ -399,7 +399,7 @@ TEST(R11, OverlappingWritableRanges) {
   auto p = pipeline("fill_pair");
   Buffer b = poisoned(d, 1024, "mega");
   // [0, 1024) and [768, 1792): 256 bytes shared.
-  auto g = group(d, p, {{0, b, 0, 1024}, {1, b, 768, 1024}, {2, params(d, 16)}});
+  auto g = make_bind_group(d, p, {{0, b, 0, 1024}, {1, b, 768, 1024}, {2, params(d, 16)}});
   dispatch_expect(p, g, "R11", {"[ComputePass \"alias pass\"]", "[Buffer \"mega\"]",
                                 "binding 0 (storage, [0, 1024))", "binding 1 (storage, [768, 1792))",
                                 "overlapping writable"});
@@ -409,7 +409,7 @@ TEST(R11, WritableAndReadOnlyOfOneBufferEvenDisjoint) {
   Device& d = device();
   auto p = pipeline("copy_vec4");
   Buffer b = poisoned(d, 1024, "mega");
-  auto g = group(d, p, {{0, b, 0, 1024}, {1, b, 2048, 1024}, {2, params(d, 16)}});
+  auto g = make_bind_group(d, p, {{0, b, 0, 1024}, {1, b, 2048, 1024}, {2, params(d, 16)}});
   dispatch_expect(p, g, "R11", {"[Buffer \"mega\"]", "binding 0 (read-only-storage, [0, 1024))",
                                 "binding 1 (storage, [2048, 3072))", "read-only/uniform"});
 }
@@ -418,7 +418,7 @@ TEST(R11, WritableAndUniformOfOneBuffer) {
   Device& d = device();
   auto p = pipeline("fill_index");
   Buffer b = d.create_buffer({"both", 1024, kUsageStorage | kUsageUniform | kUsageCopyDst});
-  auto g = group(d, p, {{0, b, 256, 256}, {1, b, 0, 16}});
+  auto g = make_bind_group(d, p, {{0, b, 256, 256}, {1, b, 0, 16}});
   dispatch_expect(p, g, "R11", {"[Buffer \"both\"]", "binding 0 (storage", "binding 1 (uniform"});
 }
 
@@ -428,7 +428,7 @@ TEST(R11, AdjacentWritableRangesPass) {
   const uint32_t n = 256;
   Buffer b = poisoned(d, 3 * n, "mega");
   // [0, 1024) and [1024, 2048): touching, not overlapping. The last 1024 bytes stay poisoned.
-  run(d, p, {group(d, p, {{0, b, 0, n * 4}, {1, b, n * 4, n * 4}, {2, params(d, n)}})}, {1, 1});
+  run_dispatch(d, p, {make_bind_group(d, p, {{0, b, 0, n * 4}, {1, b, n * 4, n * 4}, {2, params(d, n)}})}, {1, 1});
   auto got = read<uint32_t>(d, b);
   for (uint32_t i = 0; i < n; ++i) {
     ASSERT_EQ(got[i], i);
@@ -443,7 +443,7 @@ TEST(R12, CountAboveLimitIsRefused) {
   Device& d = device();
   auto p = pipeline("count_writes");
   Buffer c = poisoned(d, 64, "counts");
-  auto g = group(d, p, {{0, c}, {1, params(d, 0)}});
+  auto g = make_bind_group(d, p, {{0, c}, {1, params(d, 0)}});
   for (int axis = 0; axis < 3; ++axis) {
     CommandEncoder enc = d.create_command_encoder();
     ComputePass pass = enc.begin_compute_pass({"big"});
@@ -466,7 +466,7 @@ TEST(R12, CountAtLimitRuns) {
   Buffer c = d.create_buffer({"counts", uint64_t(n) * 4, kUsageStorage | kUsageCopySrc | kUsageCopyDst});
   // Poison as 0x7fa5a5a5 so a count of one reads 0x7fa5a5a6.
   d.write_buffer(c, 0, std::vector<uint32_t>(n, kPoisonBits).data(), uint64_t(n) * 4);
-  run(d, p, {group(d, p, {{0, c}, {1, params(d, n)}})}, {65535, 1});
+  run_dispatch(d, p, {make_bind_group(d, p, {{0, c}, {1, params(d, n)}})}, {65535, 1});
   auto got = read<uint32_t>(d, c);
   for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(got[i], kPoisonBits + 1) << "element " << i;
 }
@@ -534,14 +534,14 @@ TEST(R13, KernelsAtTheLimitsRun) {
 
   auto z = pipeline("wg_z64");
   Buffer zo = poisoned(d, 65, "z out");
-  run(d, z, {group(d, z, {{0, zo}})}, {1, 1});
+  run_dispatch(d, z, {make_bind_group(d, z, {{0, zo}})}, {1, 1});
   auto got = read<uint32_t>(d, zo);
   for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(got[i], i + 1);
   EXPECT_EQ(got[64], kPoisonBits);
 
   auto s = pipeline("shared_max");
   Buffer so = poisoned(d, 256, "shared out");
-  run(d, s, {group(d, s, {{0, so}})}, {1, 1});
+  run_dispatch(d, s, {make_bind_group(d, s, {{0, so}})}, {1, 1});
   got = read<uint32_t>(d, so);
   for (uint32_t lid = 0; lid < 256; ++lid) {
     uint32_t want = 0;

@@ -2,10 +2,14 @@
 // vocab_size + 1, repeated tokens summed correctly, w16 equal to f32 lookup, non-finite gradients
 // skipped) and of the native backward variants. Expected values: wgsl_ports/embedding/reference.hpp.
 #include <algorithm>
+#include <cstring>
 #include <numeric>
+#include <stdexcept>
 
 #include "wgslvk/validate/case_builder.hpp"
+#include "embedding/cases.hpp"
 #include "embedding/reference.hpp"
+#include "wgslvk/bench/stats.hpp"
 #include "wgslvk/numeric.hpp"
 #include "wgslvk/runtime.hpp"
 
@@ -148,6 +152,23 @@ std::vector<float> random_grads(Rng& r, uint64_t n, bool nonfinite) {
   return g;
 }
 
+// The atomic variants' check of grad_table (the elements `e` covers): n terms added in an order
+// the atomics choose, n ULPs of M (kBackwardUlpsPerTerm); an element that receives nothing keeps
+// its initial value exactly.
+void check_atomic_backward(CaseBuilder& b, const eref::BackwardExpected& e, const std::string& where) {
+  std::vector<float> bound(e.value.size()), mag(e.value.size());
+  for (size_t i = 0; i < e.value.size(); ++i) {
+    bound[i] = e.terms[i] <= 1 ? 0.0f : float(eref::kBackwardUlpsPerTerm * e.terms[i]);
+    mag[i] = float(e.magnitude[i]);
+  }
+  auto& k = b.check_ulp("grad_table", Array::of(DType::F32, e.value), 0,
+                        "f32 atomic adds in an unspecified order: each element is within "
+                        "kBackwardUlpsPerTerm (1) x n ULPs of M = |initial| + sum |contributions| "
+                        "(n = initial + contributions, bound file); untouched elements exact" + where);
+  CaseBuilder::per_element_bound(k, bound);
+  CaseBuilder::magnitude(k, mag);
+}
+
 Case backward_case(uint64_t seed, Variant v, Shape s, bool oov, bool nonfinite,
                    uint32_t hot_repeats, const std::array<uint32_t, 3>* grid,
                    const std::string& what) {
@@ -189,20 +210,7 @@ Case backward_case(uint64_t seed, Variant v, Shape s, bool oov, bool nonfinite,
   }
   CaseBuilder::bind_values(d, 3, dims_values(s));
   set_workgroups(d, s.total(), grid);
-  auto e = eref::backward(tokens, grad_out, table, dims);
-  std::vector<float> bound(e.value.size()), mag(e.value.size());
-  for (size_t i = 0; i < e.value.size(); ++i) {
-    // n terms added in an order the atomics choose: n ULPs of M (kBackwardUlpsPerTerm); an element
-    // that receives nothing keeps its initial value exactly.
-    bound[i] = e.terms[i] <= 1 ? 0.0f : float(eref::kBackwardUlpsPerTerm * e.terms[i]);
-    mag[i] = float(e.magnitude[i]);
-  }
-  auto& k = b.check_ulp("grad_table", Array::of(DType::F32, e.value), 0,
-                        "f32 atomic adds in an unspecified order: each element is within "
-                        "kBackwardUlpsPerTerm (1) x n ULPs of M = |initial| + sum |contributions| "
-                        "(n = initial + contributions, bound file); untouched elements exact");
-  CaseBuilder::per_element_bound(k, bound);
-  CaseBuilder::magnitude(k, mag);
+  check_atomic_backward(b, eref::backward(tokens, grad_out, table, dims), "");
   return b.c;
 }
 
@@ -266,3 +274,152 @@ void register_embedding(std::vector<Generator>& g) {
 WGSLVK_REGISTER_GENERATORS(register_embedding);
 
 }  // namespace wgslvk::validate
+
+// ---- sweep cases (cases.hpp): the bench's shapes, generated inputs, checked first rows ------------
+
+namespace wgslvk::embedding {
+
+namespace {
+using validate::Array;
+using validate::Case;
+using validate::CaseBuilder;
+using validate::DType;
+using validate::Generate;
+using validate::ojson;
+
+}  // namespace
+
+std::vector<uint32_t> sweep_tokens(uint32_t seq, uint32_t vocab) {
+  if (vocab == 0) throw std::invalid_argument("sweep_tokens: vocab 0");
+  std::vector<uint32_t> t(seq);
+  for (uint32_t s = 0; s < seq; ++s) t[s] = bench::hash32(s * 0x9e3779b9u + 17) % vocab;
+  // Renumber rows by a permutation of [0, vocab) that sends the first distinct ids (up to 8, from
+  // the first 16 positions) to rows 0, 1, ...: the checked first rows then receive adds, and the
+  // distinct ids, their repeats and so the bench's byte counts stay those of the hashed ids.
+  std::vector<uint32_t> perm(vocab), inv(vocab);
+  std::iota(perm.begin(), perm.end(), 0u);
+  std::iota(inv.begin(), inv.end(), 0u);
+  uint32_t next = 0;
+  for (uint32_t s = 0; s < std::min(seq, 16u) && next < std::min(8u, vocab); ++s) {
+    const uint32_t a = t[s];
+    if (perm[a] < next) continue;  // already placed
+    const uint32_t b = inv[next], ca = perm[a];
+    perm[a] = next, inv[next] = a, perm[b] = ca, inv[ca] = b;
+    ++next;
+  }
+  for (auto& x : t) x = perm[x];
+  return t;
+}
+
+Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d, uint32_t vocab,
+                          uint32_t checked_rows) {
+  const bool lookup = kernel == "embedding/embed_lookup", w16 = kernel == "embedding/embed_lookup_w16";
+  const bool cas = kernel == "embedding/embed_backward", fa = kernel == "embedding/embed_backward_atomic_float";
+  const bool det = kernel == "embedding/embed_backward_deterministic";
+  if (!(lookup || w16 || cas || fa || det))
+    throw std::invalid_argument("embedding_sweep_case: unknown kernel '" + kernel + "'");
+  if (seq == 0 || d == 0 || vocab == 0)
+    throw std::invalid_argument("embedding_sweep_case: empty shape " + std::to_string(seq) + " x " +
+                                std::to_string(d) + ", vocab " + std::to_string(vocab));
+  const validate::Shape s{seq, d, vocab};
+  validate::Rng r(0xe3b0 + s.total() + vocab);
+  CaseBuilder b;
+  b.c.kernel = kernel;
+  b.c.name = "sweep_s" + std::to_string(seq) + "_d" + std::to_string(d) + "_V" + std::to_string(vocab);
+  const auto tokens = sweep_tokens(seq, vocab);
+  b.input("tokens", DType::U32, tokens);
+  auto& disp = b.dispatch(kernel);
+  if (lookup || w16) {
+    const uint32_t rows = std::min(checked_rows, seq);  // output rows checked
+    b.c.description = "bench sweep: the first " + std::to_string(rows) + " output rows checked";
+    // The table: a choice over 64 values spanning binades (f16: bit patterns of normal halves).
+    ojson vals = ojson::array();
+    std::vector<float> f32v;
+    std::vector<uint16_t> f16v;
+    for (int k = 0; k < 64; ++k) {
+      float x = r.log_uniform(-6, 3);
+      if (w16) {
+        uint16_t h = f32_to_f16_bits(x);
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "0x%04x", unsigned(h));
+        vals.push_back(buf);
+        f16v.push_back(h);
+      } else {
+        vals.push_back(validate::json_f32(x));
+        f32v.push_back(x);
+      }
+    }
+    const Generate g = CaseBuilder::choice(r.bits(), vals);
+    b.generated("table", w16 ? DType::F16 : DType::F32, uint64_t(vocab) * d, g);
+    b.output("out", DType::F32, s.total());
+    // The reference on the checked rows: their tokens renumbered 0..k-1 over a table of just the
+    // rows they read, each element the generator's value at its index in the full table.
+    std::vector<uint32_t> used, renum(rows);
+    for (uint32_t i = 0; i < rows; ++i) {
+      auto it = std::find(used.begin(), used.end(), tokens[i]);
+      renum[i] = uint32_t(it - used.begin());
+      if (it == used.end()) used.push_back(tokens[i]);
+    }
+    std::vector<float> out(uint64_t(rows) * d);
+    const Dims sub{rows, d, uint32_t(used.size())};
+    auto pick = [&](uint64_t idx) { return validate::splitmix64_at(g.seed, idx) % vals.size(); };
+    if (w16) {
+      std::vector<uint16_t> t(used.size() * uint64_t(d));
+      for (size_t k = 0; k < used.size(); ++k)
+        for (uint32_t j = 0; j < d; ++j) t[k * d + j] = f16v[pick(uint64_t(used[k]) * d + j)];
+      ref::lookup_w16(renum, t, out, sub);
+    } else {
+      std::vector<float> t(used.size() * uint64_t(d));
+      for (size_t k = 0; k < used.size(); ++k)
+        for (uint32_t j = 0; j < d; ++j) t[k * d + j] = f32v[pick(uint64_t(used[k]) * d + j)];
+      ref::lookup(renum, t, out, sub);
+    }
+    CaseBuilder::bind(disp, 0, "tokens");
+    CaseBuilder::bind(disp, 1, "table");
+    CaseBuilder::bind(disp, 2, "out");
+    CaseBuilder::bind_values(disp, 3, validate::dims_values(s));
+    disp.workgroups_1d = div_ceil(s.total(), 256);
+    b.check_exact("out", Array::of(DType::F32, out),
+                  w16 ? "a copy of an f16 table element widened to f32 (exact): bit exact "
+                        "(kLookupW16Ulps = 0), first rows"
+                      : "a copy of a table element: bit exact (kLookupUlps = 0), first rows");
+    return b.c;
+  }
+  const uint32_t rows = std::min(checked_rows, vocab);  // table rows checked
+  b.c.description = "bench sweep: the first " + std::to_string(rows) + " table rows checked";
+  ojson gvals = ojson::array();
+  for (int k = 0; k < 60; ++k) gvals.push_back(validate::json_f32(r.log_uniform(-8, 1)));
+  for (const char* e : {"nan", "inf", "-inf"}) gvals.push_back(e);
+  gvals.push_back(0.0);
+  auto grad_out =
+      b.generated_prefix<float>("grad_out", DType::F32, s.total(), CaseBuilder::choice(r.bits(), gvals), s.total());
+  ojson tvals = ojson::array();
+  for (int k = 0; k < 64; ++k) tvals.push_back(validate::json_f32(r.log_uniform(-6, 0)));
+  auto table = b.generated_prefix<float>("grad_table", DType::F32, uint64_t(vocab) * d,
+                                         CaseBuilder::choice(r.bits(), tvals), uint64_t(rows) * d);
+  CaseBuilder::bind(disp, 0, "tokens");
+  CaseBuilder::bind(disp, 1, "grad_out");
+  CaseBuilder::bind(disp, 2, "grad_table");
+  // The reference over rows [0, rows): tokens >= rows are out of its vocabulary, so they add
+  // nothing there, exactly as they add nothing to those rows on the device.
+  const Dims sub{seq, d, rows};
+  if (det) {
+    const auto seg = ref::deterministic_segments(tokens, vocab);
+    b.input("order", DType::U32, seg.order);
+    b.input("seg_start", DType::U32, seg.seg_start);
+    CaseBuilder::bind_values(disp, 3, validate::dims_values(s, seg.count()));
+    CaseBuilder::bind(disp, 4, "order");
+    CaseBuilder::bind(disp, 5, "seg_start");
+    disp.workgroups_1d = div_ceil(uint64_t(seg.count()) * d, 256);
+    b.check_exact("grad_table", Array::of(DType::F32, ref::backward_sequential_f32(tokens, grad_out, table, sub)),
+                  "one writer per element adding in position order: bit exact against the "
+                  "sequential f32 sum (kDeterministicUlps = 0), first rows");
+    return b.c;
+  }
+  CaseBuilder::bind_values(disp, 3, validate::dims_values(s));
+  disp.workgroups_1d = div_ceil(s.total(), 256);
+  validate::check_atomic_backward(b, ref::backward(tokens, grad_out, table, sub), "; first rows");
+  return b.c;
+}
+
+}  // namespace wgslvk::embedding

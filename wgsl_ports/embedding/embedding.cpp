@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 namespace wgslvk::embedding {
 namespace {
@@ -128,18 +129,24 @@ struct Embedding::Call {
   void bind_dims(std::array<uint32_t, 4> dims) {  // vec4<u32> uniform, 16 bytes (R21)
     bind(3, make("dims", kUsageUniform, dims.data(), sizeof dims), sizeof dims);
   }
-  void dispatch(ComputePipeline& pipeline, uint64_t threads) {
+  // Records the dispatch as one compute pass into `encoder` (the recorded pass retains the
+  // bind group and so the per-call buffers), or, without one, submits it and waits.
+  void dispatch(ComputePipeline& pipeline, uint64_t threads, CommandEncoder* encoder,
+                const std::optional<PassTimestampWrites>& timestamps) {
     BindGroup group = dev.create_bind_group(
         {std::string(kernel) + " group 0", pipeline.get_bind_group_layout(0), entries});
     Grid grid = grid_for_workgroups(div_ceil(threads, kWG), dev.limits());
-    CommandEncoder enc = dev.create_command_encoder(std::string(kernel));
-    ComputePass pass = enc.begin_compute_pass({std::string(kernel), std::nullopt});
+    CommandEncoder own;
+    if (!encoder) own = dev.create_command_encoder(std::string(kernel));
+    CommandEncoder& enc = encoder ? *encoder : own;
+    ComputePass pass = enc.begin_compute_pass({std::string(kernel), timestamps});
     pass.set_pipeline(pipeline);
     pass.set_bind_group(0, group);
     pass.dispatch_workgroups(grid.x, grid.y);
     pass.end();
-    dev.submit(enc.finish());
-    dev.wait_idle();  // the per-call buffers die with this call
+    if (encoder) return;
+    dev.submit(own.finish());
+    dev.wait_idle();
   }
 };
 
@@ -209,7 +216,8 @@ static void require_features(Device& dev, std::string_view name) {
 
 OovReport Embedding::run_lookup(std::string_view name, std::span<const uint32_t> tokens,
                                 const Buffer* token_buffer, const Buffer& table,
-                                const Buffer& out, Dims dims, uint32_t table_elem_bytes) {
+                                const Buffer& out, Dims dims, uint32_t table_elem_bytes,
+                                const Recording& rec) {
   require_features(device_, name);
   check_dims(name, dims);
   check_token_count(name, tokens.size(), dims);
@@ -233,37 +241,49 @@ OovReport Embedding::run_lookup(std::string_view name, std::span<const uint32_t>
   call.bind(1, table, table_bytes);
   call.bind(2, out, out_bytes);
   call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size, 0});
-  call.dispatch(pipeline(name), out_elems);
+  call.dispatch(pipeline(name), out_elems, rec.encoder, rec.timestamps);
   return report;
 }
 
 OovReport Embedding::lookup(std::span<const uint32_t> tokens, const Buffer& table,
                             const Buffer& out, Dims dims) {
-  return run_lookup(kLookup, tokens, nullptr, table, out, dims, 4);
+  return run_lookup(kLookup, tokens, nullptr, table, out, dims, 4, {});
 }
 
 OovReport Embedding::lookup(const Buffer& tokens, const Buffer& table, const Buffer& out,
                             Dims dims) {
   auto host = read_tokens(kLookup, tokens, dims);
-  return run_lookup(kLookup, host, &tokens, table, out, dims, 4);
+  return run_lookup(kLookup, host, &tokens, table, out, dims, 4, {});
 }
 
 OovReport Embedding::lookup_w16(std::span<const uint32_t> tokens, const Buffer& table_w16,
                                 const Buffer& out, Dims dims) {
-  return run_lookup(kLookupW16, tokens, nullptr, table_w16, out, dims, 2);
+  return run_lookup(kLookupW16, tokens, nullptr, table_w16, out, dims, 2, {});
 }
 
 OovReport Embedding::lookup_w16(const Buffer& tokens, const Buffer& table_w16, const Buffer& out,
                                 Dims dims) {
   auto host = read_tokens(kLookupW16, tokens, dims);
-  return run_lookup(kLookupW16, host, &tokens, table_w16, out, dims, 2);
+  return run_lookup(kLookupW16, host, &tokens, table_w16, out, dims, 2, {});
+}
+
+OovReport Embedding::record_lookup(CommandEncoder& encoder, std::span<const uint32_t> tokens,
+                                   const Buffer& table, const Buffer& out, Dims dims,
+                                   const std::optional<PassTimestampWrites>& timestamps) {
+  return run_lookup(kLookup, tokens, nullptr, table, out, dims, 4, {&encoder, timestamps});
+}
+
+OovReport Embedding::record_lookup_w16(CommandEncoder& encoder, std::span<const uint32_t> tokens,
+                                       const Buffer& table_w16, const Buffer& out, Dims dims,
+                                       const std::optional<PassTimestampWrites>& timestamps) {
+  return run_lookup(kLookupW16, tokens, nullptr, table_w16, out, dims, 2, {&encoder, timestamps});
 }
 
 // ---- backward -----------------------------------------------------------------------------------
 
 OovReport Embedding::run_backward(std::span<const uint32_t> tokens, const Buffer* token_buffer,
                                   const Buffer& grad_out, const Buffer& grad_table, Dims dims,
-                                  BackwardVariant variant) {
+                                  BackwardVariant variant, const Recording& rec) {
   const std::string_view name = variant_kernel(variant);
   require_features(device_, name);
   check_dims(name, dims);
@@ -289,7 +309,7 @@ OovReport Embedding::run_backward(std::span<const uint32_t> tokens, const Buffer
 
   if (variant != BackwardVariant::deterministic) {
     call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size, 0});
-    call.dispatch(pipeline(name), grad_elems);
+    call.dispatch(pipeline(name), grad_elems, rec.encoder, rec.timestamps);
     return report;
   }
 
@@ -302,19 +322,26 @@ OovReport Embedding::run_backward(std::span<const uint32_t> tokens, const Buffer
   call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size, n_segments});
   call.bind_u32s(4, "order", seg.order);
   call.bind_u32s(5, "seg_start", seg.seg_start);
-  call.dispatch(pipeline(name), uint64_t(n_segments) * dims.d_model);
+  call.dispatch(pipeline(name), uint64_t(n_segments) * dims.d_model, rec.encoder, rec.timestamps);
   return report;
 }
 
 OovReport Embedding::backward(std::span<const uint32_t> tokens, const Buffer& grad_out,
                               const Buffer& grad_table, Dims dims, BackwardVariant variant) {
-  return run_backward(tokens, nullptr, grad_out, grad_table, dims, variant);
+  return run_backward(tokens, nullptr, grad_out, grad_table, dims, variant, {});
 }
 
 OovReport Embedding::backward(const Buffer& tokens, const Buffer& grad_out,
                               const Buffer& grad_table, Dims dims, BackwardVariant variant) {
   auto host = read_tokens(variant_kernel(variant), tokens, dims);
-  return run_backward(host, &tokens, grad_out, grad_table, dims, variant);
+  return run_backward(host, &tokens, grad_out, grad_table, dims, variant, {});
+}
+
+OovReport Embedding::record_backward(CommandEncoder& encoder, std::span<const uint32_t> tokens,
+                                     const Buffer& grad_out, const Buffer& grad_table, Dims dims,
+                                     BackwardVariant variant,
+                                     const std::optional<PassTimestampWrites>& timestamps) {
+  return run_backward(tokens, nullptr, grad_out, grad_table, dims, variant, {&encoder, timestamps});
 }
 
 }  // namespace wgslvk::embedding

@@ -16,12 +16,20 @@
 // already in a device buffer are read back once for the count (one copy of 4 B per token and a
 // wait), which the deterministic backward needs anyway to sort positions by token.
 //
-// Each call records one dispatch, submits it and waits for it, so the uniform and token buffers it
-// creates can be released and the results are visible to the next read_buffer.
+// lookup / lookup_w16 / backward record one dispatch, submit it and wait for it, so the results
+// are visible to the next read_buffer. record_lookup / record_lookup_w16 / record_backward (like
+// optimizer::MultiTensorAdamW::record_step) make the same checks, return the same OovReport and
+// record the same dispatch as one compute pass into the caller's encoder instead, submitting and
+// waiting for nothing: the synchronous calls are these plus a submit and a wait. The per-call
+// buffers (tokens given on the host, the dims uniform, the deterministic variant's order and
+// segments) are written through the queue at record time and kept alive by the recorded pass, so
+// the caller may submit the encoder whenever it likes. Their tokens are host spans: tokens already
+// in a device buffer need a read-back (a wait) to be counted, which a record call does not make.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -79,17 +87,34 @@ class Embedding {
   OovReport backward(const Buffer& tokens, const Buffer& grad_out, const Buffer& grad_table,
                      Dims dims, BackwardVariant variant = BackwardVariant::cas);
 
+  // The record forms (see above); `timestamps`: written at the pass's beginning and end.
+  OovReport record_lookup(CommandEncoder& encoder, std::span<const uint32_t> tokens,
+                          const Buffer& table, const Buffer& out, Dims dims,
+                          const std::optional<PassTimestampWrites>& timestamps = std::nullopt);
+  OovReport record_lookup_w16(CommandEncoder& encoder, std::span<const uint32_t> tokens,
+                              const Buffer& table_w16, const Buffer& out, Dims dims,
+                              const std::optional<PassTimestampWrites>& timestamps = std::nullopt);
+  OovReport record_backward(CommandEncoder& encoder, std::span<const uint32_t> tokens,
+                            const Buffer& grad_out, const Buffer& grad_table, Dims dims,
+                            BackwardVariant variant = BackwardVariant::cas,
+                            const std::optional<PassTimestampWrites>& timestamps = std::nullopt);
+
   Device& device() { return device_; }
 
  private:
   struct Call;
+  // Where a call's dispatch goes: the caller's encoder (record_*), or none (submit and wait).
+  struct Recording {
+    CommandEncoder* encoder = nullptr;
+    std::optional<PassTimestampWrites> timestamps;
+  };
   ComputePipeline& pipeline(std::string_view kernel);
   OovReport run_lookup(std::string_view kernel, std::span<const uint32_t> tokens,
                        const Buffer* token_buffer, const Buffer& table, const Buffer& out,
-                       Dims dims, uint32_t table_elem_bytes);
+                       Dims dims, uint32_t table_elem_bytes, const Recording& rec);
   OovReport run_backward(std::span<const uint32_t> tokens, const Buffer* token_buffer,
                          const Buffer& grad_out, const Buffer& grad_table, Dims dims,
-                         BackwardVariant variant);
+                         BackwardVariant variant, const Recording& rec);
   std::vector<uint32_t> read_tokens(std::string_view kernel, const Buffer& tokens, Dims dims);
 
   Device device_;

@@ -19,17 +19,7 @@ using wgslvk::norm::Shape;
 constexpr float kEps = 1e-5f;
 constexpr uint32_t kCheckRows = 64;
 
-std::vector<float> fast_uniform(uint64_t seed, uint64_t n, float lo, float hi) {
-  std::vector<float> v(n);
-  uint64_t z = seed;
-  for (auto& x : v) {
-    z += 0x9e3779b97f4a7c15ull;
-    uint64_t r = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    r = (r ^ (r >> 27)) * 0x94d049bb133111ebull;
-    x = lo + (hi - lo) * float((r >> 40) * 0x1p-24);
-  }
-  return v;
-}
+using wgslvk::bench::fast_uniform;
 
 ojson params(Shape s, uint32_t rpb) {
   ojson a = ojson::array();

@@ -4,8 +4,11 @@
 // kernels of optimizer_native.wgsl. Expected values and bounds: wgsl_ports/optimizer/reference.hpp.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <stdexcept>
 
 #include "wgslvk/validate/case_builder.hpp"
+#include "optimizer/cases.hpp"
 #include "optimizer/reference.hpp"
 #include "wgslvk/numeric.hpp"
 #include "wgslvk/runtime.hpp"
@@ -618,3 +621,248 @@ void register_optimizer(std::vector<Generator>& g) {
 WGSLVK_REGISTER_GENERATORS(register_optimizer);
 
 }  // namespace wgslvk::validate
+
+// ---- sweep cases (cases.hpp): the bench's sizes, generated inputs, checked prefixes ---------------
+
+namespace wgslvk::optimizer {
+namespace {
+
+using validate::Array;
+using validate::Case;
+using validate::CaseBuilder;
+using validate::DType;
+using validate::Generate;
+using validate::ojson;
+
+// A choice list of `k` values drawn by `draw`, then the non-finite `extra` ones ("nan", "inf", ...).
+template <class F>
+ojson value_list(size_t k, F draw, std::initializer_list<const char*> extra = {}) {
+  ojson a = ojson::array();
+  for (size_t i = 0; i < k; ++i) a.push_back(validate::json_f32(draw()));
+  for (const char* e : extra) a.push_back(e);
+  return a;
+}
+
+
+// A buffer of `count` zeros (not poison): the state a fresh optimizer starts from.
+void zeros(CaseBuilder& b, const std::string& name, DType t, uint64_t count) {
+  b.output(name, t, count);
+  b.c.buffers.back().poison = false;
+  b.c.buffers.back().fill_value = 0;
+}
+
+std::string sweep_name(const std::string& what, uint64_t n) {
+  return what + "_n" + std::to_string(n);
+}
+
+}  // namespace
+
+Case adamw_sweep_case(const std::string& kernel, uint64_t n, uint64_t checked) {
+  const bool f16 = kernel == "optimizer/adamw_update_f16", q8 = kernel == "optimizer/adamw_8bit_update";
+  if (!f16 && !q8 && kernel != "optimizer/adamw_update")
+    throw std::invalid_argument("adamw_sweep_case: kernel '" + kernel +
+                                "' is not adamw_update, adamw_update_f16 or adamw_8bit_update");
+  if (n == 0 || n > 0xffffffffull)
+    throw std::invalid_argument("adamw_sweep_case: n = " + std::to_string(n) + " is not in [1, 2^32)");
+  uint64_t m = std::min(checked, n);
+  if (q8) m = std::min(n, align_up(std::max<uint64_t>(m, 1), 256));
+  validate::Rng r(0x5eed0 + n);
+  CaseBuilder b;
+  b.c.kernel = kernel;
+  b.c.name = sweep_name("sweep", n);
+  b.c.description = "bench sweep: " + std::to_string(n) + " generated elements, the first " +
+                    std::to_string(m) + " checked";
+  AdamWUniforms u;
+  u.lr = 1e-3f;
+  u.weight_decay = 0.01f;
+  u.eps = 1e-8f;
+  u.t = 10;
+  float clip;
+  if (q8) {
+    // As q8_case: beta1 0.5, beta2 0.75, clip 0.5 and dyadic gradients with <= 7 significant bits
+    // on a zero state make m_new and v_new exact in f32, so the requantization is bit exact.
+    u.beta1 = 0.5f, u.beta2 = 0.75f, clip = 0.5f;
+  } else {
+    u.beta1 = 0.9f, u.beta2 = 0.999f, clip = 0.8f;
+  }
+  u.beta1_t = float(validate::pow_int(double(u.beta1), u.t));
+  u.beta2_t = float(validate::pow_int(double(u.beta2), u.t));
+  auto w = b.generated_prefix<float>(
+      "w", DType::F32, n, CaseBuilder::choice(r.bits(), value_list(61, [&] { return r.log_uniform(-8, 1); })), m);
+  ojson gv = q8 ? value_list(61, [&] {
+    return float(std::ldexp(double(1 + r.below(127)) * (r.below(2) ? 1 : -1), -9 - int(r.below(4))));
+  }, {"nan", "inf", "-inf"})
+                : value_list(61, [&] { return r.log_uniform(-12, 0); }, {"nan", "inf", "-inf"});
+  auto g = b.generated_prefix<float>("g", DType::F32, n, CaseBuilder::choice(r.bits(), gv), m);
+  std::vector<float> mo, vo;
+  if (q8) {
+    zeros(b, "m_packed", DType::U32, div_ceil(n, 4));
+    zeros(b, "v_packed", DType::U32, div_ceil(n, 4));
+    zeros(b, "m_scale", DType::F32, div_ceil(n, 256));
+    zeros(b, "v_scale", DType::F32, div_ceil(n, 256));
+  } else {
+    mo = b.generated_prefix<float>(
+        "m", DType::F32, n, CaseBuilder::choice(r.bits(), value_list(61, [&] { return r.log_uniform(-14, -2); })), m);
+    vo = b.generated_prefix<float>(
+        "v", DType::F32, n,
+        CaseBuilder::choice(r.bits(), value_list(61, [&] { return std::fabs(r.log_uniform(-24, -6)); })), m);
+  }
+  b.input("grad_stats", DType::F32, std::vector<float>{q8 ? 2.0f : 1.5f, clip});
+  if (f16) b.output("w16", DType::F16, n);
+  auto& d = b.dispatch(kernel);
+  const std::vector<std::string> names =
+      q8 ? std::vector<std::string>{"w", "g", "m_packed", "v_packed", "m_scale", "v_scale", "grad_stats"}
+         : std::vector<std::string>{"w", "g", "m", "v", "grad_stats"};
+  for (uint32_t k = 0; k < names.size(); ++k) CaseBuilder::bind(d, k, names[k]);
+  uint32_t at = uint32_t(names.size());
+  CaseBuilder::bind_values(d, at, CaseBuilder::u32s({uint32_t(n)}));
+  CaseBuilder::bind_values(d, at + 1, CaseBuilder::f32s({u.lr, u.beta1, u.beta2, u.weight_decay}));
+  CaseBuilder::bind_values(d, at + 2, CaseBuilder::f32s({u.beta1_t, u.beta2_t, u.eps, float(u.t)}));
+  if (f16) CaseBuilder::bind(d, 8, "w16");
+  d.workgroups_1d = div_ceil(n, 256);
+
+  const std::string wwhy = validate::bound_text(kWOldBound) + "; plus " + validate::bound_text(kWStepBound);
+  validate::Out ow(m);
+  if (q8) {
+    const uint64_t words = div_ceil(m, 4), blocks = div_ceil(m, 256);
+    std::vector<uint32_t> zp(words, 0);
+    std::vector<float> zs(blocks, 0.0f);
+    auto e = adamw_8bit_update_reference(w, g, zp, zp, zs, zs, clip, u);
+    for (uint64_t i = 0; i < m; ++i)
+      ow.set(i, e.f32.w[i], e.f32.w_tol[i], std::max(std::fabs(double(w[i])), std::fabs(double(e.f32.w[i]))));
+    validate::add_out_checks(b, "w", ow, {{0, m}}, wwhy);
+    const std::string q = "m_new and v_new are exact in f32 by construction (dyadic gradients, zero "
+                          "state, beta1 0.5, beta2 0.75, clip 0.5): the requantization is bit exact";
+    b.check_exact("m_packed", Array::of(DType::U32, e.m_packed), q);
+    b.check_exact("v_packed", Array::of(DType::U32, e.v_packed), q);
+    b.check_exact("m_scale", Array::of(DType::F32, e.m_scale), q + "; block scales are powers of two");
+    b.check_exact("v_scale", Array::of(DType::F32, e.v_scale), q + "; block scales are powers of two");
+  } else {
+    auto e = adamw_update_reference(w, g, mo, vo, clip, u);
+    validate::Out om(m), ov(m);
+    std::vector<uint16_t> w16(m);
+    for (uint64_t i = 0; i < m; ++i) {
+      double grad = is_finite_bits(g[i]) ? double(g[i]) * clip : 0.0;
+      double m1 = std::max(std::fabs(double(u.beta1) * mo[i]), std::fabs((1.0 - u.beta1) * grad));
+      ow.set(i, e.w[i], e.w_tol[i], std::max(std::fabs(double(w[i])), std::fabs(double(e.w[i]))));
+      om.set(i, e.m[i], e.m_tol[i], m1);
+      ov.set(i, e.v[i], e.v_tol[i], std::fabs(double(e.v[i])));
+      w16[i] = f32_to_f16_bits(e.w[i]);
+    }
+    validate::add_out_checks(b, "w", ow, {{0, m}}, wwhy + " (bound file: both, in ULP of the magnitude file)");
+    validate::add_out_checks(b, "m", om, {{0, m}}, validate::bound_text(kMBound));
+    validate::add_out_checks(b, "v", ov, {{0, m}}, validate::bound_text(kVBound));
+    if (f16)
+      b.check_ulp("w16", Array::of(DType::F16, w16), kMirrorBound.ulp,
+                  "f16 ULPs from f16(expected w): " + validate::bound_text(kMirrorBound));
+  }
+  b.check_exact("g", Array::of(DType::F32, std::vector<float>(m, 0.0f)),
+                std::string("gradients zeroed in the update pass: ") + kGradZeroBound.why);
+  return b.c;
+}
+
+namespace {
+// n generated elements for the norm kernels: magnitudes over 12 binades and a few NaN, +-inf
+// (skipped by the kernels), all of them on the host for the reference.
+std::vector<float> norm_data(CaseBuilder& b, uint64_t n) {
+  validate::Rng r(0x40c0 + n);
+  return b.generated_prefix<float>(
+      "data", DType::F32, n,
+      CaseBuilder::choice(r.bits(), value_list(61, [&] { return r.log_uniform(-10, 2); }, {"nan", "inf", "-inf"})), n);
+}
+void check_n(uint64_t n) {
+  if (n == 0 || n > 0xffffffffull)
+    throw std::invalid_argument("norm sweep case: n = " + std::to_string(n) + " is not in [1, 2^32)");
+}
+}  // namespace
+
+Case reduce_sweep_case(uint64_t n, uint32_t workgroups) {
+  check_n(n);
+  CaseBuilder b;
+  b.c.kernel = "optimizer/reduce_norm_sq";
+  b.c.name = sweep_name("sweep_wg" + std::to_string(workgroups), n);
+  b.c.description = "bench sweep: " + std::to_string(n) + " generated elements on " +
+                    std::to_string(workgroups) + " workgroups";
+  auto data = norm_data(b, n);
+  zeros(b, "result", DType::F32, 1);  // the accumulator starts at 0 (finalize resets it)
+  auto& d = b.dispatch("optimizer/reduce_norm_sq");
+  CaseBuilder::bind(d, 0, "data");
+  CaseBuilder::bind(d, 1, "result");
+  CaseBuilder::bind_values(d, 2, CaseBuilder::u32s({uint32_t(n)}));
+  d.workgroups_1d = workgroups;
+  b.check_ulp("result", Array::of(DType::F32, std::vector<float>{reduce_norm_sq_reference(data)}),
+              reduce_norm_sq_ulp_bound(n, uint64_t(workgroups) * 256, workgroups),
+              "no cancellation; grid-stride chains, 8 tree levels and the accumulator adds: "
+              "reduce_norm_sq_ulp_bound(n, threads, workgroups) ULP of the result");
+  return b.c;
+}
+
+Case norm_two_level_sweep_case(uint64_t n, uint32_t workgroups, TwoLevelPart part) {
+  check_n(n);
+  if (workgroups == 0) throw std::invalid_argument("norm_two_level_sweep_case: 0 workgroups");
+  const bool reduce = part != TwoLevelPart::Finalize, finalize = part != TwoLevelPart::Reduce;
+  CaseBuilder b;
+  b.c.kernel = reduce ? "optimizer/reduce_norm_sq_partials" : "optimizer/finalize_grad_stats_partials";
+  b.c.name = sweep_name(std::string(part == TwoLevelPart::Both ? "sweep_pair" : "sweep") + "_wg" +
+                            std::to_string(workgroups), n);
+  b.c.description = "bench sweep: the two-level norm over " + std::to_string(n) + " elements, " +
+                    std::to_string(workgroups) + " partials";
+  const float max_norm = 1.0f;
+  const uint64_t threads = uint64_t(workgroups) * 256;
+  std::vector<float> data;
+  if (reduce) {
+    data = norm_data(b, n);
+    b.output("partials", DType::F32, workgroups);
+    auto& d = b.dispatch("optimizer/reduce_norm_sq_partials");
+    CaseBuilder::bind(d, 0, "data");
+    CaseBuilder::bind(d, 1, "partials");
+    CaseBuilder::bind_values(d, 2, CaseBuilder::u32s({uint32_t(n)}));
+    d.workgroups_1d = workgroups;
+    // Workgroup w holds the threads [256w, 256w + 256) of the grid-stride loop.
+    std::vector<std::vector<float>> mine(workgroups);
+    for (uint64_t i = 0; i < n; ++i) mine[(i % threads) / 256].push_back(data[i]);
+    std::vector<float> exp(workgroups);
+    for (uint32_t w = 0; w < workgroups; ++w) exp[w] = reduce_norm_sq_reference(mine[w]);
+    b.check_ulp("partials", Array::of(DType::F32, exp), reduce_norm_sq_ulp_bound(n, threads, 1),
+                "each workgroup's grid-stride chains and 8 tree levels: reduce_norm_sq_ulp_bound(n, "
+                "threads, 1) ULP of its slot");
+  }
+  float sum = 0;
+  uint32_t sum_ulp = 0;  // the f32 sum of squares the finalize sees, within sum_ulp ULP
+  if (!reduce) {
+    // Integer partials whose f32 sum is exact in any order (total < 2^24), as finalize_case.
+    validate::Rng r(0xf1a + workgroups);
+    std::vector<float> p(workgroups);
+    double s = 0;
+    for (auto& x : p) s += (x = float(r.below(std::max<uint32_t>(2, (1u << 24) / workgroups - 1))));
+    sum = float(s);
+    b.input("partials", DType::F32, p);
+  } else {
+    sum = reduce_norm_sq_reference(data);
+    sum_ulp = reduce_norm_sq_ulp_bound(n, threads, workgroups);
+  }
+  if (finalize) {
+    b.output("grad_stats", DType::F32, 2);
+    auto& d = b.dispatch("optimizer/finalize_grad_stats_partials");
+    CaseBuilder::bind(d, 0, "partials");
+    CaseBuilder::bind(d, 1, "grad_stats");
+    CaseBuilder::bind_values(d, 2, CaseBuilder::f32s({max_norm}));
+    d.workgroups = std::array<uint32_t, 3>{1, 1, 1};
+    auto e = finalize_grad_stats_reference(sum, max_norm);
+    // A relative error of s ULP in the sum is s/2 (+1 for a binade edge) ULP after the sqrt,
+    // and passes through clip_scale's division unchanged.
+    const uint32_t from_sum = sum_ulp ? (sum_ulp + 1) / 2 + 1 : 0;
+    Array ex = Array::of(DType::F32, std::vector<float>{e.grad_norm, e.clip_scale});
+    const std::string via = sum_ulp ? " plus " + std::to_string(from_sum) +
+                                          " ULP from the sum's reduce_norm_sq_ulp_bound(n, threads, "
+                                          "workgroups) through the sqrt"
+                                    : " (integer partials: an exact sum)";
+    b.check_ulp("grad_stats", ex, kGradNormBound.ulp + from_sum,
+                "gradNorm: " + validate::bound_text(kGradNormBound) + via, 0, 1);
+    b.check_ulp("grad_stats", ex, kClipScaleBound.ulp + from_sum,
+                "clipScale: " + validate::bound_text(kClipScaleBound) + via, 1, 2);
+  }
+  return b.c;
+}
+
+}  // namespace wgslvk::optimizer

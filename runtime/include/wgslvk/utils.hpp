@@ -8,6 +8,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "wgslvk/runtime.hpp"
@@ -43,6 +44,14 @@ inline Buffer make_uniform(Device& d, const std::string& label, const void* data
   return b;
 }
 
+// A uniform buffer holding `value` (a uniform struct or a scalar), zero-padded as above.
+template <class T>
+Buffer make_uniform(Device& d, const std::string& label, const T& value) {
+  static_assert(std::is_trivially_copyable_v<T> && !std::is_pointer_v<T>,
+                "make_uniform(label, value) copies the value's bytes; pass (data, size) for a pointer");
+  return make_uniform(d, label, &value, sizeof(T));
+}
+
 // A bind group for group `index` of `pipeline` from {binding, buffer, offset, size} entries.
 inline BindGroup make_bind_group(Device& d, const ComputePipeline& pipeline,
                                  std::vector<BindGroupEntry> entries,
@@ -50,12 +59,10 @@ inline BindGroup make_bind_group(Device& d, const ComputePipeline& pipeline,
   return d.create_bind_group({label, pipeline.get_bind_group_layout(index), std::move(entries)});
 }
 
-// One pass, one dispatch of `workgroups` (a 1-D count laid out by grid_for_workgroups), submitted
-// and waited for.
+// One pass, one dispatch of an explicit `grid` (x, y workgroups), submitted and waited for.
 inline void run_dispatch(Device& d, const ComputePipeline& pipeline,
-                         const std::vector<BindGroup>& groups, uint64_t workgroups,
+                         const std::vector<BindGroup>& groups, Grid g,
                          const std::string& label = "dispatch") {
-  Grid g = grid_for_workgroups(std::max<uint64_t>(1, workgroups), d.limits());
   CommandEncoder enc = d.create_command_encoder(label);
   ComputePass pass = enc.begin_compute_pass({label});
   pass.set_pipeline(pipeline);
@@ -64,6 +71,23 @@ inline void run_dispatch(Device& d, const ComputePipeline& pipeline,
   pass.end();
   d.submit(enc.finish());
   d.wait_idle();
+}
+
+// The same for `workgroups`, a 1-D count laid out by grid_for_workgroups.
+inline void run_dispatch(Device& d, const ComputePipeline& pipeline,
+                         const std::vector<BindGroup>& groups, uint64_t workgroups,
+                         const std::string& label = "dispatch") {
+  run_dispatch(d, pipeline, groups, grid_for_workgroups(std::max<uint64_t>(1, workgroups), d.limits()),
+               label);
+}
+
+// One dispatch of `kernel` (a fresh pipeline with layout "auto", group 0 bound to `entries`) on
+// `grid`, waited for. Labels default to the kernel's qualified name.
+inline void run_dispatch(Device& d, const KernelInfo& kernel, std::vector<BindGroupEntry> entries,
+                         Grid grid, std::string label = {}) {
+  if (label.empty()) label = kernel.qualified_name();
+  ComputePipeline p = d.create_compute_pipeline({label, &kernel, {}, false});
+  run_dispatch(d, p, {make_bind_group(d, p, std::move(entries), label)}, grid, label);
 }
 
 }  // namespace wgslvk::utils

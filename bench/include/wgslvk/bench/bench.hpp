@@ -64,6 +64,8 @@ struct Row {
   Stats t;
   CopyResult copy;           // the copy roofline over the same bytes, same run
   std::string check;         // "ok ..." or why the output was wrong (then not timed)
+  std::string case_id;       // time_case: the timed case's id ("optimizer/adamw_update/sweep_n65536"),
+                             // its folder under --dump (bench/peers/dawn_cases.mjs reports by it)
   bool plot = true;          // false: JSON and table only
   double gbps() const { return t.median > 0 ? double(bytes) / (t.median * 1e-3) / 1e9 : 0; }
   double share() const { return copy.gbps() > 0 ? gbps() / copy.gbps() : 0; }
@@ -82,6 +84,10 @@ class Ctx {
   Device& device() { return dev_; }
   const Options& options() const { return opt_; }
   bool quick() const { return opt_.quick; }
+  // Whether one binding of `bytes` fits maxStorageBufferBindingSize and maxBufferSize.
+  bool fits_binding(uint64_t bytes) const {
+    return bytes <= dev_.limits().maxStorageBufferBindingSize && bytes <= dev_.limits().maxBufferSize;
+  }
   // Whether --only selects this row (its group or its kernel name; no --only: everything).
   bool selected(std::string_view group, std::string_view name) const;
   // A pipeline for an embedded kernel, honouring --opt.

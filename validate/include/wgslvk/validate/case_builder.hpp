@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <initializer_list>
 
 #include "wgslvk/validate/case.hpp"
@@ -41,6 +42,28 @@ struct CaseBuilder {
     b.count = count;
     b.gen = std::move(g);
     c.buffers.push_back(std::move(b));
+  }
+  // A generated buffer (BufferSpec::Kind::Generate: procedural contents, compact in a case folder)
+  // and, for a reference that only computes what is checked, its first `prefix` elements on the
+  // host as T (the generator is counter-based, so they equal the device's).
+  template <class T>
+  std::vector<T> generated_prefix(const std::string& name, DType t, uint64_t count, Generate g,
+                                  uint64_t prefix) {
+    generated(name, t, count, std::move(g));
+    BufferSpec head = c.buffers.back();
+    head.count = std::min(prefix, count);
+    std::vector<uint8_t> bytes = head.initial_bytes();
+    std::vector<T> v(head.count * dtype_size(t) / sizeof(T));
+    std::memcpy(v.data(), bytes.data(), v.size() * sizeof(T));
+    return v;
+  }
+  // "choice" contents: each element one of `values` (numbers, "nan", "inf", "-inf", "0x..." bits).
+  static Generate choice(uint64_t seed, ojson values) {
+    Generate g;
+    g.kind = "choice";
+    g.seed = seed;
+    g.values = std::move(values);
+    return g;
   }
   DispatchSpec& dispatch(const std::string& kernel, const std::string& label = {}) {
     DispatchSpec d;

@@ -1,41 +1,21 @@
-// Helpers to run one optimizer kernel directly on the test device and to make random inputs.
+// Test-only inputs of the optimizer suites: random floats over a wide range of magnitudes,
+// sprinkled non-finite values, the poison check. Buffers, uniforms and dispatches come from
+// wgslvk/utils.hpp (the one runtime helper header), not from here.
 #pragma once
 
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <random>
-#include <string>
 #include <vector>
 
 #include "optimizer/reference.hpp"
 #include "support/test_device.hpp"
+#include "wgslvk/utils.hpp"
 
 namespace wgslvk::optimizer::testing {
 
 using namespace wgslvk::testing;
-
-// Runs `name` once with the given entries (group 0) on `grid`, waits.
-inline void run_kernel(Device& d, const std::string& name, std::vector<BindGroupEntry> entries,
-                       Grid grid) {
-  ComputePipeline p = d.create_compute_pipeline({"", &kernel(name), {}, false});
-  BindGroup bg = d.create_bind_group({name, p.get_bind_group_layout(0), std::move(entries)});
-  CommandEncoder enc = d.create_command_encoder(name);
-  ComputePass pass = enc.begin_compute_pass();
-  pass.set_pipeline(p);
-  pass.set_bind_group(0, bg);
-  pass.dispatch_workgroups(grid.x, grid.y);
-  pass.end();
-  d.submit(enc.finish());
-  d.wait_idle();
-}
-
-inline Buffer uniform(Device& d, const void* data, size_t bytes, const std::string& label) {
-  Buffer b = d.create_buffer({label, align_up(std::max<size_t>(bytes, 16), 16), kUsageUniform | kUsageCopyDst});
-  std::vector<uint8_t> tmp(b.size(), 0);
-  std::memcpy(tmp.data(), data, bytes);
-  d.write_buffer(b, 0, tmp.data(), tmp.size());
-  return b;
-}
 
 // Normal values with a random scale per element in [2^-8, 2^4]: no zeros, no subnormals.
 inline std::vector<float> random_floats(std::mt19937_64& r, size_t n, double spread = 1.0) {

@@ -1,4 +1,4 @@
-#include "wgslvk/cli_device.hpp"
+#include "cli_device.hpp"
 
 #include <vulkan/vulkan.h>
 

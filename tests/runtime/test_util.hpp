@@ -1,5 +1,6 @@
-// Small helpers for the runtime suite: poisoned buffers, the (n, 0, 0, 0) uniform the util
-// kernels take, one-dispatch runs, and an error matcher for ValidationError.
+// Test-only helpers of the runtime suite: the util kernels by name, poisoned buffers and an error
+// matcher for ValidationError. Buffers, uniforms, bind groups and dispatches come from
+// wgslvk/utils.hpp (the one runtime helper header), not from here.
 #pragma once
 
 #include <functional>
@@ -8,8 +9,12 @@
 #include <vector>
 
 #include "support/test_device.hpp"
+#include "wgslvk/utils.hpp"
 
 namespace wgslvk::testing {
+
+using utils::make_bind_group;
+using utils::run_dispatch;
 
 inline const KernelInfo& util(const char* name) {
   return kernel(std::string("wgslvk_util/") + name);
@@ -20,29 +25,9 @@ inline Buffer poisoned(Device& d, uint64_t words, const std::string& label, uint
   return upload(d, std::vector<uint32_t>(words, kPoisonBits), label, extra_usage);
 }
 
+// The (n, 0, 0, 0) uniform the util kernels take.
 inline Buffer params(Device& d, uint32_t n, const std::string& label = "params") {
-  Buffer b = d.create_buffer({label, 16, kUsageUniform | kUsageCopyDst});
-  uint32_t v[4] = {n, 0, 0, 0};
-  d.write_buffer(b, 0, v, sizeof v);
-  return b;
-}
-
-inline BindGroup group(Device& d, const ComputePipeline& p, std::vector<BindGroupEntry> entries,
-                       const std::string& label = "group", uint32_t index = 0) {
-  return d.create_bind_group({label, p.get_bind_group_layout(index), std::move(entries)});
-}
-
-// Records one pass with one dispatch per grid, submits, and waits.
-inline void run(Device& d, const ComputePipeline& p, const std::vector<BindGroup>& groups, Grid grid,
-                const std::string& label = "pass") {
-  CommandEncoder enc = d.create_command_encoder(label);
-  ComputePass pass = enc.begin_compute_pass({label});
-  pass.set_pipeline(p);
-  for (uint32_t i = 0; i < groups.size(); ++i) pass.set_bind_group(i, groups[i]);
-  pass.dispatch_workgroups(grid.x, grid.y);
-  pass.end();
-  d.submit(enc.finish());
-  d.wait_idle();
+  return utils::make_uniform(d, label, n);
 }
 
 // Runs `f`, expects a ValidationError with `rule` whose message holds every fragment.

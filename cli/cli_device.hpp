@@ -1,5 +1,7 @@
 // The device choice every wgslvk command shares: `--device <index|name substring>` (else
 // WGSLVK_DEVICE, else a discrete GPU, else lavapipe), and the "device: ..." line it prints.
+// Command-line matters, so it lives in cli/ (library wgslvk_cli_device, which the apps' commands
+// link too), not in the runtime.
 #pragma once
 
 #include <cstdio>

@@ -69,6 +69,9 @@ Defaults come from apps/gpt/config.hpp (TrainConfig).
   --dump-batches <path>  write the training batches (u32 tokens then targets per step) and exit
   --profile <step>       time that step per kernel (timestamps between dispatches; same
                          result) and print the table at the end
+  --trace <dir>          record every WebGPU call of the run (writes, pipelines with their WGSL,
+                         bind groups, dispatches, submits, read-backs) for a Dawn replay:
+                         node bench/peers/dawn_trace.mjs --trace <dir> (env WGSLVK_TRACE too)
   --json <path|->        JSON lines log (train/val/checkpoint events)
   --png <path>           loss-curve PNG at the end
   --corpus <dir>         corpus directory (default )" +
@@ -99,7 +102,8 @@ int run_train(const std::vector<std::string>& args_in) {
     std::vector<std::string> args = args_in;
     auto selector = take_device_flag(args);
     TrainConfig tc;
-    std::string out, resume, save_init, dump, json_path, png, corpus_dir = kDefaultCorpusDir;
+    std::string out, resume, save_init, dump, json_path, png, trace_dir,
+        corpus_dir = kDefaultCorpusDir;
     MatmulImpl mm = MatmulImpl::Vec4;
     bool steps_given = false;
     uint32_t stop_at = 0, profile = 0;
@@ -173,6 +177,8 @@ int run_train(const std::vector<std::string>& args_in) {
         json_path = take(args, i);
       else if (k == "--png")
         png = take(args, i);
+      else if (k == "--trace")
+        trace_dir = take(args, i);
       else if (k == "--corpus")
         corpus_dir = take(args, i);
       else
@@ -197,7 +203,7 @@ int run_train(const std::vector<std::string>& args_in) {
                   tc.batch, mc.context, dump.c_str());
       return f ? 0 : 1;
     }
-    auto od = open_training_device(selector);
+    auto od = open_training_device(selector, stdout, trace_dir);
     std::printf(
         "model: %s  d_model %u  heads %u  layers %u  context %u  vocab %u  %.2fM parameters"
         "  (attention %s, matmul %s, state %s)\n",

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Unpacks Mesa 25's lavapipe (bookworm-backports) under /tmp/mesa25 for testing the Dawn harness
+# Unpacks Mesa 25's lavapipe (bookworm-backports) under DIR (default /tmp/mesa25) for running Dawn
 # on a machine without a GPU: Debian 12's own lavapipe (Mesa 22.3) is refused by Dawn. Installs
-# nothing system-wide. Then: source /tmp/mesa25/env.sh
+# nothing system-wide (scripts/install-deps.sh calls it with /opt/wgslvk-dawn/mesa25 for the Dawn
+# parity test, tests/gpt/dawn). Then: source DIR/env.sh
+#   usage: bash bench/peers/local-lavapipe.sh [DIR]
 set -euo pipefail
-D=/tmp/mesa25
+D=${1:-/tmp/mesa25}
 mkdir -p $D/apt/lists/partial $D/apt/etc $D/debs
 echo 'deb http://deb.debian.org/debian bookworm-backports main' > $D/apt/etc/sources.list
 o="-oDir::State::Lists=$D/apt/lists -oDir::Etc::SourceList=$D/apt/etc/sources.list -oDir::Etc::SourceParts=/dev/null"

@@ -142,6 +142,7 @@ BindGroupLayout Device::create_bind_group_layout(const BindGroupLayoutDescriptor
   require_live(impl_, "Device::create_bind_group_layout");
   BindGroupLayout out;
   out.impl_ = make_layout(impl_->core, desc);
+  if (impl_->core->trace) impl_->core->trace->bind_group_layout(*out.impl_, false);
   return out;
 }
 
@@ -263,6 +264,7 @@ BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
     writes[i].pBufferInfo = &infos[i];
   }
   vkUpdateDescriptorSets(core->device, uint32_t(writes.size()), writes.data(), 0, nullptr);
+  if (core->trace) core->trace->bind_group(*g);
   BindGroup out;
   out.impl_ = g;
   return out;
@@ -398,6 +400,7 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
   if (r != VK_SUCCESS)
     throw VulkanError("creating " + name + " (kernel " + kname + ") failed: VkResult " + std::to_string(int(r)));
   core->name_object(VK_OBJECT_TYPE_PIPELINE, uint64_t(p->pipeline), p->label);
+  if (core->trace) core->trace->pipeline(*p, desc.layout);
   ComputePipeline out;
   out.impl_ = p;
   return out;

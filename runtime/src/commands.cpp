@@ -45,6 +45,7 @@ CommandEncoder Device::create_command_encoder(const std::string& label) {
   auto e = std::make_shared<EncoderImpl>();
   e->core = impl_->core;
   e->label = label;
+  if (e->core->trace) e->core->trace->encoder(*e);
   CommandEncoder out;
   out.impl_ = e;
   return out;
@@ -73,6 +74,7 @@ ComputePass CommandEncoder::begin_compute_pass(const ComputePassDescriptor& desc
   impl_->pass_timestamps = desc.timestamp_writes;
   impl_->pipeline.reset();
   impl_->groups.clear();
+  if (impl_->core->trace) impl_->core->trace->begin_pass(*impl_, desc.label);
   ComputePass p;
   p.impl_ = impl_;
   return p;
@@ -85,6 +87,7 @@ void ComputePass::set_pipeline(const ComputePipeline& pipeline) {
     throw ValidationError("state", impl_->pass_name() + " set_pipeline: " +
                                        quoted("ComputePipeline", pipeline.impl_->label) + " belongs to a different device");
   impl_->pipeline = pipeline.impl_;
+  if (impl_->core->trace) impl_->core->trace->set_pipeline(*impl_, *pipeline.impl_);
 }
 
 void ComputePass::set_bind_group(uint32_t index, const BindGroup& group) {
@@ -99,6 +102,7 @@ void ComputePass::set_bind_group(uint32_t index, const BindGroup& group) {
                                        quoted("BindGroup", group.impl_->label) + " belongs to a different device");
   if (impl_->groups.size() <= index) impl_->groups.resize(index + 1);
   impl_->groups[index] = group.impl_;
+  if (impl_->core->trace) impl_->core->trace->set_bind_group(*impl_, index, *group.impl_);
 }
 
 void ComputePass::dispatch_workgroups(uint32_t x, uint32_t y, uint32_t z) {
@@ -170,6 +174,7 @@ void ComputePass::dispatch_workgroups(uint32_t x, uint32_t y, uint32_t z) {
                                                  : ": a writable binding aliases a read-only/uniform binding of the same buffer"));
     }
   e.commands.push_back(DispatchCmd{e.pipeline, std::move(used), x, y, z});
+  if (e.core->trace) e.core->trace->dispatch(e, x, y, z);
 }
 
 void ComputePass::write_timestamp(const QuerySet& set, uint32_t index) {
@@ -184,6 +189,7 @@ void ComputePass::end() {
   if (e.pass_timestamps && e.pass_timestamps->end_of_pass_write_index)
     e.commands.push_back(TimestampCmd{e.pass_timestamps->query_set.impl_, *e.pass_timestamps->end_of_pass_write_index});
   e.pass_open = false;
+  if (e.core->trace) e.core->trace->end_pass(e);
   e.pass_timestamps.reset();
   e.pipeline.reset();
   e.groups.clear();
@@ -213,6 +219,7 @@ void CommandEncoder::copy_buffer_to_buffer(const Buffer& src, uint64_t src_offse
                                        " does not fit its size (" + num(d.size) + ")");
   if (&s == &d) throw ValidationError("state", where + ": source and destination are the same buffer");
   if (size) impl_->commands.push_back(CopyCmd{src.impl_, dst.impl_, src_offset, dst_offset, size});
+  if (size && impl_->core->trace) impl_->core->trace->copy(*impl_, s, src_offset, d, dst_offset, size);
 }
 
 void CommandEncoder::clear_buffer(const Buffer& buffer, uint64_t offset, std::optional<uint64_t> size_opt) {
@@ -233,6 +240,7 @@ void CommandEncoder::clear_buffer(const Buffer& buffer, uint64_t offset, std::op
     throw ValidationError("range", where + ": range " + range_str(offset, size) + " does not fit the buffer's size (" +
                                        num(b.size) + ")");
   if (size) impl_->commands.push_back(ClearCmd{buffer.impl_, offset, size});
+  if (size && impl_->core->trace) impl_->core->trace->clear(*impl_, b, offset, size);
 }
 
 CommandBuffer CommandEncoder::finish() {
@@ -243,6 +251,7 @@ CommandBuffer CommandEncoder::finish() {
   cb->core = impl_->core.get();
   cb->label = impl_->label;
   cb->commands = std::move(impl_->commands);
+  if (impl_->core->trace) impl_->core->trace->finish(*impl_, *cb);
   CommandBuffer out;
   out.impl_ = cb;
   return out;
@@ -307,6 +316,11 @@ void Device::submit(std::span<const CommandBuffer> buffers) {
                                          " was encoded for a different device");
     if (cb.impl_->submitted)
       throw ValidationError("state", "submit: " + quoted("CommandBuffer", cb.impl_->label) + " was already submitted");
+  }
+  if (impl_->core->trace) {
+    std::vector<const CommandBufferImpl*> cbs;
+    for (const auto& cb : buffers) cbs.push_back(cb.impl_.get());
+    impl_->core->trace->submit(cbs);
   }
   for (const auto& cb : buffers) {
     cb.impl_->submitted = true;

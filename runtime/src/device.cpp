@@ -166,6 +166,7 @@ Buffer Device::create_buffer(const BufferDescriptor& desc) {
     std::lock_guard lock(impl_->mutex);
     impl_->pending_zero.push_back(b);  // WebGPU buffers start zeroed
   }
+  if (core->trace) core->trace->buffer(*b);
   Buffer out;
   out.impl_ = b;
   return out;
@@ -275,6 +276,7 @@ void Device::write_buffer(const Buffer& buffer, uint64_t offset, const void* dat
   if (!(b.usage & kUsageCopyDst))
     throw ValidationError("usage", "write_buffer: " + buf_name(b) + " lacks CopyDst usage");
   check_range(b, offset, size, "write_buffer");
+  if (impl_->core->trace) impl_->core->trace->write_buffer(b, offset, data, size);
   std::lock_guard lock(impl_->mutex);
   const auto* src = static_cast<const uint8_t*>(data);
   for (uint64_t done = 0; done < size;) {
@@ -320,6 +322,7 @@ std::vector<uint8_t> Device::read_buffer(const Buffer& buffer, uint64_t offset,
     std::memcpy(out.data() + done, staging->mapped, n);
     done += n;
   }
+  if (impl_->core->trace) impl_->core->trace->read_buffer(b, offset, out.data(), size);
   return out;
 }
 

@@ -504,6 +504,7 @@ Device Adapter::request_device(const DeviceDescriptor& desc) const {
   pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT | VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pci.queueFamilyIndex = a.queue_family;
   check_vk(vkCreateCommandPool(core->device, &pci, nullptr, &impl->pool), "vkCreateCommandPool");
+  core->trace = Trace::open_for(desc, *core);
   Device d;
   d.impl_ = impl;
   return d;
@@ -512,20 +513,28 @@ Device Adapter::request_device(const DeviceDescriptor& desc) const {
 // ---- dispatch geometry --------------------------------------------------------------------------
 
 Grid grid_for_workgroups(uint64_t workgroups, const Limits& limits) {
-  const uint64_t max = limits.maxComputeWorkgroupsPerDimension;
+  // Checked arithmetic throughout: any 64-bit count (case files are untrusted input) gives a grid
+  // or a ValidationError, never a wrapped value or a division by zero (2^64-1 once made
+  // div_ceil wrap to 0 and the loop divide by it).
+  const uint64_t max = std::min<uint64_t>(limits.maxComputeWorkgroupsPerDimension, UINT32_MAX);
   if (workgroups == 0) return Grid{0, 1};
+  if (max == 0)
+    throw ValidationError("R12", "maxComputeWorkgroupsPerDimension is 0: no workgroup can be dispatched");
   if (workgroups <= max) return Grid{uint32_t(workgroups), 1};
-  uint64_t y0 = div_ceil(workgroups, max);
+  auto ceil_div = [](uint64_t a, uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); };  // b > 0
+  uint64_t y0 = ceil_div(workgroups, max);
   if (y0 > max)
     throw ValidationError("R12", std::to_string(workgroups) +
                                      " workgroups cannot be expressed as a 2-D grid with each "
                                      "dimension <= maxComputeWorkgroupsPerDimension (" +
                                      std::to_string(max) + "); at most " +
-                                     std::to_string(max * max));
+                                     std::to_string(max * max));  // max < 2^32: no overflow
   Grid best{0, 0};
   uint64_t best_surplus = UINT64_MAX;
-  for (uint64_t y = y0; y <= max; ++y) {
-    uint64_t x = div_ceil(workgroups, y);
+  // y >= y0 keeps x <= max, so x * y <= max^2 < 2^64. At most 65536 candidates: every y of a
+  // 65535 limit, a bounded search on devices with larger limits.
+  for (uint64_t y = y0; y <= max && y - y0 < 65536; ++y) {
+    uint64_t x = ceil_div(workgroups, y);
     uint64_t surplus = x * y - workgroups;
     if (surplus < best_surplus) {
       best = Grid{uint32_t(x), uint32_t(y)};

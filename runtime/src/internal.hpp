@@ -17,6 +17,7 @@
 #include <variant>
 #include <vector>
 
+#include "trace.hpp"
 #include "wgslvk/runtime.hpp"
 
 namespace wgslvk {
@@ -79,6 +80,7 @@ struct DeviceCore {
   uint32_t host_cached_types = 0;    // ... | HOST_CACHED (readback)
   VkPhysicalDeviceMemoryProperties memory{};
   PFN_vkSetDebugUtilsObjectNameEXT set_name = nullptr;
+  std::shared_ptr<Trace> trace;  // DeviceDescriptor::trace_dir / WGSLVK_TRACE; null: not traced
 
   bool has(Feature f) const;
   uint32_t memory_type(uint32_t allowed, bool host, bool readback) const;

@@ -235,6 +235,11 @@ struct DeviceDescriptor {
   // Limits the device must have. Fields left at their WebGPU default request the default; a
   // value better than the adapter supports is a ValidationError ("limits").
   Limits required_limits{};
+  // Record every WebGPU call this device makes (buffers, writes, pipelines with their WGSL, bind
+  // groups, encoders, passes, dispatches, copies, submits and the bytes of every read-back) into
+  // this folder, for replay by another WebGPU implementation (bench/peers/dawn_trace.mjs; format
+  // in runtime/src/trace.hpp). Empty: env WGSLVK_TRACE=DIR if set, else no trace (no cost).
+  std::string trace_dir{};
 };
 
 class Device {

@@ -10,13 +10,16 @@
 import { createRequire } from 'module';
 import fs from 'node:fs';
 import path from 'node:path';
+import { DT, parseNpy, initialBytes as initialBytesOf, inlineBytes, gridForWorkgroups } from '../../capture/src/format.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
 const root = opt('--root', '.'), casesDir = opt('--cases'), outPath = opt('--out', 'dawn_cases.json');
 const reps = Number(opt('--reps', '25')), only = opt('--only', '');
 const require = createRequire(import.meta.url);
-const dawnPath = process.env.DAWN_NODE || '/tmp/dawnpkg/node_modules/webgpu/dist/linux-x64/dawn.node';
+// dawn.node: $DAWN_NODE, else the repository's npm install (package.json: webgpu 0.6.2), else /tmp/dawnpkg
+const repoDawn = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../node_modules/webgpu/dist/linux-x64/dawn.node');
+const dawnPath = process.env.DAWN_NODE || (fs.existsSync(repoDawn) ? repoDawn : '/tmp/dawnpkg/node_modules/webgpu/dist/linux-x64/dawn.node');
 const { create, globals } = require(dawnPath);
 Object.assign(globalThis, globals);
 const flags = process.env.DAWN_FLAGS ? process.env.DAWN_FLAGS.split(' ') :
@@ -38,96 +41,10 @@ const info = adapter.info || {};
 console.log(`dawn_cases: ${info.vendor || ''} ${info.architecture || ''} ${info.description || ''}; features ${want.join(' ')}`);
 
 // ---- case folders ---------------------------------------------------------------------------------
-const DT = { f32: [Float32Array, 4], f16: [Uint16Array, 2], u32: [Uint32Array, 4], i32: [Int32Array, 4],
-             u16: [Uint16Array, 2], i16: [Int16Array, 2], u8: [Uint8Array, 1], i8: [Int8Array, 1] };
-const NPY = { '<f4': 'f32', '<f2': 'f16', '<u4': 'u32', '<i4': 'i32', '<u2': 'u16', '<i2': 'i16', '|u1': 'u8', '|i1': 'i8' };
-function readNpy(file) {
-  const b = fs.readFileSync(file);
-  const hlen = b.readUInt16LE(8), header = b.toString('latin1', 10, 10 + hlen);
-  const descr = /'descr':\s*'([^']+)'/.exec(header)[1];
-  const dtype = NPY[descr];
-  if (!dtype) throw new Error(`${file}: dtype ${descr} not supported`);
-  const data = b.subarray(10 + hlen);
-  return { dtype, bytes: new Uint8Array(data.buffer, data.byteOffset, data.length) };
-}
-function writeNpy(file, dtype, bytes) {
-  const descr = Object.keys(NPY).find(k => NPY[k] === dtype);
-  const n = bytes.length / DT[dtype][1];
-  let h = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${n},), }`;
-  while ((10 + h.length + 1) % 64) h += ' ';
-  h += '\n';
-  const head = Buffer.alloc(10);
-  head.write('\x93NUMPY', 0, 'latin1'); head[6] = 1; head[7] = 0; head.writeUInt16LE(h.length, 8);
-  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(h, 'latin1'), Buffer.from(bytes)]));
-}
-const f32 = new Float32Array(1), u32v = new Uint32Array(f32.buffer);
-function f16bits(x) {  // round to nearest even
-  f32[0] = x; const b = u32v[0], s = (b >>> 16) & 0x8000, e = (b >>> 23) & 0xff, m = b & 0x7fffff;
-  if (e === 0xff) return s | 0x7c00 | (m ? 0x200 : 0);
-  let ee = e - 127 + 15;
-  if (ee >= 0x1f) return s | 0x7c00;
-  if (ee <= 0) { if (ee < -10) return s; const mm = m | 0x800000, sh = 14 - ee; let r = mm >> sh; const rem = mm & ((1 << sh) - 1), half = 1 << (sh - 1); if (rem > half || (rem === half && (r & 1))) r++; return s | r; }
-  let r = (ee << 10) | (m >> 13); const rem = m & 0x1fff;
-  if (rem > 0x1000 || (rem === 0x1000 && (r & 1))) r++;
-  return s | r;
-}
-function encodeValue(dtype, v, view, off) {
-  if (typeof v === 'string' && v.startsWith('0x')) {
-    const bits = Number(BigInt(v));
-    if (DT[dtype][1] === 4) view.setUint32(off, bits, true); else if (DT[dtype][1] === 2) view.setUint16(off, bits, true); else view.setUint8(off, bits);
-    return;
-  }
-  const x = v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : Number(v);
-  switch (dtype) {
-    case 'f32': view.setFloat32(off, x, true); break;
-    case 'f16': view.setUint16(off, f16bits(x), true); break;
-    case 'u32': view.setUint32(off, x >>> 0, true); break;
-    case 'i32': view.setInt32(off, x, true); break;
-    case 'u16': view.setUint16(off, x, true); break;
-    case 'i16': view.setInt16(off, x, true); break;
-    case 'u8': view.setUint8(off, x); break;
-    case 'i8': view.setInt8(off, x); break;
-  }
-}
-const M64 = (1n << 64n) - 1n;
-function splitmix(seed, i) {
-  let z = (BigInt(seed) + (BigInt(i) + 1n) * 0x9e3779b97f4a7c15n) & M64;
-  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & M64;
-  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & M64;
-  return z ^ (z >> 31n);
-}
-function initialBytes(dir, spec) {
-  if (spec.file) return readNpy(path.join(dir, spec.file));
-  if (spec.generate) {
-    const g = spec.generate, sz = DT[g.dtype][1], out = new Uint8Array(Math.ceil(g.count * sz / 4) * 4);
-    const view = new DataView(out.buffer);
-    for (let i = 0; i < g.count; ++i) {
-      const r = splitmix(g.seed, i);
-      if (g.kind === 'choice') encodeValue(g.dtype, g.values[Number(r % BigInt(g.values.length))], view, i * sz);
-      else { const u = Number(r >> 40n) * 2 ** -24, v = g.lo + (g.hi - g.lo) * u; encodeValue(g.dtype, g.dtype.startsWith('f') ? v : Math.floor(v), view, i * sz); }
-    }
-    return { dtype: g.dtype, bytes: out };
-  }
-  const sz = DT[spec.dtype][1], out = new Uint8Array(Math.ceil(spec.count * sz / 4) * 4), view = new DataView(out.buffer);
-  const fill = spec.fill === undefined || spec.fill === 'poison' ? null : spec.fill;
-  for (let i = 0; i < spec.count; ++i) {
-    if (fill === null) { if (sz === 4) view.setUint32(i * 4, 0x7fa5a5a5, true); else if (sz === 2) view.setUint16(i * 2, 0x7d5a, true); else view.setUint8(i, 0xa5); }
-    else encodeValue(spec.dtype, fill, view, i * sz);
-  }
-  return { dtype: spec.dtype, bytes: out };
-}
-function inlineBytes(values) {
-  const segs = Array.isArray(values) ? values : [values];
-  const parts = [];
-  for (const s of segs) for (const [t, vs] of Object.entries(s)) {
-    const sz = DT[t][1], b = new Uint8Array(vs.length * sz), view = new DataView(b.buffer);
-    vs.forEach((v, k) => encodeValue(t, v, view, k * sz));
-    parts.push(b);
-  }
-  const n = parts.reduce((a, p) => a + p.length, 0), out = new Uint8Array(Math.max(16, Math.ceil(n / 16) * 16));
-  let o = 0; for (const p of parts) { out.set(p, o); o += p.length; }
-  return out;
-}
+// The format's shared parts (element types, .npy, values, generate, inline values, grids) are
+// capture/src/format.mjs, the same code the browser capture uses.
+const readNpy = (file) => parseNpy(fs.readFileSync(file), file);
+const initialBytes = (dir, spec) => initialBytesOf(spec, async (f) => fs.readFileSync(path.join(dir, f)));
 const wgslCache = new Map();
 function moduleFor(kernel) {
   const [family, entry] = kernel.split('/');
@@ -142,10 +59,7 @@ function moduleFor(kernel) {
   }
   return null;
 }
-function grid(n) {  // grid_for_workgroups
-  if (n <= 65535) return [n, 1, 1];
-  const y = Math.ceil(n / 65535); return [Math.ceil(n / y), y, 1];
-}
+const grid = gridForWorkgroups;
 // ---- comparison ---------------------------------------------------------------------------------
 function ulpOf(x) { x = Math.abs(x); if (!(x > 0) || !isFinite(x)) return 2 ** -149; const e = Math.max(Math.floor(Math.log2(x)), -126); return 2 ** (e - 23); }
 function checkCase(dir, c, outputs) {
@@ -198,7 +112,7 @@ for (const dir of findCases(casesDir)) {
     device.pushErrorScope('validation');
     const bufs = {}, usage = GPUBufferUsage.STORAGE | GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
     for (const [name, spec] of Object.entries(c.buffers)) {
-      const init = initialBytes(dir, spec);
+      const init = await initialBytes(dir, spec);
       const size = Math.ceil(init.bytes.length / 4) * 4;
       const b = device.createBuffer({ size, usage, label: name });
       device.queue.writeBuffer(b, 0, init.bytes.buffer, init.bytes.byteOffset, init.bytes.length);

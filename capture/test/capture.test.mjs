@@ -1,0 +1,119 @@
+// node --test capture/test/: the parts of capture/ that need no GPU (the WGSL trimming step, the
+// .npy and generate code against their definitions, the zip writer). The GPU parts run in the
+// browser suite (tests/browser).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { trimForEntry, entryBindings, entryPoints, parseModule, usesF16 } from '../src/wgsl.mjs';
+import { parseNpy, npyBytes, generateBytes, splitmixBig, f16bits, f16value, inlineBytes, gridForWorkgroups } from '../src/format.mjs';
+import { zip, crc32 } from '../src/zip.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const read = (f) => fs.readFileSync(path.join(root, f), 'utf8');
+
+test('trimming 01_embedding.wgsl: the non-f16 entry points compile without f16, the _w16 one needs it', () => {
+  const code = read('wgsl_ports/embedding/01_embedding.wgsl');
+  for (const e of ['embed_lookup', 'embed_backward']) {
+    const t = trimForEntry(code, e);
+    assert.equal(t.trimmed, true); assert.equal(t.needsF16, false);
+    assert.doesNotMatch(t.code, /enable\s+f16/);
+    assert.equal(usesF16(t.code.replace(/^\/\/.*\n/, '')), false);
+    assert.match(t.code, new RegExp(`fn ${e}\\(`));
+    assert.doesNotMatch(t.code, /embed_lookup_w16|table_w16/);
+    assert.match(t.code, /fn flat_id/);  // helpers reached through calls are kept
+  }
+  const w = trimForEntry(code, 'embed_lookup_w16');
+  assert.equal(w.code, null); assert.equal(w.needsF16, true);
+  assert.match(w.reason, /table_w16/);
+  // a device with shader-f16 gets the module unchanged
+  assert.equal(trimForEntry(code, 'embed_lookup_w16', { hasF16: true }).code, code);
+});
+
+test('trimming keeps other extensions, follows structs, aliases and calls, and ignores comments', () => {
+  const code = `enable f16, subgroups; // both
+/* a /* nested */ comment mentioning f16 */
+alias T = f32;
+struct P { n: u32, s: T, }
+const K: u32 = 4u;
+fn helper(x: T) -> T { return x * f32(K); }
+fn half_helper(x: f16) -> f16 { return x * 2.0h; }
+@group(0) @binding(0) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@group(0) @binding(2) var<storage, read_write> oh: array<f16>;
+@compute @workgroup_size(64) fn a(@builtin(global_invocation_id) g: vec3<u32>) { let o2 = p.n; o[g.x] = helper(p.s) + f32(o2); }
+@compute @workgroup_size(64) fn b(@builtin(global_invocation_id) g: vec3<u32>) { oh[g.x] = half_helper(1.0h); }
+@compute @workgroup_size(64) fn c(@builtin(global_invocation_id) g: vec3<u32>) { let v = vec2h(1.0); o[g.x] = f32(v.x); }
+`;
+  const t = trimForEntry(code, 'a');
+  assert.equal(t.needsF16, false);
+  assert.match(t.code, /enable subgroups;/);
+  assert.doesNotMatch(t.code, /f16|half_helper|\boh\b/);
+  for (const s of ['alias T', 'struct P', 'const K', 'fn helper', 'var<uniform> p']) assert.ok(t.code.includes(s), s);
+  assert.match(trimForEntry(code, 'b').reason, /'b' uses f16|half_helper|oh/);
+  assert.equal(trimForEntry(code, 'c').needsF16, true);  // vec2h in the body
+  assert.deepEqual(entryPoints(code).map(e => e.name), ['a', 'b', 'c']);
+  assert.deepEqual(entryBindings(code, 'a').map(b => [b.group, b.binding, b.space, b.access, b.dtype]),
+                   [[0, 0, 'uniform', 'read', 'u32'], [0, 1, 'storage', 'read_write', 'f32']]);
+  assert.equal(parseModule(code).length, 12);  // enable, alias, struct, const, 2 fns, 3 vars, 3 entry points
+  assert.throws(() => trimForEntry(code, 'missing'), /no function named 'missing'/);
+});
+
+test('entryBindings of the optimizer: member accesses (hp.w) do not pull in other entry points\' bindings', () => {
+  const code = read('wgsl_ports/optimizer/12_optimizer.wgsl');
+  const names = entryBindings(code, 'adamw_update_f16').map(b => b.name);
+  assert.deepEqual(names, ['w_mp', 'g_mp', 'm_buf_mp', 'v_buf_mp', 'grad_stats_mp', 'size_mp', 'hp_mp', 'bias_mp', 'dst_w16']);
+  assert.equal(trimForEntry(code, 'adamw_update').needsF16, false);
+  assert.equal(trimForEntry(code, 'adamw_update_f16').needsF16, true);
+});
+
+test('npy round trip, and a golden .npy reads as numpy wrote it', () => {
+  const bytes = new Uint8Array(new Float32Array([1, -2.5, NaN, 3e-40]).buffer);
+  const n = parseNpy(npyBytes('f32', bytes));
+  assert.equal(n.dtype, 'f32'); assert.deepEqual(n.shape, [4]); assert.deepEqual([...n.bytes], [...bytes]);
+  assert.equal((npyBytes('u8', new Uint8Array(3)).length - 3) % 64, 0);
+  assert.throws(() => parseNpy(new Uint8Array(12)), /not a .npy/);
+});
+
+test('generate: splitmix64 without BigInt equals the BigInt definition (golden/README.md)', () => {
+  for (const seed of [0, 1, 7, 8011, 2 ** 53 - 1]) {
+    const b = generateBytes({ dtype: 'u32', count: 64, kind: 'uniform', seed, lo: 0, hi: 2 ** 24 });
+    const u = new Uint32Array(b.buffer);
+    for (let i = 0; i < 64; ++i) assert.equal(u[i], Number(splitmixBig(seed, i) >> 40n), `seed ${seed} element ${i}`);
+    const c = generateBytes({ dtype: 'i32', count: 64, kind: 'choice', seed, values: [0, 1, -1, 5, 9, 11, 13] });
+    const ci = new Int32Array(c.buffer);
+    for (let i = 0; i < 64; ++i) assert.equal(ci[i], [0, 1, -1, 5, 9, 11, 13][Number(splitmixBig(seed, i) % 7n)]);
+    const f = new Float32Array(generateBytes({ dtype: 'f32', count: 64, kind: 'uniform', seed, lo: -3, hi: 5 }).buffer);
+    for (let i = 0; i < 64; ++i) assert.equal(f[i], Math.fround(-3 + 8 * Number(splitmixBig(seed, i) >> 40n) * 2 ** -24));
+    const vals = [0, 1, -1, 'nan', 'inf', '-inf', '0x7fa5a5a5'];
+    const fc = new Uint32Array(generateBytes({ dtype: 'f32', count: 64, kind: 'choice', seed, values: vals }).buffer);
+    const want = [0, 0x3f800000, 0xbf800000, 0x7fc00000, 0x7f800000, 0xff800000, 0x7fa5a5a5];
+    for (let i = 0; i < 64; ++i) assert.equal(fc[i], want[Number(splitmixBig(seed, i) % 7n)]);
+    const h = new Uint16Array(generateBytes({ dtype: 'f16', count: 63, kind: 'uniform', seed, lo: -1, hi: 1 }).buffer);
+    for (let i = 0; i < 63; ++i) assert.equal(h[i], f16bits(-1 + 2 * Number(splitmixBig(seed, i) >> 40n) * 2 ** -24));
+  }
+});
+
+test('f16 rounding, inline values, grid_for_workgroups', () => {
+  assert.equal(f16bits(1), 0x3c00); assert.equal(f16bits(65520), 0x7c00); assert.equal(f16bits(2 ** -24), 1);
+  assert.equal(f16bits(1 + 2 ** -11), 0x3c00);  // tie to even
+  assert.equal(f16value(0x3555), f16value(f16bits(1 / 3)));
+  const v = inlineBytes([{ u32: [7] }, { f32: [0.5] }]);
+  assert.equal(v.length, 16); assert.deepEqual([...new Uint32Array(v.buffer)], [7, 0x3f000000, 0, 0]);
+  assert.deepEqual(gridForWorkgroups(65535), [65535, 1, 1]); assert.deepEqual(gridForWorkgroups(65537), [32769, 2, 1]);
+});
+
+test('zip: stored entries with correct CRC-32 (unzip -t accepts it when present)', () => {
+  assert.equal(crc32(new TextEncoder().encode('123456789')), 0xcbf43926);
+  const z = zip([['a/case.json', new TextEncoder().encode('{}')], ['a/x.npy', new Uint8Array([1, 2, 3])]]);
+  assert.equal(new DataView(z.buffer).getUint32(0, true), 0x04034b50);
+  assert.equal(new DataView(z.buffer).getUint32(z.length - 22, true), 0x06054b50);
+  const f = path.join(fs.mkdtempSync('/tmp/capture-zip-'), 't.zip');
+  fs.writeFileSync(f, z);
+  const { spawnSync } = require_('node:child_process');
+  const r = spawnSync('unzip', ['-t', f], { encoding: 'utf8' });
+  if (!r.error) assert.equal(r.status, 0, r.stdout + r.stderr);
+});
+import { createRequire } from 'node:module';
+const require_ = createRequire(import.meta.url);

@@ -1,11 +1,14 @@
 // wgslvk validate: every golden case and a randomized check per kernel on one device.
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "command.hpp"
 #include "ports_option.hpp"
 #include "wgslvk/validate/golden.hpp"
+#include "wgslvk/validate/untrusted.hpp"
 #include "wgslvk/validate/validate.hpp"
 
 namespace wgslvk::cli {
@@ -14,8 +17,13 @@ namespace {
 const std::string kUsage = R"(usage: wgslvk validate [options]
 
 Runs every golden case (golden/<file>/<kernel>/<case>/) and a randomized check against the CPU
-reference for every kernel on one device; one row per kernel, then a one-line verdict. Exit status
-0 when every kernel passes or is skipped for a missing device feature, 1 otherwise.
+reference for every kernel on one device; one row per kernel, then a one-line verdict. Every case
+ends PASS, FAIL, SKIP or ERROR (a case that does not load, names an unknown kernel or runs past
+the time limit is an ERROR; the others still run). Exit status:
+  0  every case passes or is skipped for a missing device feature
+  1  some case FAILs or is an ERROR, or the validation layer reported a message
+  2  usage: a bad option or value, or nothing to run (--cases DIR missing or without case.json)
+  3  could not start: no device matched or opened, or a --port/--wgsl did not load
 
   --device SEL     adapter index or case-insensitive name substring (default: WGSLVK_DEVICE, else
                    the first discrete GPU, else lavapipe); `wgslvk devices` lists them
@@ -26,7 +34,11 @@ reference for every kernel on one device; one row per kernel, then a one-line ve
   --seed N         seed of the randomized check (default: fresh; printed, so a failure replays)
   --no-random      skip the randomized check
   --dump DIR       write every checked output as DIR/<case>/<buffer>.actual.npy beside a copy of
-                   the expected array
+                   the expected array (only inside DIR: names are checked, symlinks not followed)
+  --timeout S      per-case time limit in seconds (default 120; 0: none). A case past it is an
+                   ERROR; as a dispatch in flight cannot be interrupted, the device is then
+                   abandoned and the remaining cases are reported ERROR without running. With a
+                   limit, a case of more than 2^36 invocations is an ERROR before it dispatches.
   --opt            run the spirv-opt output instead of glslang's
   --json           print the report as JSON instead of the table
   --verbose        one line per case as it finishes
@@ -45,28 +57,77 @@ int run_validate(const std::vector<std::string>& args);
 const Command kValidate{"validate", "check every kernel against its golden cases on a device", kUsage,
                         run_validate};
 
+// A bad command line (exit 2), as opposed to a failed case (1) or a failure to start (3).
+struct UsageError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+template <class T>
+T parse_number(const std::string& flag, const std::string& v) {
+  T x{};
+  auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size())
+    throw UsageError(flag + ": '" + validate::bounded(validate::utf8_safe(v), 60) + "' is not a " +
+                     (std::is_floating_point_v<T> ? "number" : "non-negative integer below 2^64"));
+  return x;
+}
+
+int run_validate_or_throw(const std::vector<std::string>& args, bool& json);
+
 int run_validate(const std::vector<std::string>& args) {
+  bool json = false;
+  auto fail = [&](int code, const std::string& msg) {
+    std::string m = validate::utf8_safe(msg);
+    std::fprintf(stderr, "wgslvk validate: error: %s\n", m.c_str());
+    if (json) {
+      validate::ojson j;
+      j["ok"] = false;
+      j["error"] = m;
+      j["exit_code"] = code;
+      std::printf("%s\n", j.dump(2, ' ', false, validate::ojson::error_handler_t::replace).c_str());
+    }
+    return code;
+  };
+  try {
+    return run_validate_or_throw(args, json);
+  } catch (const UsageError& e) {
+    return fail(2, std::string(e.what()) + " (see --help)");
+  } catch (const validate::CaseError& e) {
+    return fail(2, e.what());
+  } catch (const std::invalid_argument& e) {
+    return fail(2, e.what());
+  } catch (const std::exception& e) {
+    return fail(3, e.what());
+  }
+}
+
+int run_validate_or_throw(const std::vector<std::string>& args, bool& json) {
+  for (const auto& a : args) json |= a == "--json";
   if (wants_help(args, kValidate)) return 0;
   validate::ValidateOptions opt;
-  bool json = false, verbose = false;
+  bool verbose = false;
   PortOptions ports;
   for (size_t i = 0; i < args.size(); ++i) {
     if (take_port_option(args, i, ports)) continue;
     const std::string& a = args[i];
     auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value (see --help)");
+      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
       return args[++i];
     };
     if (a == "--device") opt.device = value();
     else if (a == "--kernel") opt.kernels.push_back(value());
     else if (a == "--cases") opt.cases = value();
-    else if (a == "--seed") opt.seed = std::stoull(value());
+    else if (a == "--seed") opt.seed = parse_number<uint64_t>(a, value());
+    else if (a == "--timeout") {
+      opt.timeout_s = parse_number<double>(a, value());
+      if (!(opt.timeout_s >= 0 && opt.timeout_s <= 1e9)) throw UsageError("--timeout: give seconds, 0 to 1e9 (0: no limit)");
+    }
     else if (a == "--no-random") opt.randomized = false;
     else if (a == "--dump") opt.dump = value();
     else if (a == "--opt") opt.run.optimized_spirv = true;
     else if (a == "--json") json = true;
     else if (a == "--verbose" || a == "-v") verbose = true;
-    else throw std::invalid_argument("unknown option '" + a + "' (see --help)");
+    else throw UsageError("unknown option '" + validate::bounded(validate::utf8_safe(a), 60) + "'");
   }
   load_ports(ports);
   for (const auto& k : opt.kernels) {
@@ -92,11 +153,23 @@ int run_validate(const std::vector<std::string>& args) {
     }
   });
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // After a time-out the device is abandoned with a dispatch in flight: print, then leave without
+  // tearing the device down (no destructors: they would wait for that dispatch, or crash).
+  auto finish = [&](int code) {
+    if (rep.device_abandoned) {
+      std::fflush(stdout);
+      std::fflush(stderr);
+      std::_Exit(code);
+    }
+    return code;
+  };
   if (json) {
     auto j = validate::report_json(rep);
     j["wall_s"] = wall;
-    std::printf("%s\n", j.dump(2).c_str());
-    return rep.ok() ? 0 : 1;
+    j["exit_code"] = rep.ok() ? 0 : 1;
+    // Non-UTF-8 bytes (a case folder's name) never lose the report: they are replaced.
+    std::printf("%s\n", j.dump(2, ' ', false, validate::ojson::error_handler_t::replace).c_str());
+    return finish(rep.ok() ? 0 : 1);
   }
   if (opt.randomized && !opt.cases)
     std::printf("randomized check seed %llu (--seed %llu replays it)\n", (unsigned long long)rep.seed,
@@ -114,7 +187,7 @@ int run_validate(const std::vector<std::string>& args) {
   for (const auto& m : rep.layer_messages) std::printf("validation layer: %s\n", m.c_str());
   if (opt.dump) std::printf("outputs written under %s\n", opt.dump->string().c_str());
   std::printf("\n%s (%.1f s)\n", rep.verdict().c_str(), wall);
-  return rep.ok() ? 0 : 1;
+  return finish(rep.ok() ? 0 : 1);
 }
 
 }  // namespace

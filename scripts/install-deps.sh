@@ -8,12 +8,16 @@ packages=(
   glslang-dev glslang-tools spirv-tools spirv-headers
   spirv-cross libspirv-cross-c-shared-dev
   googletest libgtest-dev nlohmann-json3-dev
+  zlib1g-dev  # the optimizer checkpoints' CRC-32 (wgsl_ports/optimizer/checkpoint.cpp)
   fortunes  # the training corpus (apps/gpt): English text installed under /usr/share/games/fortunes
+  chromium nodejs  # the browser suite (capture/, tests/browser): headless Chromium's WebGPU as the oracle
 )
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm: Debian's package, unless a nodejs build that bundles it (NodeSource) is installed
+command -v npm >/dev/null 2>&1 || dpkg-query -W -f='${Status}' npm 2>/dev/null | grep -q "install ok installed" || missing+=(npm)
 if ((${#missing[@]})); then
   echo "install-deps: installing ${missing[*]}"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -22,4 +26,30 @@ if ((${#missing[@]})); then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "install-deps: all ${#packages[@]} packages present"
+fi
+
+# The npm packages of package.json (puppeteer-core for the browser suite, webgpu for the Dawn
+# peers): `npm ci` from package-lock.json, skipped when node_modules/ already matches the lock file
+# (a stamp holds its hash), so a second run touches neither node_modules/ nor the network; npm's
+# cache (~/.npm) makes a reinstall work offline after the first (--prefer-offline).
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+stamp="$ROOT/node_modules/.wgslvk-lock.sha256"
+want=$(sha256sum "$ROOT/package-lock.json" | cut -d' ' -f1)
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+  echo "install-deps: node_modules matches package-lock.json"
+else
+  echo "install-deps: npm ci (package-lock.json)"
+  (cd "$ROOT" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --prefer-offline --loglevel=error)
+  echo "$want" > "$stamp"
+fi
+
+# Mesa 25's lavapipe from bookworm-backports, unpacked under /opt/wgslvk-dawn/mesa25 (nothing
+# installed system-wide): Dawn (npm webgpu, the trainer's Dawn parity test in tests/gpt/dawn)
+# refuses Debian 12's Mesa 22.3 lavapipe. Skipped when already there.
+if [ -f /opt/wgslvk-dawn/mesa25/env.sh ]; then
+  echo "install-deps: Mesa 25 lavapipe for Dawn present"
+else
+  echo "install-deps: Mesa 25 lavapipe for Dawn (bookworm-backports) -> /opt/wgslvk-dawn/mesa25"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO bash "$ROOT/bench/peers/local-lavapipe.sh" /opt/wgslvk-dawn/mesa25 >/dev/null
 fi

@@ -4,6 +4,7 @@
 // mention. Layouts follow the WGSL spec's "Address Space Layout Constraints" (AlignOf/SizeOf).
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -34,11 +35,14 @@ std::vector<Token> tokenize(std::string_view s, const std::string& file) {
     }
     if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {  // block comments nest in WGSL
       int depth = 0;
+      uint32_t start = line;
       do {
         if (s.compare(i, 2, "/*") == 0) { ++depth; i += 2; }
         else if (s.compare(i, 2, "*/") == 0) { --depth; i += 2; }
         else { if (s[i] == '\n') ++line; ++i; }
       } while (depth > 0 && i < s.size());
+      if (depth > 0)
+        throw Error(file + ":" + std::to_string(start) + ": unterminated block comment (`/*` without its `*/`)");
       continue;
     }
     Token t;
@@ -74,7 +78,6 @@ std::vector<Token> tokenize(std::string_view s, const std::string& file) {
     i = j;
   }
   out.push_back({Token::End, "", line});
-  (void)file;
   return out;
 }
 
@@ -122,6 +125,11 @@ struct FnAst {
   uint32_t line = 0;
 };
 
+// Text quoted in a message, at most 80 bytes (a declaration may be megabytes long).
+std::string cut(const std::string& s) {
+  return s.size() <= 80 ? s : s.substr(0, 80) + "... (" + std::to_string(s.size()) + " bytes)";
+}
+
 class Parser {
  public:
   Parser(std::string_view text, std::string file) : file_(std::move(file)), t_(tokenize(text, file_)) {}
@@ -140,7 +148,7 @@ class Parser {
     while (peek().kind != Token::End) {
       std::vector<Attr> attrs = attributes();
       const Token& k = peek();
-      if (k.kind != Token::Ident) fail(k, "expected a declaration, found `" + k.text + "`");
+      if (k.kind != Token::Ident) fail(k, "expected a declaration, found `" + cut(k.text) + "`");
       if (k.text == "enable") {
         next();
         while (peek().text != ";" && peek().kind != Token::End) {
@@ -214,7 +222,7 @@ class Parser {
         f.body = balanced("{", "}");
         fns_.push_back(std::move(f));
       } else {
-        fail(k, "unexpected `" + k.text + "` at module scope");
+        fail(k, "unexpected `" + cut(k.text) + "` at module scope");
       }
     }
 
@@ -256,7 +264,12 @@ class Parser {
       if (!wg) fail_line(f.line, "@compute fn " + f.name + " has no @workgroup_size");
       if (wg->args.empty() || wg->args.size() > 3)
         fail_line(f.line, "@workgroup_size of " + f.name + " takes 1 to 3 arguments");
-      for (size_t i = 0; i < wg->args.size(); ++i) ep.workgroup_size[i] = attr_u32(*wg, i);
+      for (size_t i = 0; i < wg->args.size(); ++i) {
+        ep.workgroup_size[i] = attr_u32(*wg, i);
+        if (ep.workgroup_size[i] == 0)
+          fail_line(wg->line, "@workgroup_size of " + f.name + ": dimension " + std::to_string(i) +
+                                  " is 0 (each must be at least 1)");
+      }
       // The token scan: names in the body and in every function it calls, transitively. A name
       // right after '.' is a member or swizzle, never a global.
       std::set<std::string> seen_fn{f.name}, refs;
@@ -273,6 +286,17 @@ class Parser {
         }
       }
       ep.referenced.assign(refs.begin(), refs.end());
+      // Two variables may share a (group, binding) only if no entry point uses both (WGSL's
+      // rule is per shader: different entry points of one file often reuse slots).
+      std::map<std::pair<uint32_t, uint32_t>, const WgslBinding*> slots;
+      for (const auto& b : m.bindings) {
+        if (!refs.count(b.name)) continue;
+        if (auto [it, fresh] = slots.emplace(std::pair{b.group, b.binding}, &b); !fresh)
+          fail_line(f.line, "entry point " + f.name + " uses both `" + it->second->name + "` (line " +
+                                std::to_string(it->second->line) + ") and `" + b.name + "` (line " +
+                                std::to_string(b.line) + ") at @group(" + std::to_string(b.group) +
+                                ") @binding(" + std::to_string(b.binding) + ")");
+      }
       m.entry_points.push_back(std::move(ep));
     }
     return m;
@@ -290,11 +314,11 @@ class Parser {
     return t;
   }
   void expect(const std::string& s) {
-    if (peek().text != s) fail(peek(), "expected `" + s + "`, found `" + peek().text + "`");
+    if (peek().text != s) fail(peek(), "expected `" + s + "`, found `" + cut(peek().text) + "`");
     next();
   }
   std::string ident() {
-    if (peek().kind != Token::Ident) fail(peek(), "expected a name, found `" + peek().text + "`");
+    if (peek().kind != Token::Ident) fail(peek(), "expected a name, found `" + cut(peek().text) + "`");
     return next().text;
   }
   void skip_to(const std::string& s) {
@@ -364,23 +388,28 @@ class Parser {
     if (!v || *v < 0 || *v > 0xffffffffll) {
       std::string e;
       for (auto& t : a.args[i]) e += t.text;
-      fail_line(a.line, "cannot evaluate @" + a.name + " argument `" + e +
+      fail_line(a.line, "cannot evaluate @" + a.name + " argument `" + cut(e) +
                             "` (integer literals, const/override names with a value, + - * / "
                             "and parentheses are understood)");
     }
     return uint32_t(*v);
   }
 
-  TypeAst type() {
+  // Template nesting, expression nesting and type resolution are bounded: a deeply nested or
+  // exponentially expanding declaration is an error, never a stack overflow or a hang.
+  static constexpr int kMaxNesting = 64;
+  static constexpr uint64_t kMaxResolveSteps = 100000;
+  TypeAst type(int depth = 0) {
     TypeAst t;
     t.line = peek().line;
+    if (depth > kMaxNesting) fail(peek(), "types nest deeper than " + std::to_string(kMaxNesting) + " levels");
     t.name = ident();
     if (peek().text == "<") {
       next();
       while (true) {
         if (peek().kind == Token::Ident && !consts_.count(peek().text) &&
             peek(1).text != "*" && peek(1).text != "+" && peek(1).text != "-" && peek(1).text != "/") {
-          t.args.push_back(type());
+          t.args.push_back(type(depth + 1));
         } else {
           TypeAst e;
           e.line = peek().line;
@@ -403,8 +432,11 @@ class Parser {
 
   // Integer constant expressions: literals, const/override names, + - * / % and parentheses,
   // u32(...)/i32(...). Anything else is "unknown" (nullopt).
+  // Arithmetic is checked: an overflow (i64::MIN / -1 included) or nesting deeper than
+  // kMaxNesting is "cannot evaluate", never a wrapped value or a trap.
   std::optional<int64_t> eval(const std::vector<Token>& e) {
     size_t p = 0;
+    eval_depth_ = 0;
     auto v = eval_add(e, p);
     if (!v || p != e.size()) return std::nullopt;
     return v;
@@ -415,7 +447,9 @@ class Parser {
       bool plus = e[p++].text == "+";
       auto r = eval_mul(e, p);
       if (!r) return std::nullopt;
-      v = plus ? *v + *r : *v - *r;
+      int64_t out;
+      if (plus ? __builtin_add_overflow(*v, *r, &out) : __builtin_sub_overflow(*v, *r, &out)) return std::nullopt;
+      v = out;
     }
     return v;
   }
@@ -425,13 +459,32 @@ class Parser {
       std::string op = e[p++].text;
       auto r = eval_unary(e, p);
       if (!r || (op != "*" && *r == 0)) return std::nullopt;
-      v = op == "*" ? *v * *r : op == "/" ? *v / *r : *v % *r;
+      if (op != "*" && *v == INT64_MIN && *r == -1) return std::nullopt;
+      int64_t out;
+      if (op == "*") {
+        if (__builtin_mul_overflow(*v, *r, &out)) return std::nullopt;
+      } else {
+        out = op == "/" ? *v / *r : *v % *r;
+      }
+      v = out;
     }
     return v;
   }
   std::optional<int64_t> eval_unary(const std::vector<Token>& e, size_t& p) {
     if (p >= e.size()) return std::nullopt;
-    if (e[p].text == "-") { ++p; auto v = eval_unary(e, p); if (v) return -*v; return v; }
+    struct Depth {
+      int& d;
+      explicit Depth(int& x) : d(++x) {}
+      ~Depth() { --d; }
+    } guard(eval_depth_);
+    if (eval_depth_ > kMaxNesting) return std::nullopt;
+    if (e[p].text == "-") {
+      ++p;
+      auto v = eval_unary(e, p);
+      if (v && *v == INT64_MIN) return std::nullopt;
+      if (v) return -*v;
+      return v;
+    }
     if (e[p].text == "(") {
       ++p;
       auto v = eval_add(e, p);
@@ -505,11 +558,15 @@ class Parser {
   }
 
   TypeDesc resolve(const TypeAst& t, int depth = 0) {
-    if (depth > 32) fail_line(t.line, "type aliases nest too deep at `" + t.name + "`");
+    if (depth > 32)
+      fail_line(t.line, "types nest deeper than 32 levels at `" + t.name + "` (a struct or alias that contains itself?)");
+    if (++resolve_steps_ > kMaxResolveSteps)
+      fail_line(t.line, "the type of this declaration expands to more than " +
+                            std::to_string(kMaxResolveSteps) + " members and elements");
     const std::string& n = t.name;
-    if (n.empty()) fail_line(t.line, "expected a type, found `" + t.text() + "`");
+    if (n.empty()) fail_line(t.line, "expected a type, found `" + cut(t.text()) + "`");
     auto arg_type = [&](size_t i) {
-      if (i >= t.args.size()) fail_line(t.line, "`" + t.text() + "` needs a type argument");
+      if (i >= t.args.size()) fail_line(t.line, "`" + cut(t.text()) + "` needs a type argument");
       return resolve(t.args[i], depth + 1);
     };
     if (auto s = scalar_name(n)) return scalar(*s, t.line, n);
@@ -543,9 +600,15 @@ class Parser {
         const TypeAst& c = t.args[1];
         std::optional<int64_t> v =
             c.name.empty() ? eval(c.expr) : (consts_.count(c.name) ? std::optional<int64_t>(consts_[c.name]) : std::nullopt);
-        if (!v || *v <= 0) fail_line(t.line, "cannot evaluate the element count of `" + t.text() + "`");
+        if (!v || *v <= 0) fail_line(t.line, "cannot evaluate the element count of `" + cut(t.text()) + "`");
+        if (*v > int64_t(UINT32_MAX))
+          fail_line(t.line, "the element count " + std::to_string(*v) + " of `" + t.text() +
+                                "` does not fit in 32 bits");
         d.array_len = uint32_t(*v);
         d.size = uint64_t(d.array_len) * d.stride;
+        if (d.size > UINT32_MAX)
+          fail_line(t.line, "`" + cut(t.text()) + "` is " + std::to_string(d.size) +
+                                " bytes, more than 2^32 - 1 (a WGSL type's size is a u32)");
       }
       d.element.push_back(std::move(e));
       return d;
@@ -563,9 +626,22 @@ class Parser {
         dm.type = resolve(m.type, depth + 1);
         uint32_t a = dm.type.align;
         uint64_t size = dm.type.size;
-        if (const Attr* al = find_attr(m.attrs, "align")) a = attr_u32(*al, 0);
-        if (const Attr* sz = find_attr(m.attrs, "size")) size = attr_u32(*sz, 0);
+        if (const Attr* al = find_attr(m.attrs, "align")) {
+          a = attr_u32(*al, 0);
+          if (a == 0 || (a & (a - 1)) != 0)
+            fail_line(al->line, "@align(" + std::to_string(a) + ") of member `" + m.name + "` in `" + n +
+                                    "`: the alignment must be a power of two");
+        }
+        if (const Attr* sz = find_attr(m.attrs, "size")) {
+          uint64_t want = attr_u32(*sz, 0);
+          if (want < size)
+            fail_line(sz->line, "@size(" + std::to_string(want) + ") of member `" + m.name + "` in `" + n +
+                                    "` is smaller than its type's size " + std::to_string(size));
+          size = want;
+        }
         offset = round_up(a, offset);
+        if (offset + size > UINT32_MAX)
+          fail_line(t.line, "struct `" + n + "` is larger than 2^32 - 1 bytes at member `" + m.name + "`");
         dm.offset = uint32_t(offset);
         offset += size;
         align = std::max(align, a);
@@ -575,7 +651,7 @@ class Parser {
       d.size = round_up(align, offset);
       return d;
     }
-    fail_line(t.line, "unknown type `" + t.text() + "`");
+    fail_line(t.line, "unknown type `" + cut(t.text()) + "`");
   }
 
   std::string file_;
@@ -585,6 +661,8 @@ class Parser {
   std::map<std::string, TypeAst> aliases_;
   std::map<std::string, StructAst> structs_;
   std::vector<FnAst> fns_;
+  int eval_depth_ = 0;
+  uint64_t resolve_steps_ = 0;
 };
 
 }  // namespace

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "wgslvk/numeric.hpp"
+#include "wgslvk/validate/untrusted.hpp"
 
 namespace wgslvk::validate {
 
@@ -41,18 +45,35 @@ struct Node {
   }
   bool has(const char* k) const { return j.is_object() && j.contains(k); }
   Node at(const char* k) const {
-    if (!j.is_object()) fail("expected an object, got " + j.dump());
+    if (!j.is_object()) fail("expected an object, got " + show(j));
     if (!j.contains(k)) fail(std::string("missing field '") + k + "'");
     return Node{j.at(k), path.empty() ? k : path + "." + k, file};
   }
   Node at(size_t i) const { return Node{j.at(i), path + "[" + std::to_string(i) + "]", file}; }
   std::string str() const {
-    if (!j.is_string()) fail("expected a string, got " + j.dump());
+    if (!j.is_string()) fail("expected a string, got " + show(j));
     return j.get<std::string>();
+  }
+  // A string that becomes one path component (a case, buffer or file name).
+  std::string component() const {
+    std::string s = str();
+    if (std::string p = component_problem(s); !p.empty())
+      fail("'" + bounded(utf8_safe(s), 60) + "' " + p + " (it names a file or folder: one name, no path)");
+    return s;
+  }
+  // "family/entry": a kernel name, each part one path component (it names the dump folder).
+  std::string kernel_name() const {
+    std::string s = str();
+    auto slash = s.find('/');
+    std::string p = slash == std::string::npos ? "is not of the form 'family/entry'"
+                                               : component_problem(s.substr(0, slash));
+    if (p.empty()) p = component_problem(s.substr(slash + 1));
+    if (!p.empty()) fail("kernel '" + bounded(utf8_safe(s), 60) + "' " + p + " (expected 'family/entry', e.g. 'optimizer/adamw_update')");
+    return s;
   }
   uint64_t u64() const {
     if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<int64_t>() >= 0))
-      fail("expected an unsigned integer, got " + j.dump());
+      fail("expected an unsigned integer, got " + show(j));
     return j.get<uint64_t>();
   }
   uint32_t u32() const {
@@ -61,20 +82,20 @@ struct Node {
     return uint32_t(v);
   }
   double num() const {
-    if (!j.is_number()) fail("expected a number, got " + j.dump());
+    if (!j.is_number()) fail("expected a number, got " + show(j));
     return j.get<double>();
   }
   const ojson& arr() const {
-    if (!j.is_array()) fail("expected an array, got " + j.dump());
+    if (!j.is_array()) fail("expected an array, got " + show(j));
     return j;
   }
   void only(std::initializer_list<const char*> keys) const {
-    if (!j.is_object()) fail("expected an object, got " + j.dump());
+    if (!j.is_object()) fail("expected an object, got " + show(j));
     for (auto it = j.begin(); it != j.end(); ++it)
       if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return it.key() == k; })) {
         std::string known;
         for (auto k : keys) known += std::string(known.empty() ? "" : ", ") + k;
-        fail("unknown field '" + it.key() + "' (allowed: " + known + ")");
+        fail("unknown field '" + bounded(utf8_safe(it.key()), 60) + "' (allowed: " + known + ")");
       }
   }
 };
@@ -87,15 +108,29 @@ DType node_dtype(const Node& n) {
   }
 }
 
+// An array file of the case: one file name (no path, no symlink, a regular file of at most
+// kMaxCaseFileBytes), holding at least one element.
 Array load_npy(const fs::path& dir, const Node& n) {
   std::string name = n.str();
-  if (name.empty() || name.find("..") != std::string::npos || name.front() == '/')
-    n.fail("'" + name + "' must be a file name inside the case folder");
+  if (std::string p = component_problem(name); !p.empty())
+    n.fail("'" + bounded(utf8_safe(name), 60) + "' must be a file name inside the case folder: it " + p);
+  Array a;
   try {
-    return npy_read(dir / name);
+    a = npy_decode(read_case_file(dir, name, kMaxCaseFileBytes), (dir / name).string());
   } catch (const std::exception& e) {
     n.fail(e.what());
   }
+  if (a.count() == 0) n.fail(name + " holds 0 elements (an empty array checks nothing)");
+  return a;
+}
+
+// count elements of t as bytes, refused above kMaxCaseFileBytes (checked arithmetic).
+uint64_t count_bytes(const Node& n, uint64_t count, DType t) {
+  auto b = checked_mul(count, dtype_size(t));
+  if (!b || *b > kMaxCaseFileBytes)
+    n.fail(std::to_string(count) + " " + std::string(dtype_name(t)) + " elements are more than the " +
+           std::to_string(kMaxCaseFileBytes) + " bytes a case buffer may hold");
+  return *b;
 }
 
 }  // namespace
@@ -108,19 +143,25 @@ void encode_value(DType t, const ojson& v, std::vector<uint8_t>& out, const std:
     std::string s = v.get<std::string>();
     if (s.rfind("0x", 0) == 0 || s.rfind("0X", 0) == 0) {
       char* end = nullptr;
+      errno = 0;
       bits = std::strtoull(s.c_str() + 2, &end, 16);
-      if (s.size() == 2 || *end) fail("bad bit pattern '" + s + "'");
-      if (sz < 8 && bits >> (8 * sz)) fail("bit pattern '" + s + "' is wider than " + std::string(dtype_name(t)));
+      if (s.size() == 2 || *end || !std::isxdigit(static_cast<unsigned char>(s[2])) || errno == ERANGE)
+        fail("bad bit pattern " + show(v));
+      if (sz < 8 && bits >> (8 * sz)) fail("bit pattern " + show(v) + " is wider than " + std::string(dtype_name(t)));
     } else if (dtype_is_float(t) && (s == "nan" || s == "inf" || s == "-inf")) {
       float f = s == "nan" ? std::bit_cast<float>(0x7fc00000u)
                            : (s == "inf" ? INFINITY : -INFINITY);
       bits = t == DType::F32 ? std::bit_cast<uint32_t>(f) : f32_to_f16_bits(f);
     } else {
-      fail("expected a number, \"nan\", \"inf\", \"-inf\" or a \"0x...\" bit pattern, got \"" + s + "\"");
+      fail("expected a number, \"nan\", \"inf\", \"-inf\" or a \"0x...\" bit pattern, got " + show(v));
     }
   } else if (v.is_number()) {
     if (dtype_is_float(t)) {
-      float f = float(v.get<double>());
+      double d = v.get<double>();
+      if (std::fabs(d) > double(std::numeric_limits<float>::max()))
+        fail("value " + show(v) + " is out of range for " + std::string(dtype_name(t)) +
+             " (write \"inf\" or \"-inf\" for infinities)");
+      float f = float(d);
       bits = t == DType::F32 ? std::bit_cast<uint32_t>(f) : f32_to_f16_bits(f);
     } else {
       if (!v.is_number_integer()) fail("expected an integer for " + std::string(dtype_name(t)) + ", got " + v.dump());
@@ -142,7 +183,7 @@ std::vector<uint8_t> encode_inline(const ojson& segments, const std::string& whe
   std::vector<uint8_t> out;
   auto segment = [&](const ojson& seg, const std::string& w) {
     if (!seg.is_object() || seg.size() != 1)
-      throw CaseError(w + ": expected one {\"<dtype>\": [values]} object, got " + seg.dump());
+      throw CaseError(w + ": expected one {\"<dtype>\": [values]} object, got " + show(seg));
     auto it = seg.begin();
     DType t;
     try {
@@ -151,6 +192,9 @@ std::vector<uint8_t> encode_inline(const ojson& segments, const std::string& whe
       throw CaseError(w + ": " + e.what());
     }
     if (!it.value().is_array()) throw CaseError(w + "." + it.key() + ": expected an array of values");
+    if (it.value().size() > (uint64_t(1) << 20))
+      throw CaseError(w + "." + it.key() + ": " + std::to_string(it.value().size()) +
+                      " inline values (at most 2^20; use a buffer with a .npy file)");
     for (size_t i = 0; i < it.value().size(); ++i)
       encode_value(t, it.value()[i], out, w + "." + it.key() + "[" + std::to_string(i) + "]");
   };
@@ -228,21 +272,25 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
   c.dir = dir;
   std::string fmt = root.at("format").str();
   if (fmt != kCaseFormat) root.at("format").fail("unsupported format '" + fmt + "' (this build reads '" + kCaseFormat + "')");
-  c.kernel = root.at("kernel").str();
-  c.name = root.has("case") ? root.at("case").str() : dir.filename().string();
+  // Names that become path parts (--dump DIR/<kernel>/<case>/<buffer>.actual.npy) are single
+  // path components from a safe alphabet (golden/README.md, "Untrusted input").
+  c.kernel = root.at("kernel").kernel_name();
+  c.name = root.has("case") ? root.at("case").component() : dir.filename().string();
   if (root.has("description")) c.description = root.at("description").str();
   if (root.has("provenance")) c.provenance = j.at("provenance");
 
   Node bufs = root.at("buffers");
   if (!bufs.j.is_object() || bufs.j.empty()) bufs.fail("expected a non-empty object of named buffers");
   for (auto it = bufs.j.begin(); it != bufs.j.end(); ++it) {
-    Node b{it.value(), "buffers." + it.key(), file};
+    Node b{it.value(), "buffers." + bounded(utf8_safe(it.key()), 60), file};
+    if (std::string p = component_problem(it.key()); !p.empty())
+      b.fail("the buffer name " + p + " (it names the dump file <buffer>.actual.npy)");
     BufferSpec s;
     s.name = it.key();
     if (b.has("file")) {
       b.only({"file"});
       s.kind = BufferSpec::Kind::File;
-      s.file = b.at("file").str();
+      s.file = b.at("file").component();
       if (load_files) s.data = load_npy(dir, b.at("file"));
     } else if (b.has("generate")) {
       b.only({"generate"});
@@ -251,11 +299,26 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
       s.kind = BufferSpec::Kind::Generate;
       s.dtype = node_dtype(g.at("dtype"));
       s.count = g.at("count").u64();
+      if (s.count == 0) g.at("count").fail("a buffer needs at least one element");
+      count_bytes(g.at("count"), s.count, s.dtype);
       s.gen.kind = g.at("kind").str();
       s.gen.seed = g.at("seed").u64();
       if (s.gen.kind == "uniform") {
         s.gen.lo = g.at("lo").num();
         s.gen.hi = g.at("hi").num();
+        // Every generated value must be representable: lo <= hi, both finite, within the type.
+        double lim = dtype_is_float(s.dtype) ? double(std::numeric_limits<float>::max()) : 0;
+        double tlo = -lim, thi = lim;
+        if (!dtype_is_float(s.dtype)) {
+          size_t bits = 8 * dtype_size(s.dtype);
+          bool sg = s.dtype == DType::I32 || s.dtype == DType::I16 || s.dtype == DType::I8;
+          tlo = sg ? -std::ldexp(1.0, int(bits) - 1) : 0.0;
+          thi = sg ? std::ldexp(1.0, int(bits) - 1) : std::ldexp(1.0, int(bits));
+        }
+        if (!(std::isfinite(s.gen.lo) && std::isfinite(s.gen.hi) && s.gen.lo <= s.gen.hi &&
+              s.gen.lo >= tlo && s.gen.hi <= thi))
+          g.fail("uniform range [" + show(g.j.at("lo")) + ", " + show(g.j.at("hi")) +
+                 ") must be finite, ordered and within " + std::string(dtype_name(s.dtype)));
       } else if (s.gen.kind == "choice") {
         s.gen.values = g.at("values").arr();
         if (s.gen.values.empty()) g.at("values").fail("needs at least one value");
@@ -271,6 +334,7 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
       s.dtype = node_dtype(b.at("dtype"));
       s.count = b.at("count").u64();
       if (s.count == 0) b.at("count").fail("a buffer needs at least one element");
+      count_bytes(b.at("count"), s.count, s.dtype);
       if (b.has("fill") && !(b.j.at("fill").is_string() && b.j.at("fill") == "poison")) {
         s.poison = false;
         s.fill_value = b.j.at("fill");
@@ -287,18 +351,23 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
     Node d = ds.at(i);
     d.only({"kernel", "label", "bindings", "workgroups", "workgroups_1d"});
     DispatchSpec s;
-    s.kernel = d.at("kernel").str();
-    if (d.has("label")) s.label = d.at("label").str();
+    s.kernel = d.at("kernel").kernel_name();
+    if (d.has("label")) s.label = bounded(d.at("label").str(), 200);
     if (d.has("workgroups") == d.has("workgroups_1d"))
       d.fail("give exactly one of 'workgroups' ([x, y, z]) and 'workgroups_1d' (a count)");
     if (d.has("workgroups")) {
       Node w = d.at("workgroups");
       if (w.arr().size() < 1 || w.j.size() > 3) w.fail("expected [x], [x, y] or [x, y, z]");
       std::array<uint32_t, 3> wg{1, 1, 1};
-      for (size_t k = 0; k < w.j.size(); ++k) wg[k] = w.at(size_t(k)).u32();
+      for (size_t k = 0; k < w.j.size(); ++k) {
+        wg[k] = w.at(size_t(k)).u32();
+        if (wg[k] == 0) w.at(size_t(k)).fail("0 workgroups run nothing (the case would check untouched outputs)");
+      }
       s.workgroups = wg;
     } else {
       s.workgroups_1d = d.at("workgroups_1d").u64();
+      if (s.workgroups_1d == 0)
+        d.at("workgroups_1d").fail("0 workgroups run nothing (the case would check untouched outputs)");
     }
     Node bs = d.at("bindings");
     for (size_t k = 0; k < bs.arr().size(); ++k) {
@@ -317,15 +386,19 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
       } else {
         bs2.buffer = b.at("buffer").str();
         const BufferSpec* buf = c.find_buffer(bs2.buffer);
-        if (!buf) b.at("buffer").fail("no buffer named '" + bs2.buffer + "' in 'buffers'");
+        if (!buf) b.at("buffer").fail("no buffer named '" + bounded(utf8_safe(bs2.buffer), 60) + "' in 'buffers'");
         if (b.has("offset")) bs2.offset = b.at("offset").u64();
         if (b.has("size")) bs2.size = b.at("size").u64();
+        if (bs2.size && *bs2.size == 0) b.at("size").fail("a binding of 0 bytes (omit 'size' for the rest of the buffer)");
         if (load_files || buf->kind != BufferSpec::Kind::File) {
+          // Checked: offset + size may not wrap (a wrapped range would print as [256, 0)).
           uint64_t total = buf->byte_size();
-          uint64_t end = bs2.offset + bs2.size.value_or(total > bs2.offset ? total - bs2.offset : 0);
-          if (bs2.offset >= total || end > total)
-            b.fail("range [" + std::to_string(bs2.offset) + ", " + std::to_string(end) +
-                   ") lies outside buffer '" + bs2.buffer + "' of " + std::to_string(total) + " bytes");
+          std::string where = "lies outside buffer '" + bs2.buffer + "' of " + std::to_string(total) + " bytes";
+          if (bs2.offset >= total)
+            b.fail("offset " + std::to_string(bs2.offset) + " " + where);
+          if (bs2.size && *bs2.size > total - bs2.offset)
+            b.fail("range [" + std::to_string(bs2.offset) + ", " + std::to_string(bs2.offset) + " + " +
+                   std::to_string(*bs2.size) + ") " + where);
         }
       }
       s.bindings.push_back(std::move(bs2));
@@ -341,8 +414,8 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
     CheckSpec s;
     s.buffer = k.at("buffer").str();
     const BufferSpec* buf = c.find_buffer(s.buffer);
-    if (!buf) k.at("buffer").fail("no buffer named '" + s.buffer + "' in 'buffers'");
-    s.expected_file = k.at("expected").str();
+    if (!buf) k.at("buffer").fail("no buffer named '" + bounded(utf8_safe(s.buffer), 60) + "' in 'buffers'");
+    s.expected_file = k.at("expected").component();
     if (load_files) s.expected = load_npy(dir, k.at("expected"));
     s.reason = k.at("reason").str();
     if (s.reason.empty()) k.at("reason").fail("every check states why its comparison is what it is");
@@ -355,11 +428,11 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
       Node u = k.at("ulp");
       if (u.j.is_object()) {
         u.only({"file"});
-        s.bound_file = u.at("file").str();
+        s.bound_file = u.at("file").component();
         if (load_files) s.bound_data = load_npy(dir, u.at("file"));
       } else {
         s.bound = u.num();
-        if (!(s.bound >= 0)) u.fail("the bound must be >= 0");
+        if (!(s.bound >= 0 && std::isfinite(s.bound))) u.fail("the bound must be finite and >= 0");
       }
       if (k.has("magnitude")) {
         Node m = k.at("magnitude");
@@ -367,10 +440,11 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
         } else if (m.j.is_number()) {
           s.magnitude = CheckSpec::Magnitude::Scalar;
           s.magnitude_scalar = std::fabs(m.num());
+          if (!std::isfinite(s.magnitude_scalar)) m.fail("the magnitude must be finite");
         } else if (m.j.is_object()) {
           m.only({"file"});
           s.magnitude = CheckSpec::Magnitude::File;
-          s.magnitude_file = m.at("file").str();
+          s.magnitude_file = m.at("file").component();
           if (load_files) s.magnitude_data = load_npy(dir, m.at("file"));
         } else {
           m.fail("expected \"self\", a number, or {\"file\": \"<name>.npy\"}");
@@ -394,10 +468,11 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
                               " elements but buffer '" + s.buffer + "' is declared as " +
                               std::string(dtype_name(buf->element_type())) + " (element sizes differ)");
       uint64_t n = s.expected.count();
+      if (n == 0) k.at("expected").fail(s.expected_file + " holds 0 elements (an empty check passes vacuously)");
       if (s.range_end() > n)
         k.fail("range end " + std::to_string(s.range_end()) + " is past the " + std::to_string(n) +
                " elements of " + s.expected_file);
-      if (n * dtype_size(s.expected.dtype) > buf->byte_size())
+      if (s.expected.bytes.size() > buf->byte_size())
         k.fail(s.expected_file + " holds " + std::to_string(n) + " " + std::string(dtype_name(s.expected.dtype)) +
                " elements, more than buffer '" + s.buffer + "' (" + std::to_string(buf->byte_size()) + " bytes)");
       if (!s.bound_file.empty() &&
@@ -418,28 +493,49 @@ Case load_case(const fs::path& dir) {
   fs::path f = dir / "case.json";
   std::vector<uint8_t> bytes;
   try {
-    bytes = read_file_bytes(f);
+    // Inside the case folder, not through a symlink, a regular file, at most 16 MiB.
+    bytes = read_case_file(dir, "case.json", kMaxCaseJsonBytes);
   } catch (const std::exception& e) {
     throw CaseError(e.what());
   }
   ojson j;
   try {
-    j = ojson::parse(bytes.begin(), bytes.end());
-  } catch (const nlohmann::json::parse_error& e) {
+    // Nesting limited, duplicate keys refused: a second "checks" must not replace the first.
+    j = parse_json_strict(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  } catch (const std::exception& e) {
     throw CaseError(f.string() + ": invalid JSON: " + e.what());
   }
-  return parse_case(j, dir, true);
+  try {
+    return parse_case(j, dir, true);
+  } catch (const CaseError&) {
+    throw;
+  } catch (const std::exception& e) {  // never an implementation word without the file
+    throw CaseError(f.string() + ": " + e.what());
+  }
 }
 
 std::vector<fs::path> find_cases(const fs::path& root) {
   std::vector<fs::path> out;
-  if (!fs::is_directory(root))
+  std::error_code ec;
+  if (!fs::is_directory(root, ec))
     throw CaseError(root.string() + ": not a directory (golden/ is found through WGSLVK_SOURCE_DIR or "
                     "the build's source tree; --cases DIR names another)");
-  if (fs::exists(root / "case.json")) out.push_back(root);
-  for (auto& e : fs::recursive_directory_iterator(root))
-    if (e.is_regular_file() && e.path().filename() == "case.json" && e.path().parent_path() != root)
+  // Symlinked folders are not followed (a link to / must not walk the whole disk); a case.json
+  // that is a symlink or not a regular file is still listed, and load_case says what is wrong.
+  if (fs::exists(fs::symlink_status(root / "case.json", ec))) out.push_back(root);
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) throw CaseError(root.string() + ": cannot list: " + ec.message());
+  for (; it != end; it.increment(ec)) {
+    if (ec) throw CaseError(root.string() + ": cannot list: " + ec.message());
+    if (it.depth() > 16) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    const auto& e = *it;
+    if (e.path().filename() == "case.json" && e.path().parent_path() != root &&
+        !fs::is_directory(e.symlink_status(ec)))
       out.push_back(e.path().parent_path());
+  }
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -3,6 +3,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "wgslvk/validate/untrusted.hpp"
+
 namespace wgslvk::validate {
 
 namespace {
@@ -104,7 +106,7 @@ Array npy_decode(std::span<const uint8_t> b, const std::string& what) {
   std::string h(reinterpret_cast<const char*>(b.data() + hstart), hlen);
   std::string descr = dict_value(h, "descr", what);
   if (descr.size() < 2 || (descr.front() != '\'' && descr.front() != '"'))
-    bad(what, "descr " + descr + " is not a simple type string");
+    bad(what, "descr " + bounded(utf8_safe(descr), 60) + " is not a simple type string");
   descr = descr.substr(1, descr.size() - 2);
   if (descr == "<u1") descr = "|u1";
   if (descr == "<i1") descr = "|i1";
@@ -113,37 +115,52 @@ Array npy_decode(std::span<const uint8_t> b, const std::string& what) {
   for (const auto& t : kTypes)
     if (descr == t.descr) a.dtype = t.t, found = true;
   if (!found)
-    bad(what, "dtype '" + descr + "' (supported: <f4 <f2 <u4 <i4 <u2 <i2 |u1 |i1, little-endian)");
+    bad(what, "dtype '" + bounded(utf8_safe(descr), 60) + "' (supported: <f4 <f2 <u4 <i4 <u2 <i2 |u1 |i1, little-endian)");
   if (dict_value(h, "fortran_order", what) != "False") bad(what, "fortran_order is True (C order only)");
   std::string shape = dict_value(h, "shape", what);
+  const std::string shape_text = bounded(utf8_safe(shape), 80);
   uint64_t count = 1;
   {
+    // Dimensions as decimal digits, their product and byte size in checked arithmetic: a shape
+    // whose product wraps 64 bits is refused (numpy refuses it too), never read with the
+    // wrapped count.
     size_t i = 1;
     while (i < shape.size()) {
       while (i < shape.size() && (shape[i] == ' ' || shape[i] == ',')) ++i;
       if (i >= shape.size() || shape[i] == ')') break;
       size_t j = i;
-      while (j < shape.size() && isdigit(uint8_t(shape[j]))) ++j;
-      if (j == i) bad(what, "malformed shape " + shape);
-      uint64_t d = std::stoull(shape.substr(i, j - i));
+      uint64_t d = 0;
+      bool overflow = false;
+      while (j < shape.size() && isdigit(uint8_t(shape[j]))) {
+        auto m = checked_mul(d, 10);
+        auto s2 = m ? checked_add(*m, uint64_t(shape[j] - '0')) : std::nullopt;
+        if (!s2) overflow = true;
+        else d = *s2;
+        ++j;
+      }
+      if (j == i) bad(what, "malformed shape " + shape_text);
+      if (overflow) bad(what, "shape " + shape_text + ": a dimension does not fit in 64 bits");
+      if (a.shape.size() >= 32) bad(what, "shape " + shape_text + " has more than 32 dimensions");
       a.shape.push_back(d);
-      count *= d;
+      auto c = checked_mul(count, d);
+      if (!c) bad(what, "shape " + shape_text + ": the element count does not fit in 64 bits");
+      count = *c;
       i = j;
     }
   }
   size_t data = hstart + hlen;
-  uint64_t nbytes = count * dtype_size(a.dtype);
-  if (b.size() - data != nbytes)
-    bad(what, "shape " + shape + " of " + descr + " needs " + std::to_string(nbytes) +
+  auto nbytes = checked_mul(count, dtype_size(a.dtype));
+  if (!nbytes) bad(what, "shape " + shape_text + ": the byte size does not fit in 64 bits");
+  if (b.size() - data != *nbytes)
+    bad(what, "shape " + shape_text + " of " + descr + " needs " + std::to_string(*nbytes) +
                   " data bytes, the file has " + std::to_string(b.size() - data));
   a.bytes.assign(b.begin() + data, b.end());
   return a;
 }
 
 std::vector<uint8_t> read_file_bytes(const std::filesystem::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error(path.string() + ": cannot open");
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
+  // No symlink followed, no FIFO or device read, the size checked before reading.
+  return read_regular_file(path, kMaxCaseFileBytes);
 }
 
 void write_file_bytes(const std::filesystem::path& path, std::span<const uint8_t> bytes) {

@@ -1,8 +1,15 @@
 #include "wgslvk/validate/runner.hpp"
 
 #include <array>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <fcntl.h>
+#include <new>
 #include <set>
+#include <unistd.h>
+
+#include "wgslvk/validate/untrusted.hpp"
 
 namespace wgslvk::validate {
 
@@ -49,16 +56,21 @@ std::string known_kernels() {
 }  // namespace
 
 CaseResult Runner::run(const Case& c) {
-  try {
-    return run_or_throw(c);
-  } catch (const std::exception& e) {
+  auto error = [&](const std::string& m) {
     CaseResult r;
     r.id = c.id();
     r.kernel = c.kernel;
     r.source = c.dir.string();
     r.status = CaseResult::Status::Error;
-    r.message = e.what();
+    r.message = m;
     return r;
+  };
+  try {
+    return run_or_throw(c);
+  } catch (const std::bad_alloc&) {  // a message, not an implementation word
+    return error("case " + c.id() + ": out of host memory while preparing or checking the case");
+  } catch (const std::exception& e) {
+    return error(e.what());
   }
 }
 
@@ -83,6 +95,7 @@ void PreparedCase::record(ComputePass& pass, size_t i) const {
 PreparedCase Runner::prepare(const Case& c) {
   const std::string where = "case " + c.id();
   PreparedCase p;
+  uint64_t invocations = 0;  // over all dispatches, checked against options_.max_invocations
   // Named buffers, with their initial contents (poison for outputs).
   const uint32_t usage = kUsageStorage | kUsageUniform | kUsageCopySrc | kUsageCopyDst;
   for (const auto& b : c.buffers) {
@@ -170,6 +183,22 @@ PreparedCase Runner::prepare(const Case& c) {
         Grid grid = grid_for_workgroups(d.workgroups_1d, device_.limits());
         pd.workgroups = {grid.x, grid.y, 1};
       }
+      if (options_.max_invocations) {
+        // The budget is checked before anything is dispatched: a dispatch of billions of
+        // workgroups cannot be interrupted once submitted (golden/README.md, "Untrusted input").
+        std::optional<uint64_t> n = 1;
+        for (int a = 0; a < 3 && n; ++a) n = checked_mul(*n, pd.workgroups[a]);
+        for (int a = 0; a < 3 && n; ++a) n = checked_mul(*n, k.workgroup_size[a]);
+        if (n) n = checked_add(invocations, *n);
+        if (!n || *n > options_.max_invocations)
+          throw CaseError(dwhere + ": workgroups [" + std::to_string(pd.workgroups[0]) + ", " +
+                          std::to_string(pd.workgroups[1]) + ", " + std::to_string(pd.workgroups[2]) +
+                          "] of " + std::to_string(k.workgroup_size[0] * k.workgroup_size[1] * k.workgroup_size[2]) +
+                          " invocations bring the case past its budget of " +
+                          std::to_string(options_.max_invocations) +
+                          " invocations (wgslvk validate --timeout 0 lifts the budget)");
+        invocations = *n;
+      }
       p.dispatches.push_back(std::move(pd));
     } catch (const CaseError&) {
       throw;
@@ -254,12 +283,84 @@ CaseResult Runner::execute(const Case& c, const PreparedCase& p) {
   return r;
 }
 
+namespace {
+// One folder or file name of a dump path: never empty, ".", "..", a path or a NUL. Names from
+// case.json are stricter still (component_problem); these come from any Case (in memory too).
+void check_part(const std::string& part, const std::string& what, const std::string& id) {
+  if (part.empty() || part == "." || part == ".." || part.find('/') != std::string::npos ||
+      part.find('\0') != std::string::npos || part.size() > 255)
+    throw CaseError("--dump: the " + what + " '" + bounded(utf8_safe(part), 60) + "' of case '" +
+                    bounded(utf8_safe(id), 120) +
+                    "' is not one file or folder name; nothing written outside the dump folder");
+}
+bool inside(const std::filesystem::path& base, const std::filesystem::path& p) {
+  auto b = base.begin(), q = p.begin();
+  for (; b != base.end(); ++b, ++q)
+    if (q == p.end() || *b != *q) return false;
+  return true;
+}
+// Creates or truncates `path`, never through a symlink.
+void write_nofollow(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd < 0) throw CaseError("--dump: " + path.string() + ": cannot write: " + std::strerror(errno));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      ::close(fd);
+      throw CaseError("--dump: " + path.string() + ": write failed: " + std::strerror(errno));
+    }
+    done += size_t(w);
+  }
+  ::close(fd);
+}
+}  // namespace
+
 void dump_result(const std::filesystem::path& dir, const Case& c, const CaseResult& r) {
-  std::filesystem::path d = dir / r.id;
-  std::filesystem::create_directories(d);
-  for (const auto& [name, arr] : r.outputs) npy_write(d / (name + ".actual.npy"), arr);
+  namespace fs = std::filesystem;
+  // Writes only inside `dir`: every part of <kernel>/<case>/<file> is one name, and the folder,
+  // once created, resolves inside `dir` (no symlinked part leads out). A case with an empty
+  // kernel and name once had the id "/", and dir / "/" is "/": .npy files landed in the root.
+  std::vector<std::string> parts;
+  std::string k = c.kernel.empty() ? r.kernel : c.kernel;
+  for (size_t b = 0;;) {
+    size_t e = k.find('/', b);
+    parts.push_back(k.substr(b, e == std::string::npos ? std::string::npos : e - b));
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  parts.push_back(c.name);
+  for (size_t i = 0; i < parts.size(); ++i) check_part(parts[i], i + 1 == parts.size() ? "case name" : "kernel part", r.id);
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
+  for (const auto& [name, arr] : r.outputs) {
+    check_part(name + ".actual.npy", "buffer name", r.id);
+    files.emplace_back(name + ".actual.npy", npy_encode(arr));
+  }
   for (const auto& chk : c.checks)
-    if (!chk.expected.bytes.empty()) npy_write(d / chk.expected_file, chk.expected);
+    if (!chk.expected.bytes.empty()) {
+      check_part(chk.expected_file, "expected file", r.id);
+      files.emplace_back(chk.expected_file, npy_encode(chk.expected));
+    }
+  if (files.empty()) return;
+  fs::create_directories(dir);
+  fs::path base = fs::canonical(dir);
+  // One level at a time, never through a symlink (create_directories would follow one and
+  // create folders outside before any check).
+  fs::path d = base;
+  for (const auto& p : parts) {
+    d /= p;
+    auto st = fs::symlink_status(d);
+    if (fs::is_symlink(st))
+      throw CaseError("--dump: " + d.string() + " is a symbolic link (not followed: it could lead outside the "
+                      "dump folder " + base.string() + "); nothing written");
+    if (!fs::exists(st)) fs::create_directory(d);
+    else if (!fs::is_directory(st)) throw CaseError("--dump: " + d.string() + " exists and is not a folder");
+  }
+  if (!inside(base, fs::canonical(d)))
+    throw CaseError("--dump: " + d.string() + " resolves to " + fs::canonical(d).string() +
+                    ", outside the dump folder " + base.string() + " (a symlink?); nothing written");
+  for (const auto& [name, bytes] : files) write_nofollow(d / name, bytes);
 }
 
 }  // namespace wgslvk::validate

@@ -1,10 +1,14 @@
 #include "wgslvk/validate/validate.hpp"
 
 #include <cmath>
+#include <condition_variable>
+#include <mutex>
 #include <random>
+#include <thread>
 
 #include "wgslvk/validate/generators.hpp"
 #include "wgslvk/validate/golden.hpp"
+#include "wgslvk/validate/untrusted.hpp"
 
 namespace wgslvk::validate {
 
@@ -26,9 +30,10 @@ bool ValidateReport::ok() const {
 }
 
 std::string ValidateReport::verdict() const {
-  int cases = 0, kernels = 0, skipped = 0, failed = 0;
+  int cases = 0, kernels = 0, skipped = 0, failed = 0, errors = 0;
   for (const auto& r : rows) {
     cases += r.cases;
+    errors += r.errors;
     ++kernels;
     if (r.status == "SKIP") ++skipped;
     if (r.status == "FAIL") ++failed;
@@ -38,6 +43,8 @@ std::string ValidateReport::verdict() const {
        " kernels pass";
   if (failed) s += ", " + std::to_string(failed) + " fail";
   if (skipped) s += ", " + std::to_string(skipped) + " skipped";
+  if (errors) s += ", " + std::to_string(errors) + " case(s) ERROR";
+  if (device_abandoned) s += ", device abandoned after a time-out";
   if (!layer_messages.empty()) s += ", validation layer reported " + std::to_string(layer_messages.size()) + " message(s)";
   s += " (" + std::to_string(cases) + " cases) on " + device;
   return s;
@@ -48,6 +55,8 @@ struct Validator::Impl {
   Instance instance;
   Adapter adapter;
   Device device;
+  std::unique_ptr<Runner> runner;
+  std::string abandoned_by;  // the case that ran past the time limit
 };
 
 Validator::Validator(ValidateOptions options) : impl_(std::make_unique<Impl>()) {
@@ -60,7 +69,20 @@ Validator::Validator(ValidateOptions options) : impl_(std::make_unique<Impl>()) 
   impl_->device = impl_->adapter.request_device(desc);
 }
 
-Validator::~Validator() = default;
+Validator::~Validator() {
+  // A case that ran past the time limit still has its dispatch in flight on a detached thread:
+  // destroying the device under it is undefined, so the device (and the thread's runner) stay.
+  if (impl_ && !impl_->abandoned_by.empty()) (void)impl_.release();
+}
+
+namespace {
+struct Pending {
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  CaseResult r;
+};
+}  // namespace
 
 const std::string& Validator::device_name() const { return impl_->adapter.info().name; }
 
@@ -82,18 +104,91 @@ ValidateReport Validator::run(const std::function<void(const CaseResult&)>& prog
   rep.driver = impl_->adapter.info().driver;
   rep.validation_layer = impl_->instance.validation_enabled();
   rep.seed = opt.seed ? *opt.seed : (uint64_t(std::random_device{}()) << 32 | std::random_device{}());
-  Runner runner(impl_->device, opt.run);
+  RunOptions ro = opt.run;
+  if (opt.timeout_s > 0 && !ro.max_invocations) ro.max_invocations = kDefaultMaxInvocations;
+  // After an abandonment the old runner is still in use by the detached worker: keep it.
+  if (impl_->abandoned_by.empty()) impl_->runner = std::make_unique<Runner>(impl_->device, ro);
+  Runner& runner = *impl_->runner;
+
+  // One case under the time limit: run on a worker thread, waited for with a timeout. Past the
+  // limit the worker is detached with its dispatch in flight (Vulkan cannot cancel it) and the
+  // device is abandoned: every later case is reported ERROR without running.
+  auto run_case = [&](const Case& c) -> CaseResult {
+    CaseResult r;
+    r.id = c.id();
+    r.kernel = c.kernel;
+    r.source = c.dir.empty() ? std::string("in memory") : c.dir.string();
+    r.status = CaseResult::Status::Error;
+    if (!impl_->abandoned_by.empty()) {
+      r.message = "not run: the device was abandoned after case " + impl_->abandoned_by +
+                  " ran past the time limit";
+      return r;
+    }
+    if (!(opt.timeout_s > 0)) return runner.run(c);
+    auto st = std::make_shared<Pending>();
+    auto cp = std::make_shared<Case>(c);
+    Runner* rp = &runner;
+    std::thread worker([st, cp, rp] {
+      CaseResult res;
+      try {
+        res = rp->run(*cp);
+      } catch (const std::exception& e) {
+        res.id = cp->id();
+        res.kernel = cp->kernel;
+        res.status = CaseResult::Status::Error;
+        res.message = e.what();
+      }
+      std::lock_guard lk(st->m);
+      st->r = std::move(res);
+      st->done = true;
+      st->cv.notify_all();
+    });
+    std::unique_lock lk(st->m);
+    bool finished = st->cv.wait_for(lk, std::chrono::duration<double>(opt.timeout_s), [&] { return st->done; });
+    if (finished) {
+      lk.unlock();
+      worker.join();
+      return std::move(st->r);
+    }
+    lk.unlock();
+    worker.detach();
+    impl_->abandoned_by = c.id();
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", opt.timeout_s);
+    r.message = "ran past the time limit of " + std::string(buf) +
+                " s (wgslvk validate --timeout S; 0 for none); a dispatch in flight cannot be "
+                "interrupted safely, so the device was abandoned and later cases are not run";
+    return r;
+  };
 
   // (case, result) in order: golden (or --cases) first, then the randomized checks.
   std::vector<std::pair<Case, CaseResult>> done;
   auto record = [&](Case c, CaseResult r) {
-    if (opt.dump) dump_result(*opt.dump, c, r);
+    if (opt.dump && (!r.outputs.empty() || r.status == CaseResult::Status::Fail)) {
+      try {
+        dump_result(*opt.dump, c, r);
+      } catch (const std::exception& e) {
+        r.status = CaseResult::Status::Error;
+        r.message = (r.message.empty() ? "" : r.message + "; ") + e.what();
+      }
+    }
+    // Messages are for people and JSON: bounded, valid UTF-8, no control bytes.
+    r.message = utf8_safe(bounded(r.message, 4000));
+    r.id = utf8_safe(r.id);
+    r.kernel = utf8_safe(r.kernel);
+    r.source = utf8_safe(r.source);
     if (progress) progress(r);
     done.emplace_back(std::move(c), std::move(r));
   };
 
   fs::path root = opt.cases ? *opt.cases : golden_dir();
-  for (const auto& dir : find_cases(root)) {
+  // An explicit --cases folder with nothing in it is an error (nothing would be checked); the
+  // built-in golden folder may be empty or absent (a new family with generators only): its
+  // randomized checks still run.
+  std::vector<fs::path> dirs;
+  if (opt.cases || fs::exists(root)) dirs = find_cases(root);
+  if (dirs.empty() && opt.cases) throw CaseError("no case.json found under " + root.string());
+  for (const auto& dir : dirs) {
     Case c;
     try {
       c = load_case(dir);
@@ -101,7 +196,7 @@ ValidateReport Validator::run(const std::function<void(const CaseResult&)>& prog
       // A case that does not load still counts, under the kernel its path names.
       c.dir = dir;
       c.name = dir.filename().string();
-      fs::path rel = fs::relative(dir, root);
+      fs::path rel = dir.lexically_relative(root);
       auto it = rel.begin();
       std::string k = rel.has_parent_path() && std::distance(rel.begin(), rel.end()) >= 3
                           ? (it->string() + "/" + std::next(it)->string())
@@ -118,7 +213,20 @@ ValidateReport Validator::run(const std::function<void(const CaseResult&)>& prog
       continue;
     }
     if (!kernel_matches(opt.kernels, c.kernel)) continue;
-    CaseResult r = runner.run(c);
+    if (!find_kernel(c.kernel)) {
+      // The top-level kernel files the case (and names its dump folder): it must be one we have.
+      std::string known;
+      for (const KernelInfo* k : all_kernels()) known += (known.empty() ? "" : ", ") + k->qualified_name();
+      CaseResult r;
+      r.id = c.id();
+      r.kernel = c.kernel;
+      r.source = dir.string();
+      r.status = CaseResult::Status::Error;
+      r.message = (dir / "case.json").string() + ": kernel: unknown kernel '" + c.kernel + "' (known: " + known + ")";
+      record(std::move(c), std::move(r));
+      continue;
+    }
+    CaseResult r = run_case(c);
     record(std::move(c), std::move(r));
   }
   if (opt.randomized && !opt.cases) {
@@ -127,9 +235,20 @@ ValidateReport Validator::run(const std::function<void(const CaseResult&)>& prog
       uint64_t h = 1469598103934665603ull;  // FNV-1a of the case id: portable, unlike std::hash
       for (char ch : g.kernel + "/" + g.name) h = (h ^ uint8_t(ch)) * 1099511628211ull;
       uint64_t seed = splitmix64_at(rep.seed, h);
-      Case c = generate(g, seed);
-      c.name = "randomized-" + g.name;
-      CaseResult r = runner.run(c);
+      Case c;
+      CaseResult r;
+      try {
+        c = generate(g, seed);
+        c.name = "randomized-" + g.name;
+        r = run_case(c);
+      } catch (const std::exception& e) {
+        c.kernel = g.kernel;
+        c.name = "randomized-" + g.name;
+        r.id = c.id();
+        r.kernel = g.kernel;
+        r.status = CaseResult::Status::Error;
+        r.message = std::string("generator failed: ") + e.what();
+      }
       r.source = "randomized (generator seed " + std::to_string(seed) + ", wgslvk validate --seed " +
                  std::to_string(rep.seed) + ")";
       record(std::move(c), std::move(r));
@@ -179,6 +298,7 @@ ValidateReport Validator::run(const std::function<void(const CaseResult&)>& prog
     rep.rows.push_back(std::move(row));
   }
   rep.layer_messages = impl_->instance.take_validation_messages();
+  rep.device_abandoned = !impl_->abandoned_by.empty();
   for (auto& [c, r] : done) rep.results.push_back(std::move(r));
   return rep;
 }
@@ -191,6 +311,7 @@ nlohmann::ordered_json report_json(const ValidateReport& r) {
   j["seed"] = r.seed;
   j["ok"] = r.ok();
   j["verdict"] = r.verdict();
+  j["device_abandoned"] = r.device_abandoned;
   auto num = [](double v) { return std::isfinite(v) ? ojson(v) : ojson("inf"); };
   ojson rows = ojson::array();
   for (const auto& k : r.rows) {

@@ -33,6 +33,9 @@ std::string_view status_name(CaseResult::Status s);  // "PASS", "FAIL", "SKIP", 
 struct RunOptions {
   bool timestamps = true;        // time dispatches when the device has timestamp-query
   bool optimized_spirv = false;  // run the spirv-opt output instead of glslang's
+  // Invocations (workgroups x workgroup size, over all dispatches) a case may run; 0: no budget.
+  // Checked in prepare(), before anything is dispatched (wgslvk validate sets it with --timeout).
+  uint64_t max_invocations = 0;
 };
 
 // A case ready to record: its buffers created and filled, each dispatch's pipeline, bind groups
@@ -77,7 +80,9 @@ class Runner {
 };
 
 // Writes the actual outputs of a result as <dir>/<case id>/<buffer>.actual.npy (and copies of
-// the expected arrays beside them, when the case has them in memory).
+// the expected arrays beside them, when the case has them in memory). Writes only inside `dir`:
+// throws CaseError, writing nothing, when a part of the id or a file name is not one path
+// component or the folder resolves outside `dir`; never writes through a symlinked file.
 void dump_result(const std::filesystem::path& dir, const Case& c, const CaseResult& r);
 
 }  // namespace wgslvk::validate

@@ -66,21 +66,6 @@ std::string fmt_float(float f) {
   return buf;
 }
 
-uint32_t crc32(const uint8_t* p, size_t n) {
-  static const std::array<uint32_t, 256> table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  uint32_t c = 0xffffffffu;
-  for (size_t i = 0; i < n; ++i) c = table[(c ^ p[i]) & 0xff] ^ (c >> 8);
-  return c ^ 0xffffffffu;
-}
-
 }  // namespace
 
 uint32_t default_norm_workgroups(NormMode mode, uint64_t n) {
@@ -106,12 +91,25 @@ std::string_view precision_name(StatePrecision p) {
   return "?";
 }
 
+void check_adamw_options(const AdamWOptions& o, const std::string& who) {
+  auto refuse = [&](const std::string& what) { fail("value", who + ": " + what); };
+  if (o.max_grad_norm && !(*o.max_grad_norm > 0.0f && std::isfinite(*o.max_grad_norm)))
+    refuse("max_grad_norm = " + fmt_float(*o.max_grad_norm) + " (finite and > 0, or nullopt for no clipping)");
+  if (!(o.lr >= 0.0f && std::isfinite(o.lr))) refuse("lr = " + fmt_float(o.lr) + " (finite and >= 0)");
+  if (!(o.beta1 >= 0.0f && o.beta1 < 1.0f)) refuse("beta1 = " + fmt_float(o.beta1) + " (in [0, 1))");
+  if (!(o.beta2 >= 0.0f && o.beta2 < 1.0f)) refuse("beta2 = " + fmt_float(o.beta2) + " (in [0, 1))");
+  if (!(o.eps > 0.0f && std::isfinite(o.eps))) refuse("eps = " + fmt_float(o.eps) + " (finite and > 0)");
+  if (!(o.weight_decay >= 0.0f && std::isfinite(o.weight_decay)))
+    refuse("weight_decay = " + fmt_float(o.weight_decay) + " (finite and >= 0)");
+}
+
 // ---- layout -------------------------------------------------------------------------------------
 
 Layout make_layout(std::span<const ParamSpec> params, StatePrecision precision, uint32_t alignment,
-                   uint64_t max_binding_bytes) {
+                   uint64_t max_binding_bytes, std::string_view caller) {
+  const std::string who(caller);
   if (alignment < 4 || !std::has_single_bit(alignment))
-    fail("limits", "MultiTensorAdamW: storage offset alignment " + std::to_string(alignment) +
+    fail("limits", who + ": storage offset alignment " + std::to_string(alignment) +
                        " is not a power of two >= 4");
   Layout L;
   L.alignment = alignment;
@@ -123,8 +121,8 @@ Layout make_layout(std::span<const ParamSpec> params, StatePrecision precision, 
 
   std::map<std::string, int> seen;
   for (const auto& p : params) {
-    if (p.name.empty()) fail("value", "MultiTensorAdamW: a parameter has an empty name");
-    if (seen[p.name]++) fail("value", "MultiTensorAdamW: parameter '" + p.name + "' registered twice");
+    if (p.name.empty()) fail("value", who + ": a parameter has an empty name");
+    if (seen[p.name]++) fail("value", who + ": parameter '" + p.name + "' registered twice");
   }
   uint64_t pos = 0;
   for (int pass = 0; pass < 2; ++pass) {
@@ -149,7 +147,7 @@ Layout make_layout(std::span<const ParamSpec> params, StatePrecision precision, 
   uint64_t limit = std::min<uint64_t>(max_binding_bytes / 4, uint64_t(1) << 31);
   L.chunk = limit / unit * unit;
   if (L.chunk == 0)
-    fail("limits", "MultiTensorAdamW: maxStorageBufferBindingSize " +
+    fail("limits", who + ": maxStorageBufferBindingSize " +
                        std::to_string(max_binding_bytes) + " holds less than one layout unit (" +
                        std::to_string(unit) + " f32 elements)");
   return L;
@@ -165,9 +163,7 @@ MultiTensorAdamW::MultiTensorAdamW(Device& device, std::vector<ParamSpec> params
     fail("feature", "MultiTensorAdamW: state precision f16_mirror needs adamw_update_f16, which "
                     "needs the \"shader-f16\" feature; device '" + device_.adapter_name() +
                     "' was created without it");
-  if (opt_.max_grad_norm && !(*opt_.max_grad_norm > 0.0f && std::isfinite(*opt_.max_grad_norm)))
-    fail("value", "MultiTensorAdamW: max_grad_norm = " + fmt_float(*opt_.max_grad_norm) +
-                      " (finite and > 0, or nullopt for no clipping)");
+  check_adamw_options(opt_, "MultiTensorAdamW");
   uint64_t binding = device_.limits().maxStorageBufferBindingSize;
   if (opt_.max_binding_bytes) binding = std::min(binding, opt_.max_binding_bytes);
   layout_ = make_layout(params, opt_.precision, device_.storage_offset_alignment(), binding);
@@ -515,225 +511,6 @@ std::vector<uint16_t> MultiTensorAdamW::read_w16(std::string_view name) {
 
 float MultiTensorAdamW::read_grad_norm() { return read<float>(device_, stats_, 0, 2)[0]; }
 float MultiTensorAdamW::read_clip_scale() { return read<float>(device_, stats_, 0, 2)[1]; }
-
-// ---- checkpoints --------------------------------------------------------------------------------
-
-namespace {
-
-struct CkptTensor {
-  std::string key, dtype;
-  std::vector<uint64_t> shape;
-  const Buffer* buffer;
-  uint64_t byte_offset, bytes;
-};
-
-constexpr const char* kFormat = "wgslvk.adamw.v1";
-constexpr const char* kQ8Scheme =
-    "m: sign + E4M3, v: E5M3, relative to a power-of-two scale per 256-element block, stochastic "
-    "rounding seeded by the value bits and the step (wgsl_ports/optimizer/12_optimizer.wgsl)";
-
-}  // namespace
-
-static std::vector<CkptTensor> checkpoint_tensors(const Layout& L, StatePrecision prec,
-                                                  const Buffer& w, const Buffer& m,
-                                                  const Buffer& v, const Buffer& mq,
-                                                  const Buffer& vq, const Buffer& ms,
-                                                  const Buffer& vs) {
-  std::vector<CkptTensor> t;
-  for (const auto& p : L.params) {
-    t.push_back({p.name, "F32", p.shape, &w, p.offset * 4, p.count * 4});
-    if (prec == StatePrecision::Int8) {
-      uint64_t nb = div_ceil(p.count, 256);
-      t.push_back({p.name + ".exp_avg.q8", "U8", {p.count}, &mq, p.offset, p.count});
-      t.push_back({p.name + ".exp_avg.scale", "F32", {nb}, &ms, p.offset / 256 * 4, nb * 4});
-      t.push_back({p.name + ".exp_avg_sq.q8", "U8", {p.count}, &vq, p.offset, p.count});
-      t.push_back({p.name + ".exp_avg_sq.scale", "F32", {nb}, &vs, p.offset / 256 * 4, nb * 4});
-    } else {
-      t.push_back({p.name + ".exp_avg", "F32", p.shape, &m, p.offset * 4, p.count * 4});
-      t.push_back({p.name + ".exp_avg_sq", "F32", p.shape, &v, p.offset * 4, p.count * 4});
-    }
-  }
-  return t;
-}
-
-void MultiTensorAdamW::save(const std::string& path) {
-  auto tensors = checkpoint_tensors(layout_, opt_.precision, w_, m_, v_, mq_, vq_, ms_, vs_);
-  std::vector<uint8_t> data;
-  nlohmann::ordered_json header = nlohmann::ordered_json::object();
-  for (const auto& t : tensors) {
-    auto bytes = read_bytes(*t.buffer, t.byte_offset, t.bytes);
-    uint64_t b = data.size();
-    data.insert(data.end(), bytes.begin(), bytes.end());
-    header[t.key] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {b, data.size()}}};
-  }
-  char crc[16];
-  std::snprintf(crc, sizeof crc, "%08x", crc32(data.data(), data.size()));
-  header["__metadata__"] = {
-      {"format", kFormat},
-      {"step", std::to_string(t_)},
-      {"lr", fmt_float(opt_.lr)},
-      {"beta1", fmt_float(opt_.beta1)},
-      {"beta2", fmt_float(opt_.beta2)},
-      {"eps", fmt_float(opt_.eps)},
-      {"weight_decay", fmt_float(opt_.weight_decay)},
-      {"max_grad_norm", opt_.max_grad_norm ? fmt_float(*opt_.max_grad_norm) : "none"},
-      {"state_precision", std::string(precision_name(opt_.precision))},
-      {"norm_mode", opt_.norm == NormMode::Atomic ? "atomic" : "deterministic"},
-      {"q8_scheme", opt_.precision == StatePrecision::Int8 ? kQ8Scheme : "none"},
-      {"data_crc32", crc}};
-  std::string hs = header.dump();
-  hs.append(align_up(hs.size(), 8) - hs.size(), ' ');  // data starts 8-byte aligned
-  uint64_t hlen = hs.size();
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw CheckpointError("MultiTensorAdamW::save: cannot open '" + tmp + "' for writing");
-    uint8_t len[8];
-    for (int i = 0; i < 8; ++i) len[i] = uint8_t(hlen >> (8 * i));
-    f.write(reinterpret_cast<const char*>(len), 8);
-    f.write(hs.data(), std::streamsize(hs.size()));
-    f.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
-    f.flush();
-    if (!f) throw CheckpointError("MultiTensorAdamW::save: writing '" + tmp + "' failed");
-  }
-  // rename: an interrupted save never leaves a half-written file under `path`
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw CheckpointError("MultiTensorAdamW::save: cannot rename '" + tmp + "' to '" + path + "'");
-}
-
-void MultiTensorAdamW::load(const std::string& path) {
-  auto bad = [&](const std::string& why) -> CheckpointError {
-    return CheckpointError("MultiTensorAdamW::load('" + path + "'): " + why +
-                           "; nothing was changed");
-  };
-  std::ifstream f(path, std::ios::binary | std::ios::ate);
-  if (!f) throw bad("cannot open the file");
-  uint64_t size = uint64_t(f.tellg());
-  f.seekg(0);
-  std::vector<uint8_t> file(size);
-  if (size && !f.read(reinterpret_cast<char*>(file.data()), std::streamsize(size)))
-    throw bad("read error");
-  if (size < 8) throw bad("file is " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
-  uint64_t hlen = 0;
-  for (int i = 0; i < 8; ++i) hlen |= uint64_t(file[i]) << (8 * i);
-  if (hlen > size - 8)
-    throw bad("header length " + std::to_string(hlen) + " runs past the end of the file (" +
-              std::to_string(size) + " bytes): truncated?");
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(file.begin() + 8, file.begin() + 8 + int64_t(hlen));
-  } catch (const std::exception& e) {
-    throw bad(std::string("header is not valid JSON (") + e.what() + ")");
-  }
-  if (!header.is_object()) throw bad("header is not a JSON object");
-  const uint8_t* data = file.data() + 8 + hlen;
-  const uint64_t data_len = size - 8 - hlen;
-
-  // metadata
-  if (!header.contains("__metadata__") || !header["__metadata__"].is_object())
-    throw bad("no __metadata__ object");
-  const auto& md = header["__metadata__"];
-  auto meta = [&](const char* key) -> std::string {
-    if (!md.contains(key) || !md[key].is_string()) throw bad(std::string("__metadata__ has no string '") + key + "'");
-    return md[key].get<std::string>();
-  };
-  auto meta_float = [&](const char* key) -> float {
-    std::string s = meta(key);
-    float v = 0;
-    auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (r.ec != std::errc() || r.ptr != s.data() + s.size() || !std::isfinite(v))
-      throw bad(std::string("__metadata__ '") + key + "' = '" + s + "' is not a finite number");
-    return v;
-  };
-  if (meta("format") != kFormat) throw bad("format '" + meta("format") + "', expected '" + kFormat + "'");
-  if (meta("state_precision") != precision_name(opt_.precision))
-    throw bad("state precision '" + meta("state_precision") + "', this optimizer uses '" +
-              std::string(precision_name(opt_.precision)) + "'");
-  uint64_t step = 0;
-  {
-    std::string s = meta("step");
-    auto r = std::from_chars(s.data(), s.data() + s.size(), step);
-    if (r.ec != std::errc() || r.ptr != s.data() + s.size()) throw bad("step '" + s + "' is not an integer");
-  }
-  AdamWOptions o = opt_;
-  o.lr = meta_float("lr");
-  o.beta1 = meta_float("beta1");
-  o.beta2 = meta_float("beta2");
-  o.eps = meta_float("eps");
-  o.weight_decay = meta_float("weight_decay");
-  if (meta("max_grad_norm") == "none") o.max_grad_norm.reset();
-  else o.max_grad_norm = meta_float("max_grad_norm");
-  {
-    char crc[16];
-    std::snprintf(crc, sizeof crc, "%08x", crc32(data, data_len));
-    if (meta("data_crc32") != crc)
-      throw bad("data CRC-32 is " + std::string(crc) + ", the header says " + meta("data_crc32") +
-                ": the tensor data is corrupt");
-  }
-
-  // tensors: exactly the expected set, each with its dtype, shape and a valid, exact range
-  auto tensors = checkpoint_tensors(layout_, opt_.precision, w_, m_, v_, mq_, vq_, ms_, vs_);
-  if (header.size() != tensors.size() + 1)
-    throw bad("holds " + std::to_string(header.size() - 1) + " tensors, expected " +
-              std::to_string(tensors.size()));
-  std::vector<std::pair<uint64_t, uint64_t>> spans;
-  std::vector<uint64_t> begins;
-  for (const auto& t : tensors) {
-    if (!header.contains(t.key)) throw bad("tensor '" + t.key + "' is missing");
-    const auto& e = header[t.key];
-    if (!e.is_object() || !e.contains("dtype") || !e.contains("shape") || !e.contains("data_offsets"))
-      throw bad("tensor '" + t.key + "' lacks dtype/shape/data_offsets");
-    if (e["dtype"] != t.dtype)
-      throw bad("tensor '" + t.key + "' has dtype " + e["dtype"].dump() + ", expected " + t.dtype);
-    std::vector<uint64_t> shape;
-    std::array<uint64_t, 2> off{};
-    try {
-      shape = e["shape"].get<std::vector<uint64_t>>();
-      off = e["data_offsets"].get<std::array<uint64_t, 2>>();
-    } catch (const std::exception&) {
-      throw bad("tensor '" + t.key + "' has a malformed shape or data_offsets");
-    }
-    if (shape != t.shape)
-      throw bad("tensor '" + t.key + "' has shape " + shape_str(shape) + ", expected " + shape_str(t.shape));
-    if (off[0] > off[1] || off[1] > data_len || off[1] - off[0] != t.bytes)
-      throw bad("tensor '" + t.key + "' has data_offsets [" + std::to_string(off[0]) + ", " +
-                std::to_string(off[1]) + "], expected " + std::to_string(t.bytes) +
-                " bytes inside the " + std::to_string(data_len) + "-byte data section");
-    spans.push_back({off[0], off[1]});
-    begins.push_back(off[0]);
-  }
-  {
-    auto sorted = spans;
-    std::sort(sorted.begin(), sorted.end());
-    uint64_t pos = 0;
-    for (auto [b, e] : sorted) {
-      if (b != pos) throw bad("tensor data overlaps or leaves a hole at byte " + std::to_string(pos));
-      pos = e;
-    }
-    if (pos != data_len)
-      throw bad("data section is " + std::to_string(data_len) + " bytes, the tensors cover " +
-                std::to_string(pos));
-  }
-
-  // everything checked: apply
-  opt_ = o;
-  t_ = step;
-  for (size_t i = 0; i < tensors.size(); ++i)
-    write_role(*tensors[i].buffer, tensors[i].byte_offset, data + spans[i].first, tensors[i].bytes);
-  if (w16_)
-    for (const auto& p : layout_.params) {
-      std::vector<float> wv(p.count);
-      for (size_t i = 0; i < tensors.size(); ++i)
-        if (tensors[i].key == p.name && p.count)
-          std::memcpy(wv.data(), data + spans[i].first, p.count * 4);
-      write_mirror(p, wv);  // w itself was written above
-    }
-  CommandEncoder enc = device_.create_command_encoder("adamw load");
-  enc.clear_buffer(g_);
-  enc.clear_buffer(acc_);
-  device_.submit(enc.finish());
-  write_uniforms();
-}
 
 // ---- one-call AdamW ------------------------------------------------------------------------------
 

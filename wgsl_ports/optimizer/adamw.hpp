@@ -25,10 +25,15 @@
 // computed on the host in double and rounded to f32. The norm accumulator is zeroed by
 // finalize_grad_stats itself (atomicExchange), so the step needs no clear command.
 //
-// Deterministic norm (NormMode::Deterministic): reduce_norm_sq_partials writes one partial per
-// workgroup, finalize_grad_stats_partials sums them in a fixed tree: the same bits on every run
-// (the partial count per chunk comes from the layout alone: default_norm_workgroups). The seed's
-// CAS accumulation (NormMode::Atomic, the default) depends on the order the workgroups finish in.
+// Deterministic norm (NormMode::Deterministic, the default): reduce_norm_sq_partials writes one
+// partial per workgroup, finalize_grad_stats_partials sums them in a fixed tree: the same bits on
+// every run (the partial count per chunk comes from the layout alone: default_norm_workgroups).
+// The seed's CAS accumulation (NormMode::Atomic) stays ported, validated and selectable; its
+// result depends on the order the workgroups finish in.
+// Why the default is the two-level norm (issue 15: "the API's default step should be the fastest
+// one that is correct"): on an H200 (bench/results/h200-2026-11-22/, 110M parameters, 111
+// tensors) the fp32 step took 0.98-0.99 ms = 1.06x its byte limit with it and 1.13-1.14 ms =
+// 1.22x with the seed's CAS norm, and it is bitwise reproducible.
 //
 // Profiling: record_step(encoder, query_set, base) writes kStepTimestamps timestamps, base+0 at
 // the pass's beginning, then after the reduce, the finalize, the decay-block updates and the
@@ -73,7 +78,7 @@ struct AdamWOptions {
   // clipScale = min(1, 1e30 / norm) = 1 exactly, with no infinity in the shader).
   std::optional<float> max_grad_norm = 1.0f;
   StatePrecision precision = StatePrecision::FP32;
-  NormMode norm = NormMode::Atomic;
+  NormMode norm = NormMode::Deterministic;  // faster and reproducible (see above)
   UpdateMode mode = UpdateMode::MultiTensor;
   // Upper bound on one binding, below the device's maxStorageBufferBindingSize (0: the device's).
   uint64_t max_binding_bytes = 0;
@@ -83,6 +88,11 @@ struct AdamWOptions {
   // Either way clamped to [1, ceil(n/256)]; at most 2^20.
   uint32_t norm_workgroups = 0;
 };
+
+// What the constructor (and load(), for a checkpoint's values) accepts: lr finite >= 0, beta1 and
+// beta2 in [0, 1), eps finite > 0, weight_decay finite >= 0, max_grad_norm finite > 0 or nullopt.
+// Throws ValidationError("value") naming `who`, the field and the value.
+void check_adamw_options(const AdamWOptions& o, const std::string& who);
 
 // The default norm launch for a chunk of n elements (see adamw.cpp for the measurements):
 //   Atomic:        ceil(sqrt(ceil(n/256))), at most 1024 -- each CAS-add costs a fixed slot in
@@ -111,9 +121,10 @@ struct Layout {
   uint64_t chunk = 0;      // elements per dispatch at most (a multiple of unit)
   std::vector<ParamEntry> params;  // decay ones first, each group in registration order
 };
-// The layout alone (no device): what the constructor uses.
+// The layout alone (no device): what the constructor uses. `caller` prefixes error messages
+// ("MultiTensorAdamW", "MultiTensorAdafactor": the layout is shared).
 Layout make_layout(std::span<const ParamSpec> params, StatePrecision precision, uint32_t alignment,
-                   uint64_t max_binding_bytes);
+                   uint64_t max_binding_bytes, std::string_view caller = "MultiTensorAdamW");
 
 class CheckpointError : public std::runtime_error {
  public:
@@ -186,9 +197,11 @@ class MultiTensorAdamW {
   // "<name>.exp_avg_sq" (F32), or for Int8 "<name>.exp_avg.q8" / "<name>.exp_avg_sq.q8" (U8
   // codes) and "<name>.exp_avg.scale" / "<name>.exp_avg_sq.scale" (F32 per 256-element block);
   // __metadata__ holds the step, the hyperparameters, the precision, the 8-bit scheme and a CRC-32
-  // of the data section, all as strings. load() checks everything before changing anything
-  // (sizes, JSON, names, dtypes, shapes, offsets, the CRC, the precision); on success it replaces
-  // w, the state, t and the hyperparameters, rebuilds the f16 mirror and zeroes g.
+  // of the whole file (header and data), all as strings. load() checks everything before changing
+  // anything (a regular file of the expected size, JSON depth and duplicate keys, the CRC, the
+  // hyperparameters against check_adamw_options, step <= 2^53, names, dtypes, shapes, offsets, the
+  // precision); on success it replaces w, the state, t and the hyperparameters, rebuilds the f16
+  // mirror and zeroes g. The code and the format's rules: checkpoint.{hpp,cpp}.
   void save(const std::string& path);
   void load(const std::string& path);
 

@@ -1,0 +1,408 @@
+#include "adafactor.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include "wgslvk/utils.hpp"
+
+namespace wgslvk::adafactor {
+namespace {
+
+using optimizer::checkpoint_shape_str;
+
+[[noreturn]] void fail(const std::string& rule, const std::string& msg) {
+  throw ValidationError(rule, msg);
+}
+
+// Round-trip decimal of a double (from_chars reads it back bit for bit).
+std::string fmt_double(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
+
+}  // namespace
+
+// ---- construction -------------------------------------------------------------------------------
+
+MultiTensorAdafactor::MultiTensorAdafactor(Device& device, std::vector<optimizer::ParamSpec> params,
+                                           AdafactorOptions options)
+    : device_(device), opt_(options) {
+  if (params.empty()) fail("value", "MultiTensorAdafactor: no parameters registered");
+  try {
+    check_hyper(opt_.hyper, "MultiTensorAdafactor: options.hyper");
+  } catch (const std::invalid_argument& e) {
+    fail("value", e.what());
+  }
+  uint64_t binding = device_.limits().maxStorageBufferBindingSize;
+  if (opt_.max_binding_bytes) binding = std::min(binding, opt_.max_binding_bytes);
+  const uint32_t align = device_.storage_offset_alignment();
+  layout_ = optimizer::make_layout(params, optimizer::StatePrecision::FP32, align, binding, "MultiTensorAdafactor");
+  const uint64_t unit = align / 4;
+  const uint32_t max_dim = device_.limits().maxComputeWorkgroupsPerDimension;
+  uint64_t so = 0, sc = 0, sf = 0;
+  auto take = [&](uint64_t& pos, uint64_t count) {
+    pos = align_up(pos, unit);
+    uint64_t at = pos;
+    pos += std::max<uint64_t>(count, 1);
+    return at;
+  };
+  for (const auto& p : layout_.params) {
+    Tensor t;
+    t.p = p;
+    if (p.shape.size() > 2)
+      fail("shape", "MultiTensorAdafactor: parameter '" + p.name + "' has shape " + checkpoint_shape_str(p.shape) +
+                        " (rank " + std::to_string(p.shape.size()) +
+                        "): only rank 0, 1 (full second moment) and 2 (factored) are supported");
+    if (p.count * 4 > binding || p.count >= (uint64_t(1) << 31))
+      fail("limits", "MultiTensorAdafactor: parameter '" + p.name + "' has " + std::to_string(p.count) +
+                         " elements (" + std::to_string(p.count * 4) +
+                         " bytes), above one storage binding (" + std::to_string(binding) +
+                         " bytes): a tensor is never split");
+    if (p.shape.size() == 2) {
+      t.dims = dims_2d(uint32_t(p.shape[0]), uint32_t(p.shape[1]));
+      if (t.dims.nbx > max_dim || t.dims.nby > max_dim)
+        fail("limits", "MultiTensorAdafactor: parameter '" + p.name + "' of shape " + checkpoint_shape_str(p.shape) +
+                           " needs a " + std::to_string(t.dims.nbx) + " x " + std::to_string(t.dims.nby) +
+                           " tile grid, above maxComputeWorkgroupsPerDimension " + std::to_string(max_dim));
+      t.row_var = take(so, t.dims.rows);
+      t.col_var = take(so, t.dims.cols);
+      t.row_part = take(sc, uint64_t(t.dims.nbx) * t.dims.rows);
+      t.col_part = take(sc, uint64_t(t.dims.nby) * t.dims.cols);
+      t.p_part = take(sc, t.dims.nparts);
+      t.rms_part = take(sc, t.dims.nparts);
+      t.rr = take(sf, t.dims.rows);
+      t.rc = take(sf, t.dims.cols);
+    } else {
+      t.dims = dims_1d(uint32_t(p.count));
+      t.v = take(so, p.count);
+      t.rms_part = take(sc, t.dims.nparts);
+      t.p_part = take(sc, t.dims.nparts);
+    }
+    tensors_.push_back(std::move(t));
+  }
+  state_elems_ = std::max<uint64_t>(align_up(so, unit), unit);
+  scratch_elems_ = std::max<uint64_t>(align_up(sc, unit), unit);
+  factor_elems_ = std::max<uint64_t>(align_up(sf, unit), unit);
+  uslot_ = uint32_t(align_up(64, std::max<uint32_t>(device_.uniform_offset_alignment(), 16)));
+
+  auto make = [&](const char* label, uint64_t bytes, uint32_t usage) {
+    if (bytes > device_.limits().maxBufferSize)
+      fail("limits", std::string("MultiTensorAdafactor: buffer '") + label + "' needs " +
+                         std::to_string(bytes) + " bytes, above maxBufferSize " +
+                         std::to_string(device_.limits().maxBufferSize));
+    return device_.create_buffer({label, align_up(bytes, 4), usage});
+  };
+  const uint32_t st = kUsageStorage | kUsageCopySrc | kUsageCopyDst;
+  w_ = make("adafactor.w", layout_.total * 4, st);
+  g_ = make("adafactor.g", layout_.total * 4, st);
+  state_ = make("adafactor.state", state_elems_ * 4, st);
+  scratch_ = make("adafactor.partials", scratch_elems_ * 4, st);
+  factors_ = make("adafactor.factors", factor_elems_ * 4, st);
+  uniforms_ = make("adafactor.uniforms", uint64_t(2 + tensors_.size()) * uslot_,
+                   kUsageUniform | kUsageCopyDst);
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    auto words = dims_words(tensors_[i].dims);
+    device_.write_buffer(uniforms_, uint64_t(2 + i) * uslot_, words.data(), sizeof words);
+  }
+  build_dispatches();
+}
+
+void MultiTensorAdafactor::build_dispatches() {
+  const Limits& lim = device_.limits();
+  std::map<std::string, ComputePipeline> pipes;
+  auto pipe = [&](const std::string& k) -> ComputePipeline& {
+    auto& p = pipes[k];
+    if (!p) p = device_.create_compute_pipeline({"", &kernel("adafactor/" + k), {}, false});
+    return p;
+  };
+  auto add = [&](const std::string& k, std::vector<BindGroupEntry> e, Grid grid) {
+    ComputePipeline& p = pipe(k);
+    BindGroupDescriptor d{k, p.get_bind_group_layout(0), std::move(e)};
+    dispatches_.push_back({p, device_.create_bind_group(d), grid});
+  };
+  auto f32 = [](const Buffer& b, uint64_t off, uint64_t count) {
+    return BindGroupEntry{0, b, off * 4, std::max<uint64_t>(count, 1) * 4};
+  };
+  auto at = [](uint32_t binding, BindGroupEntry e) {
+    e.binding = binding;
+    return e;
+  };
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    const Tensor& t = tensors_[i];
+    if (t.p.count == 0) continue;
+    const Dims& d = t.dims;
+    const uint64_t hp = (t.p.decay ? 0 : 1) * uint64_t(uslot_), dims = uint64_t(2 + i) * uslot_;
+    const BindGroupEntry W = f32(w_, t.p.offset, t.p.count), G = f32(g_, t.p.offset, t.p.count);
+    const BindGroupEntry U{0, uniforms_, dims, 32}, H{0, uniforms_, hp, 48};
+    const BindGroupEntry RMS = f32(scratch_, t.rms_part, d.nparts), PP = f32(scratch_, t.p_part, d.nparts);
+    if (d.factored) {
+      const BindGroupEntry RP = f32(scratch_, t.row_part, uint64_t(d.nbx) * d.rows),
+                           CP = f32(scratch_, t.col_part, uint64_t(d.nby) * d.cols),
+                           RV = f32(state_, t.row_var, d.rows), CV = f32(state_, t.col_var, d.cols),
+                           RR = f32(factors_, t.rr, d.rows), RC = f32(factors_, t.rc, d.cols);
+      const Grid tiles{d.nbx, d.nby};
+      add("adafactor_sq_sums", {at(0, G), at(1, W), at(2, RP), at(3, CP), at(4, PP), at(5, U), at(6, H)}, tiles);
+      add("adafactor_factor_ema", {at(0, RP), at(1, CP), at(2, RV), at(3, CV), at(4, RC), at(5, U), at(6, H)},
+          grid_for_workgroups(factor_ema_workgroups(d), lim));
+      add("adafactor_row_rsqrt", {at(0, RV), at(1, RR), at(2, U), at(3, H)}, {1, 1});
+      add("adafactor_update_rms", {at(0, G), at(1, RR), at(2, RC), at(3, RMS), at(4, U), at(5, H)}, tiles);
+      add("adafactor_apply_2d",
+          {at(0, W), at(1, G), at(2, RR), at(3, RC), at(4, RMS), at(5, PP), at(6, U), at(7, H)}, tiles);
+    } else {
+      const BindGroupEntry V = f32(state_, t.v, d.n);
+      add("adafactor_ema_1d", {at(0, G), at(1, W), at(2, V), at(3, RMS), at(4, PP), at(5, U), at(6, H)},
+          grid_for_workgroups(d.nparts, lim));
+      add("adafactor_apply_1d", {at(0, W), at(1, G), at(2, V), at(3, RMS), at(4, PP), at(5, U), at(6, H)},
+          grid_for_workgroups(div_ceil(d.n, kWG), lim));
+    }
+  }
+}
+
+void MultiTensorAdafactor::write_hp() {
+  // slot 0: decay tensors, slot 1: no-decay tensors; the step t is the one being recorded
+  for (int k = 0; k < 2; ++k) {
+    auto words = hp_words(scalars(opt_.hyper, std::max<uint64_t>(t_, 1), k == 0));
+    device_.write_buffer(uniforms_, uint64_t(k) * uslot_, words.data(), sizeof words);
+  }
+}
+
+void MultiTensorAdafactor::set_lr(double lr) {
+  Hyper h = opt_.hyper;
+  h.lr = lr;
+  try {
+    check_hyper(h, "MultiTensorAdafactor::set_lr");
+  } catch (const std::invalid_argument& e) {
+    fail("value", e.what());
+  }
+  opt_.hyper = h;
+}
+
+// ---- steps --------------------------------------------------------------------------------------
+
+void MultiTensorAdafactor::record_step(CommandEncoder& encoder,
+                                       const std::optional<PassTimestampWrites>& timestamps) {
+  ++t_;
+  write_hp();
+  ComputePassDescriptor pd;
+  pd.label = "adafactor step " + std::to_string(t_);
+  pd.timestamp_writes = timestamps;
+  ComputePass pass = encoder.begin_compute_pass(pd);
+  for (const auto& d : dispatches_) {
+    pass.set_pipeline(d.pipeline);
+    pass.set_bind_group(0, d.group);
+    pass.dispatch_workgroups(d.grid.x, d.grid.y);
+  }
+  pass.end();
+}
+
+void MultiTensorAdafactor::step() {
+  CommandEncoder enc = device_.create_command_encoder("adafactor step");
+  record_step(enc);
+  device_.submit(enc.finish());
+}
+
+// ---- host access --------------------------------------------------------------------------------
+
+const MultiTensorAdafactor::Tensor& MultiTensorAdafactor::tensor(std::string_view name) const {
+  for (const auto& t : tensors_)
+    if (t.p.name == name) return t;
+  std::string known;
+  for (const auto& t : tensors_) known += (known.empty() ? "" : ", ") + t.p.name;
+  fail("value", "MultiTensorAdafactor: no parameter '" + std::string(name) + "' (registered: " + known + ")");
+}
+
+static void check_count(const char* fn, const MultiTensorAdafactor::Tensor& t, size_t got) {
+  if (got != t.p.count)
+    fail("shape", std::string("MultiTensorAdafactor::") + fn + ": parameter '" + t.p.name + "' has " +
+                      std::to_string(t.p.count) + " elements (shape " + checkpoint_shape_str(t.p.shape) + "), got " +
+                      std::to_string(got));
+}
+
+void MultiTensorAdafactor::set_weights(std::string_view name, std::span<const float> values) {
+  const auto& t = tensor(name);
+  check_count("set_weights", t, values.size());
+  if (!values.empty()) device_.write_buffer(w_, t.p.offset * 4, values.data(), values.size_bytes());
+}
+
+void MultiTensorAdafactor::set_grads(std::string_view name, std::span<const float> values) {
+  const auto& t = tensor(name);
+  check_count("set_grads", t, values.size());
+  if (!values.empty()) device_.write_buffer(g_, t.p.offset * 4, values.data(), values.size_bytes());
+}
+
+std::vector<float> MultiTensorAdafactor::read_f32(const Buffer& b, uint64_t offset, uint64_t count) {
+  if (count == 0) return {};
+  return read<float>(device_, b, offset * 4, count);
+}
+
+std::vector<float> MultiTensorAdafactor::read_weights(std::string_view name) {
+  const auto& t = tensor(name);
+  return read_f32(w_, t.p.offset, t.p.count);
+}
+std::vector<float> MultiTensorAdafactor::read_grads(std::string_view name) {
+  const auto& t = tensor(name);
+  return read_f32(g_, t.p.offset, t.p.count);
+}
+
+static void need(const MultiTensorAdafactor::Tensor& t, bool factored, const char* fn) {
+  if (t.dims.factored != factored)
+    fail("value", std::string("MultiTensorAdafactor::") + fn + ": parameter '" + t.p.name + "' of shape " +
+                      checkpoint_shape_str(t.p.shape) + " is " + (t.dims.factored ? "factored (2-D)" : "1-D"));
+}
+
+std::vector<float> MultiTensorAdafactor::read_row_var(std::string_view name) {
+  const auto& t = tensor(name);
+  need(t, true, "read_row_var");
+  return read_f32(state_, t.row_var, t.dims.rows);
+}
+std::vector<float> MultiTensorAdafactor::read_col_var(std::string_view name) {
+  const auto& t = tensor(name);
+  need(t, true, "read_col_var");
+  return read_f32(state_, t.col_var, t.dims.cols);
+}
+std::vector<float> MultiTensorAdafactor::read_v(std::string_view name) {
+  const auto& t = tensor(name);
+  need(t, false, "read_v");
+  return read_f32(state_, t.v, t.p.count);
+}
+
+uint64_t MultiTensorAdafactor::state_bytes(std::string_view name) const {
+  const auto& t = tensor(name);
+  if (t.p.count == 0) return 0;
+  return t.dims.factored ? 4 * (uint64_t(t.dims.rows) + t.dims.cols) : 4 * t.p.count;
+}
+uint64_t MultiTensorAdafactor::state_bytes() const {
+  uint64_t s = 0;
+  for (const auto& t : tensors_) s += state_bytes(t.p.name);
+  return s;
+}
+uint64_t MultiTensorAdafactor::scratch_bytes() const { return (scratch_elems_ + factor_elems_) * 4; }
+
+// ---- checkpoints --------------------------------------------------------------------------------
+
+std::vector<optimizer::CheckpointTensor> checkpoint_tensors(const optimizer::Layout& layout) {
+  std::vector<optimizer::CheckpointTensor> out;
+  for (const auto& p : layout.params) {
+    out.push_back({p.name, "F32", p.shape, p.count * 4});
+    if (p.count == 0) continue;  // an empty tensor has no state
+    if (p.shape.size() == 2) {  // factored (the constructor's rule)
+      out.push_back({p.name + ".row_var", "F32", {p.shape[0]}, p.shape[0] * 4});
+      out.push_back({p.name + ".col_var", "F32", {p.shape[1]}, p.shape[1] * 4});
+    } else {
+      out.push_back({p.name + ".variance", "F32", p.shape, p.count * 4});
+    }
+  }
+  return out;
+}
+
+std::vector<uint8_t> encode_checkpoint(std::span<const optimizer::CheckpointTensor> tensors,
+                                       std::span<const std::vector<uint8_t>> data,
+                                       const CheckpointState& st) {
+  const Hyper& h = st.hyper;
+  const std::vector<std::pair<std::string, std::string>> md = {
+      {"step", std::to_string(st.step)},
+      {"lr", fmt_double(h.lr)},
+      {"beta2_decay", fmt_double(h.beta2_decay)},
+      {"eps1", fmt_double(h.eps1)},
+      {"eps2", fmt_double(h.eps2)},
+      {"d", fmt_double(h.d)},
+      {"weight_decay", fmt_double(h.weight_decay)},
+      {"relative_step", h.relative_step ? "true" : "false"},
+      {"scale_parameter", h.scale_parameter ? "true" : "false"}};
+  return optimizer::encode_safetensors_checkpoint(tensors, data, kCheckpointFormat, md);
+}
+
+DecodedCheckpoint decode_checkpoint(std::span<const uint8_t> file,
+                                    std::span<const optimizer::CheckpointTensor> expected) {
+  DecodedCheckpoint out;
+  auto check = [&](const optimizer::CheckpointMetadata& md) {
+    out.state.step = md.step();  // <= 2^53: t + 1 never wraps, t^beta2_decay stays meaningful
+    Hyper h;
+    h.lr = md.finite_double("lr");
+    h.beta2_decay = md.finite_double("beta2_decay");
+    h.eps1 = md.finite_double("eps1");
+    h.eps2 = md.finite_double("eps2");
+    h.d = md.finite_double("d");
+    h.weight_decay = md.finite_double("weight_decay");
+    h.relative_step = md.boolean("relative_step");
+    h.scale_parameter = md.boolean("scale_parameter");
+    try {
+      check_hyper(h, "checkpoint");  // what the constructor refuses, load() refuses
+    } catch (const std::invalid_argument& e) {
+      throw optimizer::CheckpointError(e.what());
+    }
+    out.state.hyper = h;
+  };
+  optimizer::DecodedSafetensors d = optimizer::decode_safetensors_checkpoint(
+      file, {kCheckpointFormat, "wgslvk.adafactor.v1"}, expected, check);
+  out.data_offset = d.data_offset;
+  out.spans = std::move(d.spans);
+  return out;
+}
+
+namespace {
+// Where each checkpoint tensor lives on the device, in checkpoint_tensors' order.
+struct Place {
+  const Buffer* buffer;
+  uint64_t byte_offset;
+};
+std::vector<Place> places(const std::vector<MultiTensorAdafactor::Tensor>& ts, const Buffer& w,
+                          const Buffer& state) {
+  std::vector<Place> out;
+  for (const auto& t : ts) {
+    out.push_back({&w, t.p.offset * 4});
+    if (t.p.count == 0) continue;
+    if (t.dims.factored) {
+      out.push_back({&state, t.row_var * 4});
+      out.push_back({&state, t.col_var * 4});
+    } else {
+      out.push_back({&state, t.v * 4});
+    }
+  }
+  return out;
+}
+}  // namespace
+
+void MultiTensorAdafactor::save(const std::string& path) {
+  const auto tensors = checkpoint_tensors(layout_);
+  const auto at = places(tensors_, w_, state_);
+  std::vector<std::vector<uint8_t>> data(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (tensors[i].bytes) data[i] = device_.read_buffer(*at[i].buffer, at[i].byte_offset, tensors[i].bytes);
+  optimizer::write_checkpoint_file(path, encode_checkpoint(tensors, data, {t_, opt_.hyper}),
+                                   "MultiTensorAdafactor::save");
+}
+
+void MultiTensorAdafactor::load(const std::string& path) {
+  const auto tensors = checkpoint_tensors(layout_);
+  const auto at = places(tensors_, w_, state_);
+  uint64_t data_bytes = 0;
+  for (const auto& t : tensors) data_bytes += t.bytes;
+  std::vector<uint8_t> file;
+  DecodedCheckpoint d;
+  try {
+    file = optimizer::read_checkpoint_file(path, data_bytes);
+    d = decode_checkpoint(file, tensors);
+  } catch (const optimizer::CheckpointError& e) {
+    throw optimizer::CheckpointError("MultiTensorAdafactor::load('" + path + "'): " + e.what() +
+                                     "; nothing was changed");
+  }
+  // everything checked: apply
+  const uint8_t* data = file.data() + d.data_offset;
+  opt_.hyper = d.state.hyper;
+  t_ = d.state.step;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (tensors[i].bytes)
+      device_.write_buffer(*at[i].buffer, at[i].byte_offset, data + d.spans[i].first, tensors[i].bytes);
+  CommandEncoder enc = device_.create_command_encoder("adafactor load");
+  enc.clear_buffer(g_);
+  device_.submit(enc.finish());
+}
+
+}  // namespace wgslvk::adafactor

@@ -1,0 +1,422 @@
+// Golden cases of adafactor.wgsl (wgslvk's own Adafactor). Per kernel: a randomized case from
+// that kernel's own inputs. The whole step (every dispatch of one tensor chained in one case, as
+// MultiTensorAdafactor records it): shapes 1 x n, n x 1, odd sizes over several tiles both ways,
+// zero rows and a zero column, NaN/Inf gradients (counted as 0), clipping on (d = 0.25) and off
+// (d = 1e30), weight decay on and off, scale_parameter off, a later step (t = 7: lerp's other
+// branch, non-zero state), the 1-D path (and a scalar). Expected values and bounds:
+// wgsl_ports/adafactor/reference.hpp.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "adafactor/reference.hpp"
+#include "wgslvk/validate/case_builder.hpp"
+
+namespace wgslvk::validate {
+namespace {
+
+namespace af = wgslvk::adafactor;
+namespace aref = wgslvk::adafactor::ref;
+
+ojson dims_json(const af::Dims& d) {
+  ojson a = ojson::array(), s = ojson::array();
+  for (uint32_t x : af::dims_words(d)) a.push_back(x);
+  s.push_back({{"u32", a}});
+  return s;
+}
+ojson hp_json(const af::Scalars& sc) {
+  ojson a = ojson::array(), s = ojson::array();
+  for (float x : af::hp_words(sc)) a.push_back(json_f32(x));
+  s.push_back({{"f32", a}});
+  return s;
+}
+
+void bind_all(DispatchSpec& k, const std::vector<std::string>& names, const af::Dims& d,
+              const af::Scalars& sc) {
+  uint32_t i = 0;
+  for (const auto& n : names) CaseBuilder::bind(k, i++, n);
+  CaseBuilder::bind_values(k, i++, dims_json(d));
+  CaseBuilder::bind_values(k, i, hp_json(sc));
+}
+
+void check(CaseBuilder& b, const std::string& buf, const aref::Expected& e, const std::string& reason) {
+  b.check_expected(buf, e, 0, reason, "");
+}
+
+// Gradients: uniform(-1, 1) times a per-row scale 2^k, k in [-3, 3], times a per-column scale
+// 2^j, j in [-2, 2]: the factors differ along both axes.
+std::vector<float> grads(Rng& r, uint32_t rows, uint32_t cols) {
+  std::vector<double> rs(rows), cs(cols);
+  for (auto& x : rs) x = std::ldexp(1.0, int(r.below(7)) - 3);
+  for (auto& x : cs) x = std::ldexp(1.0, int(r.below(5)) - 2);
+  std::vector<float> g(uint64_t(rows) * cols);
+  for (uint32_t i = 0; i < rows; ++i)
+    for (uint32_t j = 0; j < cols; ++j) g[uint64_t(i) * cols + j] = float(rs[i] * cs[j] * (2 * r.unit() - 1));
+  return g;
+}
+std::vector<float> uniform(Rng& r, uint64_t n, double lo, double hi) {
+  std::vector<float> v(n);
+  for (auto& x : v) x = r.uniform(lo, hi);
+  return v;
+}
+
+struct StepSpec {
+  uint32_t rows = 0, cols = 0;  // factored when rows > 0 (rows x cols), else 1-D of cols
+  af::Hyper h;
+  uint64_t t = 1;
+  bool zero_rows = false, nonfinite = false, prior_state = false;
+};
+
+Case step_case(uint64_t seed, const StepSpec& sp, const std::string& what) {
+  Rng r(seed);
+  CaseBuilder b;
+  b.c.description = what;
+  const bool fac = sp.rows > 0;
+  const af::Dims d = fac ? af::dims_2d(sp.rows, sp.cols) : af::dims_1d(sp.cols);
+  const af::Scalars sc = af::scalars(sp.h, sp.t, true);
+  auto g = grads(r, fac ? sp.rows : 1, sp.cols);
+  auto w = uniform(r, d.n, -0.5, 0.5);
+  if (sp.zero_rows && fac) {
+    for (uint32_t i = 0; i < sp.rows; i += 5) std::fill_n(g.begin() + uint64_t(i) * sp.cols, sp.cols, 0.0f);
+    for (uint32_t i = 0; i < sp.rows; ++i) g[uint64_t(i) * sp.cols + sp.cols / 2] = 0.0f;  // a zero column
+  }
+  if (sp.nonfinite) {
+    const float bad[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                         -std::numeric_limits<float>::infinity()};
+    for (int k = 0; k < 9; ++k) g[r.below(d.n)] = bad[k % 3];
+  }
+  std::vector<float> rv, cv, v;
+  if (fac) {
+    rv.assign(d.rows, 0.0f);
+    cv.assign(d.cols, 0.0f);
+    if (sp.prior_state) {
+      for (auto& x : rv) x = float(0.3 * r.unit() + 0.01);
+      for (auto& x : cv) x = float(0.3 * r.unit() + 0.01);
+    }
+  } else {
+    v.assign(d.n, 0.0f);
+    if (sp.prior_state)
+      for (auto& x : v) x = float(0.3 * r.unit());
+  }
+  auto e = aref::step_expected(w, g, rv, cv, v, d, sc);
+  b.input("w", DType::F32, w);
+  b.input("g", DType::F32, g);
+  const std::string wr = "w * decay - step * u within " + std::to_string(int(std::ceil(e.w_budget))) +
+                         " ULPs of |w * decay| + |step * u| (the composed budgets of every kernel's "
+                         "rounding, reference.hpp)";
+  if (fac) {
+    b.input("row_var", DType::F32, rv);
+    b.input("col_var", DType::F32, cv);
+    b.output("row_part", DType::F32, uint64_t(d.nbx) * d.rows);
+    b.output("col_part", DType::F32, uint64_t(d.nby) * d.cols);
+    b.output("p_part", DType::F32, d.nparts);
+    b.output("rms_part", DType::F32, d.nparts);
+    b.output("rr", DType::F32, d.rows);
+    b.output("rc", DType::F32, d.cols);
+    auto& k1 = b.dispatch("adafactor/adafactor_sq_sums");
+    bind_all(k1, {"g", "w", "row_part", "col_part", "p_part"}, d, sc);
+    k1.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
+    auto& k2 = b.dispatch("adafactor/adafactor_factor_ema");
+    bind_all(k2, {"row_part", "col_part", "row_var", "col_var", "rc"}, d, sc);
+    k2.workgroups_1d = af::factor_ema_workgroups(d);
+    auto& k3 = b.dispatch("adafactor/adafactor_row_rsqrt");
+    bind_all(k3, {"row_var", "rr"}, d, sc);
+    k3.workgroups_1d = 1;
+    auto& k4 = b.dispatch("adafactor/adafactor_update_rms");
+    bind_all(k4, {"g", "rr", "rc", "rms_part"}, d, sc);
+    k4.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
+    auto& k5 = b.dispatch("adafactor/adafactor_apply_2d");
+    bind_all(k5, {"w", "g", "rr", "rc", "rms_part", "p_part"}, d, sc);
+    k5.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
+    check(b, "w", e.w, wr);
+    check(b, "row_var", e.row_var, "lerp(row_var, rowmean(g^2), t^-0.8) within nbx + 33.5 ULPs of itself");
+    check(b, "col_var", e.col_var, "lerp(col_var, colmean(g^2), t^-0.8) within nby + 27.5 ULPs of itself");
+  } else {
+    b.input("v", DType::F32, v);
+    b.output("rms_part", DType::F32, d.nparts);
+    b.output("p_part", DType::F32, d.nparts);
+    auto& k1 = b.dispatch("adafactor/adafactor_ema_1d");
+    bind_all(k1, {"g", "w", "v", "rms_part", "p_part"}, d, sc);
+    k1.workgroups_1d = d.nparts;
+    auto& k2 = b.dispatch("adafactor/adafactor_apply_1d");
+    bind_all(k2, {"w", "g", "v", "rms_part", "p_part"}, d, sc);
+    k2.workgroups_1d = (d.n + af::kWG - 1) / af::kWG;
+    check(b, "w", e.w, wr);
+    check(b, "v", e.v, "lerp(v, g^2, t^-0.8) within 7.5 ULPs of itself");
+  }
+  return b.c;
+}
+
+af::Hyper hyper(double d = 1.0, double wd = 0.0, bool scale = true) {
+  af::Hyper h;
+  h.d = d;
+  h.weight_decay = wd;
+  h.scale_parameter = scale;
+  return h;
+}
+
+Case step_odd(uint64_t s) {
+  Rng r(s ^ 0xaf1);
+  StepSpec sp{129 + r.below(8), 257 + r.below(8), hyper(), 1};
+  return step_case(s, sp, "one step, " + std::to_string(sp.rows) + " x " + std::to_string(sp.cols) +
+                              " (several tiles both ways, partial tiles), t = 1");
+}
+Case step_1xn(uint64_t s) { return step_case(s, {1, 777, hyper(), 1}, "1 x 777: one row (mean(row_var) = row_var)"); }
+Case step_nx1(uint64_t s) { return step_case(s, {900, 1, hyper(), 1}, "900 x 1: one column, 8 row tiles"); }
+Case step_zero_rows(uint64_t s) {
+  StepSpec sp{131, 97, hyper(), 1};
+  sp.zero_rows = true;
+  return step_case(s, sp, "every 5th row and one column of zero gradient: row_var 0, rsqrt clamped, u = 0 there");
+}
+Case step_nonfinite(uint64_t s) {
+  StepSpec sp{70, 90, hyper(), 1};
+  sp.nonfinite = true;
+  return step_case(s, sp, "NaN, +Inf, -Inf gradient elements: counted as 0 in the sums and the update (AdamW's rule)");
+}
+Case step_clip_on(uint64_t s) {
+  return step_case(s, {64, 200, hyper(0.25), 1}, "clip threshold d = 0.25: rms(u) ~ 1, the step divided by rms(u) / d");
+}
+Case step_clip_off(uint64_t s) {
+  StepSpec sp{64, 200, hyper(1e30), 3};
+  sp.prior_state = true;
+  return step_case(s, sp, "d = 1e30: no clipping (denominator 1), t = 3 with prior state");
+}
+Case step_wd(uint64_t s) {
+  StepSpec sp{50, 333, hyper(1.0, 0.5), 2};
+  sp.prior_state = true;
+  return step_case(s, sp, "weight decay 0.5 (w *= 1 - lr * wd = 0.995 before the update), t = 2");
+}
+Case step_no_scale(uint64_t s) {
+  StepSpec sp{40, 130, hyper(1.0, 0.0, false), 1};
+  sp.h.lr = 1e-3;
+  return step_case(s, sp, "scale_parameter off: alpha = lr (the seed's fixed step), lr 1e-3");
+}
+Case step_late(uint64_t s) {
+  StepSpec sp{100, 200, hyper(), 7};
+  sp.prior_state = true;
+  sp.h.relative_step = true;
+  sp.h.lr = 0.5;
+  return step_case(s, sp, "t = 7 (beta_w = 7^-0.8 < 0.5: lerp from the start), prior state, relative_step "
+                          "(rho = min(0.5, 1/sqrt(7)))");
+}
+Case step_1d(uint64_t s) {
+  Rng r(s ^ 0xaf2);
+  StepSpec sp{0, 3000 + r.below(3000), hyper(), 1};
+  return step_case(s, sp, "1-D, n = " + std::to_string(sp.cols) + ": full second moment");
+}
+Case step_1d_mixed(uint64_t s) {
+  StepSpec sp{0, 9001, hyper(0.5, 0.1), 4};
+  sp.prior_state = true;
+  sp.nonfinite = true;
+  return step_case(s, sp, "1-D n = 9001 (9 workgroups of partials), t = 4, prior state, weight decay 0.1, "
+                          "d = 0.5, NaN/Inf gradients");
+}
+Case step_scalar(uint64_t s) { return step_case(s, {0, 1, hyper(), 1}, "a scalar (n = 1): u = g / |g| = +-1"); }
+
+// ---- one kernel each, from its own random inputs ----------------------------------------------
+
+af::Dims rand_dims(Rng& r) { return af::dims_2d(1 + r.below(200), 1 + r.below(400)); }
+af::Scalars rand_scalars(Rng& r, bool decay) {
+  af::Hyper h;
+  h.d = r.below(2) ? 1.0 : 0.25;
+  h.weight_decay = 0.1;
+  return af::scalars(h, 1 + r.below(20), decay);
+}
+
+Case k_sq_sums(uint64_t s) {
+  Rng r(s);
+  CaseBuilder b;
+  const af::Dims d = rand_dims(r);
+  const af::Scalars sc = rand_scalars(r, true);
+  b.c.description = "row/column partial sums of g^2 and the w^2 partials, " + std::to_string(d.rows) + " x " +
+                    std::to_string(d.cols);
+  auto g = grads(r, d.rows, d.cols);
+  auto w = uniform(r, d.n, -1, 1);
+  auto e = aref::sq_sums_expected(g, w, d, true);
+  b.input("g", DType::F32, g);
+  b.input("w", DType::F32, w);
+  b.output("row_part", DType::F32, uint64_t(d.nbx) * d.rows);
+  b.output("col_part", DType::F32, uint64_t(d.nby) * d.cols);
+  b.output("p_part", DType::F32, d.nparts);
+  auto& k = b.dispatch("adafactor/adafactor_sq_sums");
+  bind_all(k, {"g", "w", "row_part", "col_part", "p_part"}, d, sc);
+  k.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
+  check(b, "row_part", e.row_part, "sum of g^2 over a 256-column tile: 21 adds/products on a term's path");
+  check(b, "col_part", e.col_part, "sum of g^2 over a 128-row tile: 15 on a term's path");
+  check(b, "p_part", e.p_part, "sum of w^2 over a tile: 137 on a term's path (128 per thread, tree 8)");
+  return b.c;
+}
+
+Case k_factor_ema(uint64_t s) {
+  Rng r(s);
+  CaseBuilder b;
+  const af::Dims d = rand_dims(r);
+  const af::Scalars sc = rand_scalars(r, true);
+  b.c.description = "finish the sums, EMA of row/column state (beta_w " + std::to_string(sc.beta_w) +
+                    "), rsqrt(col_var), " + std::to_string(d.rows) + " x " + std::to_string(d.cols);
+  auto rp = uniform(r, uint64_t(d.nbx) * d.rows, 0, 50), cp = uniform(r, uint64_t(d.nby) * d.cols, 0, 30);
+  auto rv = uniform(r, d.rows, 0, 0.5), cv = uniform(r, d.cols, 0, 0.5);
+  rv[0] = 0.0f;
+  rp[0] = 0.0f;  // a zero row: row_var stays 0
+  auto e = aref::factor_ema_expected(rp, cp, rv, cv, d, sc);
+  b.input("row_part", DType::F32, rp);
+  b.input("col_part", DType::F32, cp);
+  b.input("row_var", DType::F32, rv);
+  b.input("col_var", DType::F32, cv);
+  b.output("rc", DType::F32, d.cols);
+  auto& k = b.dispatch("adafactor/adafactor_factor_ema");
+  bind_all(k, {"row_part", "col_part", "row_var", "col_var", "rc"}, d, sc);
+  k.workgroups_1d = af::factor_ema_workgroups(d);
+  check(b, "row_var", e.row_var, "nbx adds, / C, lerp: nbx + 12.5 ULPs");
+  check(b, "col_var", e.col_var, "nby adds, / R, lerp: nby + 12.5 ULPs");
+  check(b, "rc", e.rc, "inverseSqrt (2 ULP) of col_var: (nby + 12) / 2 + 4.5 ULPs");
+  return b.c;
+}
+
+Case k_row_rsqrt(uint64_t s) {
+  Rng r(s);
+  CaseBuilder b;
+  const af::Dims d = af::dims_2d(1 + r.below(3000), 7);
+  const af::Scalars sc = rand_scalars(r, true);
+  b.c.description = "mean(row_var) in one workgroup, rsqrt(row_var / max(mean, eps1)), R = " + std::to_string(d.rows);
+  auto rv = uniform(r, d.rows, 0, 2);
+  for (uint32_t i = 0; i < d.rows; i += 7) rv[i] = 0.0f;  // zero rows: clamped to TINY
+  auto e = aref::row_rsqrt_expected(rv, d, sc);
+  b.input("row_var", DType::F32, rv);
+  b.output("rr", DType::F32, d.rows);
+  auto& k = b.dispatch("adafactor/adafactor_row_rsqrt");
+  bind_all(k, {"row_var", "rr"}, d, sc);
+  k.workgroups_1d = 1;
+  check(b, "rr", e, "the mean's adds, two divisions, inverseSqrt: (ceil(R/256) + 19) / 2 + 4.5 ULPs");
+  return b.c;
+}
+
+Case k_update_rms(uint64_t s) {
+  Rng r(s);
+  CaseBuilder b;
+  const af::Dims d = rand_dims(r);
+  const af::Scalars sc = rand_scalars(r, true);
+  b.c.description = "partial sums of u^2, u = g * min(rr * rc, 1/eps1), " + std::to_string(d.rows) + " x " +
+                    std::to_string(d.cols) + ", some factors clamped";
+  auto g = grads(r, d.rows, d.cols);
+  auto rr = uniform(r, d.rows, 0.25, 4), rc = uniform(r, d.cols, 1, 100);
+  rc[0] = 1e20f;  // clamped to 1/eps1
+  auto e = aref::update_rms_expected(g, rr, rc, d, sc);
+  b.input("g", DType::F32, g);
+  b.input("rr", DType::F32, rr);
+  b.input("rc", DType::F32, rc);
+  b.output("rms_part", DType::F32, d.nparts);
+  auto& k = b.dispatch("adafactor/adafactor_update_rms");
+  bind_all(k, {"g", "rr", "rc", "rms_part"}, d, sc);
+  k.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
+  check(b, "rms_part", e, "u^2 (5), min(R, 128) per-thread adds, tree 8");
+  return b.c;
+}
+
+Case k_apply_2d(uint64_t s) {
+  Rng r(s);
+  CaseBuilder b;
+  const af::Dims d = rand_dims(r);
+  const af::Scalars sc = rand_scalars(r, r.below(2) == 0);
+  b.c.description = "clip scale from the partials (redundant per workgroup), decay " + std::to_string(sc.decay) +
+                    ", d " + std::to_string(sc.d) + ", update, " + std::to_string(d.rows) + " x " + std::to_string(d.cols);
+  auto w = uniform(r, d.n, -1, 1);
+  auto g = grads(r, d.rows, d.cols);
+  auto rr = uniform(r, d.rows, 0.25, 4), rc = uniform(r, d.cols, 1, 10);
+  const double mean_u2 = 2.0;  // partials consistent with rms(u) ~ sqrt(2): clipping at d < 1.4
+  auto rp = uniform(r, d.nparts, 0, 2 * mean_u2 * d.n / d.nparts);
+  auto pp = uniform(r, d.nparts, 0, 2.0 / 3 * d.n / d.nparts);
+  auto e = aref::apply_2d_expected(w, g, rr, rc, rp, pp, d, sc);
+  b.input("w", DType::F32, w);
+  b.input("g", DType::F32, g);
+  b.input("rr", DType::F32, rr);
+  b.input("rc", DType::F32, rc);
+  b.input("rms_part", DType::F32, rp);
+  b.input("p_part", DType::F32, pp);
+  auto& k = b.dispatch("adafactor/adafactor_apply_2d");
+  bind_all(k, {"w", "g", "rr", "rc", "rms_part", "p_part"}, d, sc);
+  k.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
+  check(b, "w", e, "w * decay - step * u within the step's and u's budgets + 2.5 ULPs of |w decay| + |step u|");
+  return b.c;
+}
+
+Case k_ema_1d(uint64_t s) {
+  Rng r(s);
+  CaseBuilder b;
+  const af::Dims d = af::dims_1d(1 + r.below(12000));
+  const af::Scalars sc = rand_scalars(r, true);
+  b.c.description = "1-D: v = lerp(v, g^2, beta_w), partial sums of u^2 and w^2, n = " + std::to_string(d.n);
+  auto g = grads(r, 1, d.n);
+  auto w = uniform(r, d.n, -1, 1);
+  auto v = uniform(r, d.n, 0, 0.3);
+  auto e = aref::ema_1d_expected(g, w, v, d, sc);
+  b.input("g", DType::F32, g);
+  b.input("w", DType::F32, w);
+  b.input("v", DType::F32, v);
+  b.output("rms_part", DType::F32, d.nparts);
+  b.output("p_part", DType::F32, d.nparts);
+  auto& k = b.dispatch("adafactor/adafactor_ema_1d");
+  bind_all(k, {"g", "w", "v", "rms_part", "p_part"}, d, sc);
+  k.workgroups_1d = d.nparts;
+  check(b, "v", e.v, "g^2 and lerp: 7.5 ULPs");
+  check(b, "rms_part", e.rms_part, "u^2 (18), ceil(n / grid) adds per thread, tree 8");
+  check(b, "p_part", e.p_part, "w^2 (1), ceil(n / grid) adds per thread, tree 8");
+  return b.c;
+}
+
+Case k_apply_1d(uint64_t s) {
+  Rng r(s);
+  CaseBuilder b;
+  const af::Dims d = af::dims_1d(1 + r.below(12000));
+  const af::Scalars sc = rand_scalars(r, r.below(2) == 0);
+  b.c.description = "1-D apply: clip scale from the partials, decay " + std::to_string(sc.decay) + ", n = " +
+                    std::to_string(d.n);
+  auto w = uniform(r, d.n, -1, 1);
+  auto g = grads(r, 1, d.n);
+  auto v = uniform(r, d.n, 0.01, 0.3);
+  auto rp = uniform(r, d.nparts, 0, 4.0 * d.n / d.nparts);
+  auto pp = uniform(r, d.nparts, 0, 2.0 / 3 * d.n / d.nparts);
+  auto e = aref::apply_1d_expected(w, g, v, rp, pp, d, sc);
+  b.input("w", DType::F32, w);
+  b.input("g", DType::F32, g);
+  b.input("v", DType::F32, v);
+  b.input("rms_part", DType::F32, rp);
+  b.input("p_part", DType::F32, pp);
+  auto& k = b.dispatch("adafactor/adafactor_apply_1d");
+  bind_all(k, {"w", "g", "v", "rms_part", "p_part"}, d, sc);
+  k.workgroups_1d = (d.n + af::kWG - 1) / af::kWG;
+  check(b, "w", e, "w * decay - step * u within the step's and u's budgets + 2.5 ULPs of |w decay| + |step u|");
+  return b.c;
+}
+
+}  // namespace
+
+void register_adafactor(std::vector<Generator>& g) {
+  const std::string src = "wgsl_ports/adafactor/cases.cpp";
+  auto add = [&](const char* k, const char* n, uint64_t seed, bool rnd, Case (*f)(uint64_t)) {
+    g.push_back({std::string("adafactor/") + k, n, seed, rnd, f, src});
+  };
+  add("adafactor_sq_sums", "basic", 13001, true, k_sq_sums);
+  add("adafactor_factor_ema", "basic", 13002, true, k_factor_ema);
+  add("adafactor_row_rsqrt", "basic", 13003, true, k_row_rsqrt);
+  add("adafactor_update_rms", "basic", 13004, true, k_update_rms);
+  add("adafactor_apply_2d", "basic", 13005, true, k_apply_2d);
+  add("adafactor_apply_2d", "step_odd", 13011, true, step_odd);
+  add("adafactor_apply_2d", "step_1xn", 13012, false, step_1xn);
+  add("adafactor_apply_2d", "step_nx1", 13013, false, step_nx1);
+  add("adafactor_apply_2d", "step_zero_rows", 13014, false, step_zero_rows);
+  add("adafactor_apply_2d", "step_nonfinite", 13015, false, step_nonfinite);
+  add("adafactor_apply_2d", "step_clip_on", 13016, false, step_clip_on);
+  add("adafactor_apply_2d", "step_clip_off", 13017, false, step_clip_off);
+  add("adafactor_apply_2d", "step_weight_decay", 13018, false, step_wd);
+  add("adafactor_apply_2d", "step_no_scale_parameter", 13019, false, step_no_scale);
+  add("adafactor_apply_2d", "step_t7_relative_step", 13020, false, step_late);
+  add("adafactor_ema_1d", "basic", 13006, true, k_ema_1d);
+  add("adafactor_apply_1d", "basic", 13007, true, k_apply_1d);
+  add("adafactor_apply_1d", "step_1d", 13021, true, step_1d);
+  add("adafactor_apply_1d", "step_1d_mixed", 13022, false, step_1d_mixed);
+  add("adafactor_apply_1d", "step_scalar", 13023, false, step_scalar);
+}
+WGSLVK_REGISTER_GENERATORS(register_adafactor);
+
+}  // namespace wgslvk::validate

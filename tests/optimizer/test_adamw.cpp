@@ -10,7 +10,7 @@
 #include <map>
 #include <fstream>
 
-#include "kernel_util.hpp"
+#include "random_inputs.hpp"
 #include "logreg_problem.hpp"
 #include "optimizer/adamw.hpp"
 
@@ -85,12 +85,21 @@ TEST(MultiTensorAdamW, LayoutAlignsEverySubRange) {
     }
 }
 
+// Issue 15's decision: the default step is the fastest correct one, the two-level norm.
+TEST(MultiTensorAdamW, DefaultNormIsTheTwoLevelNorm) {
+  EXPECT_EQ(AdamWOptions{}.norm, NormMode::Deterministic);
+}
+
 TEST(MultiTensorAdamW, StepAgainstReferenceWithClipAndDecay) {
   Device& d = device();
   auto r = rng();
+  // Both norms: the default two-level one and the seed's CAS accumulation (still selectable).
+  for (auto norm : {NormMode::Deterministic, NormMode::Atomic})
   for (auto prec : {StatePrecision::FP32, StatePrecision::F16Mirror}) {
     if (prec == StatePrecision::F16Mirror && !d.has_feature(Feature::ShaderF16)) continue;
+    SCOPED_TRACE(norm == NormMode::Atomic ? "CAS norm" : "two-level norm");
     AdamWOptions opt;
+    opt.norm = norm;
     opt.lr = 0.03f;
     opt.weight_decay = 0.1f;
     opt.max_grad_norm = 0.5f;  // the gradients below have norm >> 0.5: clipping on

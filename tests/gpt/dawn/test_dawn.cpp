@@ -379,8 +379,10 @@ TEST(GptDawn, TamperedTraceIsReportedAsAMismatch) {
   const auto& rd = r.report["read_list"][0];
   EXPECT_TRUE(rd["fail"].get<bool>());
   // At initialization the loss is close to ln(256) whatever the weights' scale (the logits are
-  // small), so 3x weights move step 1's loss by only ~0.5%: still 50x the gate.
-  EXPECT_GT(rd["max_rel"].get<double>(), 10 * kLossRel) << rd.dump();
+  // small), so 3x weights move step 1's loss by only ~0.3-0.5%, depending on the random batch
+  // (30x moved it by 9e-4 .. 1.1e-2 in four runs): far above the gate, which is what "caught"
+  // means; a fixed multiple of the gate was flaky.
+  EXPECT_GT(rd["max_rel"].get<double>(), kLossRel) << rd.dump();
   std::printf("[dawn] tampered weights: step-1 loss wgslvk %.5f vs Dawn %.5f (rel %.3g): caught\n",
               rd["wgslvk"][0].get<double>(), rd["dawn"][0].get<double>(), rd["max_rel"].get<double>());
   fs::remove_all(dir);

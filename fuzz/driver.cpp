@@ -182,9 +182,14 @@ int main(int argc, char** argv) {
   if (dirs.empty()) return usage();
   std::vector<std::vector<uint8_t>> corpus;
   std::vector<fs::path> files;
-  for (const auto& d : dirs)
+  for (const auto& d : dirs) {
+    if (fs::is_regular_file(d)) {  // a file named on the command line is one seed (shipped WGSL)
+      files.push_back(d);
+      continue;
+    }
     for (const auto& e : fs::directory_iterator(d))
       if (e.is_regular_file()) files.push_back(e.path());
+  }
   std::sort(files.begin(), files.end());  // the same order everywhere: deterministic
   for (const auto& f : files) corpus.push_back(read_all(f));
   for (auto& s : wgslvk::fuzz::extra_seeds()) corpus.push_back(std::move(s));

@@ -106,7 +106,22 @@ std::vector<std::vector<float>> init_params(const ModelConfig& c, uint64_t seed)
 
 std::string_view schedule_name(Schedule s) { return s == Schedule::Cosine ? "cosine" : "constant"; }
 std::string_view attention_name(AttentionImpl a) {
-  return a == AttentionImpl::FA2 ? "fa2" : "naive";
+  switch (a) {
+    case AttentionImpl::FA2:
+      return "fa2";
+    case AttentionImpl::FA2Wide:
+      return "fa2_wide";
+    case AttentionImpl::Naive:
+      return "naive";
+  }
+  return "?";
+}
+
+AttentionImpl parse_attention(std::string_view s) {
+  for (auto a : {AttentionImpl::FA2, AttentionImpl::FA2Wide, AttentionImpl::Naive})
+    if (attention_name(a) == s) return a;
+  throw std::invalid_argument("unknown attention '" + std::string(s) +
+                              "' (known: fa2, fa2_wide, naive)");
 }
 
 uint32_t TrainConfig::effective_warmup() const {

@@ -70,7 +70,7 @@ double CpuGpt::run(const Batch& b, bool backward) {
 
   const norm::Shape ns{R, d};
   const auto as = attention::make_shape(B, T, cfg_.heads, cfg_.head_dim());
-  const bool fa2 = attention_ == AttentionImpl::FA2;
+  const bool fa2 = attention_ != AttentionImpl::Naive;  // FA2Wide: the same algorithm
   auto fwd = [&](uint32_t din, uint32_t dout) { return matmul::Dims::forward(R, din, dout, true); };
 
   // ---- forward ----

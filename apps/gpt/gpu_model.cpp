@@ -77,7 +77,9 @@ void GpuGpt::build() {
   const uint32_t B = batch_, T = cfg_.context, d = cfg_.d_model, F = cfg_.d_ff(), V = cfg_.vocab;
   const uint32_t H = cfg_.heads, hd = cfg_.head_dim();
   const uint64_t R = uint64_t(B) * T;
-  const bool fa2 = gopt_.attention == AttentionImpl::FA2;
+  const bool fa2 = gopt_.attention != AttentionImpl::Naive;
+  // The wide variants have the FA2 kernels' ABI and dispatch: a host switches by name.
+  const std::string fa2_suffix = gopt_.attention == AttentionImpl::FA2Wide ? "_wide" : "";
   auto buf = [&](const std::string& label, uint64_t floats) {
     return utils::make_buffer(dev_, label, floats * 4);
   };
@@ -212,7 +214,7 @@ void GpuGpt::build() {
         break;
       case MatmulImpl::Native:
         k = matmul::supports(matmul::Kernel::native, md) ? matmul::Kernel::native
-                                                         : matmul::Kernel::blocked4;
+                                                         : matmul::vec4_or_fallback(md);
         break;
     }
     if (bias) md.flags |= matmul::kAddBias;
@@ -267,7 +269,7 @@ void GpuGpt::build() {
     mm(whole(L.h1), W(p + "attn.qkv.weight"), whole(L.qkv), &bq,
        matmul::Dims::forward(R, d, 3 * d));
     if (fa2) {
-      add("attention/attn_fwd_fa2",
+      add("attention/attn_fwd_fa2" + fa2_suffix,
           {whole(attn_u).entry(0), whole(L.qkv).entry(1), whole(L.y).entry(2),
            whole(L.lse).entry(3)},
           qt, H, B);
@@ -361,8 +363,8 @@ void GpuGpt::build() {
       std::vector<BindGroupEntry> e = {whole(attn_u).entry(0), whole(L.qkv).entry(1),
                                        whole(A.dy).entry(2),   whole(L.lse).entry(3),
                                        whole(A.dsum).entry(4), whole(A.dqkv).entry(5)};
-      add("attention/attn_dscores_fa2", e, qt, H, B);
-      add("attention/attn_dv_fa2", e, qt, H, B);
+      add("attention/attn_dscores_fa2" + fa2_suffix, e, qt, H, B);
+      add("attention/attn_dv_fa2" + fa2_suffix, e, qt, H, B);
     } else {
       add_flat("attention/attn_dscores",
                {whole(attn_u).entry(0), whole(L.qkv).entry(1), whole(L.att).entry(2),

@@ -47,16 +47,18 @@
 
 namespace wgslvk::gpt {
 
-// Decision: the seed's default forward matmul is vec4 ("vec4 is the default forward matmul"); it
-// needs row lengths that are multiples of 4 (every preset's are) and falls back to blocked4
-// otherwise. native is our tuned GEMM (large GPUs).
+// The seed's default forward matmul is vec4 ("vec4 is the default forward matmul"; row lengths
+// multiples of 4, else blocked4). native is our tuned GEMM (matmul_native.wgsl). Decision: the
+// trainer defaults to native (gpt110m on an H200: 125 ms/step vs 137 with vec4, the same losses
+// within f32 noise; bench/results/h200-2026-11-23-session4); where native's preconditions fail it
+// falls back as vec4 does. The seed's vec4 stays selectable (--matmul vec4).
 enum class MatmulImpl { Vec4, Blocked4, Naive, Native };
 std::string_view matmul_name(MatmulImpl m);
 MatmulImpl parse_matmul(std::string_view s);
 
 struct GpuOptions {
-  AttentionImpl attention = AttentionImpl::FA2;
-  MatmulImpl matmul = MatmulImpl::Vec4;
+  AttentionImpl attention = TrainConfig{}.attention;
+  MatmulImpl matmul = MatmulImpl::Native;
 };
 
 class GpuGpt {

@@ -65,7 +65,7 @@ int run_sample(const std::vector<std::string>& args_in) {
     TrainConfig tc = read_checkpoint_config(ckpt);
     const ModelConfig mc = tc.model();
     auto od = open_training_device(selector, stderr);
-    GpuGpt model(od.device, mc, 1, tc.adamw(), {tc.attention, MatmulImpl::Vec4});
+    GpuGpt model(od.device, mc, 1, tc.adamw(), {tc.attention, GpuOptions{}.matmul});
     load_checkpoint(model, ckpt);
     std::vector<uint32_t> toks = encode(prompt);
     if (toks.empty()) toks.push_back('\n');

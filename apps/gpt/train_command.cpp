@@ -50,9 +50,10 @@ Defaults come from apps/gpt/config.hpp (TrainConfig).
          f(*d.max_grad_norm) + R"()
   --precision <p>        optimizer state: fp32 | f16_mirror | int8 (default )" +
          std::string(optimizer::precision_name(d.precision)) + R"()
-  --attention <a>        fa2 | naive (default )" +
+  --attention <a>        fa2_wide | fa2 | naive (default )" +
          std::string(attention_name(d.attention)) + R"()
-  --matmul <m>           vec4 | blocked4 | naive | native (default vec4)
+  --matmul <m>           native | vec4 | blocked4 | naive (default )" +
+         std::string(matmul_name(GpuOptions{}.matmul)) + R"()
   --seed <n>             initialization and batches (default )" +
          std::to_string(d.seed) + R"()
   --log-every <n>        steps per progress line / loss read-back (default )" +
@@ -104,7 +105,7 @@ int run_train(const std::vector<std::string>& args_in) {
     TrainConfig tc;
     std::string out, resume, save_init, dump, json_path, png, trace_dir,
         corpus_dir = kDefaultCorpusDir;
-    MatmulImpl mm = MatmulImpl::Vec4;
+    MatmulImpl mm = GpuOptions{}.matmul;
     bool steps_given = false;
     uint32_t stop_at = 0, profile = 0;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -141,15 +142,9 @@ int run_train(const std::vector<std::string>& args_in) {
           tc.max_grad_norm = std::stof(s);
       } else if (k == "--precision")
         tc.precision = parse_precision(take(args, i));
-      else if (k == "--attention") {
-        auto s = take(args, i);
-        if (s == "fa2")
-          tc.attention = AttentionImpl::FA2;
-        else if (s == "naive")
-          tc.attention = AttentionImpl::Naive;
-        else
-          throw std::invalid_argument("unknown attention '" + s + "'");
-      } else if (k == "--matmul")
+      else if (k == "--attention")
+        tc.attention = parse_attention(take(args, i));
+      else if (k == "--matmul")
         mm = parse_matmul(take(args, i));
       else if (k == "--seed")
         tc.seed = std::stoull(take(args, i));

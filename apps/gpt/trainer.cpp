@@ -77,7 +77,7 @@ TrainConfig config_from_json(const std::string& text) {
   tc.precision = p == "int8"         ? optimizer::StatePrecision::Int8
                  : p == "f16_mirror" ? optimizer::StatePrecision::F16Mirror
                                      : optimizer::StatePrecision::FP32;
-  tc.attention = t.at("attention") == "naive" ? AttentionImpl::Naive : AttentionImpl::FA2;
+  tc.attention = parse_attention(t.at("attention").get<std::string>());
   tc.seed = t.at("seed");
   tc.log_every = t.at("log_every");
   tc.eval_every = t.at("eval_every");

@@ -47,7 +47,9 @@ TEST(GptConfig, DefaultsAreTheReferenceHyperparameters) {
   EXPECT_EQ(tc.preset, "small");
   EXPECT_EQ(tc.batch, 8u);
   EXPECT_EQ(tc.schedule, Schedule::Cosine);
-  EXPECT_EQ(tc.attention, AttentionImpl::FA2);
+  EXPECT_EQ(tc.attention, AttentionImpl::FA2Wide);  // ours; the log's FA2 kernels selectable
+  EXPECT_EQ(GpuOptions{}.attention, tc.attention);
+  EXPECT_EQ(GpuOptions{}.matmul, MatmulImpl::Native);
   EXPECT_EQ(tc.precision, optimizer::StatePrecision::FP32);
   // The optimizer options the trainer builds are the optimizer family's defaults (except the
   // deterministic norm, which bit-identical resume needs) with our lr.
@@ -159,14 +161,17 @@ double normwise(const std::vector<float>& got, const std::vector<double>& ref) {
 constexpr double kGradRel = 1e-3;
 
 TEST(GptParity, GradientsMatchTheDoubleReference) {
-  for (AttentionImpl att : {AttentionImpl::FA2, AttentionImpl::Naive}) {
+  // The log's FA2 and naive attention with the seed's vec4 matmul, and the defaults (wide FA2,
+  // native matmul).
+  for (AttentionImpl att : {AttentionImpl::FA2, AttentionImpl::Naive, AttentionImpl::FA2Wide}) {
     SCOPED_TRACE(std::string(attention_name(att)));
+    const MatmulImpl mm = att == AttentionImpl::FA2Wide ? MatmulImpl::Native : MatmulImpl::Vec4;
     ModelConfig mc = ci_model();
     TrainConfig tc = ci_train();
     tc.attention = att;
     Corpus c = test_corpus();
     auto init = init_params(mc, tc.seed);
-    GpuGpt gpu(device(), mc, kCiBatch, tc.adamw(), {att, MatmulImpl::Vec4});
+    GpuGpt gpu(device(), mc, kCiBatch, tc.adamw(), {att, mm});
     gpu.set_params(init);
     CpuGpt cpu(mc, kCiBatch, tc.adamw(), att);
     cpu.set_params(init);
@@ -183,8 +188,9 @@ TEST(GptParity, GradientsMatchTheDoubleReference) {
       worst = std::max(worst, e);
       EXPECT_LE(e, kGradRel) << specs[i].name;
     }
-    std::printf("[gpt] %s: loss gpu %.7f cpu %.7f, worst normwise gradient error %.3g\n",
-                std::string(attention_name(att)).c_str(), gpu_loss, cpu_loss, worst);
+    std::printf("[gpt] %s + %s: loss gpu %.7f cpu %.7f, worst normwise gradient error %.3g\n",
+                std::string(attention_name(att)).c_str(), std::string(matmul_name(mm)).c_str(),
+                gpu_loss, cpu_loss, worst);
   }
 }
 

@@ -5,7 +5,7 @@
 # (bench/peers/dawn_cases.mjs: same inputs, same WGSL, checked with the same bounds, compared bit
 # for bit with our outputs, timed with pass timestamps).
 #   run(command="bash bench/gpu_families.sh", carry=[".gl", ".dawn", "build-gpu/cli/wgslvk"], timeout_s=600)
-# Results under $OUT: ours.json, ours.png, dawn_cases.json, torch_gpt.json, log.txt.
+# Results under $OUT: ours.json, ours.png, dawn_cases.json, torch_gpt.json, ratios.md, log.txt.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -37,3 +37,7 @@ if [ -f .dawn/node.xz ] && [ -f .dawn/dawn.node.xz ]; then
     --out "$OUT/dawn_cases.json" --reps 25 2>&1 | grep -v '^Warning' || echo "gpu_families: Dawn replay FAILED"
 fi
 rm -rf "$W/dump"
+if [ -f "$OUT/dawn_cases.json" ]; then
+  echo "== ratios (ours vs Dawn, streaming and back to back)"
+  python3 bench/peers/ratios.py "$OUT/ours.json" "$OUT/dawn_cases.json" --md "$OUT/ratios.md" | tail -4
+fi

@@ -158,7 +158,8 @@ void Ctx::warm_up(const std::function<void(CommandEncoder&)>& record_one) {
 // The kernel and the copy roofline of the same byte count, in the same conditions: after one
 // warm-up of both, `reps` pairs of passes (kernel, copy) alternate in one submission. The copy
 // between kernel repeats also keeps small inputs from being served from L2 by the previous repeat.
-std::pair<Stats, CopyResult> Ctx::time_pair(const Recorder& rec, uint64_t bytes) {
+std::pair<Stats, CopyResult> Ctx::time_pair(const Recorder& rec, uint64_t bytes,
+                                            Stats* back_to_back) {
   return time_pair_encoder(
       [&](CommandEncoder& enc, std::optional<PassTimestampWrites> ts) {
         ComputePassDescriptor pd{"bench", ts};
@@ -166,28 +167,34 @@ std::pair<Stats, CopyResult> Ctx::time_pair(const Recorder& rec, uint64_t bytes)
         rec(p);
         p.end();
       },
-      bytes);
+      bytes, back_to_back);
 }
 
-std::pair<Stats, CopyResult> Ctx::time_pair_encoder(const EncoderRecorder& rec, uint64_t bytes) {
+std::pair<Stats, CopyResult> Ctx::time_pair_encoder(const EncoderRecorder& rec, uint64_t bytes,
+                                                    Stats* back_to_back) {
   auto [copy_rec, copy_bytes] = roof_->recorder(dev_, bytes);
   int reps = opt_.reps;
   warm_up([&](CommandEncoder& enc) {
     rec(enc, std::nullopt);
     record_pass(enc, copy_rec, nullptr, 0);
   });
-  QuerySet qs = dev_.create_query_set(uint32_t(4 * reps), "bench pair timestamps");
+  const uint32_t b2b = back_to_back ? uint32_t(2 * reps) : 0;
+  QuerySet qs = dev_.create_query_set(uint32_t(4 * reps) + b2b, "bench pair timestamps");
   CommandEncoder enc = dev_.create_command_encoder("bench timed pair");
   for (int i = 0; i < reps; ++i) {
     rec(enc, PassTimestampWrites{qs, uint32_t(4 * i), uint32_t(4 * i + 1)});
     record_pass(enc, copy_rec, &qs, uint32_t(4 * i + 2));
   }
+  // Back to back, after the pairs (the GPU is as warm as for them).
+  for (int i = 0; b2b && i < reps; ++i)
+    rec(enc, PassTimestampWrites{qs, uint32_t(4 * reps + 2 * i), uint32_t(4 * reps + 2 * i + 1)});
   dev_.submit(enc.finish());
   dev_.wait_idle();
   auto ts = dev_.read_timestamps(qs);
   CopyResult r;
   r.bytes = copy_bytes;
   r.t = stats_from(ts, reps, 4, 2);
+  if (back_to_back) *back_to_back = stats_from(ts, reps, 2, 4 * reps);
   return {stats_from(ts, reps, 4, 0), r};
 }
 

@@ -40,6 +40,7 @@ json row_json(const Row& r) {
             {"copy_median_ms", r.copy.t.median},
             {"copy_gbps", r.copy.gbps()},
             {"roofline_share", r.share()},
+            {"back_to_back_median_ms", r.back_to_back.median},
             {"check", r.check},
             {"plot", r.plot}};
   if (!r.case_id.empty()) j["case"] = r.case_id;

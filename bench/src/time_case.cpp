@@ -71,7 +71,7 @@ Row& time_case(Ctx& c, const validate::Case& in, Row row) {
       [&](ComputePass& pass) {
         for (size_t i = 0; i < p.dispatches.size(); ++i) p.record(pass, i);
       },
-      row.bytes);
+      row.bytes, &row.back_to_back);
   row.t = t;
   row.copy = copy;
   return c.add_row(std::move(row));

@@ -152,10 +152,10 @@ def main():
             elif k.startswith("embed_") and k != "embed_backward_deterministic" and k != "embed_backward_atomic_float":
                 s, dm, V = d["seq"], d["d_model"], d["vocab"]
                 tok = torch.randint(0, V, (s,), device=dev)
-                if k == "embed_lookup":
+                if k in ("embed_lookup", "embed_lookup_rows"):
                     tab = torch.randn(V, dm, device=dev)
                     res = {"what": "F.embedding", **cuda_time(lambda: F.embedding(tok, tab), reps, a.warmup)}
-                elif k == "embed_lookup_w16":
+                elif k in ("embed_lookup_w16", "embed_lookup_w16_rows"):
                     tab = torch.randn(V, dm, device=dev, dtype=torch.float16)
                     res = {"what": "F.embedding(f16).float()",
                            **cuda_time(lambda: F.embedding(tok, tab).float(), reps, a.warmup)}

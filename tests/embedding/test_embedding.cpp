@@ -374,12 +374,13 @@ TEST(EmbeddingValidation, BuffersTooSmallForTheDims) {
 // 01_embedding.wgsl starts with `enable f16;` (module-wide), so without shader-f16 a browser
 // cannot create the module: embed_lookup_w16 is refused, and so are embed_lookup and
 // embed_backward, each with its reason. The deterministic backward (embedding_native.wgsl) runs.
+// (LookupPath::port: the row-wise lookups of embedding_native.wgsl run there, test_lookup_rows.cpp.)
 TEST(EmbeddingValidation, F16ModuleRefusedWithoutShaderF16) {
   DeviceDescriptor desc;
   desc.label = "device without shader-f16";
   Device plain = testing::make_device(desc);
   ASSERT_FALSE(plain.has_feature(Feature::ShaderF16));
-  Embedding emb(plain);
+  Embedding emb(plain, embedding::LookupPath::port);
   const Dims dims{4, 8, 16};
   Buffer t16 = upload(plain, std::vector<uint16_t>(16 * 8, 0x3c00), "table_w16");
   Buffer ob = upload(plain, poisoned(4 * 8), "out");

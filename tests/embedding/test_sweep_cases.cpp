@@ -10,6 +10,7 @@
 #include <set>
 
 #include "embedding/cases.hpp"
+#include "embedding/embedding.hpp"
 #include "support/test_device.hpp"
 #include "wgslvk/bench/stats.hpp"
 #include "wgslvk/validate/runner.hpp"
@@ -21,6 +22,7 @@ using testing::device;
 using validate::CaseResult;
 
 constexpr const char* kKernels[] = {"embedding/embed_lookup", "embedding/embed_lookup_w16",
+                                    "embedding/embed_lookup_rows", "embedding/embed_lookup_w16_rows",
                                     "embedding/embed_backward", "embedding/embed_backward_atomic_float",
                                     "embedding/embed_backward_deterministic"};
 
@@ -56,6 +58,13 @@ TEST(EmbeddingSweepCases, ABrokenCaseFails) {
     std::memcpy(tok.data.bytes.data(), &t0, 4);
     EXPECT_EQ(run(c).status, CaseResult::Status::Fail);
   }
+  {  // the row-wise lookup launched with one workgroup: rows 4.. of the checked 16 never written
+    validate::Case c = embedding_sweep_case("embedding/embed_lookup_rows", 100, 40, 300, 16);
+    ASSERT_EQ(c.dispatches.size(), 1u);
+    ASSERT_EQ(c.dispatches[0].workgroups_1d, embedding::lookup_rows_workgroups(100, 40));
+    c.dispatches[0].workgroups_1d = 1;
+    EXPECT_EQ(run(c).status, CaseResult::Status::Fail);
+  }
   {  // backward: other gradients than the reference summed
     validate::Case c = embedding_sweep_case("embedding/embed_backward_deterministic", 100, 40, 300, 16);
     auto& go = const_cast<validate::BufferSpec&>(*c.find_buffer("grad_out"));
@@ -82,6 +91,9 @@ TEST(EmbeddingSweepCases, BadArgumentsAreRefused) {
   EXPECT_THROW(embedding_sweep_case("embedding/embed_nothing", 10, 8, 10, 4), std::invalid_argument);
   EXPECT_THROW(embedding_sweep_case("embedding/embed_lookup", 0, 8, 10, 4), std::invalid_argument);
   EXPECT_THROW(sweep_tokens(10, 0), std::invalid_argument);
+  // the row-wise lookups need whole vec4 rows
+  EXPECT_THROW(embedding_sweep_case("embedding/embed_lookup_rows", 10, 6, 10, 4), std::invalid_argument);
+  EXPECT_THROW(embedding_sweep_case("embedding/embed_lookup_w16_rows", 10, 6, 10, 4), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// Benchmarks of 01_embedding.wgsl and embedding_native.wgsl: lookups and backward variants over
-// GPT-sized shapes against the copy roofline; each row is the family's own sweep case (cases.cpp,
-// cases.hpp), checked and timed by wgslvk::bench::time_case.
+// Benchmarks of 01_embedding.wgsl and embedding_native.wgsl: lookups (the ports and our row-wise
+// ones) and backward variants over GPT-sized shapes against the copy roofline; each row is the
+// family's own sweep case (cases.cpp, cases.hpp), checked and timed by wgslvk::bench::time_case.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -43,7 +43,10 @@ constexpr uint32_t kCheckedRows = 64;
 
 void run_embedding_kernels(Ctx& c) {
   Device& d = c.device();
-  const char* names[] = {"embed_lookup", "embed_lookup_w16", "embed_backward",
+  // The row-wise lookups (ours) beside the ports, at the same shapes and byte counts (every
+  // sweep shape has d_model % 4 == 0).
+  const char* names[] = {"embed_lookup", "embed_lookup_rows", "embed_lookup_w16",
+                         "embed_lookup_w16_rows", "embed_backward",
                          "embed_backward_atomic_float", "embed_backward_deterministic"};
   for (const char* kn : names) {
     std::string qn = std::string("embedding/") + kn;
@@ -58,7 +61,8 @@ void run_embedding_kernels(Ctx& c) {
       continue;
     }
     std::string skn = kn;
-    bool lookup = skn.rfind("embed_lookup", 0) == 0, w16 = skn == "embed_lookup_w16";
+    bool lookup = skn.rfind("embed_lookup", 0) == 0,
+         w16 = skn == "embed_lookup_w16" || skn == "embed_lookup_w16_rows";
     for (const Shape& sh : embedding_shapes(c)) {
       uint64_t tab_elems = uint64_t(sh.vocab) * sh.d, act = uint64_t(sh.seq) * sh.d;
       uint64_t tab_bytes = (w16 ? 2 : 4) * tab_elems;

@@ -1,6 +1,8 @@
 // Golden cases of 01_embedding.wgsl (shared/seeds/001 "Quick Checklist": OOV tokens incl.
 // vocab_size + 1, repeated tokens summed correctly, w16 equal to f32 lookup, non-finite gradients
-// skipped) and of the native backward variants. Expected values: wgsl_ports/embedding/reference.hpp.
+// skipped), of the native backward variants and of the native row-wise lookups (issue 15: the same
+// expected outputs as the ports, bit exact, plus their own launch: rows per workgroup, surplus
+// slots, the 2-D workgroup grid, and the decisions for an odd dims.w and an unaligned d_model). Expected values: wgsl_ports/embedding/reference.hpp.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -8,6 +10,7 @@
 
 #include "wgslvk/validate/case_builder.hpp"
 #include "embedding/cases.hpp"
+#include "embedding/embedding.hpp"  // lookup_rows_per_workgroup
 #include "embedding/reference.hpp"
 #include "wgslvk/bench/stats.hpp"
 #include "wgslvk/numeric.hpp"
@@ -55,10 +58,19 @@ void set_workgroups(DispatchSpec& d, uint64_t total, const std::array<uint32_t, 
 
 // ---- embed_lookup / embed_lookup_w16 -------------------------------------------------------------
 
+// The native row-wise lookups' launch (embedding_native.wgsl): dims.w = rows per workgroup (0:
+// the host's choice, lookup_rows_per_workgroup), and whether d_model is expected to be refused
+// by the kernel (not a multiple of 4: nothing is written).
+struct Native {
+  bool on = false;
+  uint32_t rows_per_wg = 0;
+};
+
 // `tail`: extra poisoned elements after the output, bound with it, that must stay unchanged (the
 // kernel's `i >= total` check on a grid with surplus invocations).
 Case lookup_case(uint64_t seed, bool w16, Shape s, bool oov, uint32_t repeat_set,
-                 const std::array<uint32_t, 3>* grid, uint32_t tail, const std::string& what) {
+                 const std::array<uint32_t, 3>* grid, uint32_t tail, const std::string& what,
+                 Native native = {}) {
   Rng r(seed);
   CaseBuilder b;
   b.c.description = what;
@@ -82,14 +94,31 @@ Case lookup_case(uint64_t seed, bool w16, Shape s, bool oov, uint32_t repeat_set
     eref::lookup(tokens, table, out, dims);
   }
   b.output("out", DType::F32, s.total() + tail);
-  auto& d = b.dispatch(w16 ? "embedding/embed_lookup_w16" : "embedding/embed_lookup");
+  const char* kernel = native.on ? (w16 ? "embedding/embed_lookup_w16_rows" : "embedding/embed_lookup_rows")
+                                 : (w16 ? "embedding/embed_lookup_w16" : "embedding/embed_lookup");
+  auto& d = b.dispatch(kernel);
   CaseBuilder::bind(d, 0, "tokens");
   CaseBuilder::bind(d, 1, "table");
   CaseBuilder::bind(d, 2, "out");
-  CaseBuilder::bind_values(d, 3, dims_values(s));
-  set_workgroups(d, s.total(), grid);
+  if (native.on) {
+    const uint32_t w = native.rows_per_wg ? native.rows_per_wg : wgslvk::embedding::lookup_rows_per_workgroup(s.d);
+    CaseBuilder::bind_values(d, 3, dims_values(s, w));
+    if (grid) d.workgroups = *grid;
+    else d.workgroups_1d = div_ceil(uint64_t(s.seq), std::clamp(w, 1u, wgslvk::embedding::kLookupRowsWG));
+  } else {
+    CaseBuilder::bind_values(d, 3, dims_values(s));
+    set_workgroups(d, s.total(), grid);
+  }
   std::vector<float> expected = out;
   expected.resize(s.total() + tail, f32_bits(kPoison32));
+  if (native.on && s.d % 4 != 0) {
+    // Decision (embedding_native.wgsl): the row-wise kernels write nothing for such a d_model.
+    std::fill(expected.begin(), expected.end(), f32_bits(kPoison32));
+    b.check_exact("out", Array::of(DType::F32, expected),
+                  "d_model not a multiple of 4: every invocation returns before any load or "
+                  "store, the poisoned output stays unchanged (the host never sends this shape)");
+    return b.c;
+  }
   Array e = Array::of(DType::F32, expected);
   b.check_exact("out", e,
                 w16 ? "a copy of an f16 table element widened to f32 (exact) or 0.0 for an "
@@ -102,6 +131,58 @@ Case lookup_case(uint64_t seed, bool w16, Shape s, bool oov, uint32_t repeat_set
                             "elements past the output stay unchanged",
                   s.total(), s.total() + tail);
   return b.c;
+}
+
+// ---- embed_lookup_rows / embed_lookup_w16_rows (ours, embedding_native.wgsl) ---------------------
+
+template <bool W16>
+Case rows_basic(uint64_t seed) {
+  Rng r(seed ^ 0x61);
+  // d_model any multiple of 4 up to 96 (so 1..64 rows per workgroup), odd seq_len often.
+  Shape s{20 + r.below(40), 4 * (1 + r.below(24)), 30 + r.below(100)};
+  return lookup_case(seed, W16, s, false, 0, nullptr, 0,
+                     "random in-vocabulary tokens, d_model a random multiple of 4 (the host's rows "
+                     "per workgroup), same output as the port bit for bit", {true, 0});
+}
+template <bool W16>
+Case rows_oov(uint64_t seed) {
+  return lookup_case(seed, W16, {24, 40, 50}, true, 0, nullptr, 0,
+                     "out-of-vocabulary tokens vocab_size, vocab_size + 1, 0xFFFFFFFF, 0x80000000, "
+                     "0xFFFFFFFE give rows of +0.0 (vec4 stores); vocab_size - 1 is looked up",
+                     {true, 0});
+}
+template <bool W16>
+Case rows_long_rows(uint64_t seed) {
+  return lookup_case(seed, W16, {9, 1028, 20}, true, 0, nullptr, 0,
+                     "d_model 1028: 257 vec4 per row over 64 lanes, a second 4-load iteration for "
+                     "lane 0 only (the guarded loads and stores of the tail)", {true, 0});
+}
+template <bool W16>
+Case rows_small_d(uint64_t seed) {
+  return lookup_case(seed, W16, {70, 4, 33}, true, 0, nullptr, 0,
+                     "d_model 4: 64 rows per workgroup of one lane each; the second workgroup's "
+                     "58 surplus row slots exit", {true, 0});
+}
+Case rows_small_d12(uint64_t seed) {
+  return lookup_case(seed, false, {37, 12, 33}, true, 0, nullptr, 0,
+                     "d_model 12: 3 vec4 per row, 4 lanes per row (one idle), 16 rows per "
+                     "workgroup, surplus slots in the last", {true, 0});
+}
+Case rows_grid_2d(uint64_t seed) {
+  static const std::array<uint32_t, 3> grid{4, 2, 1};
+  return lookup_case(seed, false, {21, 64, 90}, true, 0, &grid, 192,
+                     "a 4 x 2 workgroup grid (4 rows per workgroup): the flat workgroup index "
+                     "wid.y * nwg.x + wid.x covers rows 16..20 from y = 1; 11 surplus row slots "
+                     "exit and the poison past the output stays", {true, 0});
+}
+Case rows_odd_rows_per_wg(uint64_t seed) {
+  return lookup_case(seed, false, {20, 8, 25}, true, 0, nullptr, 48,
+                     "dims.w = 3 (not the host's power of two): 21 lanes per row, lane slots >= 3 "
+                     "exit; still the port's output, nothing written past it", {true, 3});
+}
+Case rows_unaligned(uint64_t seed) {
+  return lookup_case(seed, false, {10, 6, 12}, false, 0, nullptr, 0,
+                     "d_model 6 (not a multiple of 4): the kernel writes nothing", {true, 0});
 }
 
 Case lookup_basic(uint64_t seed) {
@@ -253,6 +334,18 @@ void register_embedding(std::vector<Generator>& g) {
   add("embed_lookup", "grid_2d", 1004, false, lookup_grid_2d);
   add("embed_lookup_w16", "basic", 1101, true, lookup_w16_basic);
   add("embed_lookup_w16", "oov_tokens", 1102, false, lookup_w16_oov);
+  add("embed_lookup_rows", "basic", 1501, true, rows_basic<false>);
+  add("embed_lookup_rows", "oov_tokens", 1502, false, rows_oov<false>);
+  add("embed_lookup_rows", "long_rows", 1503, false, rows_long_rows<false>);
+  add("embed_lookup_rows", "small_d_model", 1504, false, rows_small_d<false>);
+  add("embed_lookup_rows", "d_model_12", 1505, false, rows_small_d12);
+  add("embed_lookup_rows", "grid_2d", 1506, false, rows_grid_2d);
+  add("embed_lookup_rows", "rows_per_wg_3", 1507, false, rows_odd_rows_per_wg);
+  add("embed_lookup_rows", "unaligned_writes_nothing", 1508, false, rows_unaligned);
+  add("embed_lookup_w16_rows", "basic", 1601, true, rows_basic<true>);
+  add("embed_lookup_w16_rows", "oov_tokens", 1602, false, rows_oov<true>);
+  add("embed_lookup_w16_rows", "long_rows", 1603, false, rows_long_rows<true>);
+  add("embed_lookup_w16_rows", "small_d_model", 1604, false, rows_small_d<true>);
   add("embed_backward", "basic", 1201, true, backward_basic<Variant::Cas>);
   add("embed_backward", "nonfinite_and_oov", 1202, false, backward_nonfinite_oov<Variant::Cas>);
   add("embed_backward", "repeated_tokens", 1203, false, backward_repeated<Variant::Cas>);
@@ -313,11 +406,16 @@ std::vector<uint32_t> sweep_tokens(uint32_t seq, uint32_t vocab) {
 
 Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d, uint32_t vocab,
                           uint32_t checked_rows) {
-  const bool lookup = kernel == "embedding/embed_lookup", w16 = kernel == "embedding/embed_lookup_w16";
+  const bool native = kernel == "embedding/embed_lookup_rows" || kernel == "embedding/embed_lookup_w16_rows";
+  const bool w16 = kernel == "embedding/embed_lookup_w16" || kernel == "embedding/embed_lookup_w16_rows";
+  const bool lookup = !w16 && (kernel == "embedding/embed_lookup" || native);
   const bool cas = kernel == "embedding/embed_backward", fa = kernel == "embedding/embed_backward_atomic_float";
   const bool det = kernel == "embedding/embed_backward_deterministic";
   if (!(lookup || w16 || cas || fa || det))
     throw std::invalid_argument("embedding_sweep_case: unknown kernel '" + kernel + "'");
+  if (native && d % 4 != 0)
+    throw std::invalid_argument("embedding_sweep_case: " + kernel + " needs d_model % 4 == 0, got " +
+                                std::to_string(d));
   if (seq == 0 || d == 0 || vocab == 0)
     throw std::invalid_argument("embedding_sweep_case: empty shape " + std::to_string(seq) + " x " +
                                 std::to_string(d) + ", vocab " + std::to_string(vocab));
@@ -377,8 +475,13 @@ Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d, u
     CaseBuilder::bind(disp, 0, "tokens");
     CaseBuilder::bind(disp, 1, "table");
     CaseBuilder::bind(disp, 2, "out");
-    CaseBuilder::bind_values(disp, 3, validate::dims_values(s));
-    disp.workgroups_1d = div_ceil(s.total(), 256);
+    if (native) {
+      CaseBuilder::bind_values(disp, 3, validate::dims_values(s, lookup_rows_per_workgroup(d)));
+      disp.workgroups_1d = lookup_rows_workgroups(seq, d);
+    } else {
+      CaseBuilder::bind_values(disp, 3, validate::dims_values(s));
+      disp.workgroups_1d = div_ceil(s.total(), 256);
+    }
     b.check_exact("out", Array::of(DType::F32, out),
                   w16 ? "a copy of an f16 table element widened to f32 (exact): bit exact "
                         "(kLookupW16Ulps = 0), first rows"

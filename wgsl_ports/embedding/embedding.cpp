@@ -12,7 +12,9 @@ constexpr std::string_view kLookupW16 = "embedding/embed_lookup_w16";
 constexpr std::string_view kBackward = "embedding/embed_backward";
 constexpr std::string_view kBackwardFloat = "embedding/embed_backward_atomic_float";
 constexpr std::string_view kBackwardDet = "embedding/embed_backward_deterministic";
-constexpr uint32_t kWG = 256;  // @workgroup_size(256) of every embedding kernel
+constexpr std::string_view kLookupRows = "embedding/embed_lookup_rows";
+constexpr std::string_view kLookupW16Rows = "embedding/embed_lookup_w16_rows";
+constexpr uint32_t kWG = 256;  // @workgroup_size(256) of every embedding kernel but the *_rows ones
 
 std::string s(uint64_t v) { return std::to_string(v); }
 
@@ -81,6 +83,26 @@ std::string_view variant_kernel(BackwardVariant v) {
   return kBackward;
 }
 
+std::string_view lookup_path_name(LookupPath p) {
+  switch (p) {
+    case LookupPath::automatic: return "automatic";
+    case LookupPath::port: return "port";
+    case LookupPath::native: return "native";
+  }
+  return "?";
+}
+
+uint32_t lookup_rows_per_workgroup(uint32_t d_model) {
+  const uint32_t d4 = d_model / 4;
+  uint32_t lanes = 1;
+  while (lanes < d4 && lanes < kLookupRowsWG) lanes *= 2;
+  return kLookupRowsWG / lanes;
+}
+
+uint64_t lookup_rows_workgroups(uint32_t seq_len, uint32_t d_model) {
+  return div_ceil(uint64_t(seq_len), lookup_rows_per_workgroup(d_model));
+}
+
 std::string OovReport::message() const {
   if (count == 0) return "no out-of-vocabulary token ids";
   std::string m = s(count) + " out-of-vocabulary token id" + (count == 1 ? "" : "s") +
@@ -131,11 +153,11 @@ struct Embedding::Call {
   }
   // Records the dispatch as one compute pass into `encoder` (the recorded pass retains the
   // bind group and so the per-call buffers), or, without one, submits it and waits.
-  void dispatch(ComputePipeline& pipeline, uint64_t threads, CommandEncoder* encoder,
+  void dispatch(ComputePipeline& pipeline, uint64_t workgroups, CommandEncoder* encoder,
                 const std::optional<PassTimestampWrites>& timestamps) {
     BindGroup group = dev.create_bind_group(
         {std::string(kernel) + " group 0", pipeline.get_bind_group_layout(0), entries});
-    Grid grid = grid_for_workgroups(div_ceil(threads, kWG), dev.limits());
+    Grid grid = grid_for_workgroups(workgroups, dev.limits());
     CommandEncoder own;
     if (!encoder) own = dev.create_command_encoder(std::string(kernel));
     CommandEncoder& enc = encoder ? *encoder : own;
@@ -150,7 +172,15 @@ struct Embedding::Call {
   }
 };
 
-Embedding::Embedding(Device device) : device_(std::move(device)) {}
+Embedding::Embedding(Device device, LookupPath lookup_path)
+    : device_(std::move(device)), lookup_path_(lookup_path) {}
+
+std::string_view Embedding::lookup_kernel(Dims dims, bool w16) const {
+  const bool native = lookup_path_ == LookupPath::native ||
+                      (lookup_path_ == LookupPath::automatic && dims.d_model % 4 == 0);
+  if (native) return w16 ? kLookupW16Rows : kLookupRows;
+  return w16 ? kLookupW16 : kLookup;
+}
 
 ComputePipeline& Embedding::pipeline(std::string_view name) {
   auto it = pipelines_.find(name);
@@ -189,7 +219,8 @@ std::vector<uint32_t> Embedding::read_tokens(std::string_view kernel, const Buff
 // Decision (see 01_embedding.wgsl): the seed keeps embed_lookup_w16 in 01_embedding.wgsl, whose
 // `enable f16;` is module-wide, so in a browser a device without "shader-f16" cannot create the
 // module at all; the KernelInfo of every kernel declared in that file says so and we refuse them
-// all alike. Only embed_backward_deterministic (embedding_native.wgsl) runs without shader-f16.
+// all alike. The kernels of embedding_native.wgsl (embed_backward_deterministic and the row-wise
+// lookups, which read the f16 table as u32 pairs) run without shader-f16.
 static void require_features(Device& dev, std::string_view name) {
   const KernelInfo& k = kernel(name);
   const std::string device = "device '" + dev.adapter_name() + "'";
@@ -198,12 +229,16 @@ static void require_features(Device& dev, std::string_view name) {
       fail("feature", name,
            device + " was created without \"shader-f16\" (Vulkan shaderFloat16 + "
            "storageBuffer16BitAccess), so binding 1 `table_w16: array<f16>` cannot be read; "
-           "request Feature::ShaderF16 if the adapter has it, or use lookup() on an f32 table");
+           "request Feature::ShaderF16 if the adapter has it, or use LookupPath::automatic or "
+           "native (embed_lookup_w16_rows reads the table as u32 pairs) with d_model a multiple "
+           "of 4");
     fail("feature", name,
          device + " was created without \"shader-f16\", and " + std::string(k.wgsl_file) +
              " starts with `enable f16;` (for embed_lookup_w16; WGSL enables are module-wide), "
              "so like a browser we cannot create this module without it; request "
-             "Feature::ShaderF16, or use BackwardVariant::deterministic for the backward");
+             "Feature::ShaderF16, or use BackwardVariant::deterministic for the backward and "
+             "LookupPath::automatic or native (embedding_native.wgsl) with d_model a multiple "
+             "of 4 for the lookups");
   }
   if (k.needs_float_atomics && !dev.has_feature(Feature::FloatAtomics))
     fail("feature", name,
@@ -214,14 +249,20 @@ static void require_features(Device& dev, std::string_view name) {
 
 // ---- lookup -------------------------------------------------------------------------------------
 
-OovReport Embedding::run_lookup(std::string_view name, std::span<const uint32_t> tokens,
+OovReport Embedding::run_lookup(bool w16, std::span<const uint32_t> tokens,
                                 const Buffer* token_buffer, const Buffer& table,
-                                const Buffer& out, Dims dims, uint32_t table_elem_bytes,
-                                const Recording& rec) {
+                                const Buffer& out, Dims dims, const Recording& rec) {
+  const std::string_view name = lookup_kernel(dims, w16);
+  const bool native = name == kLookupRows || name == kLookupW16Rows;
   require_features(device_, name);
   check_dims(name, dims);
+  if (native && dims.d_model % 4 != 0)
+    fail("shape", name,
+         "dims.y (d_model) is " + s(dims.d_model) +
+             ", not a multiple of 4: the row-wise kernel moves whole vec4<f32> (16 B) rows; use "
+             "LookupPath::automatic or LookupPath::port, which run the seed's port for this shape");
   check_token_count(name, tokens.size(), dims);
-  const bool w16 = table_elem_bytes == 2;
+  const uint32_t table_elem_bytes = w16 ? 2 : 4;
   const uint64_t table_bytes =
       check_binding(device_, name, 1, w16 ? "table_w16" : "table", table,
                     uint64_t(dims.vocab_size) * dims.d_model, table_elem_bytes,
@@ -240,43 +281,51 @@ OovReport Embedding::run_lookup(std::string_view name, std::span<const uint32_t>
     call.bind_u32s(0, "tokens", tokens);
   call.bind(1, table, table_bytes);
   call.bind(2, out, out_bytes);
+  if (native) {
+    // Whole vec4 / vec2<u32> elements: with d_model % 4 == 0 both sizes are multiples of 16 / 8.
+    call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size,
+                    lookup_rows_per_workgroup(dims.d_model)});
+    call.dispatch(pipeline(name), lookup_rows_workgroups(dims.seq_len, dims.d_model), rec.encoder,
+                  rec.timestamps);
+    return report;
+  }
   call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size, 0});
-  call.dispatch(pipeline(name), out_elems, rec.encoder, rec.timestamps);
+  call.dispatch(pipeline(name), div_ceil(out_elems, kWG), rec.encoder, rec.timestamps);
   return report;
 }
 
 OovReport Embedding::lookup(std::span<const uint32_t> tokens, const Buffer& table,
                             const Buffer& out, Dims dims) {
-  return run_lookup(kLookup, tokens, nullptr, table, out, dims, 4, {});
+  return run_lookup(false, tokens, nullptr, table, out, dims, {});
 }
 
 OovReport Embedding::lookup(const Buffer& tokens, const Buffer& table, const Buffer& out,
                             Dims dims) {
-  auto host = read_tokens(kLookup, tokens, dims);
-  return run_lookup(kLookup, host, &tokens, table, out, dims, 4, {});
+  auto host = read_tokens(lookup_kernel(dims, false), tokens, dims);
+  return run_lookup(false, host, &tokens, table, out, dims, {});
 }
 
 OovReport Embedding::lookup_w16(std::span<const uint32_t> tokens, const Buffer& table_w16,
                                 const Buffer& out, Dims dims) {
-  return run_lookup(kLookupW16, tokens, nullptr, table_w16, out, dims, 2, {});
+  return run_lookup(true, tokens, nullptr, table_w16, out, dims, {});
 }
 
 OovReport Embedding::lookup_w16(const Buffer& tokens, const Buffer& table_w16, const Buffer& out,
                                 Dims dims) {
-  auto host = read_tokens(kLookupW16, tokens, dims);
-  return run_lookup(kLookupW16, host, &tokens, table_w16, out, dims, 2, {});
+  auto host = read_tokens(lookup_kernel(dims, true), tokens, dims);
+  return run_lookup(true, host, &tokens, table_w16, out, dims, {});
 }
 
 OovReport Embedding::record_lookup(CommandEncoder& encoder, std::span<const uint32_t> tokens,
                                    const Buffer& table, const Buffer& out, Dims dims,
                                    const std::optional<PassTimestampWrites>& timestamps) {
-  return run_lookup(kLookup, tokens, nullptr, table, out, dims, 4, {&encoder, timestamps});
+  return run_lookup(false, tokens, nullptr, table, out, dims, {&encoder, timestamps});
 }
 
 OovReport Embedding::record_lookup_w16(CommandEncoder& encoder, std::span<const uint32_t> tokens,
                                        const Buffer& table_w16, const Buffer& out, Dims dims,
                                        const std::optional<PassTimestampWrites>& timestamps) {
-  return run_lookup(kLookupW16, tokens, nullptr, table_w16, out, dims, 2, {&encoder, timestamps});
+  return run_lookup(true, tokens, nullptr, table_w16, out, dims, {&encoder, timestamps});
 }
 
 // ---- backward -----------------------------------------------------------------------------------
@@ -309,7 +358,7 @@ OovReport Embedding::run_backward(std::span<const uint32_t> tokens, const Buffer
 
   if (variant != BackwardVariant::deterministic) {
     call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size, 0});
-    call.dispatch(pipeline(name), grad_elems, rec.encoder, rec.timestamps);
+    call.dispatch(pipeline(name), div_ceil(grad_elems, kWG), rec.encoder, rec.timestamps);
     return report;
   }
 
@@ -322,7 +371,8 @@ OovReport Embedding::run_backward(std::span<const uint32_t> tokens, const Buffer
   call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size, n_segments});
   call.bind_u32s(4, "order", seg.order);
   call.bind_u32s(5, "seg_start", seg.seg_start);
-  call.dispatch(pipeline(name), uint64_t(n_segments) * dims.d_model, rec.encoder, rec.timestamps);
+  call.dispatch(pipeline(name), div_ceil(uint64_t(n_segments) * dims.d_model, kWG), rec.encoder,
+                rec.timestamps);
   return report;
 }
 

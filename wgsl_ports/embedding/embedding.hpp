@@ -16,6 +16,18 @@
 // already in a device buffer are read back once for the count (one copy of 4 B per token and a
 // wait), which the deterministic backward needs anyway to sort positions by token.
 //
+// Lookup kernels (issue 15). Each lookup runs either the seed's port (embed_lookup /
+// embed_lookup_w16: one invocation per output element) or our row-wise kernel
+// (embed_lookup_rows / embed_lookup_w16_rows, embedding_native.wgsl: 16 B loads and stores, one
+// token read per row, the f16 table as packed u32 pairs so no "shader-f16" needed). Both give the
+// same output bit for bit. LookupPath::automatic (the default) takes the native kernel whenever
+// its precondition holds, d_model % 4 == 0 (every GPT shape), and the port otherwise;
+// LookupPath::port always takes the port; LookupPath::native refuses a d_model that is not a
+// multiple of 4 (ValidationError "shape", naming dims.y and its value). Decision: automatic is the
+// default because the outputs are identical and the native kernel is the faster one; the port
+// stays selectable (and is what the goldens of embed_lookup / embed_lookup_w16 pin). Errors name
+// the kernel the call would have run.
+//
 // lookup / lookup_w16 / backward record one dispatch, submit it and wait for it, so the results
 // are visible to the next read_buffer. record_lookup / record_lookup_w16 / record_backward (like
 // optimizer::MultiTensorAdamW::record_step) make the same checks, return the same OovReport and
@@ -48,6 +60,22 @@ enum class BackwardVariant {
 std::string_view variant_name(BackwardVariant v);     // "cas", "float_atomics", "deterministic"
 std::string_view variant_kernel(BackwardVariant v);   // "embedding/embed_backward", ...
 
+enum class LookupPath {
+  automatic,  // native when d_model % 4 == 0, else the port (default)
+  port,       // embed_lookup / embed_lookup_w16 (the seed's kernels; need "shader-f16")
+  native,     // embed_lookup_rows / embed_lookup_w16_rows; refuses d_model % 4 != 0
+};
+std::string_view lookup_path_name(LookupPath p);  // "automatic", "port", "native"
+
+// The native lookups' launch (embedding_native.wgsl): kLookupRowsWG invocations per workgroup,
+// rows_per_wg = dims.w rows per workgroup: 64 / (the smallest power of two >= d_model / 4, at
+// most 64), so 1 for d_model >= 256 - every GPT shape - and up to 64 for d_model = 4. d_model must
+// be a multiple of 4 (checked by the callers). Workgroups: ceil(seq_len / rows_per_wg), laid out
+// by grid_for_workgroups (2-D above 65535).
+inline constexpr uint32_t kLookupRowsWG = 64;
+uint32_t lookup_rows_per_workgroup(uint32_t d_model);
+uint64_t lookup_rows_workgroups(uint32_t seq_len, uint32_t d_model);
+
 struct OovReport {
   static constexpr size_t kMaxListed = 16;
   uint64_t count = 0;               // positions s with tokens[s] >= vocab_size
@@ -63,7 +91,15 @@ OovReport count_oov(std::span<const uint32_t> tokens, uint32_t vocab_size);
 
 class Embedding {
  public:
-  explicit Embedding(Device device);
+  explicit Embedding(Device device, LookupPath lookup_path = LookupPath::automatic);
+
+  // Which lookup kernels the calls below run (see "Lookup kernels" above).
+  void set_lookup_path(LookupPath p) { lookup_path_ = p; }
+  LookupPath lookup_path() const { return lookup_path_; }
+  // The kernel ("embedding/embed_lookup_rows", ...) a lookup (w16: lookup_w16) with `dims` runs
+  // under the current path; for LookupPath::native with d_model % 4 != 0 the native kernel's name
+  // (the call itself is refused).
+  std::string_view lookup_kernel(Dims dims, bool w16) const;
 
   // out[s*d_model + d] = table[tokens[s]*d_model + d], 0.0 where tokens[s] >= vocab_size.
   // table: f32 [vocab_size x d_model]; out: f32 [seq_len x d_model] (buffers at least that large;
@@ -109,15 +145,15 @@ class Embedding {
     std::optional<PassTimestampWrites> timestamps;
   };
   ComputePipeline& pipeline(std::string_view kernel);
-  OovReport run_lookup(std::string_view kernel, std::span<const uint32_t> tokens,
-                       const Buffer* token_buffer, const Buffer& table, const Buffer& out,
-                       Dims dims, uint32_t table_elem_bytes, const Recording& rec);
+  OovReport run_lookup(bool w16, std::span<const uint32_t> tokens, const Buffer* token_buffer,
+                       const Buffer& table, const Buffer& out, Dims dims, const Recording& rec);
   OovReport run_backward(std::span<const uint32_t> tokens, const Buffer* token_buffer,
                          const Buffer& grad_out, const Buffer& grad_table, Dims dims,
                          BackwardVariant variant, const Recording& rec);
   std::vector<uint32_t> read_tokens(std::string_view kernel, const Buffer& tokens, Dims dims);
 
   Device device_;
+  LookupPath lookup_path_ = LookupPath::automatic;
   std::map<std::string, ComputePipeline, std::less<>> pipelines_;
 };
 

@@ -29,6 +29,8 @@ inline constexpr uint64_t kLookupUlps = 0;
 // embed_lookup_w16: f32(f16) is exact (every f16 is an f32), so bit exact against lookup_w16()
 // below, which is embed_lookup on the f32 copy of the f16 table.
 inline constexpr uint64_t kLookupW16Ulps = 0;
+// embed_lookup_rows / embed_lookup_w16_rows (ours): the same copy / widening by rows of vec4, held
+// to kLookupUlps / kLookupW16Ulps against lookup() / lookup_w16() (unpack2x16float is exact).
 // embed_backward_deterministic: bit exact against backward_sequential_f32(), the f32 sum in
 // position order starting from the table's value, which is the kernel's own order of adds.
 // (Assumes round-to-nearest-even f32 adds without subnormal flushing, as on lavapipe and NVIDIA;

@@ -90,6 +90,53 @@ TEST(MultiTensorAdamW, DefaultNormIsTheTwoLevelNorm) {
   EXPECT_EQ(AdamWOptions{}.norm, NormMode::Deterministic);
 }
 
+TEST(MultiTensorAdamW, DefaultInt8UpdateIsTheVec4Kernel) {
+  EXPECT_EQ(AdamWOptions{}.int8_update, Int8Update::Vec4);
+}
+
+TEST(MultiTensorAdamW, Int8Vec4StepBitIdenticalToSeedKernel) {
+  // The API's 8-bit step with adamw_8bit_update_vec4 (default) and with the seed's
+  // adamw_8bit_update: every buffer (w, g, codes, scales, padding included) equal after each of
+  // 5 steps, multi-tensor and per-tensor, whole and chunked (64 KiB bindings: chunk ends inside a
+  // tensor), NaN/+-inf gradients, with clipping (the two-level norm: the same clipScale bits).
+  Device& d = device();
+  std::vector<ParamSpec> params = model_params();
+  params.push_back({"big", {150, 170}, true});  // 25500 floats: several chunks at 64 KiB
+  for (auto mode : {UpdateMode::MultiTensor, UpdateMode::PerTensor})
+    for (uint64_t binding : {uint64_t(0), uint64_t(65536)}) {
+      SCOPED_TRACE(std::string(mode == UpdateMode::MultiTensor ? "multi-tensor" : "per-tensor") +
+                   (binding ? ", 64 KiB bindings" : ""));
+      auto r = rng(int(mode) * 2 + (binding != 0));
+      AdamWOptions a;
+      a.precision = StatePrecision::Int8;
+      a.mode = mode;
+      a.lr = 0.02f;
+      a.max_binding_bytes = binding;
+      AdamWOptions b = a;
+      b.int8_update = Int8Update::Seed;
+      MultiTensorAdamW ours(d, params, a), seed(d, params, b);
+      if (binding) {
+        ASSERT_LT(ours.layout().chunk, 25500u);
+      }
+      auto w = random_values(r, ours.layout());
+      set_all(ours, w, nullptr);
+      set_all(seed, w, nullptr);
+      for (int s = 0; s < 5; ++s) {
+        auto g = random_values(r, ours.layout(), 0.5 + s);
+        for (auto& [k, gv] : g) {
+          if (gv.size() > 10) sprinkle_nonfinite(r, gv, 0.005);
+          ours.set_grads(k, gv), seed.set_grads(k, gv);
+        }
+        ours.step();
+        seed.step();
+        auto so = snapshot(d, ours), ss = snapshot(d, seed);
+        const char* names[9] = {"w", "g", "m", "v", "w16", "m_packed", "v_packed", "m_scale", "v_scale"};
+        for (int k = 0; k < 9; ++k) ASSERT_EQ(so[k], ss[k]) << names[k] << " differs after step " << s + 1;
+      }
+      EXPECT_NE(ours.read_weights("fc1"), w.at("fc1")) << "the steps moved the weights";
+    }
+}
+
 TEST(MultiTensorAdamW, StepAgainstReferenceWithClipAndDecay) {
   Device& d = device();
   auto r = rng();

@@ -8,6 +8,7 @@
 
 #include "random_inputs.hpp"
 #include "optimizer/adamw.hpp"
+#include "wgslvk/numeric.hpp"
 
 using namespace wgslvk;
 using namespace wgslvk::optimizer;
@@ -62,6 +63,12 @@ void expect_within(const std::vector<float>& got, const std::vector<float>& want
                     << b.why << "), off by " << diff;
   }
   EXPECT_EQ(bad, 0u) << what << ": elements outside the bound";
+}
+
+std::vector<float> f32_view(const std::vector<uint8_t>& bytes) {
+  std::vector<float> f(bytes.size() / 4);
+  if (!f.empty()) std::memcpy(f.data(), bytes.data(), f.size() * 4);
+  return f;
 }
 
 }  // namespace
@@ -338,6 +345,155 @@ TEST(Adamw8bitUpdate, RandomAgainstReference) {
     expect_tail_poisoned(d, msb, blocks, "m_scale");
     expect_tail_poisoned(d, vsb, blocks, "v_scale");
     expect_tail_poisoned(d, w, n, "w");
+  }
+}
+
+// ---- adamw_8bit_update_vec4 (optimizer_native.wgsl, ours) against the seed's kernel --------------
+
+// One 8-bit update's buffers: w and g hold ceil(n/4) * 4 elements (the vec4 kernel's ABI) plus a
+// poisoned tail; both kernels get identical copies, the seed kernel's w/g bindings end at n.
+struct Q8Bufs {
+  Buffer w, g, mq, vq, ms, vs;
+};
+
+std::vector<std::vector<uint8_t>> q8_bytes(Device& d, const Q8Bufs& b) {
+  return {d.read_buffer(b.w), d.read_buffer(b.g), d.read_buffer(b.mq),
+          d.read_buffer(b.vq), d.read_buffer(b.ms), d.read_buffer(b.vs)};
+}
+
+void run_q8(Device& d, bool vec4, const Q8Bufs& b, size_t n, const Buffer& stats, const AdamWUniforms& u) {
+  const size_t words = div_ceil(n, 4), blocks = div_ceil(n, 256);
+  uint32_t nn = uint32_t(n);
+  Buffer size = utils::make_uniform(d, "size", nn);
+  Hyper h = hyper_buffers(d, u);
+  const uint64_t wg = (vec4 ? words * 4 : n) * 4;
+  utils::run_dispatch(d, kernel(vec4 ? "optimizer/adamw_8bit_update_vec4" : "optimizer/adamw_8bit_update"),
+                      {{0, b.w, 0, wg}, {1, b.g, 0, wg}, {2, b.mq, 0, words * 4}, {3, b.vq, 0, words * 4},
+                       {4, b.ms, 0, blocks * 4}, {5, b.vs, 0, blocks * 4}, {6, stats, 0, 8},
+                       {7, size, 0, 16}, {8, h.hp, 0, 16}, {9, h.bias, 0, 16}},
+                      grid_for_workgroups(blocks, d.limits()));
+}
+
+// Gradients for one step: random magnitudes over 24 binades, NaN/+-inf sprinkled, all-zero
+// blocks, and with `huge` two so large that (1 - beta2) g^2 overflows f32 (v_new = +inf: the
+// block exponent 255 path; the double reference does not overflow, so only the bitwise
+// comparison uses them).
+std::vector<float> q8_grads(std::mt19937_64& r, size_t n, const std::vector<bool>& zero_block, bool huge) {
+  auto g = random_floats(r, n, 2.0);
+  sprinkle_nonfinite(r, g);
+  std::uniform_int_distribution<size_t> pick(0, n - 1);
+  for (int k = 0; huge && k < 2; ++k) g[pick(r)] = 3e25f;
+  for (size_t i = 0; i < n; ++i)
+    if (zero_block[i / 256]) g[i] = 0.0f;
+  return g;
+}
+
+TEST(Adamw8bitUpdateVec4, BitIdenticalToSeedKernelOverSeveralSteps) {
+  // Sizes: one element, a partial vec4 (1, 2 or 3 past a multiple of 4), exactly one and two
+  // whole blocks (no partial block), a block plus one, many blocks with a ragged end.
+  Device& d = device();
+  for (size_t n : {size_t(1), size_t(3), size_t(6), size_t(256), size_t(512), size_t(257), size_t(1027),
+                   size_t(70001)}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    auto r = rng(n);
+    const size_t words = div_ceil(n, 4), blocks = div_ceil(n, 256);
+    std::vector<bool> zero_block(blocks, false);
+    for (size_t b = 0; b < blocks; ++b) zero_block[b] = blocks > 1 && b % 3 == 1;
+    // state: random codes under random power-of-two scales; zero blocks all zero
+    std::uniform_int_distribution<uint32_t> any, ex(100, 140);
+    std::vector<uint32_t> mp(words), vp(words);
+    for (size_t k = 0; k < words; ++k) {
+      bool z = zero_block[k / 64];
+      mp[k] = z ? 0 : any(r);
+      vp[k] = z ? 0 : any(r);
+    }
+    if (n % 4) {  // the kernels' contract: code bytes past n are 0
+      uint32_t keep = (1u << (8 * (n % 4))) - 1u;
+      mp.back() &= keep;
+      vp.back() &= keep;
+    }
+    std::vector<float> ms(blocks), vs(blocks);
+    for (size_t b = 0; b < blocks; ++b) {
+      ms[b] = zero_block[b] ? 0.0f : std::bit_cast<float>(ex(r) << 23);
+      vs[b] = zero_block[b] ? 0.0f : std::bit_cast<float>((ex(r) - 20) << 23);
+    }
+    std::vector<float> w = random_floats(r, n);
+    if (n > 100) w[n / 2] = INFINITY, w[n / 3] = std::numeric_limits<float>::quiet_NaN();
+    // w: padded to whole vec4s with poison; g: with 1000.0, a finite value that would move the
+    // block maximum if an element past n leaked into it; then the poisoned tail
+    auto pad = [&](std::vector<float> v, float fill = poison_f32()) {
+      v.resize(words * 4, fill);
+      v.resize(words * 4 + kTail, poison_f32());
+      return v;
+    };
+    const float kGPad = 1000.0f;
+    auto padu = [&](std::vector<uint32_t> v) {
+      v.resize(v.size() + kTail, kPoisonBits);
+      return v;
+    };
+    Q8Bufs b[2];
+    const auto g0 = pad(q8_grads(r, n, zero_block, false), kGPad);
+    for (auto& x : b)
+      x = {upload(d, pad(w), "w"), upload(d, g0, "g"), upload(d, padu(mp), "m_packed"),
+           upload(d, padu(vp), "v_packed"), storage(d, ms, "m_scale"), storage(d, vs, "v_scale")};
+    AdamWUniforms u = random_uniforms(r);
+    for (int step = 0; step < 4; ++step) {
+      SCOPED_TRACE("step " + std::to_string(step));
+      if (step > 0) {  // fresh gradients, the next t, a new clip factor
+        auto g = pad(q8_grads(r, n, zero_block, true), kGPad);
+        for (auto& x : b) d.write_buffer(x.g, 0, g.data(), g.size() * 4);
+        ++u.t;
+        u.beta1_t = float(std::pow(double(u.beta1), u.t));
+        u.beta2_t = float(std::pow(double(u.beta2), u.t));
+      }
+      float clip = step == 2 ? 1.0f : std::uniform_real_distribution<float>(0.1f, 1.0f)(r);
+      Buffer stats = upload(d, std::vector<float>{1.0f, clip}, "grad_stats");
+      auto before = q8_bytes(d, b[0]);
+      run_q8(d, false, b[0], n, stats, u);
+      run_q8(d, true, b[1], n, stats, u);
+      auto seed = q8_bytes(d, b[0]), ours = q8_bytes(d, b[1]);
+      const char* names[6] = {"w", "g", "m_packed", "v_packed", "m_scale", "v_scale"};
+      for (int k = 0; k < 6; ++k) {
+        ASSERT_EQ(seed[k].size(), ours[k].size());
+        size_t first = seed[k].size();
+        for (size_t i = 0; i < seed[k].size() && first == seed[k].size(); ++i)
+          if (seed[k][i] != ours[k][i]) first = i;
+        ASSERT_EQ(first, seed[k].size()) << names[k] << " differs first at byte " << first << " (word "
+                                         << first / 4 << ")";
+      }
+      EXPECT_NE(seed[0], before[0]) << "the step moved w";  // not two identical no-ops
+      // and the seed kernel's (hence our) result is the scheme's: the reference at step 0
+      if (step == 0) {
+        auto f = [](const std::vector<uint8_t>& v, size_t cnt) {
+          std::vector<float> o(cnt);
+          std::memcpy(o.data(), v.data(), cnt * 4);
+          return o;
+        };
+        auto fu = [](const std::vector<uint8_t>& v, size_t cnt) {
+          std::vector<uint32_t> o(cnt);
+          std::memcpy(o.data(), v.data(), cnt * 4);
+          return o;
+        };
+        auto win = f(before[0], n), gin = f(before[1], n);
+        auto want = adamw_8bit_update_reference(win, gin, mp, vp, ms, vs, clip, u);
+        auto gw = f(ours[0], n);
+        for (size_t i = 0; i < n; ++i)
+          if (is_finite_bits(win[i]) && std::abs(double(gw[i]) - double(want.f32.w[i])) > want.f32.w_tol[i])
+            FAIL() << "w[" << i << "] = " << gw[i] << ", reference " << want.f32.w[i];
+        auto gmq = fu(ours[2], words), gvq = fu(ours[3], words);
+        auto gms = f(ours[4], blocks), gvs = f(ours[5], blocks);
+        for (size_t bl = 0; bl < blocks; ++bl) {
+          std::string err = q8_check_block(want, gmq, gvq, gms, gvs, bl, n, u.t);
+          ASSERT_TRUE(err.empty()) << err;
+        }
+      }
+      // past n: the vec4 padding of w and g and every tail stay poison (read, never written)
+      auto fw = f32_view(ours[0]), fg = f32_view(ours[1]);
+      for (size_t i = n; i < fw.size(); ++i) {
+        ASSERT_TRUE(is_poison(fw[i])) << "w[" << i << "] past n was written";
+        ASSERT_TRUE(i < words * 4 ? fg[i] == kGPad : is_poison(fg[i])) << "g[" << i << "] past n was written";
+      }
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 // The bench's sweep cases (wgsl_ports/optimizer/cases.hpp, timed by `wgslvk bench` through
 // time_case) run and pass under validate's Runner at small sizes that are not multiples of 256:
 // generated inputs (NaN/Inf gradients among them), the first `checked` elements checked (the
-// 8-bit kernel: whole blocks), the reductions' whole result. A broken case fails (a learning rate
+// 8-bit kernels: whole blocks), the reductions' whole result. A broken case fails (a learning rate
 // other than the reference's; data changed after the reference summed it). Bad arguments are
 // refused naming the argument.
 #include <gtest/gtest.h>
@@ -30,21 +30,26 @@ uint64_t checked_end(const validate::Case& c, const std::string& buffer) {
 
 TEST(OptimizerSweepCases, UpdateKernelsPassWithACheckedPrefix) {
   int ran = 0;
-  for (const char* k : {"optimizer/adamw_update", "optimizer/adamw_update_f16", "optimizer/adamw_8bit_update"}) {
+  for (const char* k : {"optimizer/adamw_update", "optimizer/adamw_update_f16", "optimizer/adamw_8bit_update",
+                        "optimizer/adamw_8bit_update_vec4"}) {
     SCOPED_TRACE(k);
     validate::Case c = adamw_sweep_case(k, 70001, 3000);
     if (validate::Runner(device()).case_unsupported_reason(c) != "") continue;
     EXPECT_EQ(c.find_buffer("w")->kind, validate::BufferSpec::Kind::Generate);
-    const bool q8 = std::string(k) == "optimizer/adamw_8bit_update";
+    const bool q8 = std::string(k).find("8bit") != std::string::npos;
     EXPECT_EQ(checked_end(c, "w"), q8 ? 3072u : 3000u) << "8-bit: rounded up to whole blocks";
+    const bool v4 = std::string(k) == "optimizer/adamw_8bit_update_vec4";
+    EXPECT_EQ(c.find_buffer("w")->count, v4 ? 70004u : 70001u) << "vec4: w padded to whole vec4s";
     CaseResult r = run(c);
     EXPECT_EQ(r.status, CaseResult::Status::Pass) << r.message;
     ++ran;
   }
-  EXPECT_GE(ran, 2) << "adamw_update and adamw_8bit_update need no optional feature";
-  // checked >= n: everything, including a partial last block and word
-  CaseResult r = run(adamw_sweep_case("optimizer/adamw_8bit_update", 1001, 1 << 20));
-  EXPECT_EQ(r.status, CaseResult::Status::Pass) << r.message;
+  EXPECT_GE(ran, 3) << "adamw_update and the 8-bit kernels need no optional feature";
+  // checked >= n: everything, including a partial last block and word (vec4: a partial vec4)
+  for (const char* k : {"optimizer/adamw_8bit_update", "optimizer/adamw_8bit_update_vec4"}) {
+    CaseResult r = run(adamw_sweep_case(k, 1001, 1 << 20));
+    EXPECT_EQ(r.status, CaseResult::Status::Pass) << k << ": " << r.message;
+  }
 }
 
 TEST(OptimizerSweepCases, NormCasesPass) {

@@ -274,10 +274,16 @@ void MultiTensorAdamW::build_dispatches() {
     for (const auto& p : L.params)
       if (p.count) ranges.push_back({p.offset, p.offset + p.count}), decays.push_back(p.decay);
   }
+  const bool q8v4 = opt_.precision == StatePrecision::Int8 && opt_.int8_update == Int8Update::Vec4;
   const KernelInfo* uk =
       &kernel(opt_.precision == StatePrecision::FP32        ? "optimizer/adamw_update"
               : opt_.precision == StatePrecision::F16Mirror ? "optimizer/adamw_update_f16"
+              : q8v4                                        ? "optimizer/adamw_8bit_update_vec4"
                                                             : "optimizer/adamw_8bit_update");
+  // adamw_8bit_update_vec4 reads w and g as whole vec4s: bind ceil(cnt/4) of them. A range ends
+  // at a tensor's end; the rest of its vec4 is layout padding inside the buffer (total and every
+  // chunk are multiples of unit, itself a multiple of 4 for Int8), read and never written.
+  const uint64_t wg_elems_mult = q8v4 ? 4 : 1;
   for (size_t r = 0; r < ranges.size(); ++r) {
     uint64_t hp = (decays[r] ? 0 : 1) * uint64_t(uslot_), bias = 2 * uint64_t(uslot_);
     for (uint64_t c = ranges[r].first; c < ranges[r].second; c += L.chunk) {
@@ -286,8 +292,8 @@ void MultiTensorAdamW::build_dispatches() {
       Grid grid = grid_for_workgroups(div_ceil(cnt, kWG), lim);
       std::vector<BindGroupEntry> e;
       if (opt_.precision == StatePrecision::Int8) {
-        e = {{0, w_, c * 4, cnt * 4},
-             {1, g_, c * 4, cnt * 4},
+        e = {{0, w_, c * 4, align_up(cnt, wg_elems_mult) * 4},
+             {1, g_, c * 4, align_up(cnt, wg_elems_mult) * 4},
              {2, mq_, c, align_up(cnt, 4)},
              {3, vq_, c, align_up(cnt, 4)},
              {4, ms_, c / 256 * 4, div_ceil(cnt, 256) * 4},

@@ -14,7 +14,8 @@
 // mode (one sub-range per tensor), and 8-bit quantization blocks never straddle two tensors.
 // Padding is inert: it is zero and the update maps zero state to zero. In the multi-tensor mode a
 // block's dispatch covers the padding between its tensors (it stays exactly 0); padding after a
-// block's last tensor, and all padding in the per-tensor mode, is never touched.
+// block's last tensor, and all padding in the per-tensor mode, is never written (the Int8 vec4
+// update reads w and g up to the end of the range's last vec4, up to 3 padding floats).
 //
 // A block (or, per tensor, a tensor) larger than the binding limit (maxStorageBufferBindingSize,
 // or Options::max_binding_bytes when lower) is split into chunks of a whole number of units, one
@@ -59,9 +60,20 @@ namespace wgslvk::optimizer {
 enum class StatePrecision {
   FP32,       // m, v f32 (adamw_update): 8 bytes of state per parameter
   F16Mirror,  // FP32 plus the fused f16 copy of w (adamw_update_f16, needs shader-f16)
-  Int8,       // 8-bit m, v (adamw_8bit_update): 2 + 8/256 bytes of state per parameter
+  Int8,       // 8-bit m, v (adamw_8bit_update[_vec4]): 2 + 8/256 bytes of state per parameter
 };
 enum class NormMode { Atomic, Deterministic };
+// The kernel of the Int8 update (issue 15). Both give bit-identical w, g, codes and scales (the
+// same f32 expressions in the same order, the same integer requantization; tested):
+//   Vec4 (default): adamw_8bit_update_vec4 (optimizer_native.wgsl, ours): 64 invocations per
+//       256-element block, 4 elements each (vec4 w/g, whole packed code words), a 64 -> 8 -> 1
+//       block max (2 barriers), per-block constants once per invocation; w and g are bound
+//       rounded up to whole vec4s (the layout's padding: read, never written).
+//   Seed: the seed's adamw_8bit_update (12_optimizer.wgsl): one element per invocation, an
+//       8-level workgroup tree for the block max, a workgroup pass to pack the codes.
+// Why the default (wgsl_ports/optimizer/README.md, "The 8-bit update"): the seed kernel ran at
+// 38-46% of the copy roofline on an H200, limited by its barriers and per-element work, not bytes.
+enum class Int8Update { Seed, Vec4 };
 enum class UpdateMode { MultiTensor, PerTensor };
 
 std::string_view precision_name(StatePrecision p);  // "fp32", "f16_mirror", "int8"
@@ -79,6 +91,7 @@ struct AdamWOptions {
   std::optional<float> max_grad_norm = 1.0f;
   StatePrecision precision = StatePrecision::FP32;
   NormMode norm = NormMode::Deterministic;  // faster and reproducible (see above)
+  Int8Update int8_update = Int8Update::Vec4;  // StatePrecision::Int8 only; same bits either way
   UpdateMode mode = UpdateMode::MultiTensor;
   // Upper bound on one binding, below the device's maxStorageBufferBindingSize (0: the device's).
   uint64_t max_binding_bytes = 0;

@@ -9,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 #include "optimizer/adamw.hpp"
@@ -16,6 +17,7 @@
 #include "optimizer/reference.hpp"
 #include "wgslvk/bench/bench.hpp"
 #include "wgslvk/numeric.hpp"
+#include "wgslvk/utils.hpp"
 
 namespace wgslvk::optimizer {
 namespace {
@@ -114,6 +116,80 @@ void run_norm_two_level(Ctx& c) {
   }
 }
 
+// adamw_8bit_update_vec4 against the seed's adamw_8bit_update on the device being benchmarked:
+// general inputs (beta1 0.9, beta2 0.999, t 1000, random non-dyadic w and g with NaN/+-inf,
+// random codes under random power-of-two scales, all-zero blocks, a ragged n), the same buffers
+// given to both, every output compared bit for bit. The sweep cases' dyadic inputs make m_new
+// exact, which would hide a difference in f32 rounding or contraction between the two kernels;
+// these do not. Printed, kept in the JSON ("q8_vec4_vs_seed"), a note when anything differs.
+void check_q8_vec4_against_seed(Ctx& c) {
+  Device& d = c.device();
+  auto rand_bits = [](uint32_t seed, uint64_t i) {
+    return hash32(uint32_t(i) * 0x9e3779b9u + seed * 0x85ebca6bu + uint32_t(i >> 32));
+  };
+  const uint64_t n = c.quick() ? 70001 : (uint64_t(1) << 22) + 3;
+  const uint64_t words = div_ceil(n, 4), blocks = div_ceil(n, 256);
+  std::vector<float> w(words * 4), g(words * 4), ms(blocks), vs(blocks);
+  std::vector<uint32_t> mp(words), vp(words);
+  for (uint64_t i = 0; i < w.size(); ++i) {
+    w[i] = rand_sym(901, i);
+    float gi = rand_sym(902, i) * std::ldexp(1.0f, -int(rand_bits(903, i) % 20));
+    uint32_t sp = rand_bits(904, i) % 4096;
+    g[i] = sp == 0 ? std::numeric_limits<float>::quiet_NaN() : sp == 1 ? INFINITY : sp == 2 ? -INFINITY : gi;
+  }
+  for (uint64_t k = 0; k < words; ++k) {
+    bool zero = (k / 64) % 17 == 5;  // every 17th block all zero
+    mp[k] = zero ? 0 : rand_bits(905, k);
+    vp[k] = zero ? 0 : rand_bits(906, k);
+  }
+  if (n % 4) {  // the kernels' contract: code bytes past n are 0
+    mp.back() &= (1u << (8 * (n % 4))) - 1u;
+    vp.back() &= (1u << (8 * (n % 4))) - 1u;
+  }
+  for (uint64_t b = 0; b < blocks; ++b) {
+    bool zero = b % 17 == 5;
+    ms[b] = zero ? 0.0f : std::bit_cast<float>((100 + rand_bits(907, b) % 40) << 23);
+    vs[b] = zero ? 0.0f : std::bit_cast<float>((80 + rand_bits(908, b) % 40) << 23);
+  }
+  const float hp[4] = {1e-3f, 0.9f, 0.999f, 0.01f};
+  const float bias[4] = {float(std::pow(0.9, 1000.0)), float(std::pow(0.999, 1000.0)), 1e-8f, 1000.0f};
+  const float stats[2] = {3.0f, 0.37f};
+  const uint32_t nn = uint32_t(n);
+  std::vector<std::vector<uint8_t>> out[2];
+  for (int k = 0; k < 2; ++k) {
+    const KernelInfo& ker = kernel(k == 0 ? "optimizer/adamw_8bit_update" : "optimizer/adamw_8bit_update_vec4");
+    Buffer bw = utils::make_buffer_from(d, "w", w), bg = utils::make_buffer_from(d, "g", g);
+    Buffer bmp = utils::make_buffer_from(d, "m_packed", mp), bvp = utils::make_buffer_from(d, "v_packed", vp);
+    Buffer bms = utils::make_buffer_from(d, "m_scale", ms), bvs = utils::make_buffer_from(d, "v_scale", vs);
+    Buffer bst = utils::make_buffer_from(d, "grad_stats", std::vector<float>(stats, stats + 2));
+    Buffer usz = utils::make_uniform(d, "size", nn), uhp = utils::make_uniform(d, "hp", hp, 16),
+           ubi = utils::make_uniform(d, "bias", bias, 16);
+    const uint64_t wg_bytes = (k == 0 ? n : words * 4) * 4;
+    utils::run_dispatch(d, ker,
+                        {{0, bw, 0, wg_bytes}, {1, bg, 0, wg_bytes}, {2, bmp, 0, words * 4},
+                         {3, bvp, 0, words * 4}, {4, bms, 0, blocks * 4}, {5, bvs, 0, blocks * 4},
+                         {6, bst, 0, 8}, {7, usz, 0, 16}, {8, uhp, 0, 16}, {9, ubi, 0, 16}},
+                        grid_for_workgroups(blocks, d.limits()));
+    for (const Buffer* b : {&bw, &bg, &bmp, &bvp, &bms, &bvs}) out[k].push_back(d.read_buffer(*b));
+  }
+  const char* names[6] = {"w", "g", "m_packed", "v_packed", "m_scale", "v_scale"};
+  json j = {{"n", n}, {"inputs", "beta1 0.9, beta2 0.999, t 1000, clip 0.37, random w/g (1/4096 each NaN, +inf, -inf), "
+                                 "random codes and power-of-two scales, every 17th block zero"}};
+  std::string diff;
+  for (int b = 0; b < 6; ++b) {
+    uint64_t words32 = out[0][b].size() / 4, bad = 0;
+    for (uint64_t i = 0; i < words32; ++i)
+      bad += std::memcmp(&out[0][b][4 * i], &out[1][b][4 * i], 4) != 0;
+    j[std::string(names[b]) + "_words_differing"] = bad;
+    if (bad) diff += std::string(diff.empty() ? "" : ", ") + names[b] + " " + std::to_string(bad);
+  }
+  j["bit_identical"] = diff.empty();
+  std::printf("adamw_8bit_update_vec4 vs adamw_8bit_update, n=%llu, general inputs: %s\n",
+              (unsigned long long)n, diff.empty() ? "bit-identical (w, g, codes, scales)" : ("DIFFER: " + diff).c_str());
+  if (!diff.empty()) c.note("adamw_8bit_update_vec4 differs from adamw_8bit_update (words): " + diff);
+  c.out()["q8_vec4_vs_seed"] = j;
+}
+
 void run_optimizer_kernels(Ctx& c) {
   Device& d = c.device();
   // reduce_norm_sq launch: grid-stride over a bounded grid (the kernel's own comment); the
@@ -131,6 +207,8 @@ void run_optimizer_kernels(Ctx& c) {
       {"optimizer/adamw_update_f16", bytes_adamw_f16, "34 B/elem: adamw_update + 2 B f16 mirror write"},
       {"optimizer/adamw_8bit_update", bytes_adamw_8bit,
        "20 B/elem + 16 B/256: read+write w,g (4 B) and m,v codes (1 B); scales 4 B r+w per block"},
+      {"optimizer/adamw_8bit_update_vec4", bytes_adamw_8bit,
+       "20 B/elem + 16 B/256 (as adamw_8bit_update: the same bytes, restructured kernel, ours)"},
   };
 
   if (c.selected("optimizer", "reduce_norm_sq") || c.options().only.count("grad_norm")) {
@@ -161,6 +239,9 @@ void run_optimizer_kernels(Ctx& c) {
   }
 
   run_norm_two_level(c);
+
+  if (c.selected("optimizer", "optimizer/adamw_8bit_update_vec4") || c.selected("optimizer", "adamw_8bit_update_vec4"))
+    check_q8_vec4_against_seed(c);
 
   for (const Upd& u : upds) {
     if (!c.selected("optimizer", u.name) && !c.selected("optimizer", std::string(u.name).substr(10)))
@@ -206,10 +287,14 @@ void run_step_api(Ctx& c, const std::vector<TensorDesc>& tensors, json& jsteps) 
     const char* name;
     op::StatePrecision p;
     double bytes_per_param;
+    op::Int8Update q8 = op::Int8Update::Vec4;
   };
+  // "8-bit": the API's default 8-bit update (adamw_8bit_update_vec4, ours); "8-bit seed-update":
+  // the seed's adamw_8bit_update (Int8Update::Seed), the kernel of the earlier runs' "8-bit" rows.
   const Var vars[] = {{"fp32", op::StatePrecision::FP32, 36.0},
                       {"f16-mirror", op::StatePrecision::F16Mirror, 38.0},
-                      {"8-bit", op::StatePrecision::Int8, 24.0 + 16.0 / 256}};
+                      {"8-bit", op::StatePrecision::Int8, 24.0 + 16.0 / 256},
+                      {"8-bit seed-update", op::StatePrecision::Int8, 24.0 + 16.0 / 256, op::Int8Update::Seed}};
   std::printf("\n== optimizer step through MultiTensorAdamW::record_step (wgsl_ports/optimizer/adamw.hpp) ==\n");
   for (const Var& var : vars) {
     if (var.p == op::StatePrecision::F16Mirror && !d.has_feature(Feature::ShaderF16)) continue;
@@ -223,6 +308,7 @@ void run_step_api(Ctx& c, const std::vector<TensorDesc>& tensors, json& jsteps) 
         o.precision = var.p;
         o.mode = mode;
         o.norm = norm;
+        o.int8_update = var.q8;
         op::MultiTensorAdamW opt(d, specs, o);
         uint64_t params = 0;
         for (size_t i = 0; i < tensors.size(); ++i) {
@@ -289,6 +375,7 @@ void run_step_api(Ctx& c, const std::vector<TensorDesc>& tensors, json& jsteps) 
             const bool det = norm == op::NormMode::Deterministic;
             std::string uname = var.p == op::StatePrecision::FP32        ? "adamw_update"
                                 : var.p == op::StatePrecision::F16Mirror ? "adamw_update_f16"
+                                : var.q8 == op::Int8Update::Vec4         ? "adamw_8bit_update_vec4"
                                                                          : "adamw_8bit_update";
             const std::pair<std::string, uint32_t> names[K - 1] = {
                 {det ? "reduce_norm_sq_partials" : "reduce_norm_sq", pd.reduce},
@@ -315,6 +402,9 @@ void run_step_api(Ctx& c, const std::vector<TensorDesc>& tensors, json& jsteps) 
                           {"params", params},
                           {"padded_elems", opt.layout().total},
                           {"norm", norm == op::NormMode::Deterministic ? "deterministic" : "atomic"},
+                          {"int8_update", var.p != op::StatePrecision::Int8 ? "-"
+                                          : var.q8 == op::Int8Update::Vec4 ? "adamw_8bit_update_vec4"
+                                                                          : "adamw_8bit_update"},
                           {"norm_workgroups", opt.norm_workgroups()},
                           {"median_ms", st.median},
                           {"p10_ms", st.p10},

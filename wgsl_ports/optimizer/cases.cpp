@@ -318,7 +318,13 @@ Case adam_grid_2d(uint64_t seed) {
 // the same on every device whatever the rounding or contraction, and the requantization, integer
 // work on their bits, is bit exact. (With general inputs the codes may differ where the GPU's m_new
 // differs within tolerance; wgsl_ports/optimizer's tests check that with q8_check_block.)
-Case q8_case(uint64_t seed, uint32_t n, bool nonfinite, bool zero_block, const std::string& what) {
+// vec4: the same case for adamw_8bit_update_vec4 (optimizer_native.wgsl, ours), whose w and g are
+// vec4 arrays: both padded to a multiple of 4 elements with poison that must come back unchanged
+// (read past n, never written). grid: a 2-D workgroup grid (nullptr: one row of ceil(n/256)).
+// The inputs (and so the expected outputs) do not depend on the kernel: the port's and the vec4
+// kernel's goldens of one seed are the same numbers.
+Case q8_case(uint64_t seed, uint32_t n, bool nonfinite, bool zero_block, const std::string& what,
+             bool vec4 = false, const std::array<uint32_t, 3>* grid = nullptr) {
   Rng r(seed);
   CaseBuilder b;
   b.c.description = what;
@@ -366,26 +372,38 @@ Case q8_case(uint64_t seed, uint32_t n, bool nonfinite, bool zero_block, const s
   }
   std::vector<float> stats = {2.0f, clip};
   auto e = oref::adamw_8bit_update_reference(w, g, mp, vp, m_scale, v_scale, clip, u);
-  b.input("w", DType::F32, w);
-  b.input("g", DType::F32, g);
+  const uint32_t padded = vec4 ? words * 4 : n;  // vec4: w, g hold ceil(n/4) vec4s
+  std::vector<float> wpad(w), gpad(g);
+  wpad.resize(padded, kPoison);
+  gpad.resize(padded, kPoison);
+  b.input("w", DType::F32, wpad);
+  b.input("g", DType::F32, gpad);
   b.input("m_packed", DType::U32, mp);
   b.input("v_packed", DType::U32, vp);
   b.input("m_scale", DType::F32, m_scale);
   b.input("v_scale", DType::F32, v_scale);
   b.input("grad_stats", DType::F32, stats);
-  auto& d = b.dispatch("optimizer/adamw_8bit_update");
+  auto& d = b.dispatch(vec4 ? "optimizer/adamw_8bit_update_vec4" : "optimizer/adamw_8bit_update");
   const char* names[] = {"w", "g", "m_packed", "v_packed", "m_scale", "v_scale", "grad_stats"};
   for (uint32_t k = 0; k < 7; ++k) CaseBuilder::bind(d, k, names[k]);
   CaseBuilder::bind_values(d, 7, CaseBuilder::u32s({n}));
   CaseBuilder::bind_values(d, 8, CaseBuilder::f32s({u.lr, u.beta1, u.beta2, u.weight_decay}));
   CaseBuilder::bind_values(d, 9, CaseBuilder::f32s({u.beta1_t, u.beta2_t, u.eps, float(u.t)}));
-  d.workgroups_1d = blocks;  // one workgroup per 256-element block
-  Out ow(n);
+  if (grid) d.workgroups = *grid;
+  else d.workgroups_1d = blocks;  // one workgroup per 256-element block (both kernels)
+  Out ow(padded);
   for (uint32_t i = 0; i < n; ++i)
     ow.set(i, e.f32.w[i], e.f32.w_tol[i], std::max(std::fabs(double(w[i])), std::fabs(double(e.f32.w[i]))));
   add_out_checks(b, "w", ow, {{0, n}},
                  bound_text(oref::kWOldBound) + "; plus " + bound_text(oref::kWStepBound));
-  b.check_exact("g", Array::of(DType::F32, std::vector<float>(n, 0.0f)), oref::kGradZeroBound.why);
+  std::vector<float> gz(padded, kPoison);
+  std::fill(gz.begin(), gz.begin() + n, 0.0f);
+  if (padded > n) {
+    b.check_exact("g", Array::of(DType::F32, gz), oref::kGradZeroBound.why, 0, n);
+    b.check_exact("g", Array::of(DType::F32, gz), "vec4 padding past n: read, never written", n, padded);
+  } else {
+    b.check_exact("g", Array::of(DType::F32, gz), oref::kGradZeroBound.why);
+  }
   const std::string q = "m_new and v_new are exact in f32 by construction (dyadic inputs, beta1 0.5, "
                         "beta2 0.75, clip 0.5), so the requantization (integer work on their bits, "
                         "mirrored bit for bit by the reference) is bit exact";
@@ -396,18 +414,34 @@ Case q8_case(uint64_t seed, uint32_t n, bool nonfinite, bool zero_block, const s
   return b.c;
 }
 
+template <bool V4>
 Case q8_basic(uint64_t seed) {
   Rng r(seed ^ 0x71);
   return q8_case(seed, 256 * (1 + r.below(4)) + r.below(256), false, false,
-                 "8-bit state: random codes and power-of-two scales, whole and partial blocks");
+                 "8-bit state: random codes and power-of-two scales, whole and partial blocks", V4);
 }
+template <bool V4>
 Case q8_nonfinite(uint64_t seed) {
-  return q8_case(seed, 512, true, false, "8-bit state with NaN/+-inf gradients treated as 0.0");
+  return q8_case(seed, 512, true, false, "8-bit state with NaN/+-inf gradients treated as 0.0", V4);
 }
+template <bool V4>
 Case q8_blocks(uint64_t seed) {
   return q8_case(seed, 600, false, true,
                  "three blocks: an all-zero block (scale 0, codes 0) and a partial last block of 88 "
-                 "elements (its words and scale written, nothing past size)");
+                 "elements (its words and scale written, nothing past size)", V4);
+}
+Case q8_v4_ragged(uint64_t seed) {
+  return q8_case(seed, 1027, true, true,
+                 "n = 1027 = 4 * 256 + 3: a last block of 3 elements in one partial vec4 (x, y, z "
+                 "written, w and g's 4th component read as poison and left alone), an all-zero "
+                 "block, NaN/+-inf gradients", true);
+}
+Case q8_v4_grid_2d(uint64_t seed) {
+  static const std::array<uint32_t, 3> grid{2, 3, 1};
+  return q8_case(seed, 1400, false, false,
+                 "a 2 x 3 workgroup grid: word q = gid.y * nwg.x * 64 + gid.x reaches rows y = 1, 2; "
+                 "the last block holds 120 elements, 34 surplus invocations write nothing",
+                 true, &grid);
 }
 
 // ---- reduce_norm_sq, reduce_norm_sq_partials -----------------------------------------------------
@@ -605,9 +639,9 @@ void register_optimizer(std::vector<Generator>& g) {
   add("adamw_update_f16", "decay_and_no_decay_blocks", 2304, false, adam_blocks<Adam::UpdateF16>);
   add("adamw_update_f16", "clip_on", 2305, false, adam_clip_on<Adam::UpdateF16>);
   add("adamw_update_f16", "full_step", 2306, false, adam_full_step<Adam::UpdateF16>);
-  add("adamw_8bit_update", "basic", 2401, true, q8_basic);
-  add("adamw_8bit_update", "nonfinite_grads", 2402, false, q8_nonfinite);
-  add("adamw_8bit_update", "zero_and_partial_blocks", 2403, false, q8_blocks);
+  add("adamw_8bit_update", "basic", 2401, true, q8_basic<false>);
+  add("adamw_8bit_update", "nonfinite_grads", 2402, false, q8_nonfinite<false>);
+  add("adamw_8bit_update", "zero_and_partial_blocks", 2403, false, q8_blocks<false>);
   add("reduce_norm_sq_partials", "basic", 2501, true, reduce_basic<true>);
   add("reduce_norm_sq_partials", "integer_exact", 2502, false, reduce_integer<true>);
   add("finalize_grad_stats_partials", "basic", 2601, true, finalize_basic<true>);
@@ -616,6 +650,12 @@ void register_optimizer(std::vector<Generator>& g) {
   add("adamw_one_call", "basic", 2701, true, adam_basic<Adam::OneCall>);
   add("adamw_one_call", "step1_bias_correction", 2702, false, adam_step1<Adam::OneCall>);
   add("adamw_one_call", "decay_and_no_decay_blocks", 2703, false, adam_blocks<Adam::OneCall>);
+  // ours: the same seeds as adamw_8bit_update's, so the same inputs and expected numbers
+  add("adamw_8bit_update_vec4", "basic", 2401, true, q8_basic<true>);
+  add("adamw_8bit_update_vec4", "nonfinite_grads", 2402, false, q8_nonfinite<true>);
+  add("adamw_8bit_update_vec4", "zero_and_partial_blocks", 2403, false, q8_blocks<true>);
+  add("adamw_8bit_update_vec4", "ragged_tail", 2801, false, q8_v4_ragged);
+  add("adamw_8bit_update_vec4", "grid_2d", 2802, false, q8_v4_grid_2d);
 }
 
 WGSLVK_REGISTER_GENERATORS(register_optimizer);
@@ -658,10 +698,13 @@ std::string sweep_name(const std::string& what, uint64_t n) {
 }  // namespace
 
 Case adamw_sweep_case(const std::string& kernel, uint64_t n, uint64_t checked) {
-  const bool f16 = kernel == "optimizer/adamw_update_f16", q8 = kernel == "optimizer/adamw_8bit_update";
+  const bool f16 = kernel == "optimizer/adamw_update_f16";
+  const bool q8v4 = kernel == "optimizer/adamw_8bit_update_vec4";
+  const bool q8 = kernel == "optimizer/adamw_8bit_update" || q8v4;
   if (!f16 && !q8 && kernel != "optimizer/adamw_update")
     throw std::invalid_argument("adamw_sweep_case: kernel '" + kernel +
-                                "' is not adamw_update, adamw_update_f16 or adamw_8bit_update");
+                                "' is not adamw_update, adamw_update_f16, adamw_8bit_update or "
+                                "adamw_8bit_update_vec4");
   if (n == 0 || n > 0xffffffffull)
     throw std::invalid_argument("adamw_sweep_case: n = " + std::to_string(n) + " is not in [1, 2^32)");
   uint64_t m = std::min(checked, n);
@@ -687,13 +730,15 @@ Case adamw_sweep_case(const std::string& kernel, uint64_t n, uint64_t checked) {
   }
   u.beta1_t = float(validate::pow_int(double(u.beta1), u.t));
   u.beta2_t = float(validate::pow_int(double(u.beta2), u.t));
+  // adamw_8bit_update_vec4 reads w and g as ceil(n/4) vec4s: the generated buffers are padded
+  const uint64_t wg_count = q8v4 ? align_up(n, 4) : n;
   auto w = b.generated_prefix<float>(
-      "w", DType::F32, n, CaseBuilder::choice(r.bits(), value_list(61, [&] { return r.log_uniform(-8, 1); })), m);
+      "w", DType::F32, wg_count, CaseBuilder::choice(r.bits(), value_list(61, [&] { return r.log_uniform(-8, 1); })), m);
   ojson gv = q8 ? value_list(61, [&] {
     return float(std::ldexp(double(1 + r.below(127)) * (r.below(2) ? 1 : -1), -9 - int(r.below(4))));
   }, {"nan", "inf", "-inf"})
                 : value_list(61, [&] { return r.log_uniform(-12, 0); }, {"nan", "inf", "-inf"});
-  auto g = b.generated_prefix<float>("g", DType::F32, n, CaseBuilder::choice(r.bits(), gv), m);
+  auto g = b.generated_prefix<float>("g", DType::F32, wg_count, CaseBuilder::choice(r.bits(), gv), m);
   std::vector<float> mo, vo;
   if (q8) {
     zeros(b, "m_packed", DType::U32, div_ceil(n, 4));

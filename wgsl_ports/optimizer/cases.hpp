@@ -13,9 +13,10 @@
 
 namespace wgslvk::optimizer {
 
-// "optimizer/adamw_update", "optimizer/adamw_update_f16" or "optimizer/adamw_8bit_update" over n
+// "optimizer/adamw_update", "optimizer/adamw_update_f16", "optimizer/adamw_8bit_update" or
+// "optimizer/adamw_8bit_update_vec4" (ours; w and g generated padded to a multiple of 4) over n
 // elements (n < 2^32), one dispatch of ceil(n/256) workgroups, a few non-finite gradients. The
-// first min(checked, n) elements of every output are checked (adamw_8bit_update: rounded up to
+// first min(checked, n) elements of every output are checked (the 8-bit kernels: rounded up to
 // whole 256-element blocks, as a block's scale depends on all of it). Throws std::invalid_argument
 // for another kernel name or n out of range.
 validate::Case adamw_sweep_case(const std::string& kernel, uint64_t n, uint64_t checked);

@@ -158,3 +158,231 @@ fn adamw_one_call(@builtin(global_invocation_id) gid: vec3<u32>,
     let p = param_oc[i];
     param_oc[i] = p - lr * (m_hat / (sqrt(v_hat) + eps) + wd * p);
 }
+
+// ---- adamw_8bit_update_vec4: adamw_8bit_update restructured for speed (ours) ----------------
+//
+// The same 8-bit scheme, inputs and outputs as 12_optimizer.wgsl's adamw_8bit_update (see the
+// comment there), with the same numerics: every f32 expression is the port's, evaluated in the
+// same order on the same values, and the requantization is the same integer work, so w, g, the
+// codes and the scales come out bit-identical to the port's on the same inputs (tested). What
+// changes is the work per invocation (wgsl_ports/optimizer/README.md, "The 8-bit update"):
+//   * one workgroup = one 256-element block as in the port (the same grid: ceil(n/256)
+//     workgroups), but 64 invocations, each owning 4 consecutive elements: one vec4 load and store
+//     of w and of g, one u32 of m codes and one of v codes (its whole packed word: no byte
+//     extraction from a word another invocation also loads, no workgroup pass to repack codes);
+//   * the block maxima: each invocation's max of its 4, then 64 -> 8 -> 1 through workgroup
+//     memory (2 barriers; the port: 8 tree levels of 256 plus a barrier before packing);
+//   * per-invocation constants (bias corrections with their divisions, the decoded scale
+//     exponents, the hash salts) once per 4 elements instead of once per element.
+// ABI (decision): bindings and uniforms as adamw_8bit_update, except w and g are vec4 arrays
+// (element i is component i % 4 of vec4 i / 4), so their bound ranges must hold ceil(n/4) vec4s,
+// i.e. the caller pads w and g to a multiple of 4 elements. Elements past n in the last vec4 are
+// read but never written (per-component stores); their codes are written as 0, as the port does.
+// Subgroup operations would shorten the block max further, but the runtime exposes no subgroup
+// feature, so this stays plain WGSL on workgroup memory.
+
+const Q8V4_WG: u32 = 64u;  // invocations per workgroup (= per block), 4 elements each
+const Q8V4_M_TOP: u32 = 15u;
+const Q8V4_V_TOP: u32 = 31u;
+const Q8V4_MB: u32 = 3u;
+
+@group(0) @binding(0) var<storage, read_write> w_v4: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> g_v4: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> m_packed_v4: array<u32>;
+@group(0) @binding(3) var<storage, read_write> v_packed_v4: array<u32>;
+@group(0) @binding(4) var<storage, read_write> m_scale_v4: array<f32>;
+@group(0) @binding(5) var<storage, read_write> v_scale_v4: array<f32>;
+@group(0) @binding(6) var<storage, read> grad_stats_v4: array<f32>;
+@group(0) @binding(7) var<uniform> size_v4: u32;
+@group(0) @binding(8) var<uniform> hp_v4: vec4<f32>;    // (lr, b1, b2, wd)
+@group(0) @binding(9) var<uniform> bias_v4: vec4<f32>;  // (b1_t, b2_t, eps, t)
+
+var<workgroup> sh_max64: array<vec2<u32>, 64>;  // per invocation: (|m_new| bits, v_new bits) max
+var<workgroup> sh_max8: array<vec2<u32>, 8>;
+
+// The port's helpers (12_optimizer.wgsl), unchanged.
+fn q8v4_hash(x_in: u32) -> u32 {
+    var x = x_in;
+    x = x ^ (x >> 16u);
+    x = x * 0x7feb352du;
+    x = x ^ (x >> 15u);
+    x = x * 0x846ca68bu;
+    x = x ^ (x >> 16u);
+    return x;
+}
+
+fn q8v4_block_exp(max_bits: u32) -> u32 {
+    let e = max_bits >> 23u;
+    let bump = (max_bits & 0x7fffffu) > 0x700000u && e >= 1u && e < 254u;
+    return select(e, e + 1u, bump);
+}
+
+fn q8v4_encode(xb: u32, emax: u32, top: u32, rnd: u32) -> u32 {
+    let ex = xb >> 23u;
+    if (ex == 0u) { return 0u; }
+    let d = emax - ex;
+    let s = (xb & 0x7fffffu) | 0x800000u;
+    var shift: u32;
+    var base: u32;
+    if (d < top) {
+        shift = 23u - Q8V4_MB;
+        base = (top - d - 1u) << Q8V4_MB;
+    } else {
+        shift = d + 24u - top - Q8V4_MB;
+        base = 0u;
+        if (shift > 24u) { return 0u; }
+    }
+    let q = s >> shift;
+    let rem = s & ((1u << shift) - 1u);
+    let r = rnd >> (32u - shift);
+    var code = base + q;
+    if (rem + r >= (1u << shift)) { code = code + 1u; }
+    return min(code, (top << Q8V4_MB) | ((1u << Q8V4_MB) - 1u));
+}
+
+fn q8v4_decode(code: u32, emax: u32, top: u32) -> f32 {
+    let ec = code >> Q8V4_MB;
+    let mant = code & ((1u << Q8V4_MB) - 1u);
+    let sig = select(mant, mant + (1u << Q8V4_MB), ec != 0u);
+    let eb = i32(emax) + i32(max(ec, 1u)) - i32(top) - i32(Q8V4_MB);
+    if (sig == 0u || eb < 1) { return 0.0; }
+    return f32(sig) * bitcast<f32>(u32(eb) << 23u);
+}
+
+// What every element needs that does not depend on the element.
+struct Q8V4Consts {
+    lr: f32, beta1: f32, beta2: f32, wd: f32,
+    b1_corr: f32, b2_corr: f32, eps: f32, clip: f32,
+    m_emax_old: u32, v_emax_old: u32,
+}
+
+struct Q8V4Elem {
+    w_new: f32,
+    m_new: f32,  // 0 for an element past n (the port's value for it)
+    v_new: f32,
+}
+
+// One element's update: the port's expressions, in the port's order.
+fn q8v4_elem(w_old: f32, g_raw: f32, mc: u32, vc: u32, in_range: bool, k: Q8V4Consts) -> Q8V4Elem {
+    var grad = g_raw;
+    grad = select(0.0, grad, is_finite(grad));
+    grad = grad * k.clip;
+
+    let m_mag = q8v4_decode(mc & 0x7fu, k.m_emax_old, Q8V4_M_TOP);
+    let m_old = select(m_mag, -m_mag, (mc & 0x80u) != 0u);
+    let v_old = q8v4_decode(vc, k.v_emax_old, Q8V4_V_TOP);
+
+    let m_new = k.beta1 * m_old + (1.0 - k.beta1) * grad;
+    let v_new = k.beta2 * v_old + (1.0 - k.beta2) * grad * grad;
+
+    let m_hat = m_new * k.b1_corr;
+    let v_hat = v_new * k.b2_corr;
+
+    let denom = sqrt(v_hat) + k.eps;
+    let adam_step = m_hat / denom + k.wd * w_old;
+    let w_new = w_old - k.lr * adam_step;
+    return Q8V4Elem(w_new, select(0.0, m_new, in_range), select(0.0, v_new, in_range));
+}
+
+// m and v codes of one element (the port's sign and no-flush rules), as m | v << 8.
+fn q8v4_codes(m_new: f32, v_new: f32, m_emax: u32, v_emax: u32, salt: u32, salt_v: u32) -> u32 {
+    let m_bits = bitcast<u32>(abs(m_new));
+    let v_bits = bitcast<u32>(v_new);
+    var m_code = q8v4_encode(m_bits, m_emax, Q8V4_M_TOP, q8v4_hash(bitcast<u32>(m_new) ^ salt));
+    var v_code = q8v4_encode(v_bits, v_emax, Q8V4_V_TOP, q8v4_hash(v_bits ^ salt_v));
+    m_code = select(m_code, m_code | 0x80u, m_new < 0.0 && m_code != 0u);
+    v_code = select(v_code, 1u, v_code == 0u && (v_bits >> 23u) != 0u);
+    return m_code | (v_code << 8u);
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn adamw_8bit_update_vec4(@builtin(global_invocation_id) gid: vec3<u32>,
+                          @builtin(local_invocation_index) tid: u32,
+                          @builtin(num_workgroups) nwg: vec3<u32>) {
+    let q = gid.y * nwg.x * Q8V4_WG + gid.x;  // packed word q = elements 4q .. 4q + 3
+    let n = size_v4;
+    let words = (n >> 2u) + select(0u, 1u, (n & 3u) != 0u);
+    let live = q < words;  // no early return: every invocation reaches the barriers
+    let blk = q / Q8V4_WG;   // the same for the whole workgroup
+    let i0 = q * 4u;         // < 2^32 where live
+
+    var k: Q8V4Consts;
+    k.lr = hp_v4.x;
+    k.beta1 = hp_v4.y;
+    k.beta2 = hp_v4.z;
+    k.wd = hp_v4.w;
+    k.b1_corr = 1.0 / max(1.0 - bias_v4.x, 1e-12);
+    k.b2_corr = 1.0 / max(1.0 - bias_v4.y, 1e-12);
+    k.eps = bias_v4.z;
+    let t = u32(bias_v4.w);
+
+    var e0 = Q8V4Elem(0.0, 0.0, 0.0);
+    var e1 = e0;
+    var e2 = e0;
+    var e3 = e0;
+    if (live) {
+        k.clip = grad_stats_v4[1];
+        k.m_emax_old = bitcast<u32>(m_scale_v4[blk]) >> 23u;
+        k.v_emax_old = bitcast<u32>(v_scale_v4[blk]) >> 23u;
+        let mw = m_packed_v4[q];
+        let vw = v_packed_v4[q];
+        let w4 = w_v4[q];
+        let g4 = g_v4[q];
+        e0 = q8v4_elem(w4.x, g4.x, mw & 0xffu, vw & 0xffu, i0 < n, k);
+        e1 = q8v4_elem(w4.y, g4.y, (mw >> 8u) & 0xffu, (vw >> 8u) & 0xffu, i0 + 1u < n, k);
+        e2 = q8v4_elem(w4.z, g4.z, (mw >> 16u) & 0xffu, (vw >> 16u) & 0xffu, i0 + 2u < n, k);
+        e3 = q8v4_elem(w4.w, g4.w, mw >> 24u, vw >> 24u, i0 + 3u < n, k);
+        if (i0 + 3u < n) {
+            w_v4[q] = vec4<f32>(e0.w_new, e1.w_new, e2.w_new, e3.w_new);
+            g_v4[q] = vec4<f32>(0.0);
+        } else {  // the last, partial vec4: only elements below n
+            w_v4[q].x = e0.w_new;
+            g_v4[q].x = 0.0;
+            if (i0 + 1u < n) {
+                w_v4[q].y = e1.w_new;
+                g_v4[q].y = 0.0;
+            }
+            if (i0 + 2u < n) {
+                w_v4[q].z = e2.w_new;
+                g_v4[q].z = 0.0;
+            }
+        }
+    }
+
+    // block maxima: the u32 order of non-negative f32 bit patterns is their float order
+    let mmax = max(max(bitcast<u32>(abs(e0.m_new)), bitcast<u32>(abs(e1.m_new))),
+                   max(bitcast<u32>(abs(e2.m_new)), bitcast<u32>(abs(e3.m_new))));
+    let vmax = max(max(bitcast<u32>(e0.v_new), bitcast<u32>(e1.v_new)),
+                   max(bitcast<u32>(e2.v_new), bitcast<u32>(e3.v_new)));
+    sh_max64[tid] = vec2<u32>(mmax, vmax);
+    workgroupBarrier();
+    if (tid < 8u) {
+        var a = sh_max64[tid * 8u];
+        for (var j = 1u; j < 8u; j = j + 1u) {
+            a = max(a, sh_max64[tid * 8u + j]);
+        }
+        sh_max8[tid] = a;
+    }
+    workgroupBarrier();
+    var bm = sh_max8[0];
+    for (var j = 1u; j < 8u; j = j + 1u) {
+        bm = max(bm, sh_max8[j]);
+    }
+    let m_emax = q8v4_block_exp(bm.x);
+    let v_emax = q8v4_block_exp(bm.y);
+
+    if (live) {
+        let salt = q8v4_hash(t);
+        let salt_v = salt * 0x9e3779b9u;
+        let c0 = q8v4_codes(e0.m_new, e0.v_new, m_emax, v_emax, salt, salt_v);
+        let c1 = q8v4_codes(e1.m_new, e1.v_new, m_emax, v_emax, salt, salt_v);
+        let c2 = q8v4_codes(e2.m_new, e2.v_new, m_emax, v_emax, salt, salt_v);
+        let c3 = q8v4_codes(e3.m_new, e3.v_new, m_emax, v_emax, salt, salt_v);
+        m_packed_v4[q] = (c0 & 0xffu) | ((c1 & 0xffu) << 8u) | ((c2 & 0xffu) << 16u) | ((c3 & 0xffu) << 24u);
+        v_packed_v4[q] = (c0 >> 8u) | ((c1 >> 8u) << 8u) | ((c2 >> 8u) << 16u) | ((c3 >> 8u) << 24u);
+    }
+    if (tid == 0u && live) {  // the block's first word exists: blk * 256 < n
+        m_scale_v4[blk] = bitcast<f32>(m_emax << 23u);
+        v_scale_v4[blk] = bitcast<f32>(v_emax << 23u);
+    }
+}

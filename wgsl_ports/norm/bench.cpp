@@ -59,7 +59,10 @@ Case forward_case(Shape s) {
   return b.c;
 }
 
-Case backward_case(Shape s, uint32_t rpb) {
+// main: "layernorm_backward" (04_norm.wgsl's pair) or one of norm_native's fused kernels
+// ("layernorm_backward_fused", "layernorm_backward_fused_prefetch"), each with its finalize.
+Case backward_case(Shape s, uint32_t rpb, const std::string& main) {
+  const bool fused = main != "layernorm_backward";
   CaseBuilder b;
   auto x = fast_uniform(s.rows * 37 + s.d, uint64_t(s.rows) * s.d, -2, 2);
   auto dy = fast_uniform(s.rows * 41 + s.d, x.size(), -1, 1);
@@ -74,7 +77,10 @@ Case backward_case(Shape s, uint32_t rpb) {
     rstd[r] = float(1 / std::sqrt(v / s.d + kEps));
   }
   // dgamma/dbeta are sums over every row: checked in full (one pass of double work).
-  auto e = nref::backward_expected(x, gamma, dy, mean, rstd, s, rpb);
+  auto e = fused ? nref::backward_expected(x, gamma, dy, mean, rstd, s,
+                                           double(norm::fused_row_sum_depth(s.d)),
+                                           double(norm::fused_dparams_sum_depth(s, rpb)))
+                 : nref::backward_expected(x, gamma, dy, mean, rstd, s, rpb);
   b.input("x", DType::F32, x);
   b.input("gamma", DType::F32, gamma);
   b.input("dy", DType::F32, dy);
@@ -84,12 +90,13 @@ Case backward_case(Shape s, uint32_t rpb) {
   b.output("partials", DType::F32, norm::partials_count(s, rpb));
   b.output("dgamma", DType::F32, s.d);
   b.output("dbeta", DType::F32, s.d);
-  auto& d = b.dispatch("norm/layernorm_backward");
+  auto& d = b.dispatch("norm/" + main);
   const char* names[] = {"x", "gamma", "dy", "mean", "rstd", "dx", "partials"};
   for (uint32_t i = 0; i < 7; ++i) CaseBuilder::bind(d, i, names[i]);
   CaseBuilder::bind_values(d, 7, params(s, rpb));
   d.workgroups_1d = norm::backward_blocks(s, rpb);
-  auto& f = b.dispatch("norm/layernorm_backward_dparams");
+  auto& f = b.dispatch(fused ? "norm/layernorm_backward_fused_dparams"
+                             : "norm/layernorm_backward_dparams");
   CaseBuilder::bind(f, 0, "partials");
   CaseBuilder::bind(f, 1, "dgamma");
   CaseBuilder::bind(f, 2, "dbeta");
@@ -122,27 +129,39 @@ void bench_norm(bench::Ctx& c) {
         bench::time_case(c, forward_case(s), row);
       }
       // The host default, about kTargetBlocks blocks. (4x more or fewer blocks were slower on an
-      // H100: README.md.) `--only layernorm_backward_blocks` adds both for comparison.
-      for (uint32_t target : {norm::kTargetBlocks, 2048u, 128u}) {
-      if (target != norm::kTargetBlocks && !c.options().only.count("layernorm_backward_blocks"))
-        continue;
-      if (c.selected("norm", "layernorm_backward") ||
-          c.options().only.count("layernorm_backward_blocks")) {
-        const uint32_t rpb = norm::default_rows_per_block(s, target);
-        bench::Row row;
-        row.kernel = target == norm::kTargetBlocks
-                         ? std::string("layernorm_backward")
-                         : "layernorm_backward[" + std::to_string(norm::backward_blocks(s, rpb)) +
-                               " blocks]";
-        row.label = label;
-        row.dims = dims;
-        row.dims["rows_per_block"] = rpb;
-        row.bytes = n * 12 + uint64_t(d) * 12 + uint64_t(r) * 8;
-        row.bytes_rule = "read x, dy, gamma, mean, rstd; write dx, dgamma, dbeta (the per-block "
-                         "partials, 2 x d x blocks written and read, not counted); both dispatches";
-        row.flops = double(n) * 14;
-        bench::time_case(c, backward_case(s, rpb), row);
-      }
+      // H100: README.md.) `--only layernorm_backward_blocks` adds both for comparison;
+      // `--only layernorm_backward_fused_blocks` the same for norm_native's fused pair (ours),
+      // with 256 and 1024 blocks too; `layernorm_backward_fused_prefetch` (its next-row
+      // prefetching build) only when named in --only (or its _blocks).
+      for (const std::string kname : {"layernorm_backward", "layernorm_backward_fused",
+                                      "layernorm_backward_fused_prefetch"}) {
+        const bool fused = kname != "layernorm_backward";
+        const bool sweep = c.options().only.count(kname + "_blocks") > 0;
+        std::vector<uint32_t> done;  // rows_per_block already timed (small shapes clamp targets)
+        for (uint32_t target : {norm::kTargetBlocks, 2048u, 128u, 256u, 1024u}) {
+          if (target != norm::kTargetBlocks && !sweep) continue;
+          if (!fused && (target == 256u || target == 1024u)) continue;
+          if (!c.selected("norm", kname) && !sweep) continue;
+          if (kname == "layernorm_backward_fused_prefetch" && !c.options().only.count(kname) && !sweep)
+            continue;
+          const uint32_t rpb = norm::default_rows_per_block(s, target);
+          if (std::find(done.begin(), done.end(), rpb) != done.end()) continue;
+          done.push_back(rpb);
+          bench::Row row;
+          row.kernel = target == norm::kTargetBlocks
+                           ? kname
+                           : kname + "[" + std::to_string(norm::backward_blocks(s, rpb)) + " blocks]";
+          row.label = label;
+          row.dims = dims;
+          row.dims["rows_per_block"] = rpb;
+          // The same byte count for both pairs: x, dy read once, gamma once, mean and rstd once
+          // (4 B per row each), dx written once, dgamma and dbeta written (4 B per column each).
+          row.bytes = n * 12 + uint64_t(d) * 12 + uint64_t(r) * 8;
+          row.bytes_rule = "read x, dy, gamma, mean, rstd; write dx, dgamma, dbeta (the per-block "
+                           "partials, 2 x d x blocks written and read, not counted); both dispatches";
+          row.flops = double(n) * 14;
+          bench::time_case(c, backward_case(s, rpb, kname), row);
+        }
       }
     }
 }

@@ -1,10 +1,12 @@
 // Golden cases of 04_norm.wgsl: layernorm forward (odd row counts, d = 80 / 96 / 768, rows with a
 // large offset, a constant row, a 2-D grid) and backward (dx, and dgamma/dbeta through the
-// partials and the finalize kernel, several rows_per_block). Expected values and bounds:
-// wgsl_ports/norm/reference.hpp.
+// partials and the finalize kernel, several rows_per_block); the same for norm_native.wgsl's
+// fused pair (ours) and its prefetching build, and its finalize alone. Expected values and
+// bounds: wgsl_ports/norm/reference.hpp.
 #include <algorithm>
 #include <cmath>
 
+#include "norm/cases.hpp"
 #include "norm/reference.hpp"
 #include "wgslvk/validate/case_builder.hpp"
 
@@ -98,8 +100,15 @@ Case forward_case(uint64_t seed, Shape s, const std::array<uint32_t, 3>* grid,
   return b.c;
 }
 
+// The two backward pairs: 04_norm.wgsl's port and norm_native.wgsl's (ours), same ABI, same
+// reference; the bounds differ only in the summation depths (reference.hpp).
+// Prefetch: the fused pair with layernorm_backward_fused_prefetch as its first dispatch (a
+// native-only build of the fused .comp; same arithmetic, same bounds).
+enum class Bwd { Port, Fused, Prefetch };
+
 Case backward_case(uint64_t seed, Shape s, uint32_t rpb, const std::array<uint32_t, 3>* grid,
-                   const std::string& what) {
+                   const std::string& what, Bwd variant = Bwd::Port, uint32_t finalize_rows = 0) {
+  const bool fused = variant != Bwd::Port;
   Rng r(seed);
   CaseBuilder b;
   b.c.description = what;
@@ -112,7 +121,10 @@ Case backward_case(uint64_t seed, Shape s, uint32_t rpb, const std::array<uint32
       y(x.size()), md(s.rows), rd(s.rows);
   nref::layernorm_forward(xd, gd, zero, kEps, s, y, md, rd);
   std::vector<float> mean(md.begin(), md.end()), rstd(rd.begin(), rd.end());
-  auto e = nref::backward_expected(x, gamma, dy, mean, rstd, s, rpb);
+  auto e = fused ? nref::backward_expected(x, gamma, dy, mean, rstd, s,
+                                           double(norm::fused_row_sum_depth(s.d)),
+                                           double(norm::fused_dparams_sum_depth(s, rpb)))
+                 : nref::backward_expected(x, gamma, dy, mean, rstd, s, rpb);
   b.input("x", DType::F32, x);
   b.input("gamma", DType::F32, gamma);
   b.input("dy", DType::F32, dy);
@@ -122,7 +134,10 @@ Case backward_case(uint64_t seed, Shape s, uint32_t rpb, const std::array<uint32
   b.output("partials", DType::F32, norm::partials_count(s, rpb));
   b.output("dgamma", DType::F32, s.d);
   b.output("dbeta", DType::F32, s.d);
-  auto& d = b.dispatch("norm/layernorm_backward", "dx and the blocks' partials");
+  auto& d = b.dispatch(variant == Bwd::Prefetch ? "norm/layernorm_backward_fused_prefetch"
+                       : fused                   ? "norm/layernorm_backward_fused"
+                                                 : "norm/layernorm_backward",
+                       "dx and the blocks' partials");
   CaseBuilder::bind(d, 0, "x");
   CaseBuilder::bind(d, 1, "gamma");
   CaseBuilder::bind(d, 2, "dy");
@@ -132,11 +147,14 @@ Case backward_case(uint64_t seed, Shape s, uint32_t rpb, const std::array<uint32
   CaseBuilder::bind(d, 6, "partials");
   CaseBuilder::bind_values(d, 7, ln_params(s, kEps, rpb));
   set_grid(d, norm::backward_blocks(s, rpb), grid);
-  auto& f = b.dispatch("norm/layernorm_backward_dparams", "dgamma, dbeta from the partials");
+  auto& f = b.dispatch(fused ? "norm/layernorm_backward_fused_dparams"
+                             : "norm/layernorm_backward_dparams",
+                       "dgamma, dbeta from the partials");
   CaseBuilder::bind(f, 0, "partials");
   CaseBuilder::bind(f, 1, "dgamma");
   CaseBuilder::bind(f, 2, "dbeta");
-  CaseBuilder::bind_values(f, 3, ln_params(s, kEps, rpb));
+  // finalize_rows (tests only): a host that tells the finalize another row count.
+  CaseBuilder::bind_values(f, 3, ln_params({finalize_rows ? finalize_rows : s.rows, s.d}, kEps, rpb));
   f.workgroups_1d = norm::dparams_workgroups(s);
   check(b, "dx", e.dx, 0,
         "dx within h + 15 ULPs of rstd (|g| + mean|g| + |xhat| mean|g xhat|) (two row sums of "
@@ -150,7 +168,9 @@ Case backward_case(uint64_t seed, Shape s, uint32_t rpb, const std::array<uint32
 // layernorm_backward_dparams alone, on given partials: per column the sum over blocks of the
 // dgamma (and dbeta) partials. Adds on a term's path: ceil(n_blocks / 16) per lane, then 15 over
 // the lanes: bound that + 1 (reference rounding) ULPs of the sum of |partials|.
-Case dparams_case(uint64_t seed, Shape s, uint32_t rpb, const std::string& what) {
+// fused: layernorm_backward_fused_dparams (norm_native.wgsl): 64 lanes per column, so
+// ceil(n_blocks / 64) + 6 adds on a term's path, + 1 for the reference's rounding.
+Case dparams_case(uint64_t seed, Shape s, uint32_t rpb, const std::string& what, bool fused = false) {
   Rng r(seed);
   CaseBuilder b;
   b.c.description = what;
@@ -161,7 +181,7 @@ Case dparams_case(uint64_t seed, Shape s, uint32_t rpb, const std::string& what)
   for (nref::Expected* e : {&dg, &db}) {
     e->value.assign(s.d, 0.0f);
     e->magnitude.assign(s.d, 0.0);
-    e->bound.assign(s.d, double((nb + 15) / 16 + 15 + 1));
+    e->bound.assign(s.d, fused ? double((nb + 63) / 64 + 6 + 1) : double((nb + 15) / 16 + 15 + 1));
   }
   for (uint32_t j = 0; j < s.d; ++j) {
     double sg = 0, sb = 0;
@@ -178,14 +198,18 @@ Case dparams_case(uint64_t seed, Shape s, uint32_t rpb, const std::string& what)
   b.input("partials", DType::F32, partials);
   b.output("dgamma", DType::F32, s.d + 4);
   b.output("dbeta", DType::F32, s.d + 4);
-  auto& f = b.dispatch("norm/layernorm_backward_dparams");
+  auto& f = b.dispatch(fused ? "norm/layernorm_backward_fused_dparams"
+                             : "norm/layernorm_backward_dparams");
   CaseBuilder::bind(f, 0, "partials");
   CaseBuilder::bind(f, 1, "dgamma");
   CaseBuilder::bind(f, 2, "dbeta");
   CaseBuilder::bind_values(f, 3, ln_params(s, kEps, rpb));
   f.workgroups_1d = norm::dparams_workgroups(s);
   check(b, "dgamma", dg, 4,
-        "sum over blocks in the kernel's fixed order: ceil(n_blocks/16) + 16 ULPs of sum|partials|");
+        fused ? "sum over blocks in the kernel's fixed order: ceil(n_blocks/64) + 7 ULPs of "
+                "sum|partials|"
+              : "sum over blocks in the kernel's fixed order: ceil(n_blocks/16) + 16 ULPs of "
+                "sum|partials|");
   check(b, "dbeta", db, 4, "the same for the dbeta partials");
   return b.c;
 }
@@ -255,6 +279,90 @@ Case backward_grid_2d(uint64_t seed) {
                        "wid.y * nwg.x + wid.x, the 6th exits");
 }
 
+// ---- norm_native.wgsl (ours): layernorm_backward_fused + layernorm_backward_fused_dparams ------
+
+Case fused_basic(uint64_t seed) {
+  Rng r(seed ^ 0x4e34);
+  const uint32_t ds[] = {20, 80, 96, 100, 768};
+  Shape s{1 + r.below(40), ds[r.below(5)]};
+  const uint32_t rpw = norm::rows_per_workgroup(s.d);
+  const uint32_t rpb = r.below(2) ? norm::default_rows_per_block(s) : 1 + r.below(3 * rpw);
+  return backward_case(seed, s, rpb, nullptr,
+                       "random rows, d " + std::to_string(s.d) + ", rows " + std::to_string(s.rows) +
+                           ", rows_per_block " + std::to_string(rpb),
+                       Bwd::Fused);
+}
+Case fused_d20(uint64_t seed) {
+  return backward_case(seed, {61, 20}, 7, nullptr,
+                       "d = 20 (5 vec4s: lanes 5..7 of each 8-lane segment idle), 61 rows in "
+                       "blocks of 7 (9 blocks, the last of 5 rows)",
+                       Bwd::Fused);
+}
+Case fused_d100_odd(uint64_t seed) {
+  return backward_case(seed, {45, 100}, 32, nullptr,
+                       "d = 100 (25 vec4s, 4 per lane for lane 0 only), 45 rows: one full block "
+                       "of 32 rows, a second of 13 (19 segments idle)",
+                       Bwd::Fused);
+}
+Case fused_d768(uint64_t seed) {
+  return backward_case(seed, {9, 768}, 8, nullptr,
+                       "d = 768 (64 lanes per row: seg_sum8 over 8 x 8 lanes), 9 rows in blocks "
+                       "of 8: block 0 walks 2 row groups (both halves of the double buffer)",
+                       Bwd::Fused);
+}
+Case fused_d1040(uint64_t seed) {
+  return backward_case(seed, {3, 1040}, 2, nullptr,
+                       "d = 1040: 128 lanes, register slots k = 0..2 (k = 2 only for lanes < 4)",
+                       Bwd::Fused);
+}
+Case fused_d4096(uint64_t seed) {
+  return backward_case(seed, {3, 4096}, 3, nullptr,
+                       "d = 4096 = kMaxD: 256 lanes, 4 vec4s each, one row per iteration, 3 "
+                       "iterations (the double buffer's both halves)",
+                       Bwd::Fused);
+}
+Case fused_300_blocks(uint64_t seed) {
+  return backward_case(seed, {300, 8}, 1, nullptr,
+                       "300 blocks of 1 row, d = 8: the finalize's 64 lanes add 4 or 5 blocks "
+                       "each; its one workgroup has 2 of 4 columns",
+                       Bwd::Fused);
+}
+Case fused_grid_2d(uint64_t seed) {
+  static const std::array<uint32_t, 3> grid{2, 3, 1};
+  return backward_case(seed, {40, 128}, 8, &grid,
+                       "a 2 x 3 grid for 5 blocks of 8 rows: block = wid.y * nwg.x + wid.x, the "
+                       "6th exits",
+                       Bwd::Fused);
+}
+
+Case fused_dparams_basic(uint64_t seed) {
+  Rng r(seed ^ 0x4e35);
+  const Shape s{1 + r.below(300), kDs[r.below(3)]};
+  const uint32_t rpb = 4 + r.below(13);
+  return dparams_case(seed, s, rpb,
+                      "random partials over binades, " + std::to_string(norm::backward_blocks(s, rpb)) +
+                          " blocks, d " + std::to_string(s.d) + " (columns past d write nothing)",
+                      true);
+}
+Case fused_dparams_200_blocks(uint64_t seed) {
+  return dparams_case(seed, {200, 20}, 1,
+                      "200 blocks (lanes 0..7 add 4, the rest 3), d = 20: 5 vec4 columns, the "
+                      "2nd workgroup holds 1 of 4",
+                      true);
+}
+Case prefetch_d768(uint64_t seed) {
+  return backward_case(seed, {9, 768}, 8, nullptr,
+                       "prefetching build, d = 768, 9 rows in blocks of 8: block 0 prefetches its "
+                       "second row group, block 1 has none",
+                       Bwd::Prefetch);
+}
+Case prefetch_d20(uint64_t seed) {
+  return backward_case(seed, {61, 20}, 7, nullptr,
+                       "prefetching build, d = 20 (idle lanes), 61 rows in blocks of 7 (the last "
+                       "of 5 rows: surplus segments prefetch nothing)",
+                       Bwd::Prefetch);
+}
+
 Case dparams_basic(uint64_t seed) {
   Rng r(seed ^ 0x4e33);
   const Shape s{1 + r.below(300), kDs[r.below(3)]};
@@ -287,9 +395,30 @@ void register_norm(std::vector<Generator>& g) {
   add("layernorm_backward", "d768", 4104, false, backward_d768);
   add("layernorm_backward", "d1040", 4105, false, backward_d1040);
   add("layernorm_backward", "grid_2d", 4106, false, backward_grid_2d);
+  add("layernorm_backward_fused", "basic", 4201, true, fused_basic);
+  add("layernorm_backward_fused", "d20_blocks_of_7", 4202, false, fused_d20);
+  add("layernorm_backward_fused", "d100_partial_block", 4203, false, fused_d100_odd);
+  add("layernorm_backward_fused", "d768", 4204, false, fused_d768);
+  add("layernorm_backward_fused", "d1040", 4205, false, fused_d1040);
+  add("layernorm_backward_fused", "d4096", 4206, false, fused_d4096);
+  add("layernorm_backward_fused", "blocks_300_d8", 4207, false, fused_300_blocks);
+  add("layernorm_backward_fused", "grid_2d", 4208, false, fused_grid_2d);
+  add("layernorm_backward_fused_dparams", "basic", 4251, true, fused_dparams_basic);
+  add("layernorm_backward_fused_dparams", "blocks_200_d20", 4252, false, fused_dparams_200_blocks);
+  add("layernorm_backward_fused_prefetch", "d768", 4301, false, prefetch_d768);
+  add("layernorm_backward_fused_prefetch", "d20_blocks_of_7", 4302, false, prefetch_d20);
   add("layernorm_backward_dparams", "basic", 4151, true, dparams_basic);
   add("layernorm_backward_dparams", "blocks_37_d100", 4152, false, dparams_37_blocks);
 }
 WGSLVK_REGISTER_GENERATORS(register_norm);
+
+Case norm_fused_backward_case(uint64_t seed, norm::Shape s, uint32_t rows_per_block,
+                              uint32_t finalize_rows) {
+  return backward_case(seed, s, rows_per_block, nullptr,
+                       "fused backward, rows " + std::to_string(s.rows) + ", d " +
+                           std::to_string(s.d) + ", rows_per_block " +
+                           std::to_string(rows_per_block),
+                       Bwd::Fused, finalize_rows);
+}
 
 }  // namespace wgslvk::validate

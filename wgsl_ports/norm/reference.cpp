@@ -53,6 +53,17 @@ uint32_t dparams_sum_depth(Shape s, uint32_t rpb) {
   return uint32_t((rpb + rpw - 1) / rpw + (rpw - 1) + (nb + 15) / 16 + 15);
 }
 
+uint32_t fused_row_sum_depth(uint32_t d) {
+  const uint32_t tpr = threads_per_row(d);
+  const uint32_t m = std::max<uint32_t>(1, (d / 4 + tpr - 1) / tpr);
+  return m + 2 + tpr / 8 + 3;
+}
+uint32_t fused_dparams_sum_depth(Shape s, uint32_t rpb) {
+  const uint32_t rpw = rows_per_workgroup(s.d);
+  const uint64_t nb = backward_blocks(s, rpb);
+  return uint32_t((rpb + rpw - 1) / rpw + (rpw - 1) + (nb + 63) / 64 + 6);
+}
+
 namespace ref {
 
 void layernorm_forward(std::span<const double> x, std::span<const double> gamma,
@@ -163,12 +174,17 @@ ForwardExpected forward_expected(std::span<const float> x, std::span<const float
 BackwardExpected backward_expected(std::span<const float> x, std::span<const float> gamma,
                                    std::span<const float> dy, std::span<const float> mean,
                                    std::span<const float> rstd, Shape s, uint32_t rpb) {
+  return backward_expected(x, gamma, dy, mean, rstd, s, double(row_sum_depth(s.d)),
+                           double(dparams_sum_depth(s, rpb)));
+}
+
+BackwardExpected backward_expected(std::span<const float> x, std::span<const float> gamma,
+                                   std::span<const float> dy, std::span<const float> mean,
+                                   std::span<const float> rstd, Shape s, double h, double H) {
   const uint64_t n = uint64_t(s.rows) * s.d;
   std::vector<double> xd = widen(x), gd = widen(gamma), dyd = widen(dy), md = widen(mean),
                       rd = widen(rstd), dx(n), dg(s.d), db(s.d);
   layernorm_backward(xd, gd, dyd, md, rd, s, dx, dg, db);
-  const double h = row_sum_depth(s.d);
-  const double H = dparams_sum_depth(s, rpb);
   BackwardExpected e;
   resize(e.dx, n);
   resize(e.dgamma, s.d);

@@ -50,6 +50,16 @@ uint32_t row_sum_depth(uint32_t d);
 // adds over segments, ceil(n_blocks / 16) adds per lane in the finalize, 15 over lanes.
 uint32_t dparams_sum_depth(Shape s, uint32_t rows_per_block);
 
+// norm_native.wgsl (ours): layernorm_backward_fused has the same launch layout and partials
+// (backward_blocks, partials_count, default_rows_per_block) and layernorm_backward_fused_dparams
+// the same grid (dparams_workgroups: 4 vec4 columns per workgroup); the orders of adds differ:
+//  row sums: m per lane, 2 in hsum, then 8 accumulators of tpr/8 lanes each and a tree of 8:
+//            h = m + 2 + tpr/8 + 3;
+//  dgamma/dbeta: ceil(rows_per_block / rpw) per segment, rpw - 1 over segments, ceil(n_blocks /
+//            64) per finalize lane, 6 in the tree over its 64 lanes.
+uint32_t fused_row_sum_depth(uint32_t d);
+uint32_t fused_dparams_sum_depth(Shape s, uint32_t rows_per_block);
+
 namespace ref {
 
 // ---- double precision: the algorithm -----------------------------------------------------------
@@ -103,6 +113,12 @@ struct BackwardExpected {
 BackwardExpected backward_expected(std::span<const float> x, std::span<const float> gamma,
                                    std::span<const float> dy, std::span<const float> mean,
                                    std::span<const float> rstd, Shape s, uint32_t rows_per_block);
+// The same with the summation depths given: h for the row sums (dx), H for dgamma/dbeta (the
+// overload above passes row_sum_depth and dparams_sum_depth; norm_native's kernels pass
+// fused_row_sum_depth and fused_dparams_sum_depth).
+BackwardExpected backward_expected(std::span<const float> x, std::span<const float> gamma,
+                                   std::span<const float> dy, std::span<const float> mean,
+                                   std::span<const float> rstd, Shape s, double h, double H);
 
 }  // namespace ref
 }  // namespace wgslvk::norm

@@ -111,6 +111,8 @@ std::string_view attention_name(AttentionImpl a) {
       return "fa2";
     case AttentionImpl::FA2Wide:
       return "fa2_wide";
+    case AttentionImpl::FA2Tiled:
+      return "fa2_tiled";
     case AttentionImpl::Naive:
       return "naive";
   }
@@ -118,10 +120,11 @@ std::string_view attention_name(AttentionImpl a) {
 }
 
 AttentionImpl parse_attention(std::string_view s) {
-  for (auto a : {AttentionImpl::FA2, AttentionImpl::FA2Wide, AttentionImpl::Naive})
+  for (auto a : {AttentionImpl::FA2, AttentionImpl::FA2Wide, AttentionImpl::FA2Tiled,
+                 AttentionImpl::Naive})
     if (attention_name(a) == s) return a;
   throw std::invalid_argument("unknown attention '" + std::string(s) +
-                              "' (known: fa2, fa2_wide, naive)");
+                              "' (known: fa2, fa2_wide, fa2_tiled, naive)");
 }
 
 uint32_t TrainConfig::effective_warmup() const {

@@ -72,9 +72,10 @@ std::string_view schedule_name(Schedule s);
 // FA2: the log's FlashAttention-2 kernels (one invocation per Q row); FA2Wide: ours, the same
 // algorithm and ABI with 8 invocations per row (attention_native.wgsl), the default: 3-4x faster
 // on an H200 (bench/results/h200-2026-11-23-session4); Naive: the log's starting point, keeping the
-// attention matrix.
-enum class AttentionImpl { FA2, FA2Wide, Naive };
-std::string_view attention_name(AttentionImpl a);  // "fa2", "fa2_wide", "naive"
+// attention matrix. FA2Tiled: FA2Wide's forward and our one-dispatch tiled backward
+// (attn_bwd_fa2_tiled, 32 x 32 register tiles; attention/host.hpp).
+enum class AttentionImpl { FA2, FA2Wide, FA2Tiled, Naive };
+std::string_view attention_name(AttentionImpl a);  // "fa2", "fa2_wide", "fa2_tiled", "naive"
 AttentionImpl parse_attention(std::string_view s);  // throws std::invalid_argument naming s
 
 struct TrainConfig {

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "attention/host.hpp"
 #include "attention/reference.hpp"
 #include "elementwise/reference.hpp"
 #include "embedding/reference.hpp"
@@ -79,7 +80,12 @@ void GpuGpt::build() {
   const uint64_t R = uint64_t(B) * T;
   const bool fa2 = gopt_.attention != AttentionImpl::Naive;
   // The wide variants have the FA2 kernels' ABI and dispatch: a host switches by name.
-  const std::string fa2_suffix = gopt_.attention == AttentionImpl::FA2Wide ? "_wide" : "";
+  const std::string fa2_suffix = gopt_.attention == AttentionImpl::FA2 ? "" : "_wide";
+  const attention::Fa2Backward fa2_bwd = gopt_.attention == AttentionImpl::FA2Tiled
+                                             ? attention::Fa2Backward::Tiled
+                                         : gopt_.attention == AttentionImpl::FA2Wide
+                                             ? attention::Fa2Backward::Wide
+                                             : attention::Fa2Backward::Ported;
   auto buf = [&](const std::string& label, uint64_t floats) {
     return utils::make_buffer(dev_, label, floats * 4);
   };
@@ -363,8 +369,9 @@ void GpuGpt::build() {
       std::vector<BindGroupEntry> e = {whole(attn_u).entry(0), whole(L.qkv).entry(1),
                                        whole(A.dy).entry(2),   whole(L.lse).entry(3),
                                        whole(A.dsum).entry(4), whole(A.dqkv).entry(5)};
-      add("attention/attn_dscores_fa2" + fa2_suffix, e, qt, H, B);
-      add("attention/attn_dv_fa2" + fa2_suffix, e, qt, H, B);
+      for (const auto& k : attention::fa2_backward_dispatches(attention::make_shape(B, T, H, hd),
+                                                              fa2_bwd))
+        add(k.kernel, e, k.x, k.y, k.z);
     } else {
       add_flat("attention/attn_dscores",
                {whole(attn_u).entry(0), whole(L.qkv).entry(1), whole(L.att).entry(2),

@@ -163,9 +163,12 @@ constexpr double kGradRel = 1e-3;
 TEST(GptParity, GradientsMatchTheDoubleReference) {
   // The log's FA2 and naive attention with the seed's vec4 matmul, and the defaults (wide FA2,
   // native matmul).
-  for (AttentionImpl att : {AttentionImpl::FA2, AttentionImpl::Naive, AttentionImpl::FA2Wide}) {
+  for (AttentionImpl att : {AttentionImpl::FA2, AttentionImpl::Naive, AttentionImpl::FA2Wide,
+                            AttentionImpl::FA2Tiled}) {
     SCOPED_TRACE(std::string(attention_name(att)));
-    const MatmulImpl mm = att == AttentionImpl::FA2Wide ? MatmulImpl::Native : MatmulImpl::Vec4;
+    const MatmulImpl mm = att == AttentionImpl::FA2 || att == AttentionImpl::Naive
+                              ? MatmulImpl::Vec4
+                              : MatmulImpl::Native;
     ModelConfig mc = ci_model();
     TrainConfig tc = ci_train();
     tc.attention = att;

@@ -456,3 +456,234 @@ fn attn_dv_fa2_wide(@builtin(workgroup_id) wid: vec3<u32>,
         }
     }
 }
+
+// ---- attn_bwd_fa2_tiled: the whole FA2 backward (dq, dk, dv) in one dispatch, register-tiled ---
+// NOT FROM THE LOG: wgslvk's own FA2 backward, replacing the pair attn_dscores_fa2(_wide) +
+// attn_dv_fa2(_wide) (run after attn_dsum, the same bindings 0-5, the same dqkv columns written,
+// the same algorithm: P = exp(scale q.k - L), dP = dout.v, dS = P (dP - dsum)). The wide pair
+// reduces every dot product from 8 partials through workgroup memory (about two workgroup-memory
+// reads per multiply-add, 5 barriers per 16 keys); here every output is accumulated by one
+// invocation from 32 x 32 tiles in workgroup memory (FlashAttention-2's backward structure).
+//
+// Dispatch (B * H, 2 * ceil(T / 32), 1): wid.x = b * H + h; wid.y = a job, heaviest first:
+//   even wid.y = 2k: dk and dv of K tile k (keys 32k ..), walking Q blocks k .. last (the
+//     FA2 paper's outer loop over K/V tiles, dk and dv accumulated in registers);
+//   odd wid.y = 2k + 1: dq of Q tile nt - 1 - k, walking K blocks 0 .. the diagonal.
+// DECISION (dq without float atomics, deterministic): dq is recomputed by its own Q-tile jobs (a
+// separate pass per Q tile over K tiles: S and dP computed a second time, 3 of the 7 tile
+// matmuls) instead of partial dq tiles reduced afterwards: no scratch buffer (O(T) memory, as
+// FA2 promises; the partials would take ceil(T/32) x T x hd floats per head, the attention
+// matrix's size at hd = 32), the same bindings as the ported pair (a host switches by kernel
+// name), and the two roles run concurrently in one dispatch. Every dqkv element has one writer
+// and a fixed summation order: bit-identical reruns.
+//
+// Both roles are one code path: a "fixed" tile of 32 rows (kv: k and v of the K tile; dq: q and
+// dout of the Q tile), held in registers for the whole walk, against a "streamed" block of 32
+// rows per step (kv: q and dout; dq: k and v). Per step, with hd split in chunks of 32 columns:
+//   A. per chunk: fixed and streamed chunks into 4 workgroup tiles; invocation (ty, tx) =
+//      (lid / 16, lid % 16) accumulates the 2 x 2 scores s[rr][cc] = F1[rr] . S1[cc] and
+//      dp[rr][cc] = F2[rr] . S2[cc] for fixed rows rr = ty, ty + 16 and block rows cc = tx, tx + 16
+//      (one hd-term dot each, in column order);
+//   B. P = exp(scale s - L_i), dS = P (dP - dsum_i) for key j <= query i < T (else exactly 0),
+//      into two tiles; per chunk, last to first (the last chunk's streamed tiles are still in
+//      place): acc1[rr][c] += sum_cc dS[rr][cc] S1[cc][c] (kv: dk from q; dq: dq from k) and,
+//      kv only, acc2[rr][c] += sum_cc P[rr][cc] S2[cc][c] (dv from dout), c = ch*32 + tx, +16.
+// At the end dq = acc1 * scale, dk = acc1 * scale, dv = acc2 (dk takes the scale once at the end,
+// as dq does, instead of attn_dv_fa2's per-term dS * scale: the same bound).
+// Workgroup memory: 4 tiles of 32 x 32 f32 = 16 KB (WebGPU's default limit), swizzled: element
+// (r, c) at r * 32 + (c ^ r), so the column reads of phase A (32 rows, one column) and the row
+// reads of phase B (one row, 32 columns) and the row-wise stores all hit 32 distinct banks.
+// Per invocation: 16 + 16 floats of the fixed tile (4 chunks x 4 loads, head_dim <= 128),
+// 16 + 16 accumulators, 4 + 4 scores.
+// Bounds: reference.hpp's backward bounds, unchanged: the same operations per term (the scores'
+// hd-term dots, exp(s*scale - L), P (dP - D)); dq, dk and dv are n-term sums in another order
+// (blocks of 32, each summed in row order), which the order-free (n + 2nb + 3)u covers.
+// Tails: rows past T (streamed or fixed) and columns past hd are loaded as 0.0 and masked; only
+// rows < T and columns < hd are stored. head_dim > 128: a uniform early return, nothing written.
+// NaN/Inf inputs are not special-cased: a non-finite value in any row of a 32-row block can reach
+// every output the block's tiles meet (0 * NaN), as in the wide kernels.
+
+@group(0) @binding(0) var<uniform> p_bt: AttnParams;
+@group(0) @binding(1) var<storage, read> qkv_bt: array<f32>;
+@group(0) @binding(2) var<storage, read> dout_bt: array<f32>;
+@group(0) @binding(3) var<storage, read> lse_bt: array<f32>;
+@group(0) @binding(4) var<storage, read> dsum_bt: array<f32>;
+@group(0) @binding(5) var<storage, read_write> dqkv_bt: array<f32>;
+
+const BT_TILE: u32 = 32u;     // rows per tile and per walked block; columns per chunk
+const BT_CHUNKS: u32 = 4u;    // W_MAX_HD / BT_TILE
+const BT_SLOT: u32 = 1024u;   // BT_TILE * BT_TILE floats: one tile of workgroup memory
+
+// Slots: 0 F1 chunk, then dS; 1 F2 chunk, then P; 2 S1 chunk; 3 S2 chunk.
+var<workgroup> tiles_bt: array<f32, 4096>;
+
+// The swizzled index of element (r, c) of a 32 x 32 tile, r and c < 32.
+fn bt_sw(r: u32, c: u32) -> u32 {
+    return r * BT_TILE + (c ^ r);
+}
+
+// Element (row, col) of head h of batch b of q (which = 0), k (1), v (2) or dout (3); 0.0 for a
+// row past T or a column past head_dim.
+fn bt_load(which: u32, b: u32, h: u32, row: u32, col: u32) -> f32 {
+    let T = p_bt.seq;
+    let hd = p_bt.head_dim;
+    let d = p_bt.heads * hd;
+    if (row >= T || col >= hd) { return 0.0; }
+    if (which == 3u) { return dout_bt[(b * T + row) * d + h * hd + col]; }
+    return qkv_bt[(b * T + row) * 3u * d + which * d + h * hd + col];
+}
+
+@compute @workgroup_size(256, 1, 1)
+fn attn_bwd_fa2_tiled(@builtin(workgroup_id) wid: vec3<u32>,
+                      @builtin(local_invocation_id) lid: vec3<u32>) {
+    let T = p_bt.seq;
+    let H = p_bt.heads;
+    let hd = p_bt.head_dim;
+    if (hd > W_MAX_HD) { return; }  // uniform: the whole workgroup leaves
+    let d = H * hd;
+    let b = wid.x / H;
+    let h = wid.x % H;
+    let nt = (T + BT_TILE - 1u) / BT_TILE;
+    let kv = (wid.y % 2u) == 0u;
+    let tile = select(nt - 1u - wid.y / 2u, wid.y / 2u, kv);
+    let f0 = tile * BT_TILE;                  // first row of the fixed tile
+    let f1w = select(0u, 1u, kv);             // fixed: k, v (kv) or q, dout (dq)
+    let f2w = select(3u, 2u, kv);
+    let s1w = select(1u, 0u, kv);             // streamed: q, dout (kv) or k, v (dq)
+    let s2w = select(2u, 3u, kv);
+    let first = select(0u, tile, kv);         // kv: blocks tile .. nt - 1; dq: 0 .. tile
+    let nb = select(tile + 1u, nt - tile, kv);
+    let last = (hd - 1u) / BT_TILE;           // the last chunk (hd >= 1)
+    let t = lid.x;
+    let ty = t / 16u;
+    let tx = t % 16u;
+    let lr = t / BT_TILE;                     // this invocation loads rows lr + 8u, column lc
+    let lc = t % BT_TILE;
+    let scale = p_bt.scale;
+    let row_base = (b * H + h) * T;
+
+    var f1: array<f32, 16>;  // [ch * 4 + u] = F1[f0 + lr + 8u][ch * 32 + lc]
+    var f2: array<f32, 16>;
+    var acc1: array<f32, 16>;  // [ch * 4 + a * 2 + e]: row ty + 16a, column ch * 32 + tx + 16e
+    var acc2: array<f32, 16>;
+    for (var ch = 0u; ch < BT_CHUNKS; ch = ch + 1u) {
+        for (var u = 0u; u < 4u; u = u + 1u) {
+            f1[ch * 4u + u] = bt_load(f1w, b, h, f0 + lr + 8u * u, ch * BT_TILE + lc);
+            f2[ch * 4u + u] = bt_load(f2w, b, h, f0 + lr + 8u * u, ch * BT_TILE + lc);
+        }
+    }
+    for (var step = 0u; step < nb; step = step + 1u) {
+        let s0 = (first + step) * BT_TILE;    // first row of the streamed block
+        // [a * 2 + e]: fixed row ty + 16a, block row tx + 16e. Initialized explicitly: Dawn
+        // (npm webgpu 0.6.2 on Mesa 25 lavapipe) did not re-zero a loop-body `var s: array<f32, 4>;`
+        // on each iteration (the replay of this kernel failed until this was written out).
+        var s = array<f32, 4>(0.0, 0.0, 0.0, 0.0);
+        var dp = array<f32, 4>(0.0, 0.0, 0.0, 0.0);
+        // A. scores and dP over the chunks of hd.
+        for (var ch = 0u; ch < BT_CHUNKS; ch = ch + 1u) {
+            if (ch * BT_TILE < hd) {
+                workgroupBarrier();  // the previous reads of the slots are done
+                for (var u = 0u; u < 4u; u = u + 1u) {
+                    let x = bt_sw(lr + 8u * u, lc);
+                    tiles_bt[x] = f1[ch * 4u + u];
+                    tiles_bt[BT_SLOT + x] = f2[ch * 4u + u];
+                    tiles_bt[2u * BT_SLOT + x] = bt_load(s1w, b, h, s0 + lr + 8u * u, ch * BT_TILE + lc);
+                    tiles_bt[3u * BT_SLOT + x] = bt_load(s2w, b, h, s0 + lr + 8u * u, ch * BT_TILE + lc);
+                }
+                workgroupBarrier();
+                for (var c = 0u; c < BT_TILE; c = c + 1u) {
+                    let x0 = tiles_bt[bt_sw(ty, c)];
+                    let x1 = tiles_bt[bt_sw(ty + 16u, c)];
+                    let y0 = tiles_bt[2u * BT_SLOT + bt_sw(tx, c)];
+                    let y1 = tiles_bt[2u * BT_SLOT + bt_sw(tx + 16u, c)];
+                    s[0] = s[0] + x0 * y0;
+                    s[1] = s[1] + x0 * y1;
+                    s[2] = s[2] + x1 * y0;
+                    s[3] = s[3] + x1 * y1;
+                    let v0 = tiles_bt[BT_SLOT + bt_sw(ty, c)];
+                    let v1 = tiles_bt[BT_SLOT + bt_sw(ty + 16u, c)];
+                    let w0 = tiles_bt[3u * BT_SLOT + bt_sw(tx, c)];
+                    let w1 = tiles_bt[3u * BT_SLOT + bt_sw(tx + 16u, c)];
+                    dp[0] = dp[0] + v0 * w0;
+                    dp[1] = dp[1] + v0 * w1;
+                    dp[2] = dp[2] + v1 * w0;
+                    dp[3] = dp[3] + v1 * w1;
+                }
+            }
+        }
+        // B. P and dS (exactly 0 where masked) into slots 1 and 0.
+        workgroupBarrier();  // phase A's reads of slots 0 and 1 are done
+        for (var a = 0u; a < 2u; a = a + 1u) {
+            for (var e = 0u; e < 2u; e = e + 1u) {
+                let rr = ty + 16u * a;
+                let cc = tx + 16u * e;
+                let qi = select(f0 + rr, s0 + cc, kv);  // the query of this score
+                let kj = select(s0 + cc, f0 + rr, kv);  // its key
+                var pv = 0.0;
+                var dsv = 0.0;
+                if (kj <= qi && qi < T) {  // causal; rows past T (j <= i < T keeps j < T too)
+                    pv = exp(s[a * 2u + e] * scale - lse_bt[row_base + qi]);
+                    dsv = pv * (dp[a * 2u + e] - dsum_bt[row_base + qi]);
+                }
+                tiles_bt[bt_sw(rr, cc)] = dsv;
+                tiles_bt[BT_SLOT + bt_sw(rr, cc)] = pv;
+            }
+        }
+        // The accumulations, chunk by chunk from the last (its streamed tiles are in place).
+        for (var k = 0u; k < BT_CHUNKS; k = k + 1u) {
+            let ch = BT_CHUNKS - 1u - k;
+            if (ch <= last) {
+                if (ch != last) {
+                    workgroupBarrier();  // the previous chunk's reads are done
+                    for (var u = 0u; u < 4u; u = u + 1u) {
+                        let x = bt_sw(lr + 8u * u, lc);
+                        tiles_bt[2u * BT_SLOT + x] = bt_load(s1w, b, h, s0 + lr + 8u * u, ch * BT_TILE + lc);
+                        tiles_bt[3u * BT_SLOT + x] = bt_load(s2w, b, h, s0 + lr + 8u * u, ch * BT_TILE + lc);
+                    }
+                }
+                workgroupBarrier();  // dS and P (first chunk) or the reloaded chunk are stored
+                for (var j = 0u; j < BT_TILE; j = j + 1u) {
+                    let g0 = tiles_bt[bt_sw(ty, j)];
+                    let g1 = tiles_bt[bt_sw(ty + 16u, j)];
+                    let z0 = tiles_bt[2u * BT_SLOT + bt_sw(j, tx)];
+                    let z1 = tiles_bt[2u * BT_SLOT + bt_sw(j, tx + 16u)];
+                    acc1[ch * 4u] = acc1[ch * 4u] + g0 * z0;
+                    acc1[ch * 4u + 1u] = acc1[ch * 4u + 1u] + g0 * z1;
+                    acc1[ch * 4u + 2u] = acc1[ch * 4u + 2u] + g1 * z0;
+                    acc1[ch * 4u + 3u] = acc1[ch * 4u + 3u] + g1 * z1;
+                }
+                if (kv) {
+                    for (var j = 0u; j < BT_TILE; j = j + 1u) {
+                        let p0 = tiles_bt[BT_SLOT + bt_sw(ty, j)];
+                        let p1 = tiles_bt[BT_SLOT + bt_sw(ty + 16u, j)];
+                        let o0 = tiles_bt[3u * BT_SLOT + bt_sw(j, tx)];
+                        let o1 = tiles_bt[3u * BT_SLOT + bt_sw(j, tx + 16u)];
+                        acc2[ch * 4u] = acc2[ch * 4u] + p0 * o0;
+                        acc2[ch * 4u + 1u] = acc2[ch * 4u + 1u] + p0 * o1;
+                        acc2[ch * 4u + 2u] = acc2[ch * 4u + 2u] + p1 * o0;
+                        acc2[ch * 4u + 3u] = acc2[ch * 4u + 3u] + p1 * o1;
+                    }
+                }
+            }
+        }
+    }
+    // Stores: kv writes the k and v columns of its keys, dq the q columns of its queries.
+    for (var ch = 0u; ch < BT_CHUNKS; ch = ch + 1u) {
+        for (var a = 0u; a < 2u; a = a + 1u) {
+            for (var e = 0u; e < 2u; e = e + 1u) {
+                let row = f0 + ty + 16u * a;
+                let col = ch * BT_TILE + tx + 16u * e;
+                if (row < T && col < hd) {
+                    let o = (b * T + row) * 3u * d + h * hd + col;
+                    let x = ch * 4u + a * 2u + e;
+                    if (kv) {
+                        dqkv_bt[o + d] = acc1[x] * scale;
+                        dqkv_bt[o + 2u * d] = acc2[x];
+                    } else {
+                        dqkv_bt[o] = acc1[x] * scale;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -6,11 +6,15 @@
 // dominate the run), then timed. Bytes are the minimum traffic through device memory; the naive
 // rows add the attention matrix's traffic (and dscores' for the backward), which the rule names.
 // Flops: forward 4 B H hd T^2 / 2 (two causal matmuls), backward 2.5x that (five causal
-// matmuls: s, dP, dV, dQ, dK), what FLOP/s comparisons of attention conventionally count.
+// matmuls: s, dP, dV, dQ, dK), what FLOP/s comparisons of attention conventionally count (the
+// FA2 backward rows execute 7: dq's jobs recompute s and dP). Backward rows: attn_bwd_fa2 (the
+// ported pair), attn_bwd_fa2_wide, attn_bwd_fa2_tiled (attention/host.hpp's variants, dispatched
+// through fa2_backward_dispatches) and attn_naive_backward, each after attn_dsum.
 #include <cstdio>
 #include <string>
 
 #include "attention/cases_common.hpp"
+#include "attention/host.hpp"
 #include "attention/reference.hpp"
 #include "wgslvk/bench/bench.hpp"
 
@@ -126,8 +130,9 @@ Case fwd_case(const Data& x, bool fa2, bool wide = false) {
   return b.c;
 }
 
-// `wide`: attn_dscores_fa2_wide and attn_dv_fa2_wide (ours) in place of the ported pair.
-Case bwd_case(const Data& x, bool fa2, bool wide = false) {
+// `v`: which FA2 backward runs after attn_dsum (attention/host.hpp: the ported pair, the wide
+// pair, or attn_bwd_fa2_tiled), dispatched as the host API lists it.
+Case bwd_case(const Data& x, bool fa2, Fa2Backward v = Fa2Backward::Ported) {
   const Shape& s = x.s;
   CaseBuilder b;
   b.input("qkv", DType::F32, x.qkv);
@@ -143,15 +148,15 @@ Case bwd_case(const Data& x, bool fa2, bool wide = false) {
   d0.workgroups_1d = div_ceil(s.lse_size(), 256);
   if (fa2) {
     b.input("lse", DType::F32, x.lse);
-    for (const char* k : {"attn_dscores_fa2", "attn_dv_fa2"}) {
-      auto& d = b.dispatch(std::string("attention/") + k + (wide ? "_wide" : ""));
+    for (const KernelDispatch& k : fa2_backward_dispatches(s, v)) {
+      auto& d = b.dispatch(k.kernel);
       bind_params(d, s);
       CaseBuilder::bind(d, 1, "qkv");
       CaseBuilder::bind(d, 2, "dout");
       CaseBuilder::bind(d, 3, "lse");
       CaseBuilder::bind(d, 4, "dsum");
       CaseBuilder::bind(d, 5, "dqkv");
-      d.workgroups = std::array<uint32_t, 3>{s.q_tiles(), s.heads, s.batch};
+      d.workgroups = std::array<uint32_t, 3>{k.x, k.y, k.z};
     }
   } else {
     b.input("att", DType::F32, x.att);
@@ -207,6 +212,7 @@ void bench_attention(Ctx& c) {
                          c.selected("attention", "attn_naive_forward");
     const bool any_bwd = c.selected("attention", "attn_bwd_fa2") ||
                          c.selected("attention", "attn_bwd_fa2_wide") ||
+                         c.selected("attention", "attn_bwd_fa2_tiled") ||
                          c.selected("attention", "attn_naive_backward");
     if (!any_fwd && !any_bwd) continue;
     Data x(s, true);
@@ -251,13 +257,23 @@ void bench_attention(Ctx& c) {
       t_fa2 = r.t.median;
     }
     if (c.selected("attention", "attn_bwd_fa2_wide")) {
-      Row& r = time_case(c, bwd_case(x, true, true),
+      Row& r = time_case(c, bwd_case(x, true, Fa2Backward::Wide),
                          make_row("attn_bwd_fa2_wide", label(p), s,
                                   2 * qkv_b + 2 * out_b + 3 * row_b,
                                   "attn_dsum + attn_dscores_fa2_wide + attn_dv_fa2_wide: read qkv, "
                                   "out, dout, lse; write dsum, dqkv; no attention matrix",
                                   2.5 * fwd_flops));
       t_wide = r.t.median;
+    }
+    double t_tiled = 0;
+    if (c.selected("attention", "attn_bwd_fa2_tiled")) {
+      Row& r = time_case(c, bwd_case(x, true, Fa2Backward::Tiled),
+                         make_row("attn_bwd_fa2_tiled", label(p), s,
+                                  2 * qkv_b + 2 * out_b + 3 * row_b,
+                                  "attn_dsum + attn_bwd_fa2_tiled: read qkv, out, dout, lse; "
+                                  "write dsum, dqkv; no attention matrix",
+                                  2.5 * fwd_flops));
+      t_tiled = r.t.median;
     }
     if (c.selected("attention", "attn_naive_backward")) {
       Row& r = time_case(
@@ -278,6 +294,15 @@ void bench_attention(Ctx& c) {
       std::snprintf(buf, sizeof buf,
                     "attention backward %s: naive / FA2 wide time = %.2f (FA2 / wide = %.2f)",
                     label(p).c_str(), t_naive / t_wide, t_fa2 > 0 ? t_fa2 / t_wide : 0.0);
+      c.note(buf);
+    }
+    if (t_tiled > 0 && t_naive > 0) {
+      char buf[240];
+      std::snprintf(buf, sizeof buf,
+                    "attention backward %s: naive / FA2 tiled time = %.2f (FA2 / tiled = %.2f, "
+                    "wide / tiled = %.2f)",
+                    label(p).c_str(), t_naive / t_tiled, t_fa2 > 0 ? t_fa2 / t_tiled : 0.0,
+                    t_wide > 0 ? t_wide / t_tiled : 0.0);
       c.note(buf);
     }
   }

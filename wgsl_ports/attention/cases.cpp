@@ -15,6 +15,7 @@
 #include "wgslvk/validate/case_builder.hpp"
 #include "wgslvk/validate/compare.hpp"
 #include "attention/cases_common.hpp"
+#include "attention/host.hpp"
 
 namespace wgslvk::validate {
 namespace {
@@ -313,13 +314,16 @@ Case dqkv_basic(uint64_t seed) {
 
 // ---- FA2 backward ---------------------------------------------------------------------------------
 
-enum class Fa2Bwd { Dq, DkDv, Both };
+enum class Fa2Bwd { Dq, DkDv, Both, AllGivenDsum };
 
 // Inputs are the reference's f32 out/lse/dsum (within the forward bounds the backward's bound
 // assumes). Dq: only the q columns are written (k and v stay poison); DkDv: the k and v columns;
-// Both: attn_dsum, attn_dscores_fa2 and attn_dv_fa2 chained, all of dqkv.
-// `wide`: the *_wide variants (attention_native.wgsl; the same ABI and dispatch).
-Case bwd_fa2_case(const Problem& p, Fa2Bwd which, const std::string& what, bool wide = false) {
+// Both: attn_dsum, attn_dscores_fa2 and attn_dv_fa2 chained, all of dqkv; AllGivenDsum: all of
+// dqkv from the reference's dsum (attn_bwd_fa2_tiled alone).
+// `v`: the variant (attention/host.hpp): the ported pair, the *_wide pair (the same ABI and
+// dispatch) or attn_bwd_fa2_tiled (one kernel, the same bindings; Both or AllGivenDsum only).
+Case bwd_fa2_case(const Problem& p, Fa2Bwd which, const std::string& what,
+                  wgslvk::attention::Fa2Backward v = wgslvk::attention::Fa2Backward::Ported) {
   const Shape& s = p.s;
   CaseBuilder b;
   b.c.description = what + " (" + shape_text(s) + ")";
@@ -339,19 +343,20 @@ Case bwd_fa2_case(const Problem& p, Fa2Bwd which, const std::string& what, bool 
     b.input("dsum", DType::F32, aref::narrow(p.dsum));
   }
   b.output("dqkv", DType::F32, s.qkv_size());
-  auto add = [&](const char* k) {
-    const std::string name = std::string(k) + (wide ? "_wide" : "");
-    auto& d = b.dispatch("attention/" + name, name);
+  for (const auto& k : wgslvk::attention::fa2_backward_dispatches(s, v)) {
+    const bool dq_kernel = k.kernel.find("attn_dscores_fa2") != std::string::npos;
+    const bool dkdv_kernel = k.kernel.find("attn_dv_fa2") != std::string::npos;
+    if ((dq_kernel && which == Fa2Bwd::DkDv) || (dkdv_kernel && which == Fa2Bwd::Dq)) continue;
+    const std::string name = k.kernel.substr(k.kernel.find('/') + 1);
+    auto& d = b.dispatch(k.kernel, name);
     CaseBuilder::bind_values(d, 0, params(s));
     CaseBuilder::bind(d, 1, "qkv");
     CaseBuilder::bind(d, 2, "dout");
     CaseBuilder::bind(d, 3, "lse");
     CaseBuilder::bind(d, 4, "dsum");
     CaseBuilder::bind(d, 5, "dqkv");
-    d.workgroups = std::array<uint32_t, 3>{s.q_tiles(), s.heads, s.batch};
-  };
-  if (which != Fa2Bwd::DkDv) add("attn_dscores_fa2");
-  if (which != Fa2Bwd::Dq) add("attn_dv_fa2");
+    d.workgroups = std::array<uint32_t, 3>{k.x, k.y, k.z};
+  }
   Out o(s.qkv_size());
   for (uint64_t t = 0; t < s.rows(); ++t)
     for (uint64_t c = 0; c < 3 * s.d(); ++c) {
@@ -421,17 +426,52 @@ Case fwd_fa2_wide_t17_hd128(uint64_t seed) {
 }
 Case dscores_fa2_wide_basic(uint64_t seed) {
   return bwd_fa2_case(random_problem(seed, random_shape_wide(seed), true), Fa2Bwd::Dq,
-                      "attn_dscores_fa2_wide: dq per Q tile, 8 invocations per row", true);
+                      "attn_dscores_fa2_wide: dq per Q tile, 8 invocations per row",
+                      wgslvk::attention::Fa2Backward::Wide);
 }
 Case dv_fa2_wide_basic(uint64_t seed) {
   return bwd_fa2_case(random_problem(seed, random_shape_wide(seed), true), Fa2Bwd::DkDv,
-                      "attn_dv_fa2_wide: dk and dv per K tile, 8 invocations per key row", true);
+                      "attn_dv_fa2_wide: dk and dv per K tile, 8 invocations per key row",
+                      wgslvk::attention::Fa2Backward::Wide);
 }
 Case bwd_fa2_wide_t17(uint64_t seed) {
   return bwd_fa2_case(random_problem(seed, make_shape(1, 17, 1, 32), true), Fa2Bwd::Both,
                       "attn_dsum -> attn_dscores_fa2_wide -> attn_dv_fa2_wide at T = 17 (a "
                       "one-row last tile)",
-                      true);
+                      wgslvk::attention::Fa2Backward::Wide);
+}
+
+// ---- attn_bwd_fa2_tiled (attention_native.wgsl, ours) -------------------------------------------
+// The whole FA2 backward in one dispatch (dk/dv jobs per K tile of 32, dq jobs per Q tile of 32):
+// the same expected values and bounds as every backward path. Small (0.3 MB: T <= 40, hd 80 only
+// at T = 33); T = 100, B*H = 4, other head dims and large logits beside the chain are covered on the
+// device by tests/attention/test_attention_tiled.cpp.
+
+Case bwd_fa2_tiled_basic(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, random_shape_wide(seed), true), Fa2Bwd::AllGivenDsum,
+                      "attn_bwd_fa2_tiled: dk, dv per K tile and dq per Q tile of 32 rows, one "
+                      "dispatch, 2 x 2 outputs per invocation from 32 x 32 workgroup tiles",
+                      wgslvk::attention::Fa2Backward::Tiled);
+}
+Case bwd_fa2_tiled_t33_hd80(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, make_shape(1, 33, 1, 80), true), Fa2Bwd::Both,
+                      "attn_dsum -> attn_bwd_fa2_tiled at T = 33 (tiles of 32 and 1 rows: the "
+                      "diagonal block's mask and a one-row last tile), hd = 80 (chunks of 32, 32 "
+                      "and 16 columns)",
+                      wgslvk::attention::Fa2Backward::Tiled);
+}
+Case bwd_fa2_tiled_b2h2(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, make_shape(2, 40, 2, 4), true), Fa2Bwd::Both,
+                      "attn_dsum -> attn_bwd_fa2_tiled at B = 2, H = 2, T = 40 (2 tiles, 4 jobs "
+                      "per head: grid x = B*H = 4), hd = 4",
+                      wgslvk::attention::Fa2Backward::Tiled);
+}
+Case bwd_fa2_tiled_large_logits(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, make_shape(1, 40, 1, 32), true, true),
+                      Fa2Bwd::AllGivenDsum,
+                      "attn_bwd_fa2_tiled with scores of +-1e4: exp(s - L) recomputed without "
+                      "overflow",
+                      wgslvk::attention::Fa2Backward::Tiled);
 }
 
 }  // namespace
@@ -465,6 +505,10 @@ void register_attention(std::vector<Generator>& g) {
   add("attn_dscores_fa2_wide", "basic", 12001, true, dscores_fa2_wide_basic);
   add("attn_dv_fa2_wide", "basic", 12101, true, dv_fa2_wide_basic);
   add("attn_dv_fa2_wide", "chain_t17", 12102, false, bwd_fa2_wide_t17);
+  add("attn_bwd_fa2_tiled", "basic", 12201, true, bwd_fa2_tiled_basic);
+  add("attn_bwd_fa2_tiled", "chain_t33_hd80", 12202, false, bwd_fa2_tiled_t33_hd80);
+  add("attn_bwd_fa2_tiled", "chain_b2_h2_t40", 12203, false, bwd_fa2_tiled_b2h2);
+  add("attn_bwd_fa2_tiled", "large_logits", 12204, false, bwd_fa2_tiled_large_logits);
 }
 WGSLVK_REGISTER_GENERATORS(register_attention);
 

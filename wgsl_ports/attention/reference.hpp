@@ -116,6 +116,8 @@ void fa2_backward(const Shape& s, std::span<const double> qkv, std::span<const d
 // The *_wide FA2 variants (attention_native.wgsl) are within the same bounds: the same K/V
 // (Q) blocks of 16, so the same rescales; their dot products over hd are the same terms summed in
 // another order (8 partial sums, then their sum), which the order-free (hd + 1)u S covers.
+// attn_bwd_fa2_tiled (attention_native.wgsl) is within the backward bounds too: the same
+// operations per term, its dq/dk/dv sums over blocks of 32 in another order (order-free bound).
 
 // attn_scores: an hd-term dot product and the scale multiply, and the expected's rounding:
 // err = (hd + 2) u S with S = |scale| sum_c |q_c k_c| (the magnitude); 0 (exact) above the diagonal.

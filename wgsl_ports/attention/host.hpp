@@ -1,0 +1,77 @@
+// How a host dispatches the attention family's FA2 backward variants (what the GPT trainer
+// records per layer, after attn_dsum). Header-only, no Vulkan: kernel names and grid sizes.
+// Every variant takes the same bind group (attn_dscores_fa2's bindings 0-5: AttnParams, qkv, dout,
+// lse, dsum read; dqkv read_write) and writes all of dqkv, so switching is a change of this list.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attention/reference.hpp"
+
+namespace wgslvk::attention {
+
+enum class Fa2Backward {
+  Ported,  // attn_dscores_fa2 + attn_dv_fa2 (attention.wgsl, the log's kernels)
+  Wide,    // attn_dscores_fa2_wide + attn_dv_fa2_wide (ours: 8 invocations per row)
+  Tiled,   // attn_bwd_fa2_tiled (ours: one dispatch, 32 x 32 register tiles; the fastest)
+};
+
+inline constexpr uint32_t kTiledBlock = 32;  // attn_bwd_fa2_tiled: rows per tile and per block
+
+struct KernelDispatch {
+  std::string kernel;  // "attention/<entry>", as the kernel registry names it
+  uint32_t x = 1, y = 1, z = 1;
+};
+
+inline std::string_view fa2_backward_name(Fa2Backward v) {
+  switch (v) {
+    case Fa2Backward::Ported: return "ported";
+    case Fa2Backward::Wide: return "wide";
+    case Fa2Backward::Tiled: return "tiled";
+  }
+  return "?";
+}
+// "ported" | "wide" | "tiled"; anything else throws, naming the value.
+inline Fa2Backward parse_fa2_backward(std::string_view s) {
+  if (s == "ported") return Fa2Backward::Ported;
+  if (s == "wide") return Fa2Backward::Wide;
+  if (s == "tiled") return Fa2Backward::Tiled;
+  throw std::invalid_argument("attention: unknown FA2 backward variant '" + std::string(s) +
+                              "' (ported, wide or tiled)");
+}
+
+// The dispatches of variant `v` for shape `s`, in order, after attn_dsum (which every variant
+// needs). Throws std::invalid_argument naming the field and value when the kernels cannot run
+// the shape: head_dim > kMaxHeadDim (the kernels would write nothing), seq or heads 0, or a grid
+// dimension above 65535 (WebGPU's default maxComputeWorkgroupsPerDimension).
+inline std::vector<KernelDispatch> fa2_backward_dispatches(const Shape& s, Fa2Backward v) {
+  auto bad = [](const char* field, uint64_t value, const char* why) {
+    return std::invalid_argument("attention FA2 backward: " + std::string(field) + " = " +
+                                 std::to_string(value) + " " + why);
+  };
+  if (s.batch == 0) throw bad("batch", s.batch, "(must be positive)");
+  if (s.seq == 0) throw bad("seq", s.seq, "(must be positive)");
+  if (s.heads == 0) throw bad("heads", s.heads, "(must be positive)");
+  if (s.head_dim == 0 || s.head_dim > kMaxHeadDim)
+    throw bad("head_dim", s.head_dim, "(the FA2 kernels take 1 .. 128)");
+  const uint64_t lim = 65535;
+  if (v == Fa2Backward::Tiled) {
+    const uint64_t bh = uint64_t(s.batch) * s.heads;
+    const uint64_t jobs = 2 * ((uint64_t(s.seq) + kTiledBlock - 1) / kTiledBlock);
+    if (bh > lim) throw bad("batch * heads", bh, "(attn_bwd_fa2_tiled's grid x: at most 65535)");
+    if (jobs > lim) throw bad("seq", s.seq, "(attn_bwd_fa2_tiled's grid y = 2 ceil(seq/32) > 65535)");
+    return {{"attention/attn_bwd_fa2_tiled", uint32_t(bh), uint32_t(jobs), 1}};
+  }
+  if (s.q_tiles() > lim) throw bad("seq", s.seq, "(grid x = ceil(seq/16) > 65535)");
+  if (s.heads > lim) throw bad("heads", s.heads, "(grid y > 65535)");
+  if (s.batch > lim) throw bad("batch", s.batch, "(grid z > 65535)");
+  const std::string suffix = v == Fa2Backward::Wide ? "_wide" : "";
+  return {{"attention/attn_dscores_fa2" + suffix, s.q_tiles(), s.heads, s.batch},
+          {"attention/attn_dv_fa2" + suffix, s.q_tiles(), s.heads, s.batch}};
+}
+
+}  // namespace wgslvk::attention

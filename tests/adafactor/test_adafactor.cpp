@@ -215,6 +215,86 @@ TEST(MultiTensorAdafactor, BitwiseReproducible) {
   EXPECT_EQ(d.read_buffer(a.state()), d.read_buffer(b.state()));
 }
 
+// The batched step (adafactor_multi.wgsl, the default) against the per-tensor kernels
+// (options.per_tensor): the same bits in w and the state after every one of 4 steps, on a layout
+// with several tiles in both directions, 1 x n, n x 1, odd shapes, a 1-D tensor over many ema_1d
+// workgroups (grid stride), a scalar, an empty tensor, decay and no-decay tensors, and NaN / +-Inf
+// gradient elements in step 2; with scale_parameter on and off, and with the tensors cut into
+// several binding groups (max_binding_bytes; group_bytes) as well as one. Scratch is poisoned
+// differently in the two optimizers: a partial read before it is written would differ.
+TEST(MultiTensorAdafactor, BatchedIsBitwiseThePerTensorStep) {
+  Device& d = wt::device();
+  const std::vector<optimizer::ParamSpec> layout = {
+      {"emb", {300, 700}, true},   // 3 x 3 tiles
+      {"ln", {777}, false},        // 1-D
+      {"odd", {129, 257}, true},   // 2 x 2 tiles, one row and one column over
+      {"row", {1, 1000}, false},   // 1 x n
+      {"col", {1000, 1}, true},    // n x 1
+      {"empty", {0, 7}, true},     // no dispatches
+      {"big1d", {70001}, true},    // 69 ema_1d workgroups: the grid-stride loop
+      {"s", {}, false},            // scalar
+      {"sq", {64, 64}, false}};
+  struct Variant {
+    const char* name;
+    bool scale_parameter;
+    uint64_t max_binding, group_bytes;
+  };
+  for (const Variant& v : {Variant{"one group", true, 0, 0}, Variant{"scale_parameter off", false, 0, 0},
+                           Variant{"bindings of <= 1 MiB", true, uint64_t(1) << 20, 0},
+                           Variant{"group_bytes 64 KiB", true, 0, uint64_t(1) << 16}}) {
+    SCOPED_TRACE(v.name);
+    af::AdafactorOptions ob;
+    ob.hyper = test_hyper();
+    ob.hyper.scale_parameter = v.scale_parameter;
+    ob.max_binding_bytes = v.max_binding;
+    ob.group_bytes = v.group_bytes;
+    af::AdafactorOptions op = ob;
+    op.per_tensor = true;
+    MultiTensorAdafactor b(d, layout, ob), p(d, layout, op);
+    ASSERT_EQ(b.layout().total, p.layout().total);
+    const bool split = v.max_binding || v.group_bytes;
+    if (split) EXPECT_GT(b.binding_groups(), 1u);
+    else EXPECT_EQ(b.binding_groups(), 1u);
+    // 7 per group (a group without 1-D or without 2-D tensors has 5 or 2)
+    if (split) EXPECT_LE(b.dispatches_per_step(), 7u * b.binding_groups());
+    else EXPECT_EQ(b.dispatches_per_step(), 7u);
+    EXPECT_EQ(p.dispatches_per_step(), 5u * 5 + 2u * 3);  // 5 2-D tensors, 3 1-D (empty: none)
+    poison_scratch(d, b);
+    for (const Buffer* buf : {&p.partials(), &p.factors()}) {  // a different poison: a NaN payload
+      std::vector<uint32_t> x(buf->size() / 4, 0x7fc0beefu);
+      d.write_buffer(*buf, 0, x.data(), x.size() * 4);
+    }
+    auto r = wt::rng(13);
+    for (const auto& t : b.tensors()) {
+      auto w = rand_vec(r, t.p.count, 0.5);
+      b.set_weights(t.p.name, w);
+      p.set_weights(t.p.name, w);
+    }
+    for (int step = 1; step <= 4; ++step) {
+      for (const auto& t : b.tensors()) {
+        auto g = rand_vec(r, t.p.count, std::ldexp(1.0, -step));
+        if (step == 2 && g.size() > 2) {
+          g[0] = std::numeric_limits<float>::quiet_NaN();
+          g[1] = std::numeric_limits<float>::infinity();
+          g[g.size() - 1] = -std::numeric_limits<float>::infinity();
+        }
+        b.set_grads(t.p.name, g);
+        p.set_grads(t.p.name, g);
+      }
+      b.step();
+      p.step();
+      d.wait_idle();
+      for (const auto& t : b.tensors()) {
+        if (!t.p.count) continue;
+        auto wb = b.read_weights(t.p.name), wp = p.read_weights(t.p.name);
+        ASSERT_EQ(0, std::memcmp(wb.data(), wp.data(), wb.size() * 4)) << t.p.name << " w, step " << step;
+        for (float x : wb) ASSERT_TRUE(std::isfinite(x)) << t.p.name << " step " << step;
+      }
+      ASSERT_EQ(d.read_buffer(b.state()), d.read_buffer(p.state())) << "state, step " << step;
+    }
+  }
+}
+
 // Save after 3 steps, load into a fresh optimizer, 3 more steps: bit-identical to 6 uninterrupted
 // steps with the same gradients. A corrupted file is refused and changes nothing.
 TEST(MultiTensorAdafactor, CheckpointResumeIsBitIdentical) {

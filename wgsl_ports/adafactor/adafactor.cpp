@@ -110,7 +110,174 @@ MultiTensorAdafactor::MultiTensorAdafactor(Device& device, std::vector<optimizer
     auto words = dims_words(tensors_[i].dims);
     device_.write_buffer(uniforms_, uint64_t(2 + i) * uslot_, words.data(), sizeof words);
   }
-  build_dispatches();
+  if (opt_.per_tensor) build_dispatches();
+  else build_batched();
+}
+
+// ---- the batched step (adafactor_multi.wgsl) ------------------------------------------------------
+
+namespace {
+// adafactor_multi.wgsl's AfTensor, word for word
+struct AfTensorWords {
+  uint32_t wg_a, wg_b, decay_on, w, rows, cols, nbx, nby, nparts, n, s0, s1, row_part, col_part, p_part,
+      rms_part, rr, rc, pad0, pad1;
+};
+static_assert(sizeof(AfTensorWords) == 80);
+
+// A range of one mega-buffer, in elements: [lo, hi).
+struct Span {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  void add(uint64_t a, uint64_t count) {
+    if (count == 0) return;
+    lo = std::min(lo, a);
+    hi = std::max(hi, a + count);
+  }
+  bool empty() const { return hi == 0; }
+};
+}  // namespace
+
+void MultiTensorAdafactor::build_batched() {
+  const Limits& lim = device_.limits();
+  uint64_t binding = lim.maxStorageBufferBindingSize;
+  if (opt_.max_binding_bytes) binding = std::min(binding, opt_.max_binding_bytes);
+  if (opt_.group_bytes) binding = std::min(binding, opt_.group_bytes);  // a group's limit only
+  const uint64_t align = device_.storage_offset_alignment();
+  // per tensor: its ranges in w (= g), state, partials, factors
+  struct Ranges {
+    Span s[4];
+  };
+  auto ranges = [](const Tensor& t) {
+    Ranges r;
+    r.s[0].add(t.p.offset, t.p.count);
+    if (t.dims.factored) {
+      r.s[1].add(t.row_var, t.dims.rows);
+      r.s[1].add(t.col_var, t.dims.cols);
+      r.s[2].add(t.row_part, uint64_t(t.dims.nbx) * t.dims.rows);
+      r.s[2].add(t.col_part, uint64_t(t.dims.nby) * t.dims.cols);
+      r.s[3].add(t.rr, t.dims.rows);
+      r.s[3].add(t.rc, t.dims.cols);
+    } else {
+      r.s[1].add(t.v, t.p.count);
+    }
+    r.s[2].add(t.p_part, t.dims.nparts);
+    r.s[2].add(t.rms_part, t.dims.nparts);
+    return r;
+  };
+  // binding groups: consecutive tensors (the buffers hold them in layout order) while every span fits
+  std::vector<std::vector<size_t>> groups;
+  std::vector<Ranges> granges;
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    if (tensors_[i].p.count == 0) continue;  // no dispatches (as per tensor)
+    const Ranges r = ranges(tensors_[i]);
+    bool fits = !groups.empty();
+    if (fits) {
+      Ranges m = granges.back();
+      for (int b = 0; b < 4; ++b) {
+        if (!r.s[b].empty()) m.s[b].add(r.s[b].lo, r.s[b].hi - r.s[b].lo);
+        if (!m.s[b].empty() && (m.s[b].hi - m.s[b].lo) * 4 > binding) fits = false;
+      }
+      if (fits) granges.back() = m;
+    }
+    if (!fits) {
+      groups.emplace_back();
+      granges.push_back(r);
+    }
+    groups.back().push_back(i);
+  }
+  groups_ = groups.size();
+  // the tables: per group the 2-D entries, then the 1-D entries, each array on the alignment
+  std::vector<AfTensorWords> words;
+  struct GroupTables {
+    uint64_t at2 = 0, n2 = 0, at1 = 0, n1 = 0;  // entry index, count
+    uint64_t tiles = 0, fe = 0, e1 = 0, a1 = 0;  // workgroups per phase
+  };
+  std::vector<GroupTables> gt(groups.size());
+  auto pad_to_align = [&] {
+    while ((words.size() * sizeof(AfTensorWords)) % align) words.push_back({});
+  };
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const Ranges& m = granges[gi];
+    auto rel = [&](int b, uint64_t at) { return uint32_t(at - m.s[b].lo); };
+    for (int pass = 0; pass < 2; ++pass) {  // 0: 2-D, 1: 1-D
+      pad_to_align();
+      (pass == 0 ? gt[gi].at2 : gt[gi].at1) = words.size();
+      for (size_t i : groups[gi]) {
+        const Tensor& t = tensors_[i];
+        if (t.dims.factored != (pass == 0)) continue;
+        const Dims& d = t.dims;
+        AfTensorWords e{};
+        e.decay_on = t.p.decay ? 1 : 0;
+        e.w = rel(0, t.p.offset);
+        e.rows = d.rows, e.cols = d.cols, e.nbx = d.nbx, e.nby = d.nby, e.nparts = d.nparts, e.n = d.n;
+        e.p_part = rel(2, t.p_part);
+        e.rms_part = rel(2, t.rms_part);
+        if (d.factored) {
+          e.wg_a = uint32_t(gt[gi].tiles);
+          e.wg_b = uint32_t(gt[gi].fe);
+          gt[gi].tiles += uint64_t(d.nbx) * d.nby;
+          gt[gi].fe += factor_ema_workgroups(d);
+          e.s0 = rel(1, t.row_var), e.s1 = rel(1, t.col_var);
+          e.row_part = rel(2, t.row_part), e.col_part = rel(2, t.col_part);
+          e.rr = rel(3, t.rr), e.rc = rel(3, t.rc);
+          ++gt[gi].n2;
+        } else {
+          e.wg_a = uint32_t(gt[gi].e1);
+          e.wg_b = uint32_t(gt[gi].a1);
+          gt[gi].e1 += d.nparts;
+          gt[gi].a1 += div_ceil(d.n, kWG);
+          e.s0 = rel(1, t.v);
+          ++gt[gi].n1;
+        }
+        words.push_back(e);
+      }
+    }
+    for (uint64_t c : {gt[gi].tiles, gt[gi].fe, gt[gi].e1, gt[gi].a1})
+      if (c >= (uint64_t(1) << 32))
+        fail("limits", "MultiTensorAdafactor: binding group " + std::to_string(gi) + " needs " +
+                           std::to_string(c) + " workgroups in one phase, above 2^32");
+  }
+  if (words.empty()) words.push_back({});
+  tables_ = device_.create_buffer({"adafactor.tables", words.size() * sizeof(AfTensorWords),
+                                   kUsageStorage | kUsageCopyDst});
+  device_.write_buffer(tables_, 0, words.data(), words.size() * sizeof(AfTensorWords));
+
+  std::map<std::string, ComputePipeline> pipes;
+  auto add = [&](const std::string& k, std::vector<BindGroupEntry> e, uint64_t workgroups) {
+    auto& p = pipes[k];
+    if (!p) p = device_.create_compute_pipeline({"", &kernel("adafactor/" + k), {}, false});
+    for (uint32_t b = 0; b < e.size(); ++b) e[b].binding = b;
+    BindGroupDescriptor d{k, p.get_bind_group_layout(0), std::move(e)};
+    dispatches_.push_back({p, device_.create_bind_group(d), grid_for_workgroups(workgroups, lim)});
+  };
+  const BindGroupEntry H{0, uniforms_, 0, 48};  // slot 0: the decay tensors' AfHp
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const Ranges& m = granges[gi];
+    const GroupTables& q = gt[gi];
+    auto whole = [&](const Buffer& b, int k) {
+      return BindGroupEntry{0, b, m.s[k].lo * 4, (m.s[k].hi - m.s[k].lo) * 4};
+    };
+    const BindGroupEntry W = whole(w_, 0), G = whole(g_, 0), S = whole(state_, 1), P = whole(scratch_, 2);
+    if (q.n2) {
+      const BindGroupEntry T{0, tables_, q.at2 * sizeof(AfTensorWords), q.n2 * sizeof(AfTensorWords)};
+      add("adafactor_multi_sq_sums", {T, H, G, W, P}, q.tiles);
+    }
+    if (q.n1) {
+      const BindGroupEntry T{0, tables_, q.at1 * sizeof(AfTensorWords), q.n1 * sizeof(AfTensorWords)};
+      add("adafactor_multi_ema_1d", {T, H, G, W, S, P}, q.e1);
+    }
+    if (q.n2) {
+      const BindGroupEntry T{0, tables_, q.at2 * sizeof(AfTensorWords), q.n2 * sizeof(AfTensorWords)};
+      const BindGroupEntry F = whole(factors_, 3);
+      add("adafactor_multi_factor_ema", {T, H, P, S, F}, q.fe);
+      add("adafactor_multi_row_rsqrt", {T, H, S, F}, q.n2);
+      add("adafactor_multi_update_rms", {T, H, G, F, P}, q.tiles);
+      add("adafactor_multi_apply_2d", {T, H, W, G, F, P}, q.tiles);
+    }
+    if (q.n1) {
+      const BindGroupEntry T{0, tables_, q.at1 * sizeof(AfTensorWords), q.n1 * sizeof(AfTensorWords)};
+      add("adafactor_multi_apply_1d", {T, H, W, G, S, P}, q.a1);
+    }
+  }
 }
 
 void MultiTensorAdafactor::build_dispatches() {

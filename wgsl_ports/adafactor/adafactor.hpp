@@ -13,7 +13,13 @@
 // buffer bound both read-only and writable in a dispatch, ranges apart or not -- together (2-D: R*ceil(C/256) + C*ceil(R/128) + R + C + 2*tiles floats, about 1.2% of R*C; 1-D:
 // 2 * ceil(n/1024) floats), never read by the host and never carried between steps.
 //
-// step(): one compute pass, one submission, no read-back. Per 2-D tensor: sq_sums -> factor_ema
+// step(): one compute pass, one submission, no read-back. Batched (default, adafactor_multi.wgsl):
+// the tensors are cut into binding groups (consecutive tensors whose w, state, partials and
+// factors ranges each fit one storage binding: one group unless the model is larger than a
+// binding); per group 7 dispatches, one per phase -- sq_sums (all 2-D), ema_1d (all 1-D),
+// factor_ema, row_rsqrt, update_rms, apply_2d, apply_1d -- each finding its tensor in a read-only
+// table (tables(): per group a 2-D and a 1-D array of AfTensor, 80 bytes each). Per tensor
+// (options.per_tensor), per 2-D tensor: sq_sums -> factor_ema
 // -> row_rsqrt -> update_rms -> apply_2d; per 1-D tensor: ema_1d -> apply_1d (an empty tensor has
 // none). The step's scalars (t^beta2_decay, rho, the decay factor) are computed on the host in
 // double and written to the uniforms at record time. No atomics: bitwise reproducible (every
@@ -46,6 +52,16 @@ struct AdafactorOptions {
   // Upper bound on one binding, below the device's maxStorageBufferBindingSize (0: the device's).
   // A tensor must fit one binding (it is never split: its sums are per tensor).
   uint64_t max_binding_bytes = 0;
+  // false (default): the batched step of adafactor_multi.wgsl, one dispatch per phase over all
+  // tensors (7 per binding group, below, whatever the tensor count); true: adafactor.wgsl's
+  // kernels once per tensor (5 per 2-D, 2 per 1-D tensor). The two give the same bits.
+  bool per_tensor = false;
+  // Batched only: cut the binding groups at this many bytes of each buffer's span too (0: at the
+  // binding limit only). Smaller groups run all seven phases over fewer tensors, so the second
+  // and third reads of g (update_rms, apply) can hit the L2 cache (tens of MB) instead of memory,
+  // at 7 dispatches per group; a tensor larger than this is a group of its own. The bits do not
+  // depend on it (tested).
+  uint64_t group_bytes = 0;
 };
 
 class MultiTensorAdafactor {
@@ -85,6 +101,8 @@ class MultiTensorAdafactor {
   uint64_t state_bytes() const;    // all parameters
   uint64_t scratch_bytes() const;  // partials + factors (per-step temporaries)
   uint64_t dispatches_per_step() const { return dispatches_.size(); }
+  uint64_t binding_groups() const { return groups_; }  // batched: binding groups (0 per tensor)
+  const Buffer& tables() const { return tables_; }      // batched: the tensor tables
 
   // One optimizer step: record_step into a new encoder and submit. Does not wait.
   void step();
@@ -111,6 +129,7 @@ class MultiTensorAdafactor {
     Grid grid;
   };
   void build_dispatches();
+  void build_batched();
   void write_hp();
   std::vector<float> read_f32(const Buffer& b, uint64_t offset, uint64_t count);
 
@@ -121,7 +140,8 @@ class MultiTensorAdafactor {
   uint64_t t_ = 0;
   uint64_t state_elems_ = 0, scratch_elems_ = 0, factor_elems_ = 0;
   uint32_t uslot_ = 256;
-  Buffer w_, g_, state_, scratch_, factors_, uniforms_;
+  uint64_t groups_ = 0;
+  Buffer w_, g_, state_, scratch_, factors_, uniforms_, tables_;
   std::vector<Dispatch> dispatches_;
 };
 

@@ -1,7 +1,9 @@
 // Benchmarks of adafactor.wgsl: the seed's shapes (2-D 256x256 ... 4096x11008, 1-D 512 ... 8192;
 // small ones with --quick), each as one tensor's whole step (every dispatch of the step, as
 // MultiTensorAdafactor records it) and the fused row+column reduction alone; then the whole
-// multi-tensor step of a 110M-parameter model's tensors through MultiTensorAdafactor::record_step.
+// multi-tensor step of a 110M-parameter model's tensors through MultiTensorAdafactor::record_step,
+// batched (multi_tensor_step, the default: 7 dispatches), per tensor (multi_tensor_step_per_tensor) and
+// batched in L2-sized groups (multi_tensor_step_l2_groups: options.group_bytes = 16 MB).
 // Bytes are the byte floor of issue 13: the gradient and the parameter read once, the parameter
 // written once (12 B per element; the factored state and the partials are negligible and not
 // counted); the reduction alone: the gradient read once (4 B), plus w once with scale_parameter.
@@ -134,12 +136,16 @@ std::vector<Shape2> model_110m(bool quick) {
   return t;
 }
 
-void run_model_step(bench::Ctx& c) {
+// per_tensor: options.per_tensor (adafactor.wgsl once per tensor: 480 dispatches for the 110M model);
+// otherwise the default batched step (adafactor_multi.wgsl: 7 dispatches).
+void run_model_step(bench::Ctx& c, bool per_tensor, uint64_t group_bytes = 0) {
   Device& dev = c.device();
   std::vector<optimizer::ParamSpec> specs;
   for (const auto& t : model_110m(c.quick())) specs.push_back({t.name, t.shape, t.decay});
   af::AdafactorOptions o;
   o.hyper.weight_decay = 0.01;
+  o.per_tensor = per_tensor;
+  o.group_bytes = group_bytes;
   af::MultiTensorAdafactor opt(dev, specs, o);
   uint64_t params = 0;
   for (size_t i = 0; i < opt.tensors().size(); ++i) {
@@ -157,11 +163,14 @@ void run_model_step(bench::Ctx& c) {
   uint64_t moved = 0, bad = 0;
   for (size_t j = 0; j < w1.size(); ++j) moved += w1[j] != w0[j], bad += !std::isfinite(w1[j]);
   bench::Row r;
-  r.kernel = "multi_tensor_step";
+  r.kernel = per_tensor    ? "multi_tensor_step_per_tensor"
+             : group_bytes ? "multi_tensor_step_l2_groups"
+                           : "multi_tensor_step";
   char lab[64];
   std::snprintf(lab, sizeof lab, "%.1fM params, %zu tensors", params / 1e6, opt.tensors().size());
   r.label = lab;
   r.dims = {{"params", params}, {"tensors", opt.tensors().size()}, {"dispatches", opt.dispatches_per_step()},
+            {"binding_groups", opt.binding_groups()},
             {"state_bytes", opt.state_bytes()}, {"scratch_bytes", opt.scratch_bytes()}};
   r.bytes = 12 * params;
   r.bytes_rule = "byte floor: g and w read once, w written once (state and partials not counted)";
@@ -175,10 +184,10 @@ void run_model_step(bench::Ctx& c) {
       [&](CommandEncoder& enc, std::optional<PassTimestampWrites> ts) { opt.record_step(enc, ts); }, r.bytes);
   c.add_row(r);
   const double floor_ms = r.copy.gbps() > 0 ? double(r.bytes) / (r.copy.gbps() * 1e9) * 1e3 : 0;
-  std::printf("adafactor multi-tensor step: %.4f ms median, %.2fx the byte floor %.4f ms (copy roofline); "
-              "%llu dispatches, state %.2f MB (AdamW fp32 would hold %.1f MB), scratch %.2f MB\n",
-              r.t.median, floor_ms > 0 ? r.t.median / floor_ms : 0.0, floor_ms,
-              (unsigned long long)opt.dispatches_per_step(), opt.state_bytes() / 1e6, params * 8 / 1e6,
+  std::printf("adafactor multi-tensor step (%s): %.4f ms median, %.2fx the byte floor %.4f ms (copy roofline); "
+              "%llu dispatches per step (%llu binding groups), state %.2f MB (AdamW fp32 would hold %.1f MB), scratch %.2f MB\n",
+              per_tensor ? "per tensor" : group_bytes ? "batched, L2-sized groups" : "batched", r.t.median, floor_ms > 0 ? r.t.median / floor_ms : 0.0, floor_ms,
+              (unsigned long long)opt.dispatches_per_step(), (unsigned long long)opt.binding_groups(), opt.state_bytes() / 1e6, params * 8 / 1e6,
               opt.scratch_bytes() / 1e6);
 }
 
@@ -223,7 +232,10 @@ void bench_adafactor(bench::Ctx& c) {
       w.bytes_rule = "byte floor: g and w read once, w written once (v not counted)";
       bench::time_case(c, step_case(0, n, false), w);
     }
-  if (c.selected("adafactor", "multi_tensor_step")) run_model_step(c);
+  if (c.selected("adafactor", "multi_tensor_step")) run_model_step(c, false);
+  if (c.selected("adafactor", "multi_tensor_step_per_tensor")) run_model_step(c, true);
+  // groups of <= 16 MB of w (g + w <= 32 MB, within an H100/H200's 50 MB L2): 7 dispatches each
+  if (c.selected("adafactor", "multi_tensor_step_l2_groups")) run_model_step(c, false, uint64_t(16) << 20);
 }
 
 }  // namespace

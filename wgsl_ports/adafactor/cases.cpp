@@ -6,6 +6,7 @@
 // branch, non-zero state), the 1-D path (and a scalar). Expected values and bounds:
 // wgsl_ports/adafactor/reference.hpp.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -213,6 +214,184 @@ Case step_1d_mixed(uint64_t s) {
 }
 Case step_scalar(uint64_t s) { return step_case(s, {0, 1, hyper(), 1}, "a scalar (n = 1): u = g / |g| = +-1"); }
 
+// ---- the batched step (adafactor_multi.wgsl): every phase over a multi-tensor layout --------------
+
+struct MultiTensorSpec {
+  uint32_t rows, cols;  // rows 0: 1-D of cols
+  bool decay;
+};
+struct MultiSpec {
+  std::vector<MultiTensorSpec> tensors;
+  af::Hyper h;
+  uint64_t t = 1;
+  bool nonfinite = false, prior_state = false;
+};
+
+void push_expected(aref::Expected& all, const aref::Expected& e) {
+  all.value.insert(all.value.end(), e.value.begin(), e.value.end());
+  all.magnitude.insert(all.magnitude.end(), e.magnitude.begin(), e.magnitude.end());
+  all.bound.insert(all.bound.end(), e.bound.begin(), e.bound.end());
+}
+
+// One batched step over the tensors, packed back to back in w / g / state / part / fac (a case
+// needs no alignment: every binding is a whole buffer), the two AfTensor tables as the host
+// builds them (MultiTensorAdafactor::build_batched), all seven dispatches in the host's order.
+// Expected: each tensor's whole-step reference (step_expected, the per-tensor kernels' bounds:
+// the batched kernels compute the same bits, tested in tests/adafactor).
+Case multi_step_case(uint64_t seed, const MultiSpec& sp, const std::string& what) {
+  Rng r(seed);
+  CaseBuilder b;
+  b.c.description = "batched step (adafactor_multi.wgsl), " + what;
+  std::vector<float> w, g, state;
+  std::vector<uint32_t> tab2, tab1;
+  uint64_t part = 0, fac = 0, tiles = 0, fe = 0, e1 = 0, a1 = 0, n2 = 0, n1 = 0;
+  aref::Expected ew, es;
+  double budget = 0;
+  const af::Scalars hp = af::scalars(sp.h, sp.t, true);
+  for (const auto& ts : sp.tensors) {
+    const bool fac2 = ts.rows > 0;
+    const af::Dims d = fac2 ? af::dims_2d(ts.rows, ts.cols) : af::dims_1d(ts.cols);
+    const af::Scalars sc = af::scalars(sp.h, sp.t, ts.decay);
+    auto gt = grads(r, fac2 ? ts.rows : 1, ts.cols);
+    auto wt = uniform(r, d.n, -0.5, 0.5);
+    if (sp.nonfinite) {
+      const float bad[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                           -std::numeric_limits<float>::infinity()};
+      for (int k = 0; k < 3; ++k) gt[r.below(d.n)] = bad[k];
+    }
+    std::vector<float> rv, cv, v;
+    auto st = [&](uint64_t n, bool row) {
+      std::vector<float> x(n, 0.0f);
+      if (sp.prior_state)
+        for (auto& e : x) e = float(0.3 * r.unit() + (row || fac2 ? 0.01 : 0.0));
+      return x;
+    };
+    if (fac2) rv = st(d.rows, true), cv = st(d.cols, false);
+    else v = st(d.n, false);
+    auto e = aref::step_expected(wt, gt, rv, cv, v, d, sc);
+    budget = std::max(budget, e.w_budget);
+    push_expected(ew, e.w);
+    std::array<uint32_t, 20> words{};
+    words[2] = ts.decay ? 1 : 0;
+    words[3] = uint32_t(w.size());
+    words[4] = d.rows, words[5] = d.cols, words[6] = d.nbx, words[7] = d.nby, words[8] = d.nparts, words[9] = d.n;
+    w.insert(w.end(), wt.begin(), wt.end());
+    g.insert(g.end(), gt.begin(), gt.end());
+    if (fac2) {
+      words[0] = uint32_t(tiles), words[1] = uint32_t(fe);
+      tiles += uint64_t(d.nbx) * d.nby;
+      fe += af::factor_ema_workgroups(d);
+      words[10] = uint32_t(state.size());
+      state.insert(state.end(), rv.begin(), rv.end());
+      words[11] = uint32_t(state.size());
+      state.insert(state.end(), cv.begin(), cv.end());
+      push_expected(es, e.row_var);
+      push_expected(es, e.col_var);
+      words[12] = uint32_t(part);
+      part += uint64_t(d.nbx) * d.rows;
+      words[13] = uint32_t(part);
+      part += uint64_t(d.nby) * d.cols;
+      words[16] = uint32_t(fac);
+      fac += d.rows;
+      words[17] = uint32_t(fac);
+      fac += d.cols;
+    } else {
+      words[0] = uint32_t(e1), words[1] = uint32_t(a1);
+      e1 += d.nparts;
+      a1 += (d.n + af::kWG - 1) / af::kWG;
+      words[10] = uint32_t(state.size());
+      state.insert(state.end(), v.begin(), v.end());
+      push_expected(es, e.v);
+    }
+    words[14] = uint32_t(part);
+    part += d.nparts;
+    words[15] = uint32_t(part);
+    part += d.nparts;
+    auto& tab = fac2 ? tab2 : tab1;
+    tab.insert(tab.end(), words.begin(), words.end());
+    ++(fac2 ? n2 : n1);
+  }
+  b.input("w", DType::F32, w);
+  b.input("g", DType::F32, g);
+  b.input("state", DType::F32, state);
+  b.output("part", DType::F32, std::max<uint64_t>(part, 1));
+  b.output("fac", DType::F32, std::max<uint64_t>(fac, 1));
+  if (n2) b.input("tab2", DType::U32, tab2);
+  if (n1) b.input("tab1", DType::U32, tab1);
+  auto k = [&](const char* name, const char* tab, std::vector<std::string> bufs, uint64_t wgs) {
+    auto& x = b.dispatch(std::string("adafactor/") + name);
+    CaseBuilder::bind(x, 0, tab);
+    CaseBuilder::bind_values(x, 1, hp_json(hp));
+    uint32_t i = 2;
+    for (const auto& n : bufs) CaseBuilder::bind(x, i++, n);
+    x.workgroups_1d = wgs;
+  };
+  if (n2) k("adafactor_multi_sq_sums", "tab2", {"g", "w", "part"}, tiles);
+  if (n1) k("adafactor_multi_ema_1d", "tab1", {"g", "w", "state", "part"}, e1);
+  if (n2) {
+    k("adafactor_multi_factor_ema", "tab2", {"part", "state", "fac"}, fe);
+    k("adafactor_multi_row_rsqrt", "tab2", {"state", "fac"}, n2);
+    k("adafactor_multi_update_rms", "tab2", {"g", "fac", "part"}, tiles);
+    k("adafactor_multi_apply_2d", "tab2", {"w", "g", "fac", "part"}, tiles);
+  }
+  if (n1) k("adafactor_multi_apply_1d", "tab1", {"w", "g", "state", "part"}, a1);
+  check(b, "w", ew, "each tensor's w * decay - step * u within its composed budget (worst " +
+                        std::to_string(int(std::ceil(budget))) +
+                        " ULPs) of |w * decay| + |step * u| (reference.hpp step_expected)");
+  check(b, "state", es, "each tensor's row_var / col_var (nbx or nby + 33.5 ULPs) or v (7.5 ULPs) of itself");
+  return b.c;
+}
+
+std::vector<MultiTensorSpec> mixed_layout() {
+  return {{40, 300, true},    // 2 column tiles
+          {0, 777, false},    // 1-D
+          {129, 257, true},   // 2 x 2 tiles, one row and one column over
+          {1, 1000, false},   // 1 x n
+          {1000, 1, true},    // n x 1: 8 row tiles
+          {0, 3001, true},    // 3 ema_1d workgroups of 256 threads: the grid stride
+          {0, 1, false},      // a scalar
+          {64, 64, false}};
+}
+// smaller (the golden folder's size): one multi-tile 2-D tensor, 1-D, 1 x n, n x 1, a scalar
+std::vector<MultiTensorSpec> small_layout() {
+  return {{40, 300, true}, {0, 777, false}, {1, 300, false}, {300, 1, true}, {0, 1, false}, {20, 20, false}};
+}
+Case multi_mixed(uint64_t s) {
+  MultiSpec sp{mixed_layout(), hyper(1.0, 0.1), 1};
+  return multi_step_case(s, sp, "8 tensors (2-D, 1-D, 1 x n, n x 1, odd, scalar), weight decay 0.1 on some, t = 1");
+}
+Case multi_late(uint64_t s) {
+  MultiSpec sp{small_layout(), hyper(1.0, 0.1), 7};
+  sp.prior_state = true;
+  sp.h.relative_step = true;
+  sp.h.lr = 0.5;
+  return multi_step_case(s, sp, "small layout, t = 7, prior state, relative_step");
+}
+Case multi_nonfinite(uint64_t s) {
+  MultiSpec sp{mixed_layout(), hyper(), 1};
+  sp.nonfinite = true;
+  return multi_step_case(s, sp, "mixed layout, NaN/+Inf/-Inf gradient elements in every tensor (counted as 0)");
+}
+Case multi_clip_on(uint64_t s) {
+  return multi_step_case(s, {small_layout(), hyper(0.25), 1}, "small layout, clip threshold d = 0.25");
+}
+Case multi_no_scale(uint64_t s) {
+  MultiSpec sp{small_layout(), hyper(1.0, 0.2, false), 2};
+  sp.prior_state = true;
+  sp.h.lr = 1e-3;
+  return multi_step_case(s, sp, "small layout, scale_parameter off, lr 1e-3, weight decay 0.2, t = 2");
+}
+Case multi_1d_only(uint64_t s) {
+  MultiSpec sp{{{0, 513, true}, {0, 9001, false}, {0, 1, true}, {0, 2048, false}}, hyper(0.5, 0.1), 4};
+  sp.prior_state = true;
+  return multi_step_case(s, sp, "1-D tensors only (no 2-D phases), t = 4, prior state, d = 0.5");
+}
+Case multi_clip_off(uint64_t s) {
+  MultiSpec sp{{{300, 40, true}, {7, 513, false}, {0, 100, true}}, hyper(1e30), 3};
+  sp.prior_state = true;
+  return multi_step_case(s, sp, "3 tensors, d = 1e30 (no clipping), t = 3, prior state");
+}
+
 // ---- one kernel each, from its own random inputs ----------------------------------------------
 
 af::Dims rand_dims(Rng& r) { return af::dims_2d(1 + r.below(200), 1 + r.below(400)); }
@@ -416,6 +595,14 @@ void register_adafactor(std::vector<Generator>& g) {
   add("adafactor_apply_1d", "step_1d", 13021, true, step_1d);
   add("adafactor_apply_1d", "step_1d_mixed", 13022, false, step_1d_mixed);
   add("adafactor_apply_1d", "step_scalar", 13023, false, step_scalar);
+  // the batched kernels: each case is a whole batched step (all seven phases)
+  add("adafactor_multi_sq_sums", "step_mixed", 13031, true, multi_mixed);
+  add("adafactor_multi_factor_ema", "step_t7_relative_step", 13032, false, multi_late);
+  add("adafactor_multi_row_rsqrt", "step_nonfinite", 13033, false, multi_nonfinite);
+  add("adafactor_multi_update_rms", "step_clip_on", 13034, false, multi_clip_on);
+  add("adafactor_multi_apply_2d", "step_no_scale_parameter", 13035, false, multi_no_scale);
+  add("adafactor_multi_ema_1d", "step_1d_only", 13036, false, multi_1d_only);
+  add("adafactor_multi_apply_1d", "step_clip_off", 13037, false, multi_clip_off);
 }
 WGSLVK_REGISTER_GENERATORS(register_adafactor);
 

@@ -1,0 +1,77 @@
+// Port of adafactor_multi_apply_1d, adafactor_multi.wgsl: wgslvk's own batched kernel (issue 13; the WGSL's header has
+// the table, the tensor lookup and why the step is bitwise the per-tensor one), the body of
+// adafactor.wgsl's adafactor_apply_1d for the workgroup's tensor. Line-by-line; same group/binding/access as the WGSL.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#define WG 256
+#include "wgsl.glsl"
+#include "adafactor_multi_common.glsl"
+
+layout(local_size_x = WG, local_size_y = 1, local_size_z = 1) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer MbTab { AfTensor mb_tab[]; };
+layout(set = 0, binding = 1, std140) uniform MbHp { AF_HP_FIELDS } mb_hp;
+layout(set = 0, binding = 2, std430) buffer MbW { float mb_w[]; };
+layout(set = 0, binding = 3, std430) readonly buffer MbG { float mb_g[]; };
+layout(set = 0, binding = 4, std430) readonly buffer MbState { float mb_state[]; };
+layout(set = 0, binding = 5, std430) readonly buffer MbPart { float mb_part[]; };
+
+shared float sh_red[WG];
+shared float sh_red2[WG];
+
+void main() {
+    uint tid = gl_LocalInvocationIndex;
+    uvec3 wid = gl_WorkGroupID;
+    uvec3 nwg = gl_NumWorkGroups;
+    // var<workgroup> is zero-initialized in WGSL (R17)
+    sh_red[tid] = 0.0;
+    sh_red2[tid] = 0.0;
+    barrier();
+
+    uint lw = wid.y * nwg.x + wid.x;
+    uint lo = 0u;
+    uint hi = uint(mb_tab.length());
+    for (;;) {
+        if (hi - lo <= 1u) { break; }
+        uint mid = (lo + hi) / 2u;
+        if (mb_tab[mid].wg_b <= lw) { lo = mid; } else { hi = mid; }
+    }
+    AfTensor t = mb_tab[lo];
+    uint lt = lw - t.wg_b;
+    if (lt * WG >= t.n) { return; }
+
+    bool use_p = mb_hp.scale_param != 0.0;
+    float su = 0.0;
+    float sp = 0.0;
+    for (uint k = tid; k < t.nparts; k = k + WG) {
+        su = su + mb_part[t.rms_part + k];
+        if (use_p) { sp = sp + mb_part[t.p_part + k]; }
+    }
+    sh_red[tid] = su;
+    sh_red2[tid] = sp;
+    barrier();
+    uint s = WG / 2u;
+    for (;;) {
+        if (s == 0u) { break; }
+        if (tid < s) {
+            sh_red[tid] = sh_red[tid] + sh_red[tid + s];
+            sh_red2[tid] = sh_red2[tid] + sh_red2[tid + s];
+        }
+        barrier();
+        s = s >> 1u;
+    }
+    float nf = float(t.n);
+    float denom = max(1.0, sqrt(sh_red[0] / nf) / mb_hp.d);
+    float alpha = mb_hp.rho;
+    if (use_p) { alpha = alpha * max(mb_hp.eps2, sqrt(sh_red2[0] / nf)); }
+    float step_ = alpha / denom;
+    float decay = wgsl_select(1.0, mb_hp.decay, t.decay_on != 0u);
+
+    uint i = lt * WG + tid;
+    if (i < t.n) {
+        float g = fin(mb_g[t.w + i]);
+        float u = g * inversesqrt(max(mb_state[t.s0 + i], mb_hp.eps1_sq));
+        float wd = mb_w[t.w + i] * decay;
+        mb_w[t.w + i] = wd - step_ * u;
+    }
+}

@@ -107,9 +107,9 @@ int run_bench(const std::vector<std::string>& args) {
   dd.label = "wgslvk bench";
   dd.required_features.push_back(Feature::TimestampQuery);
   if (adapter.has_feature(Feature::ShaderF16)) dd.required_features.push_back(Feature::ShaderF16);
-  if (adapter.has_feature(Feature::FloatAtomics)) dd.required_features.push_back(Feature::FloatAtomics);
-  dd.required_limits.maxBufferSize = adapter.limits().maxBufferSize;
-  dd.required_limits.maxStorageBufferBindingSize = adapter.limits().maxStorageBufferBindingSize;
+  if (adapter.has_feature(Feature::Float32AtomicAdd)) dd.required_features.push_back(Feature::Float32AtomicAdd);
+  dd.required_limits.max_buffer_size = adapter.limits().max_buffer_size;
+  dd.required_limits.max_storage_buffer_binding_size = adapter.limits().max_storage_buffer_binding_size;
   Device dev = adapter.request_device(dd);
   const Limits& L = dev.limits();
   json out = json::object();
@@ -130,19 +130,19 @@ int run_bench(const std::vector<std::string>& args) {
                           std::to_string((ai.vulkan_api_version >> 12) & 0x3ff) + "." +
                           std::to_string(ai.vulkan_api_version & 0xfff)},
                      {"shader_f16", dev.has_feature(Feature::ShaderF16)},
-                     {"float_atomics", dev.has_feature(Feature::FloatAtomics)},
-                     {"maxBufferSize", L.maxBufferSize},
-                     {"maxStorageBufferBindingSize", L.maxStorageBufferBindingSize}};
+                     {"float_atomics", dev.has_feature(Feature::Float32AtomicAdd)},
+                     {"maxBufferSize", L.max_buffer_size},
+                     {"maxStorageBufferBindingSize", L.max_storage_buffer_binding_size}};
   out["options"] = {{"quick", opt.quick}, {"reps", opt.reps}, {"warmup", opt.warmup},
                       {"warm_ms", opt.warm_ms}};
   std::printf("wgslvk bench on %s (%s), driver %s\n", ai.name.c_str(),
               std::string(adapter_type_name(ai.type)).c_str(), ai.driver.c_str());
   std::printf("limits granted: maxBufferSize %llu, maxStorageBufferBindingSize %llu; shader-f16 %s, "
               "float atomics %s; %d repeats after %d warm-up, medians\n",
-              (unsigned long long)L.maxBufferSize,
-              (unsigned long long)L.maxStorageBufferBindingSize,
+              (unsigned long long)L.max_buffer_size,
+              (unsigned long long)L.max_storage_buffer_binding_size,
               dev.has_feature(Feature::ShaderF16) ? "yes" : "no",
-              dev.has_feature(Feature::FloatAtomics) ? "yes" : "no", opt.reps, opt.warmup);
+              dev.has_feature(Feature::Float32AtomicAdd) ? "yes" : "no", opt.reps, opt.warmup);
 
   Ctx c(opt, dev);
   c.out() = out;

@@ -21,21 +21,21 @@ constexpr const char* kUsage =
 
 using LimitRow = std::pair<const char*, uint64_t>;
 std::vector<LimitRow> limit_rows(const Limits& l) {
-  return {{"minStorageBufferOffsetAlignment", l.minStorageBufferOffsetAlignment},
-          {"minUniformBufferOffsetAlignment", l.minUniformBufferOffsetAlignment},
-          {"maxStorageBufferBindingSize", l.maxStorageBufferBindingSize},
-          {"maxUniformBufferBindingSize", l.maxUniformBufferBindingSize},
-          {"maxBufferSize", l.maxBufferSize},
-          {"maxComputeWorkgroupsPerDimension", l.maxComputeWorkgroupsPerDimension},
-          {"maxComputeInvocationsPerWorkgroup", l.maxComputeInvocationsPerWorkgroup},
-          {"maxComputeWorkgroupSizeX", l.maxComputeWorkgroupSizeX},
-          {"maxComputeWorkgroupSizeY", l.maxComputeWorkgroupSizeY},
-          {"maxComputeWorkgroupSizeZ", l.maxComputeWorkgroupSizeZ},
-          {"maxComputeWorkgroupStorageSize", l.maxComputeWorkgroupStorageSize},
-          {"maxStorageBuffersPerShaderStage", l.maxStorageBuffersPerShaderStage},
-          {"maxUniformBuffersPerShaderStage", l.maxUniformBuffersPerShaderStage},
-          {"maxBindGroups", l.maxBindGroups},
-          {"maxBindingsPerBindGroup", l.maxBindingsPerBindGroup}};
+  return {{"minStorageBufferOffsetAlignment", l.min_storage_buffer_offset_alignment},
+          {"minUniformBufferOffsetAlignment", l.min_uniform_buffer_offset_alignment},
+          {"maxStorageBufferBindingSize", l.max_storage_buffer_binding_size},
+          {"maxUniformBufferBindingSize", l.max_uniform_buffer_binding_size},
+          {"maxBufferSize", l.max_buffer_size},
+          {"maxComputeWorkgroupsPerDimension", l.max_compute_workgroups_per_dimension},
+          {"maxComputeInvocationsPerWorkgroup", l.max_compute_invocations_per_workgroup},
+          {"maxComputeWorkgroupSizeX", l.max_compute_workgroup_size_x},
+          {"maxComputeWorkgroupSizeY", l.max_compute_workgroup_size_y},
+          {"maxComputeWorkgroupSizeZ", l.max_compute_workgroup_size_z},
+          {"maxComputeWorkgroupStorageSize", l.max_compute_workgroup_storage_size},
+          {"maxStorageBuffersPerShaderStage", l.max_storage_buffers_per_shader_stage},
+          {"maxUniformBuffersPerShaderStage", l.max_uniform_buffers_per_shader_stage},
+          {"maxBindGroups", l.max_bind_groups},
+          {"maxBindingsPerBindGroup", l.max_bindings_per_bind_group}};
 }
 
 int run_devices(const std::vector<std::string>& args);

@@ -207,19 +207,19 @@ void GpuGpt::build() {
   // ---- op builders ----
   auto mm = [&](const Range& a, const Range& b, const Range& c, const Range* bias,
                 matmul::Dims md) {
-    matmul::Kernel k = matmul::Kernel::naive;
+    matmul::Kernel k = matmul::Kernel::Naive;
     switch (gopt_.matmul) {
       case MatmulImpl::Vec4:
         k = matmul::vec4_or_fallback(md);
         break;
       case MatmulImpl::Blocked4:
-        k = matmul::Kernel::blocked4;
+        k = matmul::Kernel::Blocked4;
         break;
       case MatmulImpl::Naive:
-        k = matmul::Kernel::naive;
+        k = matmul::Kernel::Naive;
         break;
       case MatmulImpl::Native:
-        k = matmul::supports(matmul::Kernel::native, md) ? matmul::Kernel::native
+        k = matmul::supports(matmul::Kernel::Native, md) ? matmul::Kernel::Native
                                                          : matmul::vec4_or_fallback(md);
         break;
     }
@@ -428,7 +428,7 @@ void GpuGpt::upload(const Batch& b) {
   if (!seg.order.empty()) write<uint32_t>(dev_, A.order, seg.order);
   write<uint32_t>(dev_, A.seg_start, seg.seg_start);
   uint32_t dims[4] = {uint32_t(R), cfg_.d_model, cfg_.vocab, seg.count()};
-  dev_.write_buffer(A.embed_bwd_u, 0, dims, sizeof dims);
+  dev_.queue().write_buffer(A.embed_bwd_u, 0, dims, sizeof dims);
 }
 
 void GpuGpt::record_ops(CommandEncoder& enc, size_t begin, size_t end, const std::string& label,
@@ -452,14 +452,14 @@ std::vector<GpuGpt::ProfileRow> GpuGpt::profile_step(const Batch& b, float lr, u
     throw std::invalid_argument("profile_step: loss-log slot out of range");
   const uint32_t n = uint32_t(ops_.size());
   QuerySet qs =
-      dev_.create_query_set(n + 1 + optimizer::MultiTensorAdamW::kStepTimestamps, "gpt.profile");
+      dev_.create_query_set({.label = "gpt.profile", .count = uint32_t(n + 1 + optimizer::MultiTensorAdamW::kStepTimestamps)});
   upload(b);
   opt_->set_lr(lr);
-  CommandEncoder enc = dev_.create_command_encoder("gpt.step.profiled");
+  CommandEncoder enc = dev_.create_command_encoder({"gpt.step.profiled"});
   record_ops(enc, 0, ops_.size(), "gpt.forward_backward", &qs);
   enc.copy_buffer_to_buffer(a_->stats, 0, a_->loss_log, uint64_t(slot) * 4, 4);
   opt_->record_step(enc, qs, n + 1);
-  dev_.submit(enc.finish());
+  dev_.queue().submit(enc.finish());
   auto ts = dev_.read_timestamps(qs);
   std::vector<ProfileRow> rows;
   std::map<std::string, size_t> at;
@@ -487,26 +487,26 @@ void GpuGpt::train_step(const Batch& b, float lr, uint32_t slot) {
   if (slot >= kLossLogSlots) throw std::invalid_argument("train_step: loss-log slot out of range");
   upload(b);
   opt_->set_lr(lr);
-  CommandEncoder enc = dev_.create_command_encoder("gpt.step");
+  CommandEncoder enc = dev_.create_command_encoder({"gpt.step"});
   record_ops(enc, 0, ops_.size(), "gpt.forward_backward");
   enc.copy_buffer_to_buffer(a_->stats, 0, a_->loss_log, uint64_t(slot) * 4, 4);
   opt_->record_step(enc);
-  dev_.submit(enc.finish());
+  dev_.queue().submit(enc.finish());
 }
 
 void GpuGpt::forward_backward(const Batch& b) {
   upload(b);
-  CommandEncoder enc = dev_.create_command_encoder("gpt.fwd_bwd");
+  CommandEncoder enc = dev_.create_command_encoder({"gpt.fwd_bwd"});
   record_ops(enc, 0, ops_.size(), "gpt.forward_backward");
-  dev_.submit(enc.finish());
+  dev_.queue().submit(enc.finish());
   dev_.wait_idle();
 }
 
 float GpuGpt::eval_loss(const Batch& b) {
   upload(b);
-  CommandEncoder enc = dev_.create_command_encoder("gpt.eval");
+  CommandEncoder enc = dev_.create_command_encoder({"gpt.eval"});
   record_ops(enc, 0, fwd_end_, "gpt.forward");
-  dev_.submit(enc.finish());
+  dev_.queue().submit(enc.finish());
   return read<float>(dev_, a_->stats, 0, 1)[0];
 }
 
@@ -519,9 +519,9 @@ std::vector<float> GpuGpt::logits_row(const std::vector<uint32_t>& tokens, uint3
   b.tokens = tokens;
   b.targets.assign(tokens.size(), 0);
   upload(b);
-  CommandEncoder enc = dev_.create_command_encoder("gpt.logits");
+  CommandEncoder enc = dev_.create_command_encoder({"gpt.logits"});
   record_ops(enc, 0, logits_end_, "gpt.forward");
-  dev_.submit(enc.finish());
+  dev_.queue().submit(enc.finish());
   return read<float>(dev_, a_->logits, uint64_t(row) * cfg_.vocab * 4, cfg_.vocab);
 }
 

@@ -89,7 +89,7 @@ std::string take(const std::vector<std::string>& a, size_t& i) {
 optimizer::StatePrecision parse_precision(const std::string& s) {
   if (s == "fp32") return optimizer::StatePrecision::FP32;
   if (s == "f16_mirror") return optimizer::StatePrecision::F16Mirror;
-  if (s == "int8") return optimizer::StatePrecision::Int8;
+  if (s == "int8") return optimizer::StatePrecision::Float8Blocks;
   throw std::invalid_argument("unknown precision '" + s + "' (fp32, f16_mirror, int8)");
 }
 

@@ -74,7 +74,7 @@ TrainConfig config_from_json(const std::string& text) {
   else
     tc.max_grad_norm = t.at("max_grad_norm").get<float>();
   const std::string p = t.at("precision");
-  tc.precision = p == "int8"         ? optimizer::StatePrecision::Int8
+  tc.precision = p == "int8"         ? optimizer::StatePrecision::Float8Blocks
                  : p == "f16_mirror" ? optimizer::StatePrecision::F16Mirror
                                      : optimizer::StatePrecision::FP32;
   tc.attention = parse_attention(t.at("attention").get<std::string>());

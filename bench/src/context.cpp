@@ -77,13 +77,13 @@ struct Ctx::Roofline {
     uint64_t n4 = 4099, half = n4 * 16;
     std::vector<float> data(n4 * 4);
     for (size_t i = 0; i < data.size(); ++i) data[i] = rand_sym(7, i);
-    d.write_buffer(src, 0, data.data(), half);
+    d.queue().write_buffer(src, 0, data.data(), half);
     std::vector<float> poison(n4 * 4 + 4, -12345.0f);
-    d.write_buffer(dst, 0, poison.data(), poison.size() * 4);
+    d.queue().write_buffer(dst, 0, poison.data(), poison.size() * 4);
     auto [rec, moved] = recorder(d, 2 * half);
-    CommandEncoder enc = d.create_command_encoder("copy_vec4 check");
+    CommandEncoder enc = d.create_command_encoder({"copy_vec4 check"});
     record_pass(enc, rec, nullptr, 0);
-    d.submit(enc.finish());
+    d.queue().submit(enc.finish());
     d.wait_idle();
     std::vector<float> got = read<float>(d, dst, 0, n4 * 4 + 4);
     for (size_t i = 0; i < data.size(); ++i)
@@ -101,7 +101,7 @@ Ctx::Ctx(Options options, Device device) : opt_(std::move(options)), dev_(std::m
   roof_->pipe = pipeline(*ck);
   const Limits& L = dev_.limits();
   uint64_t want_half = opt_.quick ? (uint64_t(32) << 20) : (uint64_t(2) << 30);
-  uint64_t cap = std::min<uint64_t>(L.maxStorageBufferBindingSize, L.maxBufferSize);
+  uint64_t cap = std::min<uint64_t>(L.max_storage_buffer_binding_size, L.max_buffer_size);
   cap = std::min<uint64_t>(cap, uint64_t(65535) * 65535 * 16 * ck->workgroup_size[0] / 2);
   roof_->max_half = std::min(want_half, cap) / 256 * 256;
   roof_->src = utils::make_buffer(dev_, "copy_src", roof_->max_half);
@@ -111,7 +111,7 @@ Ctx::Ctx(Options options, Device device) : opt_(std::move(options)), dev_(std::m
   std::vector<float> chunk(1 << 20);
   for (size_t i = 0; i < chunk.size(); ++i) chunk[i] = rand_sym(11, i);
   for (uint64_t off = 0; off < roof_->max_half; off += chunk.size() * 4)
-    dev_.write_buffer(roof_->src, off, chunk.data(),
+    dev_.queue().write_buffer(roof_->src, off, chunk.data(),
                       std::min<uint64_t>(chunk.size() * 4, roof_->max_half - off));
 }
 
@@ -144,9 +144,9 @@ void Ctx::warm_up(const std::function<void(CommandEncoder&)>& record_one) {
   auto t0 = std::chrono::steady_clock::now();
   int done = 0, batch = std::max(opt_.warmup, 1);
   for (;;) {
-    CommandEncoder enc = dev_.create_command_encoder("bench warmup");
+    CommandEncoder enc = dev_.create_command_encoder({"bench warmup"});
     for (int i = 0; i < batch; ++i) record_one(enc);
-    dev_.submit(enc.finish());
+    dev_.queue().submit(enc.finish());
     dev_.wait_idle();
     done += batch;
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -179,8 +179,8 @@ std::pair<Stats, CopyResult> Ctx::time_pair_encoder(const EncoderRecorder& rec, 
     record_pass(enc, copy_rec, nullptr, 0);
   });
   const uint32_t b2b = back_to_back ? uint32_t(2 * reps) : 0;
-  QuerySet qs = dev_.create_query_set(uint32_t(4 * reps) + b2b, "bench pair timestamps");
-  CommandEncoder enc = dev_.create_command_encoder("bench timed pair");
+  QuerySet qs = dev_.create_query_set({.label = "bench pair timestamps", .count = uint32_t(uint32_t(4 * reps) + b2b)});
+  CommandEncoder enc = dev_.create_command_encoder({"bench timed pair"});
   for (int i = 0; i < reps; ++i) {
     rec(enc, PassTimestampWrites{qs, uint32_t(4 * i), uint32_t(4 * i + 1)});
     record_pass(enc, copy_rec, &qs, uint32_t(4 * i + 2));
@@ -188,7 +188,7 @@ std::pair<Stats, CopyResult> Ctx::time_pair_encoder(const EncoderRecorder& rec, 
   // Back to back, after the pairs (the GPU is as warm as for them).
   for (int i = 0; b2b && i < reps; ++i)
     rec(enc, PassTimestampWrites{qs, uint32_t(4 * reps + 2 * i), uint32_t(4 * reps + 2 * i + 1)});
-  dev_.submit(enc.finish());
+  dev_.queue().submit(enc.finish());
   dev_.wait_idle();
   auto ts = dev_.read_timestamps(qs);
   CopyResult r;
@@ -201,10 +201,10 @@ std::pair<Stats, CopyResult> Ctx::time_pair_encoder(const EncoderRecorder& rec, 
 Stats Ctx::time(const Recorder& rec) {
   int reps = opt_.reps;
   warm_up([&](CommandEncoder& enc) { record_pass(enc, rec, nullptr, 0); });
-  QuerySet qs = dev_.create_query_set(uint32_t(2 * reps), "bench timestamps");
-  CommandEncoder enc = dev_.create_command_encoder("bench timed");
+  QuerySet qs = dev_.create_query_set({.label = "bench timestamps", .count = uint32_t(2 * reps)});
+  CommandEncoder enc = dev_.create_command_encoder({"bench timed"});
   for (int i = 0; i < reps; ++i) record_pass(enc, rec, &qs, uint32_t(2 * i));
-  dev_.submit(enc.finish());
+  dev_.queue().submit(enc.finish());
   dev_.wait_idle();
   return stats_from(dev_.read_timestamps(qs), reps, 2, 0);
 }

@@ -23,14 +23,14 @@ struct BufferCounts {
 // maxStorageBuffersPerShaderStage / maxUniformBuffersPerShaderStage, for one layout or a
 // pipeline's whole layout; `subject` starts the message ("<subject> has N storage buffer ...").
 void check_per_stage(const Limits& lim, const std::string& subject, BufferCounts n) {
-  if (n.storage > lim.maxStorageBuffersPerShaderStage)
+  if (n.storage > lim.max_storage_buffers_per_shader_stage)
     throw ValidationError("limits", subject + " has " + num(n.storage) +
                                         " storage buffer bindings, more than maxStorageBuffersPerShaderStage (" +
-                                        num(lim.maxStorageBuffersPerShaderStage) + ")");
-  if (n.uniform > lim.maxUniformBuffersPerShaderStage)
+                                        num(lim.max_storage_buffers_per_shader_stage) + ")");
+  if (n.uniform > lim.max_uniform_buffers_per_shader_stage)
     throw ValidationError("limits", subject + " has " + num(n.uniform) +
                                         " uniform buffer bindings, more than maxUniformBuffersPerShaderStage (" +
-                                        num(lim.maxUniformBuffersPerShaderStage) + ")");
+                                        num(lim.max_uniform_buffers_per_shader_stage) + ")");
 }
 
 std::shared_ptr<BindGroupLayoutImpl> make_layout(const std::shared_ptr<DeviceCore>& core,
@@ -48,10 +48,10 @@ std::shared_ptr<BindGroupLayoutImpl> make_layout(const std::shared_ptr<DeviceCor
     const auto& e = l->entries[i];
     if (i && l->entries[i - 1].binding == e.binding)
       throw ValidationError("R1", name + " has binding " + num(e.binding) + " more than once");
-    if (e.binding >= lim.maxBindingsPerBindGroup)
+    if (e.binding >= lim.max_bindings_per_bind_group)
       throw ValidationError("limits", name + " binding number (" + num(e.binding) +
                                           ") is not below maxBindingsPerBindGroup (" +
-                                          num(lim.maxBindingsPerBindGroup) + ")");
+                                          num(lim.max_bindings_per_bind_group) + ")");
     counts.add(e.type);
   }
   check_per_stage(lim, name, counts);
@@ -134,15 +134,15 @@ BindGroupLayout ComputePipeline::get_bind_group_layout(uint32_t group) const {
                                        num(group) + " (its layout has " + num(impl_->groups.size()) +
                                        " group(s))");
   BindGroupLayout out;
-  out.impl_ = impl_->groups[group];
+  impl_of(out) = impl_->groups[group];
   return out;
 }
 
 BindGroupLayout Device::create_bind_group_layout(const BindGroupLayoutDescriptor& desc) {
   require_live(impl_, "Device::create_bind_group_layout");
   BindGroupLayout out;
-  out.impl_ = make_layout(impl_->core, desc);
-  if (impl_->core->trace) impl_->core->trace->bind_group_layout(*out.impl_, false);
+  impl_of(out) = make_layout(impl_->core, desc);
+  if (impl_->core->trace) impl_->core->trace->bind_group_layout(*impl_of(out), false);
   return out;
 }
 
@@ -154,7 +154,7 @@ BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
   const Limits& lim = core->limits;
   std::string name = quoted("BindGroup", desc.label);
   if (!desc.layout) throw ValidationError("state", name + " has no layout");
-  const auto& layout = *desc.layout.impl_;
+  const auto& layout = *impl_of(desc.layout);
   if (layout.core != core) throw ValidationError("state", quoted("BindGroupLayout", layout.label) +
                                                               " of " + name + " belongs to a different device");
   std::string lname = quoted("BindGroupLayout", layout.label);
@@ -177,19 +177,19 @@ BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
 
   auto g = std::make_shared<BindGroupImpl>();
   g->core = core;
-  g->layout = desc.layout.impl_;
+  g->layout = impl_of(desc.layout);
   g->label = desc.label;
   for (const auto& e : desc.entries) {
     const BindGroupLayoutEntry& le = *layout.find(e.binding);
     std::string at = name + " binding " + num(e.binding);
     if (!e.buffer) throw ValidationError("state", at + " has no buffer");
-    const BufferImpl& b = *e.buffer.impl_;
+    const BufferImpl& b = *impl_of(e.buffer);
     if (b.core != core) throw ValidationError("state", at + ": " + quoted("Buffer", b.label) + " belongs to a different device");
     std::string bname = quoted("Buffer", b.label);
     bool uniform = le.type == BindingType::Uniform;
     // R6
-    uint32_t need = uniform ? kUsageUniform : kUsageStorage;
-    if (!(b.usage & need))
+    BufferUsage need = uniform ? BufferUsage::Uniform : BufferUsage::Storage;
+    if (!has(b.usage, need))
       throw ValidationError("R6", at + " (" + binding_type_name(le.type) + "): " + bname +
                                       " lacks " + (uniform ? "Uniform" : "Storage") + " usage");
     // R3
@@ -215,7 +215,7 @@ BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
       throw ValidationError("R4", at + ": " + binding_type_name(le.type) + " binding size (" +
                                       num(size) + ") of " + bname + " is not a multiple of 4");
     // R5
-    uint64_t max = uniform ? lim.maxUniformBufferBindingSize : lim.maxStorageBufferBindingSize;
+    uint64_t max = uniform ? lim.max_uniform_buffer_binding_size : lim.max_storage_buffer_binding_size;
     if (size > max)
       throw ValidationError("R5", at + ": binding size (" + num(size) + ") of " + bname +
                                       " is larger than " +
@@ -226,7 +226,7 @@ BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
       throw ValidationError("R7", at + ": binding size (" + num(size) + ") of " + bname +
                                       " is smaller than the layout's minBindingSize (" +
                                       num(le.min_binding_size) + ")");
-    g->bound.push_back(BoundBuffer{e.binding, le.type, e.buffer.impl_, e.offset, size});
+    g->bound.push_back(BoundBuffer{e.binding, le.type, impl_of(e.buffer), e.offset, size});
   }
   std::sort(g->bound.begin(), g->bound.end(), [](auto& a, auto& b) { return a.binding < b.binding; });
 
@@ -266,7 +266,7 @@ BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
   vkUpdateDescriptorSets(core->device, uint32_t(writes.size()), writes.data(), 0, nullptr);
   if (core->trace) core->trace->bind_group(*g);
   BindGroup out;
-  out.impl_ = g;
+  impl_of(out) = g;
   return out;
 }
 
@@ -295,7 +295,7 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
                                                         core->adapter->features.end(), Feature::ShaderF16)
                                           ? " (the adapter supports it: request it)"
                                           : " (adapter \"" + core->adapter->info.name + "\" does not support it)"));
-  if (k.needs_float_atomics && !core->has(Feature::FloatAtomics))
+  if (k.needs_float_atomics && !core->has(Feature::Float32AtomicAdd))
     throw ValidationError("feature", name + ": kernel " + kname +
                                          " uses float atomics, which need the \"float32-atomic-add\" feature; " +
                                          quoted("Device", core->label) + " was not created with it");
@@ -309,14 +309,14 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
                                        num(wy) + ", " + num(wz) + "): " + what + " (" + num(v) +
                                        ") is larger than " + limit + " (" + num(max) + ")");
   };
-  r13("x", wx, lim.maxComputeWorkgroupSizeX, "maxComputeWorkgroupSizeX");
-  r13("y", wy, lim.maxComputeWorkgroupSizeY, "maxComputeWorkgroupSizeY");
-  r13("z", wz, lim.maxComputeWorkgroupSizeZ, "maxComputeWorkgroupSizeZ");
-  r13("x*y*z", inv, lim.maxComputeInvocationsPerWorkgroup, "maxComputeInvocationsPerWorkgroup");
-  if (k.workgroup_storage_bytes > lim.maxComputeWorkgroupStorageSize)
+  r13("x", wx, lim.max_compute_workgroup_size_x, "maxComputeWorkgroupSizeX");
+  r13("y", wy, lim.max_compute_workgroup_size_y, "maxComputeWorkgroupSizeY");
+  r13("z", wz, lim.max_compute_workgroup_size_z, "maxComputeWorkgroupSizeZ");
+  r13("x*y*z", inv, lim.max_compute_invocations_per_workgroup, "maxComputeInvocationsPerWorkgroup");
+  if (k.workgroup_storage_bytes > lim.max_compute_workgroup_storage_size)
     throw ValidationError("R13", name + ": kernel " + kname + " uses " + num(k.workgroup_storage_bytes) +
                                      " bytes of workgroup memory, more than maxComputeWorkgroupStorageSize (" +
-                                     num(lim.maxComputeWorkgroupStorageSize) + ")");
+                                     num(lim.max_compute_workgroup_storage_size) + ")");
 
   uint32_t max_group = 0;
   bool any = false;
@@ -326,9 +326,9 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
 
   if (desc.layout.empty()) {
     // R10: auto layout, statically used bindings only, minBindingSize from the shader.
-    if (n_groups > lim.maxBindGroups)
+    if (n_groups > lim.max_bind_groups)
       throw ValidationError("limits", name + ": kernel " + kname + " uses bind group " + num(max_group) +
-                                          ", not below maxBindGroups (" + num(lim.maxBindGroups) + ")");
+                                          ", not below maxBindGroups (" + num(lim.max_bind_groups) + ")");
     for (uint32_t g = 0; g < n_groups; ++g) {
       BindGroupLayoutDescriptor ld;
       ld.label = p->label + " group " + num(g) + " (auto)";
@@ -338,17 +338,17 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
       p->groups.push_back(make_layout(core, ld));
     }
   } else {
-    if (desc.layout.size() > lim.maxBindGroups)
+    if (desc.layout.size() > lim.max_bind_groups)
       throw ValidationError("limits", name + " layout has " + num(desc.layout.size()) +
                                           " bind group layouts, more than maxBindGroups (" +
-                                          num(lim.maxBindGroups) + ")");
+                                          num(lim.max_bind_groups) + ")");
     // R9: every binding the shader uses is in the layout with the same type.
     for (const auto& b : k.bindings) {
       if (!b.statically_used) continue;
       std::string at = name + ": shader binding @group(" + num(b.group) + ") @binding(" +
                        num(b.binding) + ") '" + std::string(b.name) + "' (" + binding_type_name(b.type) + ")";
       const BindGroupLayoutImpl* gl = b.group < desc.layout.size() && desc.layout[b.group]
-                                          ? desc.layout[b.group].impl_.get() : nullptr;
+                                          ? impl_of(desc.layout[b.group]).get() : nullptr;
       const BindGroupLayoutEntry* le = gl ? gl->find(b.binding) : nullptr;
       if (!le)
         throw ValidationError("R9", at + " is not in the explicit layout" +
@@ -363,9 +363,9 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
     }
     for (size_t g = 0; g < desc.layout.size(); ++g) {
       if (desc.layout[g]) {
-        if (desc.layout[g].impl_->core != core)
+        if (impl_of(desc.layout[g])->core != core)
           throw ValidationError("state", name + " layout " + num(g) + " belongs to a different device");
-        p->groups.push_back(desc.layout[g].impl_);
+        p->groups.push_back(impl_of(desc.layout[g]));
       } else {
         p->groups.push_back(make_layout(core, {p->label + " group " + num(g) + " (empty)", {}}));
       }
@@ -402,7 +402,7 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
   core->name_object(VK_OBJECT_TYPE_PIPELINE, uint64_t(p->pipeline), p->label);
   if (core->trace) core->trace->pipeline(*p, desc.layout);
   ComputePipeline out;
-  out.impl_ = p;
+  impl_of(out) = p;
   return out;
 }
 

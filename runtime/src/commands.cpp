@@ -29,25 +29,25 @@ void require_pass(const std::shared_ptr<EncoderImpl>& e, const char* op) {
 void check_query(const EncoderImpl& e, const QuerySet& set, uint32_t index, const std::string& where) {
   if (!e.core->has(Feature::TimestampQuery))
     throw ValidationError("feature", where + ": timestamps need the \"timestamp-query\" feature");
-  if (!set.impl_) throw ValidationError("state", where + ": null query set");
-  if (set.impl_->core != e.core)
-    throw ValidationError("state", where + ": " + quoted("QuerySet", set.impl_->label) + " belongs to a different device");
-  if (index >= set.impl_->count)
+  if (!impl_of(set)) throw ValidationError("state", where + ": null query set");
+  if (impl_of(set)->core != e.core)
+    throw ValidationError("state", where + ": " + quoted("QuerySet", impl_of(set)->label) + " belongs to a different device");
+  if (index >= impl_of(set)->count)
     throw ValidationError("range", where + ": query index (" + num(index) + ") is not below " +
-                                       quoted("QuerySet", set.impl_->label) + " count (" + num(set.impl_->count) + ")");
+                                       quoted("QuerySet", impl_of(set)->label) + " count (" + num(impl_of(set)->count) + ")");
 }
 }  // namespace
 
 std::string EncoderImpl::pass_name() const { return quoted("ComputePass", pass_label); }
 
-CommandEncoder Device::create_command_encoder(const std::string& label) {
+CommandEncoder Device::create_command_encoder(const CommandEncoderDescriptor& desc) {
   require_live(impl_, "Device::create_command_encoder");
   auto e = std::make_shared<EncoderImpl>();
   e->core = impl_->core;
-  e->label = label;
+  e->label = desc.label;
   if (e->core->trace) e->core->trace->encoder(*e);
   CommandEncoder out;
-  out.impl_ = e;
+  impl_of(out) = e;
   return out;
 }
 
@@ -67,7 +67,7 @@ ComputePass CommandEncoder::begin_compute_pass(const ComputePassDescriptor& desc
       throw ValidationError("state", where + " timestampWrites uses index " +
                                          num(*tw.end_of_pass_write_index) + " for both beginning and end");
     if (tw.beginning_of_pass_write_index)
-      impl_->commands.push_back(TimestampCmd{tw.query_set.impl_, *tw.beginning_of_pass_write_index, true});
+      impl_->commands.push_back(TimestampCmd{impl_of(tw.query_set), *tw.beginning_of_pass_write_index, true});
   }
   impl_->pass_open = true;
   impl_->pass_label = desc.label;
@@ -76,33 +76,33 @@ ComputePass CommandEncoder::begin_compute_pass(const ComputePassDescriptor& desc
   impl_->groups.clear();
   if (impl_->core->trace) impl_->core->trace->begin_pass(*impl_, desc.label);
   ComputePass p;
-  p.impl_ = impl_;
+  impl_of(p) = impl_;
   return p;
 }
 
 void ComputePass::set_pipeline(const ComputePipeline& pipeline) {
   require_pass(impl_, "set_pipeline");
   if (!pipeline) throw ValidationError("state", impl_->pass_name() + " set_pipeline: null pipeline");
-  if (pipeline.impl_->core != impl_->core)
+  if (impl_of(pipeline)->core != impl_->core)
     throw ValidationError("state", impl_->pass_name() + " set_pipeline: " +
-                                       quoted("ComputePipeline", pipeline.impl_->label) + " belongs to a different device");
-  impl_->pipeline = pipeline.impl_;
-  if (impl_->core->trace) impl_->core->trace->set_pipeline(*impl_, *pipeline.impl_);
+                                       quoted("ComputePipeline", impl_of(pipeline)->label) + " belongs to a different device");
+  impl_->pipeline = impl_of(pipeline);
+  if (impl_->core->trace) impl_->core->trace->set_pipeline(*impl_, *impl_of(pipeline));
 }
 
 void ComputePass::set_bind_group(uint32_t index, const BindGroup& group) {
   require_pass(impl_, "set_bind_group");
   const Limits& lim = impl_->core->limits;
-  if (index >= lim.maxBindGroups)
+  if (index >= lim.max_bind_groups)
     throw ValidationError("limits", impl_->pass_name() + " set_bind_group: index (" + num(index) +
-                                        ") is not below maxBindGroups (" + num(lim.maxBindGroups) + ")");
+                                        ") is not below maxBindGroups (" + num(lim.max_bind_groups) + ")");
   if (!group) throw ValidationError("state", impl_->pass_name() + " set_bind_group(" + num(index) + "): null bind group");
-  if (group.impl_->core != impl_->core)
+  if (impl_of(group)->core != impl_->core)
     throw ValidationError("state", impl_->pass_name() + " set_bind_group: " +
-                                       quoted("BindGroup", group.impl_->label) + " belongs to a different device");
+                                       quoted("BindGroup", impl_of(group)->label) + " belongs to a different device");
   if (impl_->groups.size() <= index) impl_->groups.resize(index + 1);
-  impl_->groups[index] = group.impl_;
-  if (impl_->core->trace) impl_->core->trace->set_bind_group(*impl_, index, *group.impl_);
+  impl_->groups[index] = impl_of(group);
+  if (impl_->core->trace) impl_->core->trace->set_bind_group(*impl_, index, *impl_of(group));
 }
 
 void ComputePass::dispatch_workgroups(uint32_t x, uint32_t y, uint32_t z) {
@@ -118,10 +118,10 @@ void ComputePass::dispatch_workgroups(uint32_t x, uint32_t y, uint32_t z) {
   const char* axis[3] = {"x", "y", "z"};
   uint32_t counts[3] = {x, y, z};
   for (int i = 0; i < 3; ++i)
-    if (counts[i] > lim.maxComputeWorkgroupsPerDimension)
+    if (counts[i] > lim.max_compute_workgroups_per_dimension)
       throw ValidationError("R12", where + ": workgroup count " + axis[i] + " (" + num(counts[i]) +
                                        ") is larger than maxComputeWorkgroupsPerDimension (" +
-                                       num(lim.maxComputeWorkgroupsPerDimension) +
+                                       num(lim.max_compute_workgroups_per_dimension) +
                                        "); use a 2-D grid (grid_for_workgroups) and flat_id");
 
   std::vector<std::shared_ptr<BindGroupImpl>> used(p.groups.size());
@@ -180,14 +180,14 @@ void ComputePass::dispatch_workgroups(uint32_t x, uint32_t y, uint32_t z) {
 void ComputePass::write_timestamp(const QuerySet& set, uint32_t index) {
   require_pass(impl_, "write_timestamp");
   check_query(*impl_, set, index, impl_->pass_name() + " write_timestamp");
-  impl_->commands.push_back(TimestampCmd{set.impl_, index});
+  impl_->commands.push_back(TimestampCmd{impl_of(set), index});
 }
 
 void ComputePass::end() {
   require_pass(impl_, "end");
   auto& e = *impl_;
   if (e.pass_timestamps && e.pass_timestamps->end_of_pass_write_index)
-    e.commands.push_back(TimestampCmd{e.pass_timestamps->query_set.impl_, *e.pass_timestamps->end_of_pass_write_index});
+    e.commands.push_back(TimestampCmd{impl_of(e.pass_timestamps->query_set), *e.pass_timestamps->end_of_pass_write_index});
   e.pass_open = false;
   if (e.core->trace) e.core->trace->end_pass(e);
   e.pass_timestamps.reset();
@@ -201,14 +201,14 @@ void CommandEncoder::copy_buffer_to_buffer(const Buffer& src, uint64_t src_offse
   require_live(impl_, "CommandEncoder::copy_buffer_to_buffer");
   require_no_pass(*impl_, "copy_buffer_to_buffer");
   if (!src || !dst) throw ValidationError("state", "copy_buffer_to_buffer: null buffer");
-  auto& s = *src.impl_;
-  auto& d = *dst.impl_;
+  auto& s = *impl_of(src);
+  auto& d = *impl_of(dst);
   std::string where = "copy_buffer_to_buffer(" + quoted("Buffer", s.label) + " @" + num(src_offset) + " -> " +
                       quoted("Buffer", d.label) + " @" + num(dst_offset) + ", " + num(size) + " bytes)";
   if (s.core != impl_->core || d.core != impl_->core)
     throw ValidationError("state", where + ": a buffer belongs to a different device");
-  if (!(s.usage & kUsageCopySrc)) throw ValidationError("usage", where + ": source lacks CopySrc usage");
-  if (!(d.usage & kUsageCopyDst)) throw ValidationError("usage", where + ": destination lacks CopyDst usage");
+  if (!has(s.usage, BufferUsage::CopySrc)) throw ValidationError("usage", where + ": source lacks CopySrc usage");
+  if (!has(d.usage, BufferUsage::CopyDst)) throw ValidationError("usage", where + ": destination lacks CopyDst usage");
   if (src_offset % 4 || dst_offset % 4 || size % 4)
     throw ValidationError("alignment", where + ": offsets and size must be multiples of 4");
   if (src_offset > s.size || size > s.size - src_offset)
@@ -218,7 +218,7 @@ void CommandEncoder::copy_buffer_to_buffer(const Buffer& src, uint64_t src_offse
     throw ValidationError("range", where + ": destination range " + range_str(dst_offset, size) +
                                        " does not fit its size (" + num(d.size) + ")");
   if (&s == &d) throw ValidationError("state", where + ": source and destination are the same buffer");
-  if (size) impl_->commands.push_back(CopyCmd{src.impl_, dst.impl_, src_offset, dst_offset, size});
+  if (size) impl_->commands.push_back(CopyCmd{impl_of(src), impl_of(dst), src_offset, dst_offset, size});
   if (size && impl_->core->trace) impl_->core->trace->copy(*impl_, s, src_offset, d, dst_offset, size);
 }
 
@@ -226,10 +226,10 @@ void CommandEncoder::clear_buffer(const Buffer& buffer, uint64_t offset, std::op
   require_live(impl_, "CommandEncoder::clear_buffer");
   require_no_pass(*impl_, "clear_buffer");
   if (!buffer) throw ValidationError("state", "clear_buffer: null buffer");
-  auto& b = *buffer.impl_;
+  auto& b = *impl_of(buffer);
   std::string where = "clear_buffer(" + quoted("Buffer", b.label) + ")";
   if (b.core != impl_->core) throw ValidationError("state", where + ": buffer belongs to a different device");
-  if (!(b.usage & kUsageCopyDst)) throw ValidationError("usage", where + ": buffer lacks CopyDst usage");
+  if (!has(b.usage, BufferUsage::CopyDst)) throw ValidationError("usage", where + ": buffer lacks CopyDst usage");
   if (offset > b.size)
     throw ValidationError("range", where + ": offset (" + num(offset) + ") is past the buffer's size (" + num(b.size) + ")");
   uint64_t size = size_opt.value_or(b.size - offset);
@@ -239,7 +239,7 @@ void CommandEncoder::clear_buffer(const Buffer& buffer, uint64_t offset, std::op
   if (size > b.size - offset)
     throw ValidationError("range", where + ": range " + range_str(offset, size) + " does not fit the buffer's size (" +
                                        num(b.size) + ")");
-  if (size) impl_->commands.push_back(ClearCmd{buffer.impl_, offset, size});
+  if (size) impl_->commands.push_back(ClearCmd{impl_of(buffer), offset, size});
   if (size && impl_->core->trace) impl_->core->trace->clear(*impl_, b, offset, size);
 }
 
@@ -253,7 +253,7 @@ CommandBuffer CommandEncoder::finish() {
   cb->commands = std::move(impl_->commands);
   if (impl_->core->trace) impl_->core->trace->finish(*impl_, *cb);
   CommandBuffer out;
-  out.impl_ = cb;
+  impl_of(out) = cb;
   return out;
 }
 
@@ -306,26 +306,26 @@ class HazardTracker {
 };
 }  // namespace
 
-void Device::submit(std::span<const CommandBuffer> buffers) {
-  require_live(impl_, "Device::submit");
+void Queue::submit(std::span<const CommandBuffer> buffers) {
+  require_live(impl_, "Queue::submit");
   std::vector<Command> all;
   for (const auto& cb : buffers) {
-    if (!cb.impl_) throw ValidationError("state", "submit: null command buffer");
-    if (cb.impl_->core != impl_->core.get())
-      throw ValidationError("state", "submit: " + quoted("CommandBuffer", cb.impl_->label) +
+    if (!impl_of(cb)) throw ValidationError("state", "submit: null command buffer");
+    if (impl_of(cb)->core != impl_->core.get())
+      throw ValidationError("state", "submit: " + quoted("CommandBuffer", impl_of(cb)->label) +
                                          " was encoded for a different device");
-    if (cb.impl_->submitted)
-      throw ValidationError("state", "submit: " + quoted("CommandBuffer", cb.impl_->label) + " was already submitted");
+    if (impl_of(cb)->submitted)
+      throw ValidationError("state", "submit: " + quoted("CommandBuffer", impl_of(cb)->label) + " was already submitted");
   }
   if (impl_->core->trace) {
     std::vector<const CommandBufferImpl*> cbs;
-    for (const auto& cb : buffers) cbs.push_back(cb.impl_.get());
+    for (const auto& cb : buffers) cbs.push_back(impl_of(cb).get());
     impl_->core->trace->submit(cbs);
   }
   for (const auto& cb : buffers) {
-    cb.impl_->submitted = true;
-    for (auto& c : cb.impl_->commands) all.push_back(std::move(c));
-    cb.impl_->commands.clear();
+    impl_of(cb)->submitted = true;
+    for (auto& c : impl_of(cb)->commands) all.push_back(std::move(c));
+    impl_of(cb)->commands.clear();
   }
   if (all.empty()) return;
   std::lock_guard lock(impl_->mutex);

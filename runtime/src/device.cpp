@@ -131,7 +131,7 @@ uint64_t Buffer::size() const {
   require_live(impl_, "Buffer::size");
   return impl_->size;
 }
-uint32_t Buffer::usage() const {
+BufferUsage Buffer::usage() const {
   require_live(impl_, "Buffer::usage");
   return impl_->usage;
 }
@@ -146,20 +146,20 @@ Buffer Device::create_buffer(const BufferDescriptor& desc) {
   require_live(impl_, "Device::create_buffer");
   auto& core = impl_->core;
   std::string name = quoted("Buffer", desc.label);
-  if (desc.usage == 0) throw ValidationError("usage", name + " usage is 0 (none)");
-  constexpr uint32_t kKnown = kUsageMapRead | kUsageMapWrite | kUsageCopySrc | kUsageCopyDst |
-                              kUsageUniform | kUsageStorage | kUsageQueryResolve;
-  if (desc.usage & ~kKnown)
-    throw ValidationError("usage", name + " usage (0x" + ([&] { char s[16]; std::snprintf(s, sizeof s, "%x", desc.usage); return std::string(s); })() +
+  if (desc.usage == BufferUsage::None) throw ValidationError("usage", name + " usage is 0 (none)");
+  constexpr BufferUsage kKnown = BufferUsage::MapRead | BufferUsage::MapWrite | BufferUsage::CopySrc | BufferUsage::CopyDst |
+                              BufferUsage::Uniform | BufferUsage::Storage | BufferUsage::QueryResolve;
+  if ((desc.usage & ~kKnown) != BufferUsage::None)
+    throw ValidationError("usage", name + " usage (0x" + ([&] { char s[16]; std::snprintf(s, sizeof s, "%x", uint32_t(desc.usage)); return std::string(s); })() +
                                        ") has unknown bits");
-  if (desc.size > core->limits.maxBufferSize)
+  if (desc.size > core->limits.max_buffer_size)
     throw ValidationError("limits", name + " size (" + std::to_string(desc.size) +
                                         ") is larger than the device's maxBufferSize (" +
-                                        std::to_string(core->limits.maxBufferSize) + ")");
+                                        std::to_string(core->limits.max_buffer_size) + ")");
   // Transfer bits always: zero-init and staging copies need them whatever the WebGPU usage.
   VkBufferUsageFlags vk = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-  if (desc.usage & kUsageStorage) vk |= VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-  if (desc.usage & kUsageUniform) vk |= VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
+  if (has(desc.usage, BufferUsage::Storage)) vk |= VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  if (has(desc.usage, BufferUsage::Uniform)) vk |= VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
   auto b = make_vk_buffer(core, desc.size, vk, false, false, desc.label);
   b->usage = desc.usage;
   {
@@ -168,7 +168,7 @@ Buffer Device::create_buffer(const BufferDescriptor& desc) {
   }
   if (core->trace) core->trace->buffer(*b);
   Buffer out;
-  out.impl_ = b;
+  impl_of(out) = b;
   return out;
 }
 
@@ -268,12 +268,19 @@ void check_range(const BufferImpl& b, uint64_t offset, uint64_t size, const char
 }
 }  // namespace
 
-void Device::write_buffer(const Buffer& buffer, uint64_t offset, const void* data, uint64_t size) {
-  require_live(impl_, "Device::write_buffer");
+Queue Device::queue() const {
+  require_live(impl_, "Device::queue");
+  Queue q;
+  impl_of(q) = impl_;
+  return q;
+}
+
+void Queue::write_buffer(const Buffer& buffer, uint64_t offset, const void* data, uint64_t size) {
+  require_live(impl_, "Queue::write_buffer");
   if (!buffer) throw ValidationError("state", "write_buffer: null buffer");
-  auto& b = *buffer.impl_;
+  auto& b = *impl_of(buffer);
   require_same_device(impl_->core.get(), b.core.get(), buf_name(b));
-  if (!(b.usage & kUsageCopyDst))
+  if (!has(b.usage, BufferUsage::CopyDst))
     throw ValidationError("usage", "write_buffer: " + buf_name(b) + " lacks CopyDst usage");
   check_range(b, offset, size, "write_buffer");
   if (impl_->core->trace) impl_->core->trace->write_buffer(b, offset, data, size);
@@ -286,7 +293,7 @@ void Device::write_buffer(const Buffer& buffer, uint64_t offset, const void* dat
     VkBufferCopy region{0, offset + done, n};
     impl_->submit_locked([&](VkCommandBuffer cmd) {
       vkCmdCopyBuffer(cmd, staging->buffer, b.buffer, 1, &region);
-    }, {CopyCmd{staging, buffer.impl_, 0, offset + done, n}}, true);
+    }, {CopyCmd{staging, impl_of(buffer), 0, offset + done, n}}, true);
     done += n;
   }
 }
@@ -295,9 +302,9 @@ std::vector<uint8_t> Device::read_buffer(const Buffer& buffer, uint64_t offset,
                                          std::optional<uint64_t> size_opt) {
   require_live(impl_, "Device::read_buffer");
   if (!buffer) throw ValidationError("state", "read_buffer: null buffer");
-  auto& b = *buffer.impl_;
+  auto& b = *impl_of(buffer);
   require_same_device(impl_->core.get(), b.core.get(), buf_name(b));
-  if (!(b.usage & kUsageCopySrc))
+  if (!has(b.usage, BufferUsage::CopySrc))
     throw ValidationError("usage", "read_buffer: " + buf_name(b) + " lacks CopySrc usage");
   if (offset > b.size)
     throw ValidationError("range", "read_buffer on " + buf_name(b) + ": offset (" +
@@ -318,7 +325,7 @@ std::vector<uint8_t> Device::read_buffer(const Buffer& buffer, uint64_t offset,
       mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
       vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
                            &mb, 0, nullptr, 0, nullptr);
-    }, {CopyCmd{buffer.impl_, staging, offset + done, 0, n}}, true);
+    }, {CopyCmd{impl_of(buffer), staging, offset + done, 0, n}}, true);
     std::memcpy(out.data() + done, staging->mapped, n);
     done += n;
   }
@@ -326,10 +333,15 @@ std::vector<uint8_t> Device::read_buffer(const Buffer& buffer, uint64_t offset,
   return out;
 }
 
-void Device::wait_idle() {
-  require_live(impl_, "Device::wait_idle");
+void Queue::on_submitted_work_done() {
+  require_live(impl_, "Queue::on_submitted_work_done");
   std::lock_guard lock(impl_->mutex);
   impl_->reclaim_locked(true);
+}
+
+void Device::wait_idle() {
+  require_live(impl_, "Device::wait_idle");
+  queue().on_submitted_work_done();
 }
 
 // ---- query sets ---------------------------------------------------------------------------------
@@ -338,10 +350,23 @@ uint32_t QuerySet::count() const {
   require_live(impl_, "QuerySet::count");
   return impl_->count;
 }
+QueryType QuerySet::type() const {
+  require_live(impl_, "QuerySet::type");
+  return impl_->type;
+}
+const std::string& QuerySet::label() const {
+  require_live(impl_, "QuerySet::label");
+  return impl_->label;
+}
 
-QuerySet Device::create_query_set(uint32_t count, const std::string& label) {
+QuerySet Device::create_query_set(const QuerySetDescriptor& desc) {
   require_live(impl_, "Device::create_query_set");
   auto& core = impl_->core;
+  const std::string& label = desc.label;
+  const uint32_t count = desc.count;
+  if (desc.type != QueryType::Timestamp)
+    throw ValidationError("state", quoted("QuerySet", label) + " type (" +
+                                       std::to_string(uint32_t(desc.type)) + ") is not a GPUQueryType wgslvk knows");
   if (!core->has(Feature::TimestampQuery))
     throw ValidationError("feature", quoted("QuerySet", label) +
                                          " needs the \"timestamp-query\" feature, which " +
@@ -352,6 +377,7 @@ QuerySet Device::create_query_set(uint32_t count, const std::string& label) {
   auto q = std::make_shared<QuerySetImpl>();
   q->core = core;
   q->count = count;
+  q->type = desc.type;
   q->label = label;
   q->written.assign(count, false);
   VkQueryPoolCreateInfo ci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
@@ -360,14 +386,14 @@ QuerySet Device::create_query_set(uint32_t count, const std::string& label) {
   check_vk(vkCreateQueryPool(core->device, &ci, nullptr, &q->pool), "vkCreateQueryPool");
   core->name_object(VK_OBJECT_TYPE_QUERY_POOL, uint64_t(q->pool), label);
   QuerySet out;
-  out.impl_ = q;
+  impl_of(out) = q;
   return out;
 }
 
 std::vector<uint64_t> Device::read_timestamps(const QuerySet& set) {
   require_live(impl_, "Device::read_timestamps");
-  if (!set.impl_) throw ValidationError("state", "read_timestamps: null query set");
-  auto& q = *set.impl_;
+  if (!set) throw ValidationError("state", "read_timestamps: null query set");
+  auto& q = *impl_of(set);
   require_same_device(impl_->core.get(), q.core.get(), quoted("QuerySet", q.label));
   wait_idle();
   const auto& a = *impl_->core->adapter;

@@ -39,7 +39,7 @@ std::string_view feature_name(Feature f) {
   switch (f) {
     case Feature::ShaderF16: return "shader-f16";
     case Feature::TimestampQuery: return "timestamp-query";
-    case Feature::FloatAtomics: return "float32-atomic-add";
+    case Feature::Float32AtomicAdd: return "float32-atomic-add";
   }
   return "?";
 }
@@ -172,27 +172,27 @@ std::shared_ptr<AdapterImpl> make_adapter(std::shared_ptr<InstanceCore> inst, Vk
   // WebGPU limits as this adapter could grant them. One VkDeviceMemory per buffer, so a buffer
   // is bounded by maxMemoryAllocationSize as well as the heap.
   Limits& l = a->limits;
-  l.minStorageBufferOffsetAlignment = a->vk_storage_alignment;
-  l.minUniformBufferOffsetAlignment = a->vk_uniform_alignment;
-  l.maxStorageBufferBindingSize = uint64_t(vl.maxStorageBufferRange) & ~uint64_t(3);
-  l.maxUniformBufferBindingSize = uint64_t(vl.maxUniformBufferRange) & ~uint64_t(3);
+  l.min_storage_buffer_offset_alignment = a->vk_storage_alignment;
+  l.min_uniform_buffer_offset_alignment = a->vk_uniform_alignment;
+  l.max_storage_buffer_binding_size = uint64_t(vl.maxStorageBufferRange) & ~uint64_t(3);
+  l.max_uniform_buffer_binding_size = uint64_t(vl.maxUniformBufferRange) & ~uint64_t(3);
   uint64_t max_buffer = maint3.maxMemoryAllocationSize;
   if (biggest_local_heap) max_buffer = std::min(max_buffer, biggest_local_heap);
-  l.maxBufferSize = max_buffer & ~uint64_t(3);
-  l.maxComputeWorkgroupsPerDimension = std::min({vl.maxComputeWorkGroupCount[0],
+  l.max_buffer_size = max_buffer & ~uint64_t(3);
+  l.max_compute_workgroups_per_dimension = std::min({vl.maxComputeWorkGroupCount[0],
                                                  vl.maxComputeWorkGroupCount[1],
                                                  vl.maxComputeWorkGroupCount[2]});
-  l.maxComputeInvocationsPerWorkgroup = vl.maxComputeWorkGroupInvocations;
-  l.maxComputeWorkgroupSizeX = vl.maxComputeWorkGroupSize[0];
-  l.maxComputeWorkgroupSizeY = vl.maxComputeWorkGroupSize[1];
-  l.maxComputeWorkgroupSizeZ = vl.maxComputeWorkGroupSize[2];
-  l.maxComputeWorkgroupStorageSize = vl.maxComputeSharedMemorySize;
-  l.maxStorageBuffersPerShaderStage =
+  l.max_compute_invocations_per_workgroup = vl.maxComputeWorkGroupInvocations;
+  l.max_compute_workgroup_size_x = vl.maxComputeWorkGroupSize[0];
+  l.max_compute_workgroup_size_y = vl.maxComputeWorkGroupSize[1];
+  l.max_compute_workgroup_size_z = vl.maxComputeWorkGroupSize[2];
+  l.max_compute_workgroup_storage_size = vl.maxComputeSharedMemorySize;
+  l.max_storage_buffers_per_shader_stage =
       std::min(vl.maxPerStageDescriptorStorageBuffers, vl.maxDescriptorSetStorageBuffers);
-  l.maxUniformBuffersPerShaderStage =
+  l.max_uniform_buffers_per_shader_stage =
       std::min(vl.maxPerStageDescriptorUniformBuffers, vl.maxDescriptorSetUniformBuffers);
-  l.maxBindGroups = vl.maxBoundDescriptorSets;
-  l.maxBindingsPerBindGroup = 65535;  // no Vulkan counterpart; Dawn's value
+  l.max_bind_groups = vl.maxBoundDescriptorSets;
+  l.max_bindings_per_bind_group = 65535;  // no Vulkan counterpart; Dawn's value
 
   // Features.
   VkPhysicalDevice16BitStorageFeatures s16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
@@ -215,7 +215,7 @@ std::shared_ptr<AdapterImpl> make_adapter(std::shared_ptr<InstanceCore> inst, Vk
   if (a->has_f16 && a->has_16bit_storage) a->features.push_back(Feature::ShaderF16);
   if (a->timestamp_valid_bits > 0 && a->timestamp_period > 0)
     a->features.push_back(Feature::TimestampQuery);
-  if (a->has_float_atomics) a->features.push_back(Feature::FloatAtomics);
+  if (a->has_float_atomics) a->features.push_back(Feature::Float32AtomicAdd);
   return a;
 }
 
@@ -310,14 +310,14 @@ Instance Instance::create(const InstanceOptions& options) {
       impl->adapters.push_back(std::move(a));
   }
   Instance inst;
-  inst.impl_ = impl;
+  impl_of(inst) = impl;
   return inst;
 }
 
 std::vector<Adapter> Instance::adapters() const {
   require_live(impl_, "Instance::adapters");
   std::vector<Adapter> out;
-  for (auto& a : impl_->adapters) out.push_back(Adapter{a});
+  for (auto& a : impl_->adapters) out.push_back(wrap<Adapter>(a));
   return out;
 }
 
@@ -333,14 +333,14 @@ Adapter Instance::select_adapter(std::optional<std::string> selector) const {
     bool numeric = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(uint8_t(c)); });
     if (numeric) {
       size_t i = std::stoul(s);
-      if (i < all.size()) return Adapter{all[i]};
+      if (i < all.size()) return wrap<Adapter>(all[i]);
     } else {
       auto lower = [](std::string v) {
         for (auto& c : v) c = char(std::tolower(uint8_t(c)));
         return v;
       };
       for (auto& a : all)
-        if (lower(a->info.name).find(lower(s)) != std::string::npos) return Adapter{a};
+        if (lower(a->info.name).find(lower(s)) != std::string::npos) return wrap<Adapter>(a);
     }
     std::string names;
     for (auto& a : all) names += "\n  " + std::to_string(a->info.index) + ": " + a->info.name;
@@ -348,8 +348,8 @@ Adapter Instance::select_adapter(std::optional<std::string> selector) const {
   }
   for (AdapterType t : {AdapterType::DiscreteGPU, AdapterType::CPU})
     for (auto& a : all)
-      if (a->info.type == t) return Adapter{a};
-  return Adapter{all.front()};
+      if (a->info.type == t) return wrap<Adapter>(a);
+  return wrap<Adapter>(all.front());
 }
 
 bool Instance::validation_enabled() const {
@@ -408,21 +408,21 @@ Limits grant_limits(const Limits& req, const Limits& adapter, const std::string&
     if (asked < best) throw too_much(name, asked, best, true);
     out.*f = std::max(std::min(asked, d), best);
   };
-  alignlim("minStorageBufferOffsetAlignment", &Limits::minStorageBufferOffsetAlignment);
-  alignlim("minUniformBufferOffsetAlignment", &Limits::minUniformBufferOffsetAlignment);
-  maxlim("maxStorageBufferBindingSize", &Limits::maxStorageBufferBindingSize);
-  maxlim("maxUniformBufferBindingSize", &Limits::maxUniformBufferBindingSize);
-  maxlim("maxBufferSize", &Limits::maxBufferSize);
-  maxlim("maxComputeWorkgroupsPerDimension", &Limits::maxComputeWorkgroupsPerDimension);
-  maxlim("maxComputeInvocationsPerWorkgroup", &Limits::maxComputeInvocationsPerWorkgroup);
-  maxlim("maxComputeWorkgroupSizeX", &Limits::maxComputeWorkgroupSizeX);
-  maxlim("maxComputeWorkgroupSizeY", &Limits::maxComputeWorkgroupSizeY);
-  maxlim("maxComputeWorkgroupSizeZ", &Limits::maxComputeWorkgroupSizeZ);
-  maxlim("maxComputeWorkgroupStorageSize", &Limits::maxComputeWorkgroupStorageSize);
-  maxlim("maxStorageBuffersPerShaderStage", &Limits::maxStorageBuffersPerShaderStage);
-  maxlim("maxUniformBuffersPerShaderStage", &Limits::maxUniformBuffersPerShaderStage);
-  maxlim("maxBindGroups", &Limits::maxBindGroups);
-  maxlim("maxBindingsPerBindGroup", &Limits::maxBindingsPerBindGroup);
+  alignlim("minStorageBufferOffsetAlignment", &Limits::min_storage_buffer_offset_alignment);
+  alignlim("minUniformBufferOffsetAlignment", &Limits::min_uniform_buffer_offset_alignment);
+  maxlim("maxStorageBufferBindingSize", &Limits::max_storage_buffer_binding_size);
+  maxlim("maxUniformBufferBindingSize", &Limits::max_uniform_buffer_binding_size);
+  maxlim("maxBufferSize", &Limits::max_buffer_size);
+  maxlim("maxComputeWorkgroupsPerDimension", &Limits::max_compute_workgroups_per_dimension);
+  maxlim("maxComputeInvocationsPerWorkgroup", &Limits::max_compute_invocations_per_workgroup);
+  maxlim("maxComputeWorkgroupSizeX", &Limits::max_compute_workgroup_size_x);
+  maxlim("maxComputeWorkgroupSizeY", &Limits::max_compute_workgroup_size_y);
+  maxlim("maxComputeWorkgroupSizeZ", &Limits::max_compute_workgroup_size_z);
+  maxlim("maxComputeWorkgroupStorageSize", &Limits::max_compute_workgroup_storage_size);
+  maxlim("maxStorageBuffersPerShaderStage", &Limits::max_storage_buffers_per_shader_stage);
+  maxlim("maxUniformBuffersPerShaderStage", &Limits::max_uniform_buffers_per_shader_stage);
+  maxlim("maxBindGroups", &Limits::max_bind_groups);
+  maxlim("maxBindingsPerBindGroup", &Limits::max_bindings_per_bind_group);
   return out;
 }
 
@@ -443,8 +443,8 @@ Device Adapter::request_device(const DeviceDescriptor& desc) const {
   for (Feature f : desc.required_features)
     if (std::find(core->features.begin(), core->features.end(), f) == core->features.end())
       core->features.push_back(f);
-  core->storage_alignment = std::max(core->limits.minStorageBufferOffsetAlignment, a.vk_storage_alignment);
-  core->uniform_alignment = std::max(core->limits.minUniformBufferOffsetAlignment, a.vk_uniform_alignment);
+  core->storage_alignment = std::max(core->limits.min_storage_buffer_offset_alignment, a.vk_storage_alignment);
+  core->uniform_alignment = std::max(core->limits.min_uniform_buffer_offset_alignment, a.vk_uniform_alignment);
 
   // Enable features only when requested, so a kernel that needs one fails on a device without it
   // exactly as in WebGPU (and the validation layer catches a port that uses more than declared).
@@ -464,7 +464,7 @@ Device Adapter::request_device(const DeviceDescriptor& desc) const {
     if (a.api_version < VK_API_VERSION_1_2)
       extensions.push_back(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
   }
-  if (core->has(Feature::FloatAtomics)) {
+  if (core->has(Feature::Float32AtomicAdd)) {
     fat.shaderBufferFloat32AtomicAdd = VK_TRUE;
     *tail = &fat; tail = &fat.pNext;
     extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
@@ -506,7 +506,7 @@ Device Adapter::request_device(const DeviceDescriptor& desc) const {
   check_vk(vkCreateCommandPool(core->device, &pci, nullptr, &impl->pool), "vkCreateCommandPool");
   core->trace = Trace::open_for(desc, *core);
   Device d;
-  d.impl_ = impl;
+  impl_of(d) = impl;
   return d;
 }
 
@@ -516,7 +516,7 @@ Grid grid_for_workgroups(uint64_t workgroups, const Limits& limits) {
   // Checked arithmetic throughout: any 64-bit count (case files are untrusted input) gives a grid
   // or a ValidationError, never a wrapped value or a division by zero (2^64-1 once made
   // div_ceil wrap to 0 and the loop divide by it).
-  const uint64_t max = std::min<uint64_t>(limits.maxComputeWorkgroupsPerDimension, UINT32_MAX);
+  const uint64_t max = std::min<uint64_t>(limits.max_compute_workgroups_per_dimension, UINT32_MAX);
   if (workgroups == 0) return Grid{0, 1};
   if (max == 0)
     throw ValidationError("R12", "maxComputeWorkgroupsPerDimension is 0: no workgroup can be dispatched");

@@ -22,6 +22,31 @@
 
 namespace wgslvk {
 
+// The runtime's own access to the state behind a handle, for code that is no member of a handle
+// class (free functions, the trace). Handles keep `impl_` private; see runtime.hpp.
+struct detail::Access {
+  template <class H>
+  static auto& impl(H& h) {
+    return h.impl_;
+  }
+  template <class H, class I>
+  static H make(std::shared_ptr<I> impl) {
+    H h;
+    h.impl_ = std::move(impl);
+    return h;
+  }
+};
+// impl_of(buffer): the BufferImpl pointer behind a handle (const for a const handle).
+template <class H>
+auto& impl_of(H& h) {
+  return detail::Access::impl(h);
+}
+// wrap<Buffer>(impl): a handle to `impl`.
+template <class H, class I>
+H wrap(std::shared_ptr<I> impl) {
+  return detail::Access::make<H>(std::move(impl));
+}
+
 void check_vk(VkResult r, const char* what);
 // A default-constructed handle is a usage error with a message, not a null dereference.
 template <class T>
@@ -94,7 +119,7 @@ struct BufferImpl {
   VkDeviceMemory memory = VK_NULL_HANDLE;
   void* mapped = nullptr;  // staging buffers only
   uint64_t size = 0, alloc_size = 0;
-  uint32_t usage = 0;
+  BufferUsage usage = BufferUsage::None;
   std::string label;
   ~BufferImpl();
 };
@@ -141,6 +166,7 @@ struct QuerySetImpl {
   std::shared_ptr<DeviceCore> core;
   VkQueryPool pool = VK_NULL_HANDLE;
   uint32_t count = 0;
+  QueryType type = QueryType::Timestamp;
   std::string label;
   std::vector<bool> written;  // set at submit; unwritten queries read as 0
   ~QuerySetImpl();

@@ -82,20 +82,20 @@ Trace::Trace(const std::string& dir, const DeviceCore& core) : dir_(dir) {
   for (Feature f : core.features) feats += (feats.empty() ? "" : ",") + esc(feature_name(f));
   line("{\"op\":\"device\",\"format\":\"wgslvk-trace-1\",\"label\":" + esc(core.label) +
        ",\"adapter\":" + esc(core.adapter->info.name) + ",\"features\":[" + feats +
-       "],\"limits\":{\"minStorageBufferOffsetAlignment\":" + n(l.minStorageBufferOffsetAlignment) +
-       ",\"minUniformBufferOffsetAlignment\":" + n(l.minUniformBufferOffsetAlignment) +
-       ",\"maxStorageBufferBindingSize\":" + n(l.maxStorageBufferBindingSize) +
-       ",\"maxUniformBufferBindingSize\":" + n(l.maxUniformBufferBindingSize) +
-       ",\"maxBufferSize\":" + n(l.maxBufferSize) +
-       ",\"maxComputeWorkgroupsPerDimension\":" + n(l.maxComputeWorkgroupsPerDimension) +
-       ",\"maxComputeInvocationsPerWorkgroup\":" + n(l.maxComputeInvocationsPerWorkgroup) +
-       ",\"maxComputeWorkgroupSizeX\":" + n(l.maxComputeWorkgroupSizeX) +
-       ",\"maxComputeWorkgroupSizeY\":" + n(l.maxComputeWorkgroupSizeY) +
-       ",\"maxComputeWorkgroupSizeZ\":" + n(l.maxComputeWorkgroupSizeZ) +
-       ",\"maxComputeWorkgroupStorageSize\":" + n(l.maxComputeWorkgroupStorageSize) +
-       ",\"maxStorageBuffersPerShaderStage\":" + n(l.maxStorageBuffersPerShaderStage) +
-       ",\"maxUniformBuffersPerShaderStage\":" + n(l.maxUniformBuffersPerShaderStage) +
-       ",\"maxBindGroups\":" + n(l.maxBindGroups) + "},\"storage_alignment\":" +
+       "],\"limits\":{\"minStorageBufferOffsetAlignment\":" + n(l.min_storage_buffer_offset_alignment) +
+       ",\"minUniformBufferOffsetAlignment\":" + n(l.min_uniform_buffer_offset_alignment) +
+       ",\"maxStorageBufferBindingSize\":" + n(l.max_storage_buffer_binding_size) +
+       ",\"maxUniformBufferBindingSize\":" + n(l.max_uniform_buffer_binding_size) +
+       ",\"maxBufferSize\":" + n(l.max_buffer_size) +
+       ",\"maxComputeWorkgroupsPerDimension\":" + n(l.max_compute_workgroups_per_dimension) +
+       ",\"maxComputeInvocationsPerWorkgroup\":" + n(l.max_compute_invocations_per_workgroup) +
+       ",\"maxComputeWorkgroupSizeX\":" + n(l.max_compute_workgroup_size_x) +
+       ",\"maxComputeWorkgroupSizeY\":" + n(l.max_compute_workgroup_size_y) +
+       ",\"maxComputeWorkgroupSizeZ\":" + n(l.max_compute_workgroup_size_z) +
+       ",\"maxComputeWorkgroupStorageSize\":" + n(l.max_compute_workgroup_storage_size) +
+       ",\"maxStorageBuffersPerShaderStage\":" + n(l.max_storage_buffers_per_shader_stage) +
+       ",\"maxUniformBuffersPerShaderStage\":" + n(l.max_uniform_buffers_per_shader_stage) +
+       ",\"maxBindGroups\":" + n(l.max_bind_groups) + "},\"storage_alignment\":" +
        n(core.storage_alignment) + ",\"uniform_alignment\":" + n(core.uniform_alignment) + "}");
 }
 
@@ -134,7 +134,7 @@ void Trace::buffer(const BufferImpl& b) {
   std::lock_guard lock(mutex_);
   uint64_t id = assign(&b);
   line("{\"op\":\"buffer\",\"id\":" + n(id) + ",\"label\":" + esc(b.label) + ",\"size\":" + n(b.size) +
-       ",\"usage\":" + n(b.usage) + "}");
+       ",\"usage\":" + n(uint32_t(b.usage)) + "}");
 }
 
 void Trace::bind_group_layout(const BindGroupLayoutImpl& l, bool auto_layout) {

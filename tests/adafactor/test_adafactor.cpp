@@ -89,7 +89,7 @@ std::vector<float> rand_vec(std::mt19937_64& r, size_t n, double scale) {
 void poison_scratch(Device& d, const MultiTensorAdafactor& o) {
   for (const Buffer* b : {&o.partials(), &o.factors()}) {
     std::vector<uint32_t> p(b->size() / 4, wt::kPoisonBits);
-    d.write_buffer(*b, 0, p.data(), p.size() * 4);
+    d.queue().write_buffer(*b, 0, p.data(), p.size() * 4);
   }
 }
 
@@ -262,7 +262,7 @@ TEST(MultiTensorAdafactor, BatchedIsBitwiseThePerTensorStep) {
     poison_scratch(d, b);
     for (const Buffer* buf : {&p.partials(), &p.factors()}) {  // a different poison: a NaN payload
       std::vector<uint32_t> x(buf->size() / 4, 0x7fc0beefu);
-      d.write_buffer(*buf, 0, x.data(), x.size() * 4);
+      d.queue().write_buffer(*buf, 0, x.data(), x.size() * 4);
     }
     auto r = wt::rng(13);
     for (const auto& t : b.tensors()) {

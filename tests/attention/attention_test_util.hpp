@@ -51,8 +51,8 @@ inline bool is_poison(float f) { return std::bit_cast<uint32_t>(f) == kPoisonBit
 inline Buffer params_buffer(Device& d, const Shape& s) {
   uint32_t w[8] = {s.batch, s.seq, s.heads, s.head_dim, std::bit_cast<uint32_t>(float(s.scale)),
                    0, 0, 0};
-  Buffer b = d.create_buffer({"attn params", 32, kUsageUniform | kUsageCopyDst});
-  d.write_buffer(b, 0, w, sizeof w);
+  Buffer b = d.create_buffer({"attn params", 32, BufferUsage::Uniform | BufferUsage::CopyDst});
+  d.queue().write_buffer(b, 0, w, sizeof w);
   return b;
 }
 
@@ -86,7 +86,7 @@ struct Dispatch {
 
 // Runs the dispatches in order, one compute pass each, in one submission; waits.
 inline void run(Device& d, const std::vector<Dispatch>& ds) {
-  CommandEncoder enc = d.create_command_encoder("attention test");
+  CommandEncoder enc = d.create_command_encoder({"attention test"});
   std::vector<ComputePipeline> keep;
   std::vector<BindGroup> keep_bg;
   for (auto& x : ds) {
@@ -100,7 +100,7 @@ inline void run(Device& d, const std::vector<Dispatch>& ds) {
     keep.push_back(p);
     keep_bg.push_back(bg);
   }
-  d.submit(enc.finish());
+  d.queue().submit(enc.finish());
   d.wait_idle();
 }
 

@@ -30,10 +30,10 @@ using testing::rng;
 using testing::upload;
 
 inline constexpr BackwardVariant kAllVariants[] = {
-    BackwardVariant::cas, BackwardVariant::float_atomics, BackwardVariant::deterministic};
+    BackwardVariant::Cas, BackwardVariant::FloatAtomics, BackwardVariant::Deterministic};
 
 inline bool supported(BackwardVariant v) {
-  return v != BackwardVariant::float_atomics || device().has_feature(Feature::FloatAtomics);
+  return v != BackwardVariant::FloatAtomics || device().has_feature(Feature::Float32AtomicAdd);
 }
 
 // ---- inputs -------------------------------------------------------------------------------------
@@ -126,7 +126,7 @@ inline void check_backward(Embedding& emb, const std::vector<uint32_t>& tokens,
                     Dims dims, BackwardVariant v, const std::string& what) {
   auto got = run_backward(emb, tokens, grad_out, table_init, dims, v);
   const std::string name = what + " [" + std::string(embedding::variant_name(v)) + "]";
-  if (v == BackwardVariant::deterministic) {
+  if (v == BackwardVariant::Deterministic) {
     expect_bits_equal(got, ref::backward_sequential_f32(tokens, grad_out, table_init, dims),
                       name);
   } else {

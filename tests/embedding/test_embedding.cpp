@@ -262,7 +262,7 @@ TEST(EmbeddingBackward, OutOfVocabularyIdsAddNothingAndAreCounted) {
 TEST(EmbeddingBackward, FloatAtomicsVariantIsAvailableWhereTheDeviceHasIt) {
   // The test device requests every adapter feature; lavapipe and NVIDIA have float atomics. If
   // an adapter does not, the variant tests above skip it: say so loudly.
-  if (!device().has_feature(Feature::FloatAtomics))
+  if (!device().has_feature(Feature::Float32AtomicAdd))
     GTEST_SKIP() << "adapter '" << device().adapter_name()
                  << "' lacks float32-atomic-add: the float_atomics variant was not tested";
   const KernelInfo& k = kernel("embedding/embed_backward_atomic_float");
@@ -283,7 +283,7 @@ TEST(EmbeddingBackward, DeterministicIsBitwiseIdenticalAcrossRuns) {
   Buffer gb = upload(dev, grad_out, "grad_out");
   for (int run = 0; run < 4; ++run) {
     Buffer tb = upload(dev, table, "grad_table");
-    emb.backward(tokb, gb, tb, dims, BackwardVariant::deterministic);
+    emb.backward(tokb, gb, tb, dims, BackwardVariant::Deterministic);
     expect_bits_equal(read<float>(dev, tb), want, "deterministic run " + std::to_string(run));
   }
 }
@@ -314,7 +314,7 @@ TEST(EmbeddingValidation, WrongTokenLength) {
   std::vector<uint32_t> nine(9, 1);
   expect_error([&] { emb.lookup(nine, tb, ob, dims); }, "shape",
                {"embedding/embed_lookup", "binding 0 `tokens`", "9 ids", "seq_len) is 10"});
-  for (BackwardVariant v : {BackwardVariant::cas, BackwardVariant::deterministic})
+  for (BackwardVariant v : {BackwardVariant::Cas, BackwardVariant::Deterministic})
     expect_error([&] { emb.backward(nine, ob, tb, dims, v); }, "shape",
                  {std::string(embedding::variant_kernel(v)), "binding 0 `tokens`", "9 ids"});
   Buffer tok11 = upload(dev, std::vector<uint32_t>(11, 1), "tokens11");
@@ -329,7 +329,7 @@ TEST(EmbeddingValidation, WrongTokenLength) {
 TEST(EmbeddingValidation, TableLargerThanOneBinding) {
   Device& dev = device();
   Embedding emb(dev);
-  const uint64_t limit = dev.limits().maxStorageBufferBindingSize;
+  const uint64_t limit = dev.limits().max_storage_buffer_binding_size;
   const uint32_t d_model = 1024;
   const uint32_t vocab = uint32_t(limit / (4ull * d_model)) + 1;  // one row past the limit
   const Dims dims{4, d_model, vocab};
@@ -392,16 +392,16 @@ TEST(EmbeddingValidation, F16ModuleRefusedWithoutShaderF16) {
   expect_error([&] { emb.lookup(tokens, tb, ob, dims); }, "feature",
                {"embedding/embed_lookup", "shader-f16", "01_embedding.wgsl", "enable f16;",
                 "module-wide"});
-  expect_error([&] { emb.backward(tokens, gb, tb, dims, BackwardVariant::cas); }, "feature",
+  expect_error([&] { emb.backward(tokens, gb, tb, dims, BackwardVariant::Cas); }, "feature",
                {"embedding/embed_backward", "shader-f16", "enable f16;"});
   // The float-atomic variant is native (not in 01_embedding.wgsl), so the module's `enable f16;`
   // does not apply to it (translator: native variants need only what their own SPIR-V uses);
   // this device lacks the float-atomic feature it does need.
-  expect_error([&] { emb.backward(tokens, gb, tb, dims, BackwardVariant::float_atomics); },
+  expect_error([&] { emb.backward(tokens, gb, tb, dims, BackwardVariant::FloatAtomics); },
                "feature", {"embedding/embed_backward_atomic_float", "float32-atomic-add"});
   for (float x : read<float>(plain, ob))
     ASSERT_EQ(std::bit_cast<uint32_t>(x), testing::kPoisonBits) << "something ran";
-  emb.backward(tokens, gb, tb, dims, BackwardVariant::deterministic);
+  emb.backward(tokens, gb, tb, dims, BackwardVariant::Deterministic);
   auto got = read<float>(plain, tb);
   EXPECT_EQ(got[0], 1.0f);      // row 0: positions 0 and 3
   EXPECT_EQ(got[8], 0.75f);     // row 1: position 1
@@ -414,13 +414,13 @@ TEST(EmbeddingValidation, FloatAtomicsRefusedWithoutTheFeature) {
   if (testing::adapter().has_feature(Feature::ShaderF16))
     desc.required_features = {Feature::ShaderF16};  // so the float-atomics check is the one hit
   Device dev = testing::make_device(desc);
-  ASSERT_FALSE(dev.has_feature(Feature::FloatAtomics));
+  ASSERT_FALSE(dev.has_feature(Feature::Float32AtomicAdd));
   Embedding emb(dev);
   const Dims dims{4, 8, 16};
   Buffer tb = upload(dev, std::vector<float>(16 * 8, 0.5f), "grad_table");
   Buffer gb = upload(dev, std::vector<float>(4 * 8, 0.25f), "grad_out");
   std::vector<uint32_t> tokens{0, 1, 2, 3};
-  expect_error([&] { emb.backward(tokens, gb, tb, dims, BackwardVariant::float_atomics); },
+  expect_error([&] { emb.backward(tokens, gb, tb, dims, BackwardVariant::FloatAtomics); },
                "feature",
                {"embedding/embed_backward_atomic_float",
                 dev.has_feature(Feature::ShaderF16) ? "float32-atomic-add" : "shader-f16"});

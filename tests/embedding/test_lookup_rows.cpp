@@ -248,10 +248,10 @@ TEST(EmbeddingLookupRows, DeviceTokensAndRecordedNextToThePort) {
   Buffer b = upload(dev, poisoned(want.size()), "out native");
   Buffer c = upload(dev, poisoned(want.size()), "out port");
   Embedding port(dev, LookupPath::port);
-  CommandEncoder enc = dev.create_command_encoder("native and port");
+  CommandEncoder enc = dev.create_command_encoder({"native and port"});
   emb.record_lookup(enc, tokens, tb, b, dims);
   port.record_lookup(enc, tokens, tb, c, dims);
-  dev.submit(enc.finish());
+  dev.queue().submit(enc.finish());
   dev.wait_idle();
   expect_bits_equal(read<float>(dev, b), want, "recorded embed_lookup_rows");
   expect_bits_equal(read<float>(dev, c), want, "recorded embed_lookup");

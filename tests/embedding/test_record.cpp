@@ -21,14 +21,14 @@ TEST(EmbeddingRecord, LookupRunsOnlyWhenSubmittedAndMatchesTheReference) {
   auto table = random_floats(g, size_t(dims.vocab_size) * dims.d_model);
   Buffer tb = upload(dev, table, "table");
   Buffer ob = upload(dev, poisoned(size_t(dims.seq_len) * dims.d_model), "out");
-  CommandEncoder enc = dev.create_command_encoder("record_lookup");
+  CommandEncoder enc = dev.create_command_encoder({"record_lookup"});
   OovReport r = emb.record_lookup(enc, tokens, tb, ob, dims);
   EXPECT_EQ(r.count, 1u);
   ASSERT_EQ(r.positions, std::vector<uint32_t>{5});
   dev.wait_idle();
   expect_bits_equal(read<float>(dev, ob), poisoned(size_t(dims.seq_len) * dims.d_model),
                     "out before the encoder is submitted");
-  dev.submit(enc.finish());
+  dev.queue().submit(enc.finish());
   dev.wait_idle();
   std::vector<float> want(size_t(dims.seq_len) * dims.d_model);
   ref::lookup(tokens, table, want, dims);
@@ -49,9 +49,9 @@ TEST(EmbeddingRecord, LookupW16EqualsTheSynchronousCall) {
   Buffer a = upload(dev, poisoned(size_t(dims.seq_len) * dims.d_model), "out sync");
   Buffer b = upload(dev, poisoned(size_t(dims.seq_len) * dims.d_model), "out recorded");
   emb.lookup_w16(tokens, tb, a, dims);
-  CommandEncoder enc = dev.create_command_encoder("record_lookup_w16");
+  CommandEncoder enc = dev.create_command_encoder({"record_lookup_w16"});
   emb.record_lookup_w16(enc, tokens, tb, b, dims);
-  dev.submit(enc.finish());
+  dev.queue().submit(enc.finish());
   dev.wait_idle();
   expect_bits_equal(read<float>(dev, b), read<float>(dev, a), "recorded lookup_w16 vs lookup_w16");
 }
@@ -70,13 +70,13 @@ TEST(EmbeddingRecord, TwoBackwardCallsInOneEncoderAccumulateInOrder) {
     SCOPED_TRACE(std::string(embedding::variant_name(v)));
     Buffer gb1 = upload(dev, g1, "grad_out 1"), gb2 = upload(dev, g2, "grad_out 2");
     Buffer tb = upload(dev, table, "grad_table");
-    CommandEncoder enc = dev.create_command_encoder("record_backward x2");
+    CommandEncoder enc = dev.create_command_encoder({"record_backward x2"});
     emb.record_backward(enc, t1, gb1, tb, dims, v);
     emb.record_backward(enc, t2, gb2, tb, dims, v);
-    dev.submit(enc.finish());
+    dev.queue().submit(enc.finish());
     dev.wait_idle();
     auto got = read<float>(dev, tb);
-    if (v == BackwardVariant::deterministic) {
+    if (v == BackwardVariant::Deterministic) {
       // bit exact: the first call's sequential sums, then the second's onto them
       auto after1 = ref::backward_sequential_f32(t1, g1, table, dims);
       expect_bits_equal(got, ref::backward_sequential_f32(t2, g2, after1, dims), "two recorded calls");
@@ -99,10 +99,10 @@ TEST(EmbeddingRecord, ARefusedCallRecordsNothing) {
   std::vector<uint32_t> three = {1, 2, 3};  // seq_len says 4
   Buffer tb = upload(dev, std::vector<float>(80, 1.0f), "table");
   Buffer ob = upload(dev, poisoned(32), "out");
-  CommandEncoder enc = dev.create_command_encoder("refused");
+  CommandEncoder enc = dev.create_command_encoder({"refused"});
   EXPECT_THROW(emb.record_lookup(enc, three, tb, ob, dims), ValidationError);
   EXPECT_THROW(emb.record_backward(enc, three, ob, tb, dims), ValidationError);
-  dev.submit(enc.finish());  // an empty encoder: valid, runs nothing
+  dev.queue().submit(enc.finish());  // an empty encoder: valid, runs nothing
   dev.wait_idle();
   expect_bits_equal(read<float>(dev, ob), poisoned(32), "out after refused record calls");
 }

@@ -442,14 +442,14 @@ TEST(GoldenCases, MissingFeatureIsASkipWithTheReason) {
 // instance <-> adapter shared_ptr cycle once kept every instance until exit, which LeakSanitizer
 // reported after this file's Validate test as leaks inside the validation layer.
 TEST(Validate, InstanceLivesExactlyAsLongAsItsHandles) {
-  std::weak_ptr<InstanceImpl> instance_state;
-  std::weak_ptr<AdapterImpl> adapter_state;
+  std::weak_ptr<const void> instance_state;
+  std::weak_ptr<const void> adapter_state;
   Device d;
   {
     Instance inst = Instance::create();
     Adapter a = inst.select_adapter();
-    instance_state = inst.impl_;
-    adapter_state = a.impl_;
+    instance_state = wgslvk::detail::weak_state(inst);
+    adapter_state = wgslvk::detail::weak_state(a);
     d = a.request_device({"outlives its instance handle", {}, {}});
   }
   EXPECT_TRUE(instance_state.expired());

@@ -264,7 +264,7 @@ TEST(UntrustedCase, NonUtf8BytesNeverLoseTheReport) {
 
 TEST(UntrustedCase, GridHelperNeverDividesByZero) {
   Limits l{};
-  l.maxComputeWorkgroupsPerDimension = 65535;
+  l.max_compute_workgroups_per_dimension = 65535;
   for (uint64_t w : {uint64_t(1), uint64_t(65535), uint64_t(65536), uint64_t(1000003), uint64_t(65535) * 65535}) {
     Grid g = grid_for_workgroups(w, l);
     EXPECT_GE(g.workgroups(), w);
@@ -273,9 +273,9 @@ TEST(UntrustedCase, GridHelperNeverDividesByZero) {
   }
   for (uint64_t w : {uint64_t(65535) * 65535 + 1, UINT64_MAX, UINT64_MAX - 65533})
     EXPECT_THROW(grid_for_workgroups(w, l), ValidationError) << w;
-  l.maxComputeWorkgroupsPerDimension = 0;
+  l.max_compute_workgroups_per_dimension = 0;
   EXPECT_THROW(grid_for_workgroups(5, l), ValidationError);
-  l.maxComputeWorkgroupsPerDimension = UINT32_MAX;
+  l.max_compute_workgroups_per_dimension = UINT32_MAX;
   Grid g = grid_for_workgroups(UINT64_MAX / 3, l);
   EXPECT_GE(g.workgroups(), UINT64_MAX / 3);
 }

@@ -27,9 +27,9 @@ using testing::poison_f32;
 using testing::upload;
 
 // The forward kernels every shape test runs (vec4_readonly is the R9 witness, tested apart).
-inline constexpr Kernel kKernels[] = {Kernel::naive,    Kernel::tiled,     Kernel::blocked4,
-                                      Kernel::vec4,     Kernel::blocked8,  Kernel::tiled_f16,
-                                      Kernel::native};
+inline constexpr Kernel kKernels[] = {Kernel::Naive,    Kernel::Tiled,     Kernel::Blocked4,
+                                      Kernel::Vec4,     Kernel::Blocked8,  Kernel::TiledF16,
+                                      Kernel::Native};
 
 inline std::string name(Kernel k) { return std::string(matmul::kernel_name(k)); }
 
@@ -62,7 +62,7 @@ inline Inputs random_inputs(std::mt19937_64& g, const Dims& d) {
 
 // What `k` multiplies: matmul_tiled_f16 consumes the f16-rounded B (its reference input).
 inline std::vector<float> effective_b(Kernel k, const std::vector<float>& b, const Dims& d) {
-  if (k != Kernel::tiled_f16) return b;
+  if (k != Kernel::TiledF16) return b;
   return matmul::unpack_b_f16(matmul::pack_b_f16(b, d), d);
 }
 
@@ -97,15 +97,15 @@ struct RunOptions {
 inline std::vector<float> run(Kernel k, const Dims& d, const Inputs& in, RunOptions o = {}) {
   Device& dev = device();
   Buffer a = upload(dev, in.a, "a");
-  Buffer b = k == Kernel::tiled_f16 ? upload(dev, matmul::pack_b_f16(in.b, d), "b_f16")
+  Buffer b = k == Kernel::TiledF16 ? upload(dev, matmul::pack_b_f16(in.b, d), "b_f16")
                                     : upload(dev, in.b, "b");
   std::vector<float> c0(d.c_count() + o.tail, poison_f32());
   if (d.accumulate()) std::copy(in.c_old.begin(), in.c_old.end(), c0.begin());
   Buffer c = upload(dev, c0, "c");
   Buffer bias = upload(dev, in.bias.empty() ? std::vector<float>{7.0f} : in.bias, "bias");
   uint32_t dims[4] = {d.M, d.N, d.K, d.flags};
-  Buffer u = dev.create_buffer({"dims", 16, kUsageUniform | kUsageCopyDst});
-  dev.write_buffer(u, 0, dims, 16);
+  Buffer u = dev.create_buffer({"dims", 16, BufferUsage::Uniform | BufferUsage::CopyDst});
+  dev.queue().write_buffer(u, 0, dims, 16);
   const ComputePipeline& p = o.pipe ? *o.pipe : pipeline(k);
   BindGroup g = dev.create_bind_group(
       {"matmul", p.get_bind_group_layout(0), {{0, a}, {1, b}, {2, c}, {3, bias}, {4, u}}});
@@ -120,7 +120,7 @@ inline std::vector<float> run(Kernel k, const Dims& d, const Inputs& in, RunOpti
     pass.dispatch_workgroups(grid.x, grid.y);
   }
   pass.end();
-  dev.submit(enc.finish());
+  dev.queue().submit(enc.finish());
   return read<float>(dev, c);
 }
 

@@ -72,12 +72,12 @@ TEST(Matmul, EveryVariantEqualsNaiveOnNonSquareShapes) {
   for (Dims d : {Dims{70, 92, 52}, Dims{92, 52, 72, matmul::kTransA | matmul::kTransB},
                  Dims{130, 20, 132, matmul::kAddBias}}) {
     auto in = random_inputs(g, d);
-    in.b = effective_b(Kernel::tiled_f16, in.b, d);
-    auto naive = run(Kernel::naive, d, in);
+    in.b = effective_b(Kernel::TiledF16, in.b, d);
+    auto naive = run(Kernel::Naive, d, in);
     auto e = ref::matmul(in.a, in.b, in.bias, in.c_old, d);
     const double bound = ref::bound_vs_naive_ulps(ref::terms(d));
     for (Kernel k : kKernels) {
-      if (k == Kernel::naive) continue;
+      if (k == Kernel::Naive) continue;
       ASSERT_TRUE(matmul::supports(k, d)) << name(k);
       auto got = run(k, d, in);
       size_t bad = 0;
@@ -117,7 +117,7 @@ TEST(Matmul, BoundCatchesALostOrDoubledTerm) {
   e = ref::matmul(in.a, in.b, in.bias, in.c_old, d);
   auto broken = in;
   broken.b[5] *= 1.5f;
-  auto got = run(Kernel::blocked4, d, broken);
+  auto got = run(Kernel::Blocked4, d, broken);
   size_t outside = 0;
   for (size_t i = 0; i < d.c_count(); ++i)
     outside += ref::ulps_of_magnitude(got[i], e.value[i], e.magnitude[i]) > e.bound;
@@ -132,7 +132,7 @@ TEST(Matmul, Vec4RefusesUnalignedRowsAndTheHostFallsBack) {
                  Dims{40, 40, 30, matmul::kTransB}}) {
     EXPECT_FALSE(matmul::vec4_aligned(d));
     auto in = random_inputs(g, d);
-    for (Kernel k : {Kernel::vec4, Kernel::native}) {
+    for (Kernel k : {Kernel::Vec4, Kernel::Native}) {
       // Inputs whose element count is not a multiple of 4 are bound padded (vec4 bindings).
       Inputs padded = in;
       padded.a.resize((in.a.size() + 3) / 4 * 4, 1.0f);
@@ -141,10 +141,10 @@ TEST(Matmul, Vec4RefusesUnalignedRowsAndTheHostFallsBack) {
                                                  << " N=" << d.N << " K=" << d.K;
     }
     Kernel pick = matmul::vec4_or_fallback(d);
-    EXPECT_EQ(pick, Kernel::blocked4);
+    EXPECT_EQ(pick, Kernel::Blocked4);
     check_kernel(pick, d, in, "fallback");
   }
-  EXPECT_EQ(matmul::vec4_or_fallback({40, 40, 32}), Kernel::vec4);
+  EXPECT_EQ(matmul::vec4_or_fallback({40, 40, 32}), Kernel::Vec4);
 }
 
 // ---- the seed's silent bug: access modes against an explicit layout (R9) ------------------------
@@ -155,7 +155,7 @@ TEST(MatmulSeedBug, ReadOnlyVec4UnderAllStorageLayoutIsRefusedWithR9) {
   auto layout = all_storage_layout();
   try {
     device().create_compute_pipeline(
-        {"", &wgslvk::kernel(matmul::qualified_name(Kernel::vec4_readonly)), layout, false});
+        {"", &wgslvk::kernel(matmul::qualified_name(Kernel::Vec4Readonly)), layout, false});
     ADD_FAILURE() << "matmul_vec4_readonly was accepted under an all-storage layout";
   } catch (const ValidationError& e) {
     std::string m = e.what();
@@ -175,15 +175,15 @@ TEST(MatmulSeedBug, FixedKernelsRunUnderTheAllStorageLayout) {
   auto layout = all_storage_layout();
   Dims d{65, 132, 36, matmul::kAddBias};
   auto in = random_inputs(g, d);
-  for (Kernel k : {Kernel::naive, Kernel::tiled, Kernel::blocked4, Kernel::vec4, Kernel::blocked8,
-                   Kernel::tiled_f16}) {
+  for (Kernel k : {Kernel::Naive, Kernel::Tiled, Kernel::Blocked4, Kernel::Vec4, Kernel::Blocked8,
+                   Kernel::TiledF16}) {
     const KernelInfo& info = wgslvk::kernel(matmul::qualified_name(k));
     for (uint32_t b = 0; b < 4; ++b) EXPECT_EQ(info.find_binding(0, b)->type, BindingType::Storage);
     ComputePipeline p = device().create_compute_pipeline({"", &info, layout, false});
     check_kernel(k, d, in, "explicit all-storage layout", {.pipe = &p});
   }
   EXPECT_THROW(device().create_compute_pipeline(
-                   {"", &wgslvk::kernel(matmul::qualified_name(Kernel::native)), layout, false}),
+                   {"", &wgslvk::kernel(matmul::qualified_name(Kernel::Native)), layout, false}),
                ValidationError);
 }
 
@@ -193,7 +193,7 @@ TEST(MatmulSeedBug, ReadOnlyVec4IsCorrectUnderAutoLayout) {
   auto g = testing::rng(7);
   Dims d{70, 92, 52};
   auto in = random_inputs(g, d);
-  check_kernel(Kernel::vec4_readonly, d, in, "auto layout");
+  check_kernel(Kernel::Vec4Readonly, d, in, "auto layout");
 }
 
 // ---- NaN / Inf ----------------------------------------------------------------------------------
@@ -252,8 +252,8 @@ std::vector<float> run_bias_grad(const std::vector<float>& dy, std::vector<float
       dev.create_compute_pipeline({"", &wgslvk::kernel("matmul/matmul_bias_grad"), {}, false});
   Buffer bdy = upload(dev, dy, "dy"), bdb = upload(dev, db, "db");
   uint32_t dims[4] = {M, N, accumulate ? uint32_t(matmul::kAccumulate) : 0u, 0};
-  Buffer u = dev.create_buffer({"bg dims", 16, kUsageUniform | kUsageCopyDst});
-  dev.write_buffer(u, 0, dims, 16);
+  Buffer u = dev.create_buffer({"bg dims", 16, BufferUsage::Uniform | BufferUsage::CopyDst});
+  dev.queue().write_buffer(u, 0, dims, 16);
   BindGroup grp = dev.create_bind_group({"bg", p.get_bind_group_layout(0), {{0, bdy}, {1, bdb}, {2, u}}});
   CommandEncoder enc = dev.create_command_encoder();
   ComputePass pass = enc.begin_compute_pass();
@@ -262,7 +262,7 @@ std::vector<float> run_bias_grad(const std::vector<float>& dy, std::vector<float
   Grid grid = grid_for_workgroups((N + 63) / 64, dev.limits());
   pass.dispatch_workgroups(grid.x, grid.y);
   pass.end();
-  dev.submit(enc.finish());
+  dev.queue().submit(enc.finish());
   return read<float>(dev, bdb);
 }
 
@@ -309,7 +309,7 @@ TEST(MatmulTiledF16, AgainstUnroundedWeightsWithinTheF16Bound) {
   auto g = testing::rng(11);
   Dims d{33, 47, 40};
   auto in = random_inputs(g, d);
-  auto got = run(Kernel::tiled_f16, d, in);
+  auto got = run(Kernel::TiledF16, d, in);
   auto e = ref::matmul(in.a, in.b, in.bias, in.c_old, d);  // unrounded B
   e.bound = ref::bound_vs_f32_weights_ulps(ref::terms(d));
   expect_within(got, e, d, "tiled_f16 vs f32 weights");

@@ -13,11 +13,11 @@ namespace {
 
 TEST(MatmulGrid, MoreThan65535Workgroups) {
   auto g = testing::rng(20);
-  const uint64_t lim = device().limits().maxComputeWorkgroupsPerDimension;
-  for (Kernel k : {Kernel::tiled, Kernel::tiled_f16, Kernel::blocked4, Kernel::vec4,
-                   Kernel::blocked8, Kernel::naive}) {
+  const uint64_t lim = device().limits().max_compute_workgroups_per_dimension;
+  for (Kernel k : {Kernel::Tiled, Kernel::TiledF16, Kernel::Blocked4, Kernel::Vec4,
+                   Kernel::Blocked8, Kernel::Naive}) {
     uint32_t per = matmul::tile_edge(k) ? matmul::tile_edge(k) : 256;
-    Dims d{1, uint32_t(per * (lim + 1) + 8), k == Kernel::vec4 ? 4u : 1u};
+    Dims d{1, uint32_t(per * (lim + 1) + 8), k == Kernel::Vec4 ? 4u : 1u};
     ASSERT_GT(matmul::workgroups(k, d), lim);
     Inputs in;
     in.a = binades(g, d.a_count());

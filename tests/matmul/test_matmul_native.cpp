@@ -16,7 +16,7 @@ std::vector<float> run_n64(const Dims& d, const Inputs& in) {
   static ComputePipeline p = device().create_compute_pipeline(
       {"", &wgslvk::kernel("matmul/matmul_native_n64"), {}, false});
   const uint32_t wgs = ((d.M + 127) / 128) * ((d.N + 63) / 64);
-  return run(Kernel::native, d, in, {.grid = std::array<uint32_t, 3>{wgs, 1, 1}, .pipe = &p});
+  return run(Kernel::Native, d, in, {.grid = std::array<uint32_t, 3>{wgs, 1, 1}, .pipe = &p});
 }
 
 TEST(MatmulNative, MultiTileShapesUnderEveryFlagCombination) {
@@ -25,10 +25,10 @@ TEST(MatmulNative, MultiTileShapesUnderEveryFlagCombination) {
   // stages of 8, the last with 4 (K and the stored row lengths stay multiples of 4).
   for (uint32_t flags = 0; flags < 16; ++flags) {
     Dims d{264, 196, 52, flags};
-    ASSERT_TRUE(matmul::supports(Kernel::native, d));
+    ASSERT_TRUE(matmul::supports(Kernel::Native, d));
     auto in = random_inputs(g, d);
     auto e = ref::matmul(in.a, in.b, in.bias, in.c_old, d);
-    double w = expect_within(run(Kernel::native, d, in), e, d,
+    double w = expect_within(run(Kernel::Native, d, in), e, d,
                              "matmul_native flags " + std::to_string(flags));
     double w64 = expect_within(run_n64(d, in), e, d,
                                "matmul_native_n64 flags " + std::to_string(flags));
@@ -44,7 +44,7 @@ TEST(MatmulNative, SingleStageAndExactTile) {
                  Dims{4, 4, 16, matmul::kAddBias}}) {
     auto in = random_inputs(g, d);
     auto e = ref::matmul(in.a, in.b, in.bias, in.c_old, d);
-    expect_within(run(Kernel::native, d, in), e, d, "matmul_native");
+    expect_within(run(Kernel::Native, d, in), e, d, "matmul_native");
     expect_within(run_n64(d, in), e, d, "matmul_native_n64");
   }
 }

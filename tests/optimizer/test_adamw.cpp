@@ -60,7 +60,7 @@ std::string tmp_path(const std::string& name) {
 }  // namespace
 
 TEST(MultiTensorAdamW, LayoutAlignsEverySubRange) {
-  for (auto prec : {StatePrecision::FP32, StatePrecision::F16Mirror, StatePrecision::Int8})
+  for (auto prec : {StatePrecision::FP32, StatePrecision::F16Mirror, StatePrecision::Float8Blocks})
     for (uint32_t align : {16u, 256u, 1024u}) {
       auto params = model_params();
       Layout L = make_layout(params, prec, align, 1 << 20);
@@ -74,7 +74,7 @@ TEST(MultiTensorAdamW, LayoutAlignsEverySubRange) {
         if (prec == StatePrecision::F16Mirror) {
           EXPECT_EQ(p.offset * 2 % align, 0u) << p.name << " f16";
         }
-        if (prec == StatePrecision::Int8) {
+        if (prec == StatePrecision::Float8Blocks) {
           EXPECT_EQ(p.offset % align, 0u) << p.name << " codes";
           EXPECT_EQ(p.offset % 256, 0u) << p.name << " quantization block";
           EXPECT_EQ(p.offset / 256 * 4 % align, 0u) << p.name << " scales";
@@ -108,7 +108,7 @@ TEST(MultiTensorAdamW, Int8Vec4StepBitIdenticalToSeedKernel) {
                    (binding ? ", 64 KiB bindings" : ""));
       auto r = rng(int(mode) * 2 + (binding != 0));
       AdamWOptions a;
-      a.precision = StatePrecision::Int8;
+      a.precision = StatePrecision::Float8Blocks;
       a.mode = mode;
       a.lr = 0.02f;
       a.max_binding_bytes = binding;
@@ -232,7 +232,7 @@ TEST(MultiTensorAdamW, DecayOnlyOnDecayBlock) {
 
 TEST(MultiTensorAdamW, MultiTensorEqualsPerTensor) {
   Device& d = device();
-  for (auto prec : {StatePrecision::FP32, StatePrecision::F16Mirror, StatePrecision::Int8}) {
+  for (auto prec : {StatePrecision::FP32, StatePrecision::F16Mirror, StatePrecision::Float8Blocks}) {
     if (prec == StatePrecision::F16Mirror && !d.has_feature(Feature::ShaderF16)) continue;
     auto r = rng(int(prec));
     AdamWOptions a;
@@ -261,7 +261,7 @@ TEST(MultiTensorAdamW, PaddingIsInert) {
   for (auto mode : {UpdateMode::PerTensor, UpdateMode::MultiTensor}) {
     AdamWOptions opt;
     opt.mode = mode;
-    opt.precision = StatePrecision::Int8;  // the largest padding; fp32 roles and codes together
+    opt.precision = StatePrecision::Float8Blocks;  // the largest padding; fp32 roles and codes together
     MultiTensorAdamW o(d, model_params(), opt);
     const Layout& L = o.layout();
     // poison every padding float of w, g (per-tensor) or only the tail after each block
@@ -276,8 +276,8 @@ TEST(MultiTensorAdamW, PaddingIsInert) {
     std::vector<float> wp(L.total, poison_f32());
     for (uint64_t i = 0; i < L.total; ++i)
       if (covered[i] && !inside[i]) wp[i] = 0.0f;
-    d.write_buffer(o.w(), 0, wp.data(), wp.size() * 4);
-    d.write_buffer(o.g(), 0, wp.data(), wp.size() * 4);
+    d.queue().write_buffer(o.w(), 0, wp.data(), wp.size() * 4);
+    d.queue().write_buffer(o.g(), 0, wp.data(), wp.size() * 4);
     auto w = random_values(r, L), g = random_values(r, L);
     set_all(o, w, &g);
     o.step();
@@ -312,7 +312,7 @@ TEST(MultiTensorAdamW, ClippingOnAndOff) {
 TEST(MultiTensorAdamW, NonFiniteGradientsBecomeZero) {
   Device& d = device();
   auto r = rng();
-  for (auto prec : {StatePrecision::FP32, StatePrecision::Int8}) {
+  for (auto prec : {StatePrecision::FP32, StatePrecision::Float8Blocks}) {
     AdamWOptions opt;
     opt.precision = prec;
     MultiTensorAdamW o(d, model_params(), opt);
@@ -342,20 +342,20 @@ TEST(MultiTensorAdamW, ChunksUnderLoweredBindingLimit) {
   DeviceDescriptor desc;
   desc.label = "lowered maxStorageBufferBindingSize";
   desc.required_features = adapter().features();
-  desc.required_limits.maxStorageBufferBindingSize = 65536;
+  desc.required_limits.max_storage_buffer_binding_size = 65536;
   Device small = make_device(desc);
-  bool granted = small.limits().maxStorageBufferBindingSize == 65536;
+  bool granted = small.limits().max_storage_buffer_binding_size == 65536;
   if (!granted)
     std::printf("note: the runtime grants maxStorageBufferBindingSize %llu for a request of 65536 "
                 "(requests below the WebGPU default are raised to it); chunking is covered through "
                 "AdamWOptions::max_binding_bytes only\n",
-                (unsigned long long)small.limits().maxStorageBufferBindingSize);
+                (unsigned long long)small.limits().max_storage_buffer_binding_size);
   std::vector<ParamSpec> params{{"big", {300, 190}, true}, {"big.bias", {20000}, false}, {"w2", {999}, true}};
   auto r = rng();
   for (bool via_device : {false, true}) {
     if (via_device && !granted) continue;
     Device& dev = via_device ? small : device();
-    for (auto prec : {StatePrecision::FP32, StatePrecision::Int8}) {
+    for (auto prec : {StatePrecision::FP32, StatePrecision::Float8Blocks}) {
       for (auto mode : {UpdateMode::MultiTensor, UpdateMode::PerTensor}) {
         AdamWOptions opt;
         opt.precision = prec;
@@ -416,7 +416,7 @@ TEST(MultiTensorAdamW, DeterministicNormIsBitwiseRepeatable) {
 
 TEST(MultiTensorAdamW, CheckpointRoundTripAndResume) {
   Device& d = device();
-  for (auto prec : {StatePrecision::FP32, StatePrecision::Int8}) {
+  for (auto prec : {StatePrecision::FP32, StatePrecision::Float8Blocks}) {
     auto r = rng(int(prec));
     AdamWOptions opt;
     opt.precision = prec;
@@ -533,7 +533,7 @@ TEST(MultiTensorAdamW, CorruptCheckpointsAreRefusedAndChangeNothing) {
   }
   // a checkpoint of another precision
   AdamWOptions q;
-  q.precision = StatePrecision::Int8;
+  q.precision = StatePrecision::Float8Blocks;
   MultiTensorAdamW other(d, model_params(), q);
   std::string p8 = tmp_path("int8.safetensors");
   other.save(p8);
@@ -570,10 +570,10 @@ TEST(MultiTensorAdamW, TimestampsAroundTheStep) {
   Device& d = device();
   if (!d.has_feature(Feature::TimestampQuery)) GTEST_SKIP() << "no timestamp-query";
   MultiTensorAdamW o(d, model_params());
-  QuerySet qs = d.create_query_set(2, "step");
-  CommandEncoder enc = d.create_command_encoder("timed step");
+  QuerySet qs = d.create_query_set({.label = "step", .count = 2});
+  CommandEncoder enc = d.create_command_encoder({"timed step"});
   o.record_step(enc, PassTimestampWrites{qs, 0, 1});
-  d.submit(enc.finish());
+  d.queue().submit(enc.finish());
   auto ts = d.read_timestamps(qs);
   ASSERT_EQ(ts.size(), 2u);
   EXPECT_GE(ts[1], ts[0]);
@@ -593,7 +593,7 @@ TEST(MultiTensorAdamW8bit, ConvergesWithin2PercentOfFp32) {
   for (int k = 0; k < 2; ++k) {
     AdamWOptions opt;
     opt.lr = 1e-2f;
-    opt.precision = k == 0 ? StatePrecision::FP32 : StatePrecision::Int8;
+    opt.precision = k == 0 ? StatePrecision::FP32 : StatePrecision::Float8Blocks;
     MultiTensorAdamW o(d, {{"w", {uint64_t(LogRegProblem::D)}, true}, {"b", {1}, false}}, opt);
     o.set_weights("w", prob.w0);
     o.set_weights("b", std::vector<float>{0.0f});

@@ -441,7 +441,7 @@ TEST(Adamw8bitUpdateVec4, BitIdenticalToSeedKernelOverSeveralSteps) {
       SCOPED_TRACE("step " + std::to_string(step));
       if (step > 0) {  // fresh gradients, the next t, a new clip factor
         auto g = pad(q8_grads(r, n, zero_block, true), kGPad);
-        for (auto& x : b) d.write_buffer(x.g, 0, g.data(), g.size() * 4);
+        for (auto& x : b) d.queue().write_buffer(x.g, 0, g.data(), g.size() * 4);
         ++u.t;
         u.beta1_t = float(std::pow(double(u.beta1), u.t));
         u.beta2_t = float(std::pow(double(u.beta2), u.t));

@@ -14,9 +14,9 @@ TEST(Adapters, ListedWithWebGpuLimits) {
     EXPECT_FALSE(all[i].info().name.empty());
     EXPECT_GE(all[i].info().vulkan_api_version, uint32_t(VK_API_VERSION_1_1));
     const Limits& l = all[i].limits();
-    EXPECT_GE(l.maxStorageBufferBindingSize, 1u << 20);
-    EXPECT_EQ(l.maxStorageBufferBindingSize % 4, 0u);
-    EXPECT_GE(l.maxComputeWorkgroupsPerDimension, 65535u);
+    EXPECT_GE(l.max_storage_buffer_binding_size, 1u << 20);
+    EXPECT_EQ(l.max_storage_buffer_binding_size % 4, 0u);
+    EXPECT_GE(l.max_compute_workgroups_per_dimension, 65535u);
   }
 }
 
@@ -59,48 +59,48 @@ TEST(DeviceLimits, DefaultsAreWebGpus) {
   Device d = make_device({"defaults", {}, {}});
   const Limits& l = d.limits();
   Limits def;
-  EXPECT_EQ(l.minStorageBufferOffsetAlignment, 256u);
-  EXPECT_EQ(l.maxStorageBufferBindingSize, def.maxStorageBufferBindingSize);
-  EXPECT_EQ(l.maxBufferSize, std::min(def.maxBufferSize, adapter().limits().maxBufferSize));
-  EXPECT_EQ(l.maxComputeWorkgroupsPerDimension, 65535u);
-  EXPECT_EQ(l.maxComputeInvocationsPerWorkgroup, 256u);
-  EXPECT_EQ(l.maxStorageBuffersPerShaderStage, 8u);
-  EXPECT_EQ(l.maxBindGroups, 4u);
+  EXPECT_EQ(l.min_storage_buffer_offset_alignment, 256u);
+  EXPECT_EQ(l.max_storage_buffer_binding_size, def.max_storage_buffer_binding_size);
+  EXPECT_EQ(l.max_buffer_size, std::min(def.max_buffer_size, adapter().limits().max_buffer_size));
+  EXPECT_EQ(l.max_compute_workgroups_per_dimension, 65535u);
+  EXPECT_EQ(l.max_compute_invocations_per_workgroup, 256u);
+  EXPECT_EQ(l.max_storage_buffers_per_shader_stage, 8u);
+  EXPECT_EQ(l.max_bind_groups, 4u);
   EXPECT_FALSE(d.has_feature(Feature::ShaderF16));
   EXPECT_FALSE(d.has_feature(Feature::TimestampQuery));
   // Effective alignment: the stricter of WebGPU's and the device's.
-  EXPECT_EQ(d.storage_offset_alignment(), std::max<uint32_t>(256, adapter().limits().minStorageBufferOffsetAlignment));
+  EXPECT_EQ(d.storage_offset_alignment(), std::max<uint32_t>(256, adapter().limits().min_storage_buffer_offset_alignment));
 }
 
 TEST(DeviceLimits, RequestBeyondAdapterFails) {
   const Limits& a = adapter().limits();
   DeviceDescriptor desc{"greedy", {}, {}};
-  desc.required_limits.maxStorageBufferBindingSize = a.maxStorageBufferBindingSize + 4;
+  desc.required_limits.max_storage_buffer_binding_size = a.max_storage_buffer_binding_size + 4;
   expect_validation_error([&] { make_device(desc); }, "limits",
-                          {"maxStorageBufferBindingSize (" + std::to_string(a.maxStorageBufferBindingSize + 4) + ")",
-                           "supports (" + std::to_string(a.maxStorageBufferBindingSize) + ")"});
+                          {"maxStorageBufferBindingSize (" + std::to_string(a.max_storage_buffer_binding_size + 4) + ")",
+                           "supports (" + std::to_string(a.max_storage_buffer_binding_size) + ")"});
   desc = {"greedy", {}, {}};
-  desc.required_limits.maxComputeInvocationsPerWorkgroup = a.maxComputeInvocationsPerWorkgroup + 1;
+  desc.required_limits.max_compute_invocations_per_workgroup = a.max_compute_invocations_per_workgroup + 1;
   expect_validation_error([&] { make_device(desc); }, "limits", {"maxComputeInvocationsPerWorkgroup"});
   desc = {"greedy", {}, {}};
-  desc.required_limits.minStorageBufferOffsetAlignment = a.minStorageBufferOffsetAlignment / 2;
+  desc.required_limits.min_storage_buffer_offset_alignment = a.min_storage_buffer_offset_alignment / 2;
   expect_validation_error([&] { make_device(desc); }, "limits", {"minStorageBufferOffsetAlignment", "below"});
 }
 
 TEST(DeviceLimits, RequestExactlyTheAdapterPasses) {
   const Limits& a = adapter().limits();
   DeviceDescriptor desc{"best", {}, {}};
-  desc.required_limits.maxStorageBufferBindingSize = a.maxStorageBufferBindingSize;
-  desc.required_limits.maxComputeInvocationsPerWorkgroup = a.maxComputeInvocationsPerWorkgroup;
-  desc.required_limits.minStorageBufferOffsetAlignment = a.minStorageBufferOffsetAlignment;
-  desc.required_limits.maxComputeWorkgroupSizeX = a.maxComputeWorkgroupSizeX;
+  desc.required_limits.max_storage_buffer_binding_size = a.max_storage_buffer_binding_size;
+  desc.required_limits.max_compute_invocations_per_workgroup = a.max_compute_invocations_per_workgroup;
+  desc.required_limits.min_storage_buffer_offset_alignment = a.min_storage_buffer_offset_alignment;
+  desc.required_limits.max_compute_workgroup_size_x = a.max_compute_workgroup_size_x;
   Device d = make_device(desc);
-  EXPECT_EQ(d.limits().maxStorageBufferBindingSize, a.maxStorageBufferBindingSize);
-  EXPECT_EQ(d.limits().maxComputeInvocationsPerWorkgroup, a.maxComputeInvocationsPerWorkgroup);
-  EXPECT_EQ(d.limits().minStorageBufferOffsetAlignment, a.minStorageBufferOffsetAlignment);
-  EXPECT_EQ(d.storage_offset_alignment(), a.minStorageBufferOffsetAlignment);
+  EXPECT_EQ(d.limits().max_storage_buffer_binding_size, a.max_storage_buffer_binding_size);
+  EXPECT_EQ(d.limits().max_compute_invocations_per_workgroup, a.max_compute_invocations_per_workgroup);
+  EXPECT_EQ(d.limits().min_storage_buffer_offset_alignment, a.min_storage_buffer_offset_alignment);
+  EXPECT_EQ(d.storage_offset_alignment(), a.min_storage_buffer_offset_alignment);
   // With the raised limit a 257-wide (altered) workgroup passes R13 where the default refuses it.
-  if (a.maxComputeInvocationsPerWorkgroup >= 512 && a.maxComputeWorkgroupSizeX >= 512) {
+  if (a.max_compute_invocations_per_workgroup >= 512 && a.max_compute_workgroup_size_x >= 512) {
     KernelInfo k = util("fill_index");
     k.workgroup_size = {512, 1, 1};
     expect_validation_error([&] { device().create_compute_pipeline({"w", &k, {}, false}); }, "R13", {"512"});
@@ -131,12 +131,12 @@ TEST(Features, ShaderF16KernelRunsWithFeature) {
 }
 
 TEST(Features, RequestUnsupportedFeatureFails) {
-  for (Feature f : {Feature::ShaderF16, Feature::TimestampQuery, Feature::FloatAtomics}) {
+  for (Feature f : {Feature::ShaderF16, Feature::TimestampQuery, Feature::Float32AtomicAdd}) {
     if (adapter().has_feature(f)) continue;
     expect_validation_error([&] { make_device({"x", {f}, {}}); }, "feature", {std::string(feature_name(f))});
   }
   Device d = make_device({"no ts", {}, {}});
-  expect_validation_error([&] { d.create_query_set(2, "q"); }, "feature", {"[QuerySet \"q\"]", "timestamp-query"});
+  expect_validation_error([&] { d.create_query_set({.label = "q", .count = 2}); }, "feature", {"[QuerySet \"q\"]", "timestamp-query"});
 }
 
 }  // namespace

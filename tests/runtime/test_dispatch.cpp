@@ -46,7 +46,7 @@ TEST(Grid2D, MoreThan65535WorkgroupsWriteEachElementOnce) {
   const uint32_t n = uint32_t(workgroups * 256 - 100);
   Grid grid = grid_for_workgroups(div_ceil(n, 256), d.limits());
   ASSERT_GT(grid.y, 1u);
-  ASSERT_LE(grid.x, d.limits().maxComputeWorkgroupsPerDimension);
+  ASSERT_LE(grid.x, d.limits().max_compute_workgroups_per_dimension);
   ASSERT_GE(grid.workgroups() * 256, n);
   // Counts start at the poison value plus a guard of 64 words past n that must stay poisoned.
   Buffer c = poisoned(d, n + 64, "counts");
@@ -66,7 +66,7 @@ TEST(Ordering, EachDispatchSeesThePreviousOnesWrites) {
   const uint32_t n = 256 * 300;
   Buffer a = poisoned(d, n, "a"), b = poisoned(d, n, "b"), c = poisoned(d, n, "c"), e = poisoned(d, n, "e");
   Buffer pn = params(d, n), pv = params(d, n / 4);
-  CommandEncoder enc = d.create_command_encoder("chain");
+  CommandEncoder enc = d.create_command_encoder({"chain"});
   ComputePass pass = enc.begin_compute_pass({"chain"});
   pass.set_pipeline(fill);
   pass.set_bind_group(0, make_bind_group(d, fill, {{0, a}, {1, pn}}));
@@ -82,7 +82,7 @@ TEST(Ordering, EachDispatchSeesThePreviousOnesWrites) {
   pass.end();
   enc.copy_buffer_to_buffer(c, 0, e, 0, uint64_t(n) * 4);
   enc.clear_buffer(c, 0, 1024);
-  d.submit(enc.finish());
+  d.queue().submit(enc.finish());
   auto got_e = read<uint32_t>(d, e);
   auto got_c = read<uint32_t>(d, c);
   for (uint32_t i = 0; i < n; ++i) {
@@ -93,7 +93,7 @@ TEST(Ordering, EachDispatchSeesThePreviousOnesWrites) {
 
 TEST(Buffers, NewBuffersReadAsZero) {
   Device& d = device();
-  Buffer b = d.create_buffer({"fresh", 4096, kUsageStorage | kUsageCopySrc});
+  Buffer b = d.create_buffer({"fresh", 4096, BufferUsage::Storage | BufferUsage::CopySrc});
   for (auto v : read<uint32_t>(d, b)) ASSERT_EQ(v, 0u);
 }
 
@@ -104,10 +104,10 @@ TEST(Buffers, WriteReadSubRangesAndCopies) {
   for (auto& v : data) v = uint32_t(r());
   Buffer a = upload(d, data, "a");
   Buffer b = poisoned(d, 1000, "b");
-  d.write_buffer(a, 400, data.data(), 40);  // a[100..110) = data[0..10)
+  d.queue().write_buffer(a, 400, data.data(), 40);  // a[100..110) = data[0..10)
   CommandEncoder enc = d.create_command_encoder();
   enc.copy_buffer_to_buffer(a, 400, b, 800, 400);  // b[200..300) = a[100..200)
-  d.submit(enc.finish());
+  d.queue().submit(enc.finish());
   auto got = read<uint32_t>(d, b);
   for (uint32_t i = 0; i < 1000; ++i) {
     uint32_t want = kPoisonBits;
@@ -120,14 +120,14 @@ TEST(Buffers, WriteReadSubRangesAndCopies) {
 
 TEST(Buffers, UsageAndRangeErrors) {
   Device& d = device();
-  Buffer storage_only = d.create_buffer({"storage only", 256, kUsageStorage});
+  Buffer storage_only = d.create_buffer({"storage only", 256, BufferUsage::Storage});
   Buffer full = poisoned(d, 64, "full");
   uint32_t w[4] = {};
-  expect_validation_error([&] { d.write_buffer(storage_only, 0, w, 16); }, "usage",
+  expect_validation_error([&] { d.queue().write_buffer(storage_only, 0, w, 16); }, "usage",
                           {"[Buffer \"storage only\"]", "CopyDst"});
   expect_validation_error([&] { d.read_buffer(storage_only); }, "usage", {"[Buffer \"storage only\"]", "CopySrc"});
-  expect_validation_error([&] { d.write_buffer(full, 248, w, 16); }, "range", {"[248, 264)", "size (256)"});
-  expect_validation_error([&] { d.write_buffer(full, 2, w, 4); }, "alignment", {"offset (2)"});
+  expect_validation_error([&] { d.queue().write_buffer(full, 248, w, 16); }, "range", {"[248, 264)", "size (256)"});
+  expect_validation_error([&] { d.queue().write_buffer(full, 2, w, 4); }, "alignment", {"offset (2)"});
   CommandEncoder enc = d.create_command_encoder();
   expect_validation_error([&] { enc.copy_buffer_to_buffer(storage_only, 0, full, 0, 16); }, "usage",
                           {"[Buffer \"storage only\"]", "CopySrc"});
@@ -135,15 +135,15 @@ TEST(Buffers, UsageAndRangeErrors) {
   expect_validation_error([&] { enc.copy_buffer_to_buffer(full, 0, full, 128, 16); }, "state", {"same buffer"});
   expect_validation_error([&] { enc.clear_buffer(storage_only); }, "usage", {"CopyDst"});
   expect_validation_error([&] { enc.clear_buffer(full, 0, 260); }, "range", {"[0, 260)"});
-  expect_validation_error([&] { d.create_buffer({"huge", d.limits().maxBufferSize + 4, kUsageStorage}); }, "limits",
-                          {"[Buffer \"huge\"]", "maxBufferSize (" + std::to_string(d.limits().maxBufferSize) + ")"});
-  expect_validation_error([&] { d.create_buffer({"none", 16, 0}); }, "usage", {"[Buffer \"none\"]"});
+  expect_validation_error([&] { d.create_buffer({"huge", d.limits().max_buffer_size + 4, BufferUsage::Storage}); }, "limits",
+                          {"[Buffer \"huge\"]", "maxBufferSize (" + std::to_string(d.limits().max_buffer_size) + ")"});
+  expect_validation_error([&] { d.create_buffer({"none", 16, BufferUsage::None}); }, "usage", {"[Buffer \"none\"]"});
 }
 
 TEST(Encoder, StateErrors) {
   Device& d = device();
   auto p = pipeline("fill_index");
-  CommandEncoder enc = d.create_command_encoder("enc");
+  CommandEncoder enc = d.create_command_encoder({"enc"});
   ComputePass pass = enc.begin_compute_pass({"p"});
   expect_validation_error([&] { pass.dispatch_workgroups(1); }, "state", {"[ComputePass \"p\"]", "no pipeline"});
   pass.set_pipeline(p);
@@ -158,30 +158,30 @@ TEST(Encoder, StateErrors) {
   expect_validation_error([&] { enc.finish(); }, "state", {"open compute pass"});
   pass.end();
   CommandBuffer cb = enc.finish();
-  d.submit(cb);
-  expect_validation_error([&] { d.submit(cb); }, "state", {"already submitted"});
+  d.queue().submit(cb);
+  expect_validation_error([&] { d.queue().submit(cb); }, "state", {"already submitted"});
 }
 
 TEST(Encoder, ObjectsOfAnotherDeviceAreRefused) {
   Device& d = device();
   Device other = make_device({"other", {}, {}});
-  Buffer foreign = other.create_buffer({"foreign", 256, kUsageStorage | kUsageCopySrc | kUsageCopyDst});
+  Buffer foreign = other.create_buffer({"foreign", 256, BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst});
   auto p = pipeline("fill_index");
   expect_validation_error([&] { make_bind_group(d, p, {{0, foreign}, {1, params(d, 1)}}, "g"); }, "state",
                           {"[BindGroup \"g\"] binding 0", "[Buffer \"foreign\"]", "different device"});
-  expect_validation_error([&] { d.write_buffer(foreign, 0, std::vector<uint32_t>(4).data(), 16); }, "state",
+  expect_validation_error([&] { d.queue().write_buffer(foreign, 0, std::vector<uint32_t>(4).data(), 16); }, "state",
                           {"[Buffer \"foreign\"]", "different device"});
-  CommandEncoder enc = other.create_command_encoder("theirs");
+  CommandEncoder enc = other.create_command_encoder({"theirs"});
   enc.clear_buffer(foreign);
   CommandBuffer cb = enc.finish();
-  expect_validation_error([&] { d.submit(cb); }, "state", {"[CommandBuffer \"theirs\"]", "different device"});
-  other.submit(cb);
+  expect_validation_error([&] { d.queue().submit(cb); }, "state", {"[CommandBuffer \"theirs\"]", "different device"});
+  other.queue().submit(cb);
   for (auto v : read<uint32_t>(other, foreign)) ASSERT_EQ(v, 0u);
 }
 
 TEST(Handles, NullHandlesAreErrorsNotCrashes) {
   Device none;
-  expect_validation_error([&] { none.create_buffer({"b", 16, kUsageStorage}); }, "state",
+  expect_validation_error([&] { none.create_buffer({"b", 16, BufferUsage::Storage}); }, "state",
                           {"Device::create_buffer", "null handle"});
   expect_validation_error([&] { (void)Buffer{}.size(); }, "state", {"Buffer::size", "null handle"});
   expect_validation_error([&] { CommandEncoder{}.finish(); }, "state", {"CommandEncoder::finish"});
@@ -192,7 +192,7 @@ TEST(Handles, NullHandlesAreErrorsNotCrashes) {
 
 TEST(Limits, StorageBuffersPerStageAndBindGroups) {
   Device& d = device();
-  ASSERT_EQ(d.limits().maxStorageBuffersPerShaderStage, 8u);
+  ASSERT_EQ(d.limits().max_storage_buffers_per_shader_stage, 8u);
   BindGroupLayoutDescriptor desc{"nine", {}};
   for (uint32_t i = 0; i < 9; ++i) desc.entries.push_back({i, BindingType::Storage});
   expect_validation_error([&] { d.create_bind_group_layout(desc); }, "limits",
@@ -217,7 +217,7 @@ TEST(Timestamps, PassAndBetweenDispatchesAreOrdered) {
   const uint32_t n = 256 * 512;
   Buffer b = poisoned(d, n, "b");
   auto g = make_bind_group(d, p, {{0, b}, {1, params(d, n)}});
-  QuerySet qs = d.create_query_set(4, "times");
+  QuerySet qs = d.create_query_set({.label = "times", .count = 4});
   CommandEncoder enc = d.create_command_encoder();
   ComputePass pass = enc.begin_compute_pass({"timed", PassTimestampWrites{qs, 0, 3}});
   pass.set_pipeline(p);
@@ -227,7 +227,7 @@ TEST(Timestamps, PassAndBetweenDispatchesAreOrdered) {
   pass.dispatch_workgroups(512);
   pass.write_timestamp(qs, 2);
   pass.end();
-  d.submit(enc.finish());
+  d.queue().submit(enc.finish());
   auto t = d.read_timestamps(qs);
   ASSERT_EQ(t.size(), 4u);
   EXPECT_GT(t[0], 0u);
@@ -237,7 +237,7 @@ TEST(Timestamps, PassAndBetweenDispatchesAreOrdered) {
   auto got = read<uint32_t>(d, b);
   for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(got[i], i);
   // An unwritten query reads 0.
-  QuerySet fresh = d.create_query_set(2, "unused");
+  QuerySet fresh = d.create_query_set({.label = "unused", .count = 2});
   EXPECT_EQ(d.read_timestamps(fresh), (std::vector<uint64_t>{0, 0}));
   CommandEncoder e2 = d.create_command_encoder();
   expect_validation_error([&] { e2.begin_compute_pass({"bad", PassTimestampWrites{qs, 4, std::nullopt}}); }, "range",

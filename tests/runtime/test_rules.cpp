@@ -59,7 +59,7 @@ TEST(R2, UniformOffsetMustBeAligned) {
   Device& d = device();
   auto p = pipeline("fill_index");
   Buffer out = poisoned(d, 1024, "out");
-  Buffer u = d.create_buffer({"uni", 512, kUsageUniform | kUsageCopyDst});
+  Buffer u = d.create_buffer({"uni", 512, BufferUsage::Uniform | BufferUsage::CopyDst});
   expect_validation_error([&] { make_bind_group(d, p, {{0, out}, {1, u, 16, 16}}, "g"); }, "R2",
                           {"binding 1", "offset (16)", "[Buffer \"uni\"]",
                            "minUniformBufferOffsetAlignment (" + std::to_string(d.uniform_offset_alignment()) + ")"});
@@ -71,9 +71,9 @@ TEST(R2, AlignedOffsetsPass) {
   uint64_t sa = d.storage_offset_alignment(), ua = d.uniform_offset_alignment();
   ASSERT_EQ(sa, 256u);  // WebGPU default, stricter than lavapipe's 16 and the H200's 16
   Buffer out = poisoned(d, 3 * sa / 4, "out");
-  Buffer u = d.create_buffer({"uni", ua + 16, kUsageUniform | kUsageCopyDst});
+  Buffer u = d.create_buffer({"uni", ua + 16, BufferUsage::Uniform | BufferUsage::CopyDst});
   uint32_t n[4] = {uint32_t(sa / 4), 0, 0, 0};
-  d.write_buffer(u, ua, n, 16);
+  d.queue().write_buffer(u, ua, n, 16);
   run_dispatch(d, p, {make_bind_group(d, p, {{0, out, sa, sa}, {1, u, ua, 16}})}, {1, 1});
   auto got = read<uint32_t>(d, out);
   for (uint64_t i = 0; i < got.size(); ++i) {
@@ -109,7 +109,7 @@ TEST(R3, RangeEndingAtBufferEndPasses) {
   Buffer b = poisoned(d, 256, "buf");
   // Explicit size up to the last byte, and the default (buffer.size - offset): both 768 bytes.
   for (std::optional<uint64_t> size : {std::optional<uint64_t>(768), std::optional<uint64_t>()}) {
-    d.write_buffer(b, 0, std::vector<uint32_t>(256, kPoisonBits).data(), 1024);
+    d.queue().write_buffer(b, 0, std::vector<uint32_t>(256, kPoisonBits).data(), 1024);
     run_dispatch(d, p, {make_bind_group(d, p, {{0, b, 256, size}})}, {1, 1});
     auto got = read<uint32_t>(d, b);
     EXPECT_EQ(got[64], 768u / 4);  // arrayLength of the view
@@ -141,10 +141,10 @@ TEST(R4, MultipleOf4Passes) {
 TEST(R5, UniformBindingAboveLimit) {
   Device& d = device();
   auto p = pipeline("fill_index");
-  uint64_t max = d.limits().maxUniformBufferBindingSize;
+  uint64_t max = d.limits().max_uniform_buffer_binding_size;
   ASSERT_EQ(max, 65536u);
   Buffer out = poisoned(d, 64, "out");
-  Buffer u = d.create_buffer({"big uniform", max + 256, kUsageUniform | kUsageCopyDst});
+  Buffer u = d.create_buffer({"big uniform", max + 256, BufferUsage::Uniform | BufferUsage::CopyDst});
   expect_validation_error([&] { make_bind_group(d, p, {{0, out}, {1, u, 0, max + 16}}, "g"); }, "R5",
                           {"[BindGroup \"g\"] binding 1", "(65552)", "[Buffer \"big uniform\"]",
                            "maxUniformBufferBindingSize (65536)"});
@@ -155,9 +155,9 @@ TEST(R5, UniformBindingAboveLimit) {
 TEST(R5, StorageBindingAboveLimit) {
   Device& d = device();
   auto p = pipeline("array_length");
-  uint64_t max = d.limits().maxStorageBufferBindingSize;
+  uint64_t max = d.limits().max_storage_buffer_binding_size;
   ASSERT_EQ(max, 128u << 20);
-  Buffer b = d.create_buffer({"big", max + 256, kUsageStorage | kUsageCopySrc});
+  Buffer b = d.create_buffer({"big", max + 256, BufferUsage::Storage | BufferUsage::CopySrc});
   expect_validation_error([&] { make_bind_group(d, p, {{0, b, 0, max + 4}}, "g"); }, "R5",
                           {"binding 0", "(" + std::to_string(max + 4) + ")", "[Buffer \"big\"]",
                            "maxStorageBufferBindingSize (134217728)"});
@@ -173,7 +173,7 @@ TEST(R5, StorageBindingAboveLimit) {
 TEST(R6, StorageBindingNeedsStorageUsage) {
   Device& d = device();
   auto p = pipeline("fill_index");
-  Buffer out = d.create_buffer({"no storage", 1024, kUsageUniform | kUsageCopyDst});
+  Buffer out = d.create_buffer({"no storage", 1024, BufferUsage::Uniform | BufferUsage::CopyDst});
   expect_validation_error([&] { make_bind_group(d, p, {{0, out}, {1, params(d, 16)}}, "g"); }, "R6",
                           {"[BindGroup \"g\"] binding 0 (storage)", "[Buffer \"no storage\"]", "lacks Storage"});
 }
@@ -182,7 +182,7 @@ TEST(R6, UniformBindingNeedsUniformUsage) {
   Device& d = device();
   auto p = pipeline("fill_index");
   Buffer out = poisoned(d, 64, "out");
-  Buffer u = d.create_buffer({"no uniform", 16, kUsageStorage | kUsageCopyDst});
+  Buffer u = d.create_buffer({"no uniform", 16, BufferUsage::Storage | BufferUsage::CopyDst});
   expect_validation_error([&] { make_bind_group(d, p, {{0, out}, {1, u}}, "g"); }, "R6",
                           {"binding 1 (uniform)", "[Buffer \"no uniform\"]", "lacks Uniform"});
 }
@@ -191,8 +191,8 @@ TEST(R6, MatchingUsagePasses) {
   Device& d = device();
   auto p = pipeline("fill_index");
   // Exactly the usages needed, nothing more (plus CopySrc to read it back).
-  Buffer out = d.create_buffer({"out", 64 * 4, kUsageStorage | kUsageCopySrc | kUsageCopyDst});
-  d.write_buffer(out, 0, std::vector<uint32_t>(64, kPoisonBits).data(), 256);
+  Buffer out = d.create_buffer({"out", 64 * 4, BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst});
+  d.queue().write_buffer(out, 0, std::vector<uint32_t>(64, kPoisonBits).data(), 256);
   run_dispatch(d, p, {make_bind_group(d, p, {{0, out}, {1, params(d, 64)}})}, {1, 1});
   auto got = read<uint32_t>(d, out);
   for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(got[i], i);
@@ -354,7 +354,7 @@ TEST(R10, AutoLayoutKeepsOnlyStaticallyUsedBindings) {
   // Every kernel's auto layout equals its statically used bindings, no more, no fewer.
   for (const KernelInfo* k : all_kernels()) {
     if (k->needs_shader_f16 && !device().has_feature(Feature::ShaderF16)) continue;
-    if (k->needs_float_atomics && !device().has_feature(Feature::FloatAtomics)) continue;
+    if (k->needs_float_atomics && !device().has_feature(Feature::Float32AtomicAdd)) continue;
     auto p = device().create_compute_pipeline({"", k, {}, false});
     size_t used = 0;
     for (const auto& b : k->bindings) {
@@ -417,7 +417,7 @@ TEST(R11, WritableAndReadOnlyOfOneBufferEvenDisjoint) {
 TEST(R11, WritableAndUniformOfOneBuffer) {
   Device& d = device();
   auto p = pipeline("fill_index");
-  Buffer b = d.create_buffer({"both", 1024, kUsageStorage | kUsageUniform | kUsageCopyDst});
+  Buffer b = d.create_buffer({"both", 1024, BufferUsage::Storage | BufferUsage::Uniform | BufferUsage::CopyDst});
   auto g = make_bind_group(d, p, {{0, b, 256, 256}, {1, b, 0, 16}});
   dispatch_expect(p, g, "R11", {"[Buffer \"both\"]", "binding 0 (storage", "binding 1 (uniform"});
 }
@@ -463,9 +463,9 @@ TEST(R12, CountAtLimitRuns) {
   Device& d = device();
   auto p = pipeline("count_writes");
   const uint32_t n = 65535u * 256u;  // exactly one element per invocation of 65535 workgroups
-  Buffer c = d.create_buffer({"counts", uint64_t(n) * 4, kUsageStorage | kUsageCopySrc | kUsageCopyDst});
+  Buffer c = d.create_buffer({"counts", uint64_t(n) * 4, BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst});
   // Poison as 0x7fa5a5a5 so a count of one reads 0x7fa5a5a6.
-  d.write_buffer(c, 0, std::vector<uint32_t>(n, kPoisonBits).data(), uint64_t(n) * 4);
+  d.queue().write_buffer(c, 0, std::vector<uint32_t>(n, kPoisonBits).data(), uint64_t(n) * 4);
   run_dispatch(d, p, {make_bind_group(d, p, {{0, c}, {1, params(d, n)}})}, {65535, 1});
   auto got = read<uint32_t>(d, c);
   for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(got[i], kPoisonBits + 1) << "element " << i;

@@ -34,11 +34,11 @@ float poison_f32();
 // Buffer helpers: a buffer with usage Storage|CopySrc|CopyDst filled with `data`.
 template <class T>
 Buffer upload(Device& d, const std::vector<T>& data, const std::string& label,
-              uint32_t extra_usage = 0) {
+              BufferUsage extra_usage = BufferUsage::None) {
   BufferDescriptor desc{label, align_up(data.size() * sizeof(T), 4),
-                        kUsageStorage | kUsageCopySrc | kUsageCopyDst | extra_usage};
+                        BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst | extra_usage};
   Buffer b = d.create_buffer(desc);
-  d.write_buffer(b, 0, data.data(), data.size() * sizeof(T));
+  d.queue().write_buffer(b, 0, data.data(), data.size() * sizeof(T));
   return b;
 }
 

@@ -33,7 +33,7 @@ Runner::Runner(Device& device, RunOptions options) : device_(device), options_(o
 std::string Runner::unsupported_reason(const KernelInfo& k) const {
   if (k.needs_shader_f16 && !device_.has_feature(Feature::ShaderF16))
     return "needs shader-f16, which '" + device_.adapter_name() + "' lacks";
-  if (k.needs_float_atomics && !device_.has_feature(Feature::FloatAtomics))
+  if (k.needs_float_atomics && !device_.has_feature(Feature::Float32AtomicAdd))
     return "needs float32-atomic-add (VK_EXT_shader_atomic_float), which '" +
            device_.adapter_name() + "' lacks";
   return {};
@@ -97,11 +97,11 @@ PreparedCase Runner::prepare(const Case& c) {
   PreparedCase p;
   uint64_t invocations = 0;  // over all dispatches, checked against options_.max_invocations
   // Named buffers, with their initial contents (poison for outputs).
-  const uint32_t usage = kUsageStorage | kUsageUniform | kUsageCopySrc | kUsageCopyDst;
+  const BufferUsage usage = BufferUsage::Storage | BufferUsage::Uniform | BufferUsage::CopySrc | BufferUsage::CopyDst;
   for (const auto& b : c.buffers) {
     Buffer buf = device_.create_buffer({c.name + "." + b.name, b.byte_size(), usage});
     auto init = b.initial_bytes();
-    device_.write_buffer(buf, 0, init.data(), init.size());
+    device_.queue().write_buffer(buf, 0, init.data(), init.size());
     p.buffers[b.name] = buf;
   }
 
@@ -142,10 +142,10 @@ PreparedCase Runner::prepare(const Case& c) {
           uint64_t size = std::max<uint64_t>(b.inline_bytes.size(), kb->min_binding_size);
           size = align_up(size, 16);
           Buffer ib = device_.create_buffer({c.name + "." + std::string(kb->name), size,
-                                             kUsageUniform | kUsageStorage | kUsageCopyDst});
+                                             BufferUsage::Uniform | BufferUsage::Storage | BufferUsage::CopyDst});
           std::vector<uint8_t> bytes = b.inline_bytes;
           bytes.resize(size, 0);
-          device_.write_buffer(ib, 0, bytes.data(), bytes.size());
+          device_.queue().write_buffer(ib, 0, bytes.data(), bytes.size());
           if (b.inline_bytes.size() < kb->min_binding_size)
             throw CaseError(dwhere + ": " + bn + ": inline values are " +
                             std::to_string(b.inline_bytes.size()) + " bytes, the binding needs at least " +
@@ -233,8 +233,8 @@ CaseResult Runner::execute(const Case& c, const PreparedCase& p) {
 
   bool timed = options_.timestamps && device_.has_feature(Feature::TimestampQuery);
   QuerySet qs;
-  if (timed) qs = device_.create_query_set(uint32_t(2 * p.dispatches.size()), c.name + " timestamps");
-  CommandEncoder enc = device_.create_command_encoder(c.name);
+  if (timed) qs = device_.create_query_set({.label = c.name + " timestamps", .count = uint32_t(2 * p.dispatches.size())});
+  CommandEncoder enc = device_.create_command_encoder({c.name});
   for (size_t i = 0; i < p.dispatches.size(); ++i) {
     ComputePassDescriptor pdsc;
     pdsc.label = p.dispatches[i].label;
@@ -248,7 +248,7 @@ CaseResult Runner::execute(const Case& c, const PreparedCase& p) {
                       "': " + e.what());
     }
   }
-  device_.submit(enc.finish());
+  device_.queue().submit(enc.finish());
   device_.wait_idle();
 
   if (timed) {

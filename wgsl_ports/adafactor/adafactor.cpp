@@ -39,12 +39,12 @@ MultiTensorAdafactor::MultiTensorAdafactor(Device& device, std::vector<optimizer
   } catch (const std::invalid_argument& e) {
     fail("value", e.what());
   }
-  uint64_t binding = device_.limits().maxStorageBufferBindingSize;
+  uint64_t binding = device_.limits().max_storage_buffer_binding_size;
   if (opt_.max_binding_bytes) binding = std::min(binding, opt_.max_binding_bytes);
   const uint32_t align = device_.storage_offset_alignment();
   layout_ = optimizer::make_layout(params, optimizer::StatePrecision::FP32, align, binding, "MultiTensorAdafactor");
   const uint64_t unit = align / 4;
-  const uint32_t max_dim = device_.limits().maxComputeWorkgroupsPerDimension;
+  const uint32_t max_dim = device_.limits().max_compute_workgroups_per_dimension;
   uint64_t so = 0, sc = 0, sf = 0;
   auto take = [&](uint64_t& pos, uint64_t count) {
     pos = align_up(pos, unit);
@@ -91,24 +91,24 @@ MultiTensorAdafactor::MultiTensorAdafactor(Device& device, std::vector<optimizer
   factor_elems_ = std::max<uint64_t>(align_up(sf, unit), unit);
   uslot_ = uint32_t(align_up(64, std::max<uint32_t>(device_.uniform_offset_alignment(), 16)));
 
-  auto make = [&](const char* label, uint64_t bytes, uint32_t usage) {
-    if (bytes > device_.limits().maxBufferSize)
+  auto make = [&](const char* label, uint64_t bytes, BufferUsage usage) {
+    if (bytes > device_.limits().max_buffer_size)
       fail("limits", std::string("MultiTensorAdafactor: buffer '") + label + "' needs " +
                          std::to_string(bytes) + " bytes, above maxBufferSize " +
-                         std::to_string(device_.limits().maxBufferSize));
+                         std::to_string(device_.limits().max_buffer_size));
     return device_.create_buffer({label, align_up(bytes, 4), usage});
   };
-  const uint32_t st = kUsageStorage | kUsageCopySrc | kUsageCopyDst;
+  const BufferUsage st = BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst;
   w_ = make("adafactor.w", layout_.total * 4, st);
   g_ = make("adafactor.g", layout_.total * 4, st);
   state_ = make("adafactor.state", state_elems_ * 4, st);
   scratch_ = make("adafactor.partials", scratch_elems_ * 4, st);
   factors_ = make("adafactor.factors", factor_elems_ * 4, st);
   uniforms_ = make("adafactor.uniforms", uint64_t(2 + tensors_.size()) * uslot_,
-                   kUsageUniform | kUsageCopyDst);
+                   BufferUsage::Uniform | BufferUsage::CopyDst);
   for (size_t i = 0; i < tensors_.size(); ++i) {
     auto words = dims_words(tensors_[i].dims);
-    device_.write_buffer(uniforms_, uint64_t(2 + i) * uslot_, words.data(), sizeof words);
+    device_.queue().write_buffer(uniforms_, uint64_t(2 + i) * uslot_, words.data(), sizeof words);
   }
   if (opt_.per_tensor) build_dispatches();
   else build_batched();
@@ -138,7 +138,7 @@ struct Span {
 
 void MultiTensorAdafactor::build_batched() {
   const Limits& lim = device_.limits();
-  uint64_t binding = lim.maxStorageBufferBindingSize;
+  uint64_t binding = lim.max_storage_buffer_binding_size;
   if (opt_.max_binding_bytes) binding = std::min(binding, opt_.max_binding_bytes);
   if (opt_.group_bytes) binding = std::min(binding, opt_.group_bytes);  // a group's limit only
   const uint64_t align = device_.storage_offset_alignment();
@@ -238,8 +238,8 @@ void MultiTensorAdafactor::build_batched() {
   }
   if (words.empty()) words.push_back({});
   tables_ = device_.create_buffer({"adafactor.tables", words.size() * sizeof(AfTensorWords),
-                                   kUsageStorage | kUsageCopyDst});
-  device_.write_buffer(tables_, 0, words.data(), words.size() * sizeof(AfTensorWords));
+                                   BufferUsage::Storage | BufferUsage::CopyDst});
+  device_.queue().write_buffer(tables_, 0, words.data(), words.size() * sizeof(AfTensorWords));
 
   std::map<std::string, ComputePipeline> pipes;
   auto add = [&](const std::string& k, std::vector<BindGroupEntry> e, uint64_t workgroups) {
@@ -335,7 +335,7 @@ void MultiTensorAdafactor::write_hp() {
   // slot 0: decay tensors, slot 1: no-decay tensors; the step t is the one being recorded
   for (int k = 0; k < 2; ++k) {
     auto words = hp_words(scalars(opt_.hyper, std::max<uint64_t>(t_, 1), k == 0));
-    device_.write_buffer(uniforms_, uint64_t(k) * uslot_, words.data(), sizeof words);
+    device_.queue().write_buffer(uniforms_, uint64_t(k) * uslot_, words.data(), sizeof words);
   }
 }
 
@@ -369,9 +369,9 @@ void MultiTensorAdafactor::record_step(CommandEncoder& encoder,
 }
 
 void MultiTensorAdafactor::step() {
-  CommandEncoder enc = device_.create_command_encoder("adafactor step");
+  CommandEncoder enc = device_.create_command_encoder({"adafactor step"});
   record_step(enc);
-  device_.submit(enc.finish());
+  device_.queue().submit(enc.finish());
 }
 
 // ---- host access --------------------------------------------------------------------------------
@@ -394,13 +394,13 @@ static void check_count(const char* fn, const MultiTensorAdafactor::Tensor& t, s
 void MultiTensorAdafactor::set_weights(std::string_view name, std::span<const float> values) {
   const auto& t = tensor(name);
   check_count("set_weights", t, values.size());
-  if (!values.empty()) device_.write_buffer(w_, t.p.offset * 4, values.data(), values.size_bytes());
+  if (!values.empty()) device_.queue().write_buffer(w_, t.p.offset * 4, values.data(), values.size_bytes());
 }
 
 void MultiTensorAdafactor::set_grads(std::string_view name, std::span<const float> values) {
   const auto& t = tensor(name);
   check_count("set_grads", t, values.size());
-  if (!values.empty()) device_.write_buffer(g_, t.p.offset * 4, values.data(), values.size_bytes());
+  if (!values.empty()) device_.queue().write_buffer(g_, t.p.offset * 4, values.data(), values.size_bytes());
 }
 
 std::vector<float> MultiTensorAdafactor::read_f32(const Buffer& b, uint64_t offset, uint64_t count) {
@@ -566,10 +566,10 @@ void MultiTensorAdafactor::load(const std::string& path) {
   t_ = d.state.step;
   for (size_t i = 0; i < tensors.size(); ++i)
     if (tensors[i].bytes)
-      device_.write_buffer(*at[i].buffer, at[i].byte_offset, data + d.spans[i].first, tensors[i].bytes);
-  CommandEncoder enc = device_.create_command_encoder("adafactor load");
+      device_.queue().write_buffer(*at[i].buffer, at[i].byte_offset, data + d.spans[i].first, tensors[i].bytes);
+  CommandEncoder enc = device_.create_command_encoder({"adafactor load"});
   enc.clear_buffer(g_);
-  device_.submit(enc.finish());
+  device_.queue().submit(enc.finish());
 }
 
 }  // namespace wgslvk::adafactor

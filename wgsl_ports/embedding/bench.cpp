@@ -56,7 +56,7 @@ void run_embedding_kernels(Ctx& c) {
       c.note(qn + ": device has no shader-f16: skipped");
       continue;
     }
-    if (k.needs_float_atomics && !d.has_feature(Feature::FloatAtomics)) {
+    if (k.needs_float_atomics && !d.has_feature(Feature::Float32AtomicAdd)) {
       c.note(qn + ": device has no float32 atomic add: skipped");
       continue;
     }

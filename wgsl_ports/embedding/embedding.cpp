@@ -46,7 +46,7 @@ uint64_t check_binding(Device& dev, std::string_view kernel, uint32_t binding,
                        uint32_t elem_bytes, const std::string& shape) {
   const uint64_t bytes = elems * elem_bytes;
   const uint64_t bound = align_up(bytes, 4);
-  const uint64_t limit = dev.limits().maxStorageBufferBindingSize;
+  const uint64_t limit = dev.limits().max_storage_buffer_binding_size;
   const std::string what =
       "binding " + s(binding) + " `" + std::string(name) + "` (" + shape + " x " + s(elem_bytes) +
       " B = " + s(bytes) + " bytes)";
@@ -67,18 +67,18 @@ uint64_t check_binding(Device& dev, std::string_view kernel, uint32_t binding,
 
 std::string_view variant_name(BackwardVariant v) {
   switch (v) {
-    case BackwardVariant::cas: return "cas";
-    case BackwardVariant::float_atomics: return "float_atomics";
-    case BackwardVariant::deterministic: return "deterministic";
+    case BackwardVariant::Cas: return "cas";
+    case BackwardVariant::FloatAtomics: return "float_atomics";
+    case BackwardVariant::Deterministic: return "deterministic";
   }
   return "?";
 }
 
 std::string_view variant_kernel(BackwardVariant v) {
   switch (v) {
-    case BackwardVariant::cas: return kBackward;
-    case BackwardVariant::float_atomics: return kBackwardFloat;
-    case BackwardVariant::deterministic: return kBackwardDet;
+    case BackwardVariant::Cas: return kBackward;
+    case BackwardVariant::FloatAtomics: return kBackwardFloat;
+    case BackwardVariant::Deterministic: return kBackwardDet;
   }
   return kBackward;
 }
@@ -136,20 +136,20 @@ struct Embedding::Call {
   std::string_view kernel;
   std::vector<BindGroupEntry> entries;
 
-  Buffer make(const std::string& what, uint32_t usage, const void* data, uint64_t bytes) {
+  Buffer make(const std::string& what, BufferUsage usage, const void* data, uint64_t bytes) {
     Buffer b = dev.create_buffer({std::string(kernel) + " " + what, align_up(bytes, 4),
-                                  usage | kUsageCopyDst});
-    dev.write_buffer(b, 0, data, bytes);
+                                  usage | BufferUsage::CopyDst});
+    dev.queue().write_buffer(b, 0, data, bytes);
     return b;
   }
   void bind(uint32_t binding, const Buffer& b, uint64_t size) {
     entries.push_back({binding, b, 0, size});
   }
   void bind_u32s(uint32_t binding, const std::string& what, std::span<const uint32_t> v) {
-    bind(binding, make(what, kUsageStorage, v.data(), v.size_bytes()), v.size_bytes());
+    bind(binding, make(what, BufferUsage::Storage, v.data(), v.size_bytes()), v.size_bytes());
   }
   void bind_dims(std::array<uint32_t, 4> dims) {  // vec4<u32> uniform, 16 bytes (R21)
-    bind(3, make("dims", kUsageUniform, dims.data(), sizeof dims), sizeof dims);
+    bind(3, make("dims", BufferUsage::Uniform, dims.data(), sizeof dims), sizeof dims);
   }
   // Records the dispatch as one compute pass into `encoder` (the recorded pass retains the
   // bind group and so the per-call buffers), or, without one, submits it and waits.
@@ -159,7 +159,7 @@ struct Embedding::Call {
         {std::string(kernel) + " group 0", pipeline.get_bind_group_layout(0), entries});
     Grid grid = grid_for_workgroups(workgroups, dev.limits());
     CommandEncoder own;
-    if (!encoder) own = dev.create_command_encoder(std::string(kernel));
+    if (!encoder) own = dev.create_command_encoder({std::string(kernel)});
     CommandEncoder& enc = encoder ? *encoder : own;
     ComputePass pass = enc.begin_compute_pass({std::string(kernel), timestamps});
     pass.set_pipeline(pipeline);
@@ -167,7 +167,7 @@ struct Embedding::Call {
     pass.dispatch_workgroups(grid.x, grid.y);
     pass.end();
     if (encoder) return;
-    dev.submit(own.finish());
+    dev.queue().submit(own.finish());
     dev.wait_idle();
   }
 };
@@ -208,7 +208,7 @@ std::vector<uint32_t> Embedding::read_tokens(std::string_view kernel, const Buff
          "binding 0 `tokens` buffer " + buffer_name(tokens) + " is " + s(tokens.size()) +
              " bytes but dims.x (seq_len) " + s(dims.seq_len) + " needs exactly " + s(want) +
              " (4 B per id)");
-  if (!(tokens.usage() & kUsageCopySrc))
+  if (!has(tokens.usage(), BufferUsage::CopySrc))
     fail("usage", kernel,
          "binding 0 `tokens` buffer " + buffer_name(tokens) +
              " lacks CopySrc usage, needed to count out-of-vocabulary ids on the host");
@@ -240,7 +240,7 @@ static void require_features(Device& dev, std::string_view name) {
              "LookupPath::automatic or native (embedding_native.wgsl) with d_model a multiple "
              "of 4 for the lookups");
   }
-  if (k.needs_float_atomics && !dev.has_feature(Feature::FloatAtomics))
+  if (k.needs_float_atomics && !dev.has_feature(Feature::Float32AtomicAdd))
     fail("feature", name,
          device + " was created without float32-atomic-add (VK_EXT_shader_atomic_float "
          "shaderBufferFloat32AtomicAdd), needed for the native atomicAdd on binding 2 "
@@ -356,7 +356,7 @@ OovReport Embedding::run_backward(std::span<const uint32_t> tokens, const Buffer
   call.bind(1, grad_out, grad_bytes);
   call.bind(2, grad_table, table_bytes);
 
-  if (variant != BackwardVariant::deterministic) {
+  if (variant != BackwardVariant::Deterministic) {
     call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size, 0});
     call.dispatch(pipeline(name), div_ceil(grad_elems, kWG), rec.encoder, rec.timestamps);
     return report;

@@ -53,9 +53,9 @@
 namespace wgslvk::embedding {
 
 enum class BackwardVariant {
-  cas,            // the seed's embed_backward: f32 add by a CAS loop on atomic<u32> (default)
-  float_atomics,  // embed_backward_atomic_float: native atomicAdd, needs Feature::FloatAtomics
-  deterministic,  // embed_backward_deterministic: bitwise identical from run to run
+  Cas,            // the seed's embed_backward: f32 add by a CAS loop on atomic<u32> (default)
+  FloatAtomics,  // embed_backward_atomic_float: native atomicAdd, needs Feature::Float32AtomicAdd
+  Deterministic,  // embed_backward_deterministic: bitwise identical from run to run
 };
 std::string_view variant_name(BackwardVariant v);     // "cas", "float_atomics", "deterministic"
 std::string_view variant_kernel(BackwardVariant v);   // "embedding/embed_backward", ...
@@ -119,9 +119,9 @@ class Embedding {
   // fresh gradient). Bounds against ref::backward: see reference.hpp.
   OovReport backward(std::span<const uint32_t> tokens, const Buffer& grad_out,
                      const Buffer& grad_table, Dims dims,
-                     BackwardVariant variant = BackwardVariant::cas);
+                     BackwardVariant variant = BackwardVariant::Cas);
   OovReport backward(const Buffer& tokens, const Buffer& grad_out, const Buffer& grad_table,
-                     Dims dims, BackwardVariant variant = BackwardVariant::cas);
+                     Dims dims, BackwardVariant variant = BackwardVariant::Cas);
 
   // The record forms (see above); `timestamps`: written at the pass's beginning and end.
   OovReport record_lookup(CommandEncoder& encoder, std::span<const uint32_t> tokens,
@@ -132,7 +132,7 @@ class Embedding {
                               const std::optional<PassTimestampWrites>& timestamps = std::nullopt);
   OovReport record_backward(CommandEncoder& encoder, std::span<const uint32_t> tokens,
                             const Buffer& grad_out, const Buffer& grad_table, Dims dims,
-                            BackwardVariant variant = BackwardVariant::cas,
+                            BackwardVariant variant = BackwardVariant::Cas,
                             const std::optional<PassTimestampWrites>& timestamps = std::nullopt);
 
   Device& device() { return device_; }

@@ -41,7 +41,7 @@ validate::Case make_case(Kernel k, const Dims& d, const std::string& label,
   Generate ga{"uniform", 11, -1.0, 1.0, {}}, gb{"uniform", 12, -1.0, 1.0, {}};
   auto a = generated(ga, d.a_count()), b = generated(gb, d.b_count());
   cb.generated("a", DType::F32, a.size(), ga);
-  if (k == Kernel::tiled_f16) {
+  if (k == Kernel::TiledF16) {
     auto w = pack_b_f16(b, d);
     cb.input("b", DType::U32, w);
     b = unpack_b_f16(w, d);
@@ -120,13 +120,13 @@ std::vector<Shape> shapes(const Ctx& c) {
 }
 
 uint64_t min_bytes(Kernel k, const Dims& d) {
-  uint64_t b_bytes = k == Kernel::tiled_f16 ? 4 * f16_words(d) : 4 * d.b_count();
+  uint64_t b_bytes = k == Kernel::TiledF16 ? 4 * f16_words(d) : 4 * d.b_count();
   return 4 * d.a_count() + b_bytes + 4 * d.c_count();
 }
 
 void bench_matmul(Ctx& c) {
-  const Kernel kernels[] = {Kernel::naive,    Kernel::tiled,     Kernel::blocked4, Kernel::vec4,
-                            Kernel::blocked8, Kernel::tiled_f16, Kernel::native};
+  const Kernel kernels[] = {Kernel::Naive,    Kernel::Tiled,     Kernel::Blocked4, Kernel::Vec4,
+                            Kernel::Blocked8, Kernel::TiledF16, Kernel::Native};
   for (const auto& s : shapes(c)) {
     if (!shape_wanted(s.label)) continue;
     const bool square = s.d.M == s.d.N && s.d.N == s.d.K && s.d.flags == 0;
@@ -134,13 +134,13 @@ void bench_matmul(Ctx& c) {
       if (!c.selected("matmul", kernel_name(k)) || !supports(k, s.d)) continue;
       // The naive kernel only for the seed's table (squares up to 2048^3): elsewhere it costs
       // seconds per repeat and adds nothing.
-      if (k == Kernel::naive && (!square || s.d.M > 2048)) continue;
+      if (k == Kernel::Naive && (!square || s.d.M > 2048)) continue;
       Row row;
       row.kernel = std::string(kernel_name(k));
       row.label = s.label;
       row.dims = {{"M", s.d.M}, {"N", s.d.N}, {"K", s.d.K}, {"flags", s.d.flags}};
       row.bytes = min_bytes(k, s.d);
-      row.bytes_rule = k == Kernel::tiled_f16
+      row.bytes_rule = k == Kernel::TiledF16
                            ? "A (4 B) and packed B (2 B per element, rows padded to words) read "
                              "once, C (4 B) written once"
                            : "A and B read once, C written once, 4 B per element";
@@ -149,16 +149,16 @@ void bench_matmul(Ctx& c) {
     }
     // matmul_native_n64: the native kernel with 128 x 64 tiles (native-only variant, ABI of
     // matmul_native; twice the workgroups, for the 768-column GPT products), same rules.
-    if (c.selected("matmul", "matmul_native_n64") && supports(Kernel::native, s.d)) {
+    if (c.selected("matmul", "matmul_native_n64") && supports(Kernel::Native, s.d)) {
       Row row;
       row.kernel = "matmul_native_n64";
       row.label = s.label;
       row.dims = {{"M", s.d.M}, {"N", s.d.N}, {"K", s.d.K}, {"flags", s.d.flags}};
-      row.bytes = min_bytes(Kernel::native, s.d);
+      row.bytes = min_bytes(Kernel::Native, s.d);
       row.bytes_rule = "A and B read once, C written once, 4 B per element";
       row.flops = 2.0 * s.d.M * s.d.N * s.d.K;
       const uint64_t wgs = uint64_t((s.d.M + 127) / 128) * ((s.d.N + 63) / 64);
-      time_case(c, make_case(Kernel::native, s.d, s.label, "matmul/matmul_native_n64", wgs),
+      time_case(c, make_case(Kernel::Native, s.d, s.label, "matmul/matmul_native_n64", wgs),
                 std::move(row));
     }
   }

@@ -25,7 +25,7 @@ constexpr uint32_t kTail = 16;  // poisoned elements after each C, checked uncha
 const float kPoison = std::bit_cast<float>(kPoison32);
 
 bool vec4_kind(Kernel k) {
-  return k == Kernel::vec4 || k == Kernel::vec4_readonly || k == Kernel::native;
+  return k == Kernel::Vec4 || k == Kernel::Vec4Readonly || k == Kernel::Native;
 }
 
 std::vector<float> binades(Rng& r, uint64_t n) {
@@ -38,7 +38,7 @@ std::vector<float> binades(Rng& r, uint64_t n) {
 // multiplies: the f16-rounded values).
 void add_b(CaseBuilder& cb, Kernel k, const std::string& name, const std::vector<float>& b,
            const Dims& d, std::vector<float>& used) {
-  if (k == Kernel::tiled_f16) {
+  if (k == Kernel::TiledF16) {
     auto w = matmul::pack_b_f16(b, d);
     cb.input(name, DType::U32, w);
     used = matmul::unpack_b_f16(w, d);
@@ -120,7 +120,7 @@ Case single(uint64_t seed, Kernel k, Dims d, const std::string& what, bool gener
     a = gen(ga, d.a_count());
     b = gen(gb, d.b_count());
     cb.generated("a", DType::F32, a.size(), ga);
-    if (k == Kernel::tiled_f16) {
+    if (k == Kernel::TiledF16) {
       add_b(cb, k, "b", b, d, b_used);
     } else {
       cb.generated("b", DType::F32, b.size(), gb);
@@ -223,7 +223,7 @@ Case layer_fwd_bwd(uint64_t seed) {
   add_b(cb, K, "w", w, fwd, w_used);  // [d_in, d_out]: the same packing serves dX's B^T
   cb.input("dy", DType::F32, dy);
   std::string dy_b = "dy";
-  if (K == Kernel::tiled_f16) {  // dW's B is dY: the f16 kernel takes it packed
+  if (K == Kernel::TiledF16) {  // dW's B is dY: the f16 kernel takes it packed
     add_b(cb, K, "dy_f16", dy, dw, dy_used);
     dy_b = "dy_f16";
   } else {
@@ -253,7 +253,7 @@ Case vec4_unaligned(uint64_t seed) {
   cb.input("b", DType::F32, binades(r, 36 * 24));
   cb.input("bias", DType::F32, std::vector<float>{7.0f});
   cb.output("c", DType::F32, d.c_count());
-  add_dispatch(cb, Kernel::vec4, d, "a", "b", "c", "bias", "unaligned K");
+  add_dispatch(cb, Kernel::Vec4, d, "a", "b", "c", "bias", "unaligned K");
   cb.check_exact("c", Array::of(DType::F32, std::vector<float>(d.c_count(), kPoison)),
                  "the kernel's alignment guard: nothing written");
   return cb.c;
@@ -329,20 +329,20 @@ void add_kernel(std::vector<Generator>& g, const std::string& src) {
 
 void register_matmul(std::vector<Generator>& g) {
   const std::string src = "wgsl_ports/matmul/cases.cpp";
-  add_kernel<Kernel::naive>(g, src);
-  add_kernel<Kernel::tiled>(g, src);
-  add_kernel<Kernel::blocked4>(g, src);
-  add_kernel<Kernel::vec4>(g, src);
+  add_kernel<Kernel::Naive>(g, src);
+  add_kernel<Kernel::Tiled>(g, src);
+  add_kernel<Kernel::Blocked4>(g, src);
+  add_kernel<Kernel::Vec4>(g, src);
   g.push_back({"matmul/matmul_vec4", "unaligned_writes_nothing", 4309, false, vec4_unaligned, src});
   // The seed's broken integration is correct under layout "auto" (the goldens' layout).
-  g.push_back({"matmul/matmul_vec4_readonly", "basic", 4401, true, basic<Kernel::vec4_readonly>, src});
-  add_kernel<Kernel::blocked8>(g, src);
-  add_kernel<Kernel::tiled_f16>(g, src);
-  add_kernel<Kernel::native>(g, src);
-  g.push_back({"matmul/matmul_native_n64", "basic", 4951, true, native_n64<basic<Kernel::native>>, src});
-  g.push_back({"matmul/matmul_native_n64", "odd_sizes", 4955, false, native_n64<odd<Kernel::native>>, src});
+  g.push_back({"matmul/matmul_vec4_readonly", "basic", 4401, true, basic<Kernel::Vec4Readonly>, src});
+  add_kernel<Kernel::Blocked8>(g, src);
+  add_kernel<Kernel::TiledF16>(g, src);
+  add_kernel<Kernel::Native>(g, src);
+  g.push_back({"matmul/matmul_native_n64", "basic", 4951, true, native_n64<basic<Kernel::Native>>, src});
+  g.push_back({"matmul/matmul_native_n64", "odd_sizes", 4955, false, native_n64<odd<Kernel::Native>>, src});
   g.push_back({"matmul/matmul_native_n64", "layer_fwd_bwd", 4957, false,
-               native_n64<layer_fwd_bwd<Kernel::native>>, src});
+               native_n64<layer_fwd_bwd<Kernel::Native>>, src});
   g.push_back({"matmul/matmul_bias_grad", "basic", 4901, true, bias_grad_basic, src});
   g.push_back({"matmul/matmul_bias_grad", "accumulate", 4902, false, bias_grad_accumulate, src});
 }

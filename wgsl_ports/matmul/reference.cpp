@@ -11,14 +11,14 @@ namespace wgslvk::matmul {
 
 std::string_view kernel_name(Kernel k) {
   switch (k) {
-    case Kernel::naive: return "matmul_naive";
-    case Kernel::tiled: return "matmul_tiled";
-    case Kernel::blocked4: return "matmul_blocked4";
-    case Kernel::vec4: return "matmul_vec4";
-    case Kernel::vec4_readonly: return "matmul_vec4_readonly";
-    case Kernel::blocked8: return "matmul_blocked8";
-    case Kernel::tiled_f16: return "matmul_tiled_f16";
-    case Kernel::native: return "matmul_native";
+    case Kernel::Naive: return "matmul_naive";
+    case Kernel::Tiled: return "matmul_tiled";
+    case Kernel::Blocked4: return "matmul_blocked4";
+    case Kernel::Vec4: return "matmul_vec4";
+    case Kernel::Vec4Readonly: return "matmul_vec4_readonly";
+    case Kernel::Blocked8: return "matmul_blocked8";
+    case Kernel::TiledF16: return "matmul_tiled_f16";
+    case Kernel::Native: return "matmul_native";
   }
   return "?";
 }
@@ -27,20 +27,20 @@ std::string qualified_name(Kernel k) { return "matmul/" + std::string(kernel_nam
 
 uint32_t tile_edge(Kernel k) {
   switch (k) {
-    case Kernel::naive: return 0;
-    case Kernel::tiled:
-    case Kernel::tiled_f16: return 16;
-    case Kernel::blocked4:
-    case Kernel::vec4:
-    case Kernel::vec4_readonly: return 64;
-    case Kernel::blocked8:
-    case Kernel::native: return 128;
+    case Kernel::Naive: return 0;
+    case Kernel::Tiled:
+    case Kernel::TiledF16: return 16;
+    case Kernel::Blocked4:
+    case Kernel::Vec4:
+    case Kernel::Vec4Readonly: return 64;
+    case Kernel::Blocked8:
+    case Kernel::Native: return 128;
   }
   return 0;
 }
 
 uint64_t workgroups(Kernel k, const Dims& d) {
-  if (k == Kernel::naive) return (d.c_count() + 255) / 256;
+  if (k == Kernel::Naive) return (d.c_count() + 255) / 256;
   uint64_t t = tile_edge(k);
   return ((d.M + t - 1) / t) * ((d.N + t - 1) / t);
 }
@@ -48,11 +48,11 @@ uint64_t workgroups(Kernel k, const Dims& d) {
 bool vec4_aligned(const Dims& d) { return d.lda() % 4 == 0 && d.ldb() % 4 == 0; }
 
 bool supports(Kernel k, const Dims& d) {
-  if (k == Kernel::vec4 || k == Kernel::vec4_readonly || k == Kernel::native) return vec4_aligned(d);
+  if (k == Kernel::Vec4 || k == Kernel::Vec4Readonly || k == Kernel::Native) return vec4_aligned(d);
   return true;
 }
 
-Kernel vec4_or_fallback(const Dims& d) { return vec4_aligned(d) ? Kernel::vec4 : Kernel::blocked4; }
+Kernel vec4_or_fallback(const Dims& d) { return vec4_aligned(d) ? Kernel::Vec4 : Kernel::Blocked4; }
 
 uint32_t f16_row_words(const Dims& d) { return (d.ldb() + 1) / 2; }
 uint64_t f16_words(const Dims& d) {

@@ -49,10 +49,10 @@ struct Dims {
 
 // ---- kernels and their shape rules --------------------------------------------------------------
 
-enum class Kernel { naive, tiled, blocked4, vec4, vec4_readonly, blocked8, tiled_f16, native };
-inline constexpr Kernel kAllKernels[] = {Kernel::naive,         Kernel::tiled,    Kernel::blocked4,
-                                         Kernel::vec4,          Kernel::vec4_readonly,
-                                         Kernel::blocked8,      Kernel::tiled_f16, Kernel::native};
+enum class Kernel { Naive, Tiled, Blocked4, Vec4, Vec4Readonly, Blocked8, TiledF16, Native };
+inline constexpr Kernel kAllKernels[] = {Kernel::Naive,         Kernel::Tiled,    Kernel::Blocked4,
+                                         Kernel::Vec4,          Kernel::Vec4Readonly,
+                                         Kernel::Blocked8,      Kernel::TiledF16, Kernel::Native};
 std::string_view kernel_name(Kernel k);       // "matmul_naive"
 std::string qualified_name(Kernel k);         // "matmul/matmul_naive"
 // Output tile edge per workgroup (naive: one element per invocation, 256 per workgroup).

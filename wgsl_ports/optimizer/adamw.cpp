@@ -86,7 +86,7 @@ std::string_view precision_name(StatePrecision p) {
   switch (p) {
     case StatePrecision::FP32: return "fp32";
     case StatePrecision::F16Mirror: return "f16_mirror";
-    case StatePrecision::Int8: return "int8";
+    case StatePrecision::Float8Blocks: return "int8";
   }
   return "?";
 }
@@ -115,7 +115,7 @@ Layout make_layout(std::span<const ParamSpec> params, StatePrecision precision, 
   L.alignment = alignment;
   uint64_t unit = alignment / 4;                                       // f32 roles
   if (precision == StatePrecision::F16Mirror) unit = std::max<uint64_t>(unit, alignment / 2);
-  if (precision == StatePrecision::Int8)                               // codes, block scales
+  if (precision == StatePrecision::Float8Blocks)                               // codes, block scales
     unit = std::max<uint64_t>({unit, alignment, uint64_t(alignment / 4) * 256});
   L.unit = unit;
 
@@ -164,23 +164,23 @@ MultiTensorAdamW::MultiTensorAdamW(Device& device, std::vector<ParamSpec> params
                     "needs the \"shader-f16\" feature; device '" + device_.adapter_name() +
                     "' was created without it");
   check_adamw_options(opt_, "MultiTensorAdamW");
-  uint64_t binding = device_.limits().maxStorageBufferBindingSize;
+  uint64_t binding = device_.limits().max_storage_buffer_binding_size;
   if (opt_.max_binding_bytes) binding = std::min(binding, opt_.max_binding_bytes);
   layout_ = make_layout(params, opt_.precision, device_.storage_offset_alignment(), binding);
   uslot_ = std::max<uint32_t>(device_.uniform_offset_alignment(), 16);
 
   const uint64_t n = layout_.total;
   auto make = [&](const char* label, uint64_t bytes) {
-    if (bytes > device_.limits().maxBufferSize)
+    if (bytes > device_.limits().max_buffer_size)
       fail("limits", std::string("MultiTensorAdamW: buffer '") + label + "' needs " +
                          std::to_string(bytes) + " bytes, above maxBufferSize " +
-                         std::to_string(device_.limits().maxBufferSize));
+                         std::to_string(device_.limits().max_buffer_size));
     return device_.create_buffer({label, align_up(bytes, 4),
-                                  kUsageStorage | kUsageCopySrc | kUsageCopyDst});
+                                  BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst});
   };
   w_ = make("adamw.w", n * 4);
   g_ = make("adamw.g", n * 4);
-  if (opt_.precision == StatePrecision::Int8) {
+  if (opt_.precision == StatePrecision::Float8Blocks) {
     mq_ = make("adamw.m_packed", n);
     vq_ = make("adamw.v_packed", n);
     ms_ = make("adamw.m_scale", n / 256 * 4);
@@ -234,7 +234,7 @@ void MultiTensorAdamW::build_dispatches() {
   // slots between chunks (alignment gaps) are never written: zero from creation, they add 0
   if (opt_.norm == NormMode::Deterministic)
     partials_ = device_.create_buffer({"adamw.partials", std::max<uint64_t>(align_up(pend, 4), 4),
-                                       kUsageStorage | kUsageCopySrc | kUsageCopyDst});
+                                       BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst});
   for (uint64_t c = 0, k = 0; c < used_end; c += L.chunk, ++k) {
     uint64_t cnt = std::min(L.chunk, used_end - c);
     uint64_t slot = size_slot(cnt);
@@ -274,7 +274,7 @@ void MultiTensorAdamW::build_dispatches() {
     for (const auto& p : L.params)
       if (p.count) ranges.push_back({p.offset, p.offset + p.count}), decays.push_back(p.decay);
   }
-  const bool q8v4 = opt_.precision == StatePrecision::Int8 && opt_.int8_update == Int8Update::Vec4;
+  const bool q8v4 = opt_.precision == StatePrecision::Float8Blocks && opt_.int8_update == Int8Update::Vec4;
   const KernelInfo* uk =
       &kernel(opt_.precision == StatePrecision::FP32        ? "optimizer/adamw_update"
               : opt_.precision == StatePrecision::F16Mirror ? "optimizer/adamw_update_f16"
@@ -282,7 +282,7 @@ void MultiTensorAdamW::build_dispatches() {
                                                             : "optimizer/adamw_8bit_update");
   // adamw_8bit_update_vec4 reads w and g as whole vec4s: bind ceil(cnt/4) of them. A range ends
   // at a tensor's end; the rest of its vec4 is layout padding inside the buffer (total and every
-  // chunk are multiples of unit, itself a multiple of 4 for Int8), read and never written.
+  // chunk are multiples of unit, itself a multiple of 4 for Float8Blocks), read and never written.
   const uint64_t wg_elems_mult = q8v4 ? 4 : 1;
   for (size_t r = 0; r < ranges.size(); ++r) {
     uint64_t hp = (decays[r] ? 0 : 1) * uint64_t(uslot_), bias = 2 * uint64_t(uslot_);
@@ -291,7 +291,7 @@ void MultiTensorAdamW::build_dispatches() {
       uint64_t slot = size_slot(cnt);
       Grid grid = grid_for_workgroups(div_ceil(cnt, kWG), lim);
       std::vector<BindGroupEntry> e;
-      if (opt_.precision == StatePrecision::Int8) {
+      if (opt_.precision == StatePrecision::Float8Blocks) {
         e = {{0, w_, c * 4, align_up(cnt, wg_elems_mult) * 4},
              {1, g_, c * 4, align_up(cnt, wg_elems_mult) * 4},
              {2, mq_, c, align_up(cnt, 4)},
@@ -315,9 +315,9 @@ void MultiTensorAdamW::build_dispatches() {
   }
 
   uniforms_ = device_.create_buffer(
-      {"adamw.uniforms", uint64_t(4 + sizes.size()) * uslot_, kUsageUniform | kUsageCopyDst});
+      {"adamw.uniforms", uint64_t(4 + sizes.size()) * uslot_, BufferUsage::Uniform | BufferUsage::CopyDst});
   for (size_t i = 0; i < sizes.size(); ++i)
-    device_.write_buffer(uniforms_, uint64_t(4 + i) * uslot_, &sizes[i], 4);
+    device_.queue().write_buffer(uniforms_, uint64_t(4 + i) * uslot_, &sizes[i], 4);
   write_uniforms();
 
   std::map<const KernelInfo*, ComputePipeline> pipes;
@@ -339,10 +339,10 @@ void MultiTensorAdamW::write_uniforms() {
   std::array<float, 4> hp_d{opt_.lr, opt_.beta1, opt_.beta2, opt_.weight_decay};
   std::array<float, 4> hp_n{opt_.lr, opt_.beta1, opt_.beta2, 0.0f};
   float mgn = opt_.max_grad_norm ? *opt_.max_grad_norm : kClipOff;
-  device_.write_buffer(uniforms_, 0, hp_d.data(), 16);
-  device_.write_buffer(uniforms_, uslot_, hp_n.data(), 16);
+  device_.queue().write_buffer(uniforms_, 0, hp_d.data(), 16);
+  device_.queue().write_buffer(uniforms_, uslot_, hp_n.data(), 16);
   std::array<float, 4> mg{mgn, 0, 0, 0};
-  device_.write_buffer(uniforms_, 3 * uint64_t(uslot_), mg.data(), 16);
+  device_.queue().write_buffer(uniforms_, 3 * uint64_t(uslot_), mg.data(), 16);
 }
 
 void MultiTensorAdamW::set_lr(float lr) {
@@ -361,9 +361,9 @@ void MultiTensorAdamW::record_step(CommandEncoder& encoder,
 
 void MultiTensorAdamW::record_step(CommandEncoder& encoder, const QuerySet& query_set,
                                    uint32_t base) {
-  if (!query_set.impl_ || uint64_t(base) + kStepTimestamps > query_set.count())
+  if (!query_set || uint64_t(base) + kStepTimestamps > query_set.count())
     fail("value", "MultiTensorAdamW::record_step: query set of " +
-                      std::to_string(query_set.impl_ ? query_set.count() : 0) +
+                      std::to_string(query_set ? query_set.count() : 0) +
                       " queries, base " + std::to_string(base) + " needs " +
                       std::to_string(kStepTimestamps) + " from there");
   record(encoder, PassTimestampWrites{query_set, base, base + kStepTimestamps - 1}, &query_set,
@@ -378,7 +378,7 @@ void MultiTensorAdamW::record(CommandEncoder& encoder,
   std::array<float, 4> bias{float(std::pow(double(opt_.beta1), double(t_))),
                             float(std::pow(double(opt_.beta2), double(t_))), opt_.eps,
                             float(t_ & 0xffffffu)};  // t: the 8-bit kernel's rounding seed
-  device_.write_buffer(uniforms_, 2 * uint64_t(uslot_), bias.data(), 16);
+  device_.queue().write_buffer(uniforms_, 2 * uint64_t(uslot_), bias.data(), 16);
   ComputePassDescriptor pd;
   pd.label = "adamw step " + std::to_string(t_);
   pd.timestamp_writes = timestamps;
@@ -405,13 +405,13 @@ void MultiTensorAdamW::record(CommandEncoder& encoder,
 }
 
 void MultiTensorAdamW::step() {
-  CommandEncoder enc = device_.create_command_encoder("adamw step");
+  CommandEncoder enc = device_.create_command_encoder({"adamw step"});
   record_step(enc);
-  device_.submit(enc.finish());
+  device_.queue().submit(enc.finish());
 }
 
 double MultiTensorAdamW::state_bytes_per_param() const {
-  return opt_.precision == StatePrecision::Int8 ? 2.0 + 8.0 / 256.0 : 8.0;
+  return opt_.precision == StatePrecision::Float8Blocks ? 2.0 + 8.0 / 256.0 : 8.0;
 }
 
 // ---- host access --------------------------------------------------------------------------------
@@ -428,13 +428,13 @@ const ParamEntry& MultiTensorAdamW::param(std::string_view name) const {
 void MultiTensorAdamW::write_role(const Buffer& b, uint64_t off, const void* data, uint64_t bytes) {
   if (bytes == 0) return;
   if (off % 4 == 0 && bytes % 4 == 0) {
-    device_.write_buffer(b, off, data, bytes);
+    device_.queue().write_buffer(b, off, data, bytes);
     return;
   }
   // f16 / byte runs that end mid-word: the rest of the word is padding (tensors start on a unit)
   std::vector<uint8_t> tmp(align_up(bytes, 4), 0);
   std::memcpy(tmp.data(), data, bytes);
-  device_.write_buffer(b, off, tmp.data(), tmp.size());
+  device_.queue().write_buffer(b, off, tmp.data(), tmp.size());
 }
 
 std::vector<uint8_t> MultiTensorAdamW::read_bytes(const Buffer& b, uint64_t off, uint64_t bytes) {
@@ -489,7 +489,7 @@ std::vector<float> MultiTensorAdamW::read_state(std::string_view name, const Buf
                                                 const Buffer& codes, const Buffer& scales,
                                                 float (*decode)(uint32_t, float)) {
   const auto& p = param(name);
-  if (opt_.precision != StatePrecision::Int8) return as_floats(read_bytes(f32, p.offset * 4, p.count * 4));
+  if (opt_.precision != StatePrecision::Float8Blocks) return as_floats(read_bytes(f32, p.offset * 4, p.count * 4));
   auto c = read_bytes(codes, p.offset, p.count);
   auto sc = as_floats(read_bytes(scales, p.offset / 256 * 4, div_ceil(p.count, 256) * 4));
   std::vector<float> out(p.count);
@@ -546,21 +546,21 @@ void adamw_one_call(Device& device, const Buffer& param, const Buffer& grad, con
   const uint32_t align = device.storage_offset_alignment();
   const uint64_t unit = align / 4;
   const uint64_t chunk =
-      std::min<uint64_t>(device.limits().maxStorageBufferBindingSize / 4, uint64_t(1) << 31) / unit * unit;
+      std::min<uint64_t>(device.limits().max_storage_buffer_binding_size / 4, uint64_t(1) << 31) / unit * unit;
   const uint32_t us = std::max<uint32_t>(device.uniform_offset_alignment(), 16);
   const uint64_t nchunks = div_ceil(n, chunk);
-  Buffer u = device.create_buffer({"adamw_one_call.uniforms", (2 + nchunks) * us, kUsageUniform | kUsageCopyDst});
+  Buffer u = device.create_buffer({"adamw_one_call.uniforms", (2 + nchunks) * us, BufferUsage::Uniform | BufferUsage::CopyDst});
   std::array<float, 4> hp{lr, beta1, beta2, weight_decay}, bc{bias_correction1, bias_correction2, epsilon, 0};
-  device.write_buffer(u, 0, hp.data(), 16);
-  device.write_buffer(u, us, bc.data(), 16);
+  device.queue().write_buffer(u, 0, hp.data(), 16);
+  device.queue().write_buffer(u, us, bc.data(), 16);
   ComputePipeline pipe = device.create_compute_pipeline({"", &kernel("optimizer/adamw_one_call"), {}, false});
-  CommandEncoder enc = device.create_command_encoder("adamw_one_call");
+  CommandEncoder enc = device.create_command_encoder({"adamw_one_call"});
   ComputePass pass = enc.begin_compute_pass({"adamw_one_call", std::nullopt});
   pass.set_pipeline(pipe);
   for (uint64_t k = 0; k < nchunks; ++k) {
     uint64_t c = k * chunk, cnt = std::min(chunk, n - c);
     uint32_t sz = uint32_t(cnt);
-    device.write_buffer(u, (2 + k) * us, &sz, 4);
+    device.queue().write_buffer(u, (2 + k) * us, &sz, 4);
     BindGroup bg = device.create_bind_group(
         {"adamw_one_call", pipe.get_bind_group_layout(0),
          {{0, param, c * 4, cnt * 4}, {1, grad, c * 4, cnt * 4}, {2, m, c * 4, cnt * 4},
@@ -570,7 +570,7 @@ void adamw_one_call(Device& device, const Buffer& param, const Buffer& grad, con
     pass.dispatch_workgroups(grid.x, grid.y);
   }
   pass.end();
-  device.submit(enc.finish());
+  device.queue().submit(enc.finish());
 }
 
 }  // namespace wgslvk::optimizer

@@ -14,7 +14,7 @@
 // mode (one sub-range per tensor), and 8-bit quantization blocks never straddle two tensors.
 // Padding is inert: it is zero and the update maps zero state to zero. In the multi-tensor mode a
 // block's dispatch covers the padding between its tensors (it stays exactly 0); padding after a
-// block's last tensor, and all padding in the per-tensor mode, is never written (the Int8 vec4
+// block's last tensor, and all padding in the per-tensor mode, is never written (the Float8Blocks vec4
 // update reads w and g up to the end of the range's last vec4, up to 3 padding floats).
 //
 // A block (or, per tensor, a tensor) larger than the binding limit (maxStorageBufferBindingSize,
@@ -60,10 +60,10 @@ namespace wgslvk::optimizer {
 enum class StatePrecision {
   FP32,       // m, v f32 (adamw_update): 8 bytes of state per parameter
   F16Mirror,  // FP32 plus the fused f16 copy of w (adamw_update_f16, needs shader-f16)
-  Int8,       // 8-bit m, v (adamw_8bit_update[_vec4]): 2 + 8/256 bytes of state per parameter
+  Float8Blocks,       // 8-bit m, v (adamw_8bit_update[_vec4]): 2 + 8/256 bytes of state per parameter
 };
 enum class NormMode { Atomic, Deterministic };
-// The kernel of the Int8 update (issue 15). Both give bit-identical w, g, codes and scales (the
+// The kernel of the Float8Blocks update (issue 15). Both give bit-identical w, g, codes and scales (the
 // same f32 expressions in the same order, the same integer requantization; tested):
 //   Vec4 (default): adamw_8bit_update_vec4 (optimizer_native.wgsl, ours): 64 invocations per
 //       256-element block, 4 elements each (vec4 w/g, whole packed code words), a 64 -> 8 -> 1
@@ -91,7 +91,7 @@ struct AdamWOptions {
   std::optional<float> max_grad_norm = 1.0f;
   StatePrecision precision = StatePrecision::FP32;
   NormMode norm = NormMode::Deterministic;  // faster and reproducible (see above)
-  Int8Update int8_update = Int8Update::Vec4;  // StatePrecision::Int8 only; same bits either way
+  Int8Update int8_update = Int8Update::Vec4;  // StatePrecision::Float8Blocks only; same bits either way
   UpdateMode mode = UpdateMode::MultiTensor;
   // Upper bound on one binding, below the device's maxStorageBufferBindingSize (0: the device's).
   uint64_t max_binding_bytes = 0;
@@ -155,7 +155,7 @@ class MultiTensorAdamW {
   void set_lr(float lr);
 
   // The mega-buffers (Storage | CopySrc | CopyDst). m/v exist for FP32 and F16Mirror, w16 for
-  // F16Mirror, the packed codes and scales for Int8. grad_stats holds [gradNorm, clipScale] of
+  // F16Mirror, the packed codes and scales for Float8Blocks. grad_stats holds [gradNorm, clipScale] of
   // the last step.
   const Buffer& w() const { return w_; }
   const Buffer& g() const { return g_; }
@@ -175,7 +175,7 @@ class MultiTensorAdamW {
   void set_grads(std::string_view name, std::span<const float> values);
   std::vector<float> read_weights(std::string_view name);
   std::vector<float> read_grads(std::string_view name);
-  std::vector<float> read_m(std::string_view name);  // FP32/F16Mirror: f32; Int8: dequantized
+  std::vector<float> read_m(std::string_view name);  // FP32/F16Mirror: f32; Float8Blocks: dequantized
   std::vector<float> read_v(std::string_view name);
   std::vector<uint16_t> read_w16(std::string_view name);  // F16Mirror only
   float read_grad_norm();
@@ -207,7 +207,7 @@ class MultiTensorAdamW {
   double state_bytes_per_param() const;
 
   // Safetensors checkpoint: per parameter "<name>" (F32 weights), "<name>.exp_avg" and
-  // "<name>.exp_avg_sq" (F32), or for Int8 "<name>.exp_avg.q8" / "<name>.exp_avg_sq.q8" (U8
+  // "<name>.exp_avg_sq" (F32), or for Float8Blocks "<name>.exp_avg.q8" / "<name>.exp_avg_sq.q8" (U8
   // codes) and "<name>.exp_avg.scale" / "<name>.exp_avg_sq.scale" (F32 per 256-element block);
   // __metadata__ holds the step, the hyperparameters, the precision, the 8-bit scheme and a CRC-32
   // of the whole file (header and data), all as strings. load() checks everything before changing
@@ -230,7 +230,7 @@ class MultiTensorAdamW {
   void write_uniforms();
   void write_role(const Buffer& b, uint64_t byte_offset, const void* data, uint64_t bytes);
   void write_mirror(const ParamEntry& p, std::span<const float> values);  // w16 from f32 weights
-  // m or v of one parameter: the f32 role, or for Int8 its codes decoded with the block scales
+  // m or v of one parameter: the f32 role, or for Float8Blocks its codes decoded with the block scales
   std::vector<float> read_state(std::string_view name, const Buffer& f32, const Buffer& codes,
                                 const Buffer& scales, float (*decode)(uint32_t, float));
   std::vector<uint8_t> read_bytes(const Buffer& b, uint64_t byte_offset, uint64_t bytes);

@@ -293,8 +293,8 @@ void run_step_api(Ctx& c, const std::vector<TensorDesc>& tensors, json& jsteps) 
   // the seed's adamw_8bit_update (Int8Update::Seed), the kernel of the earlier runs' "8-bit" rows.
   const Var vars[] = {{"fp32", op::StatePrecision::FP32, 36.0},
                       {"f16-mirror", op::StatePrecision::F16Mirror, 38.0},
-                      {"8-bit", op::StatePrecision::Int8, 24.0 + 16.0 / 256},
-                      {"8-bit seed-update", op::StatePrecision::Int8, 24.0 + 16.0 / 256, op::Int8Update::Seed}};
+                      {"8-bit", op::StatePrecision::Float8Blocks, 24.0 + 16.0 / 256},
+                      {"8-bit seed-update", op::StatePrecision::Float8Blocks, 24.0 + 16.0 / 256, op::Int8Update::Seed}};
   std::printf("\n== optimizer step through MultiTensorAdamW::record_step (wgsl_ports/optimizer/adamw.hpp) ==\n");
   for (const Var& var : vars) {
     if (var.p == op::StatePrecision::F16Mirror && !d.has_feature(Feature::ShaderF16)) continue;
@@ -355,10 +355,10 @@ void run_step_api(Ctx& c, const std::vector<TensorDesc>& tensors, json& jsteps) 
         const int reps = c.options().reps;
         {
           constexpr uint32_t K = op::MultiTensorAdamW::kStepTimestamps;
-          QuerySet pq = d.create_query_set(uint32_t(K * reps), "api step phases");
-          CommandEncoder pe = d.create_command_encoder("api step profile");
+          QuerySet pq = d.create_query_set({.label = "api step phases", .count = uint32_t(K * reps)});
+          CommandEncoder pe = d.create_command_encoder({"api step profile"});
           for (int i = 0; i < reps; ++i) opt.record_step(pe, pq, uint32_t(K * i));
-          d.submit(pe.finish());
+          d.queue().submit(pe.finish());
           d.wait_idle();
           auto pts = d.read_timestamps(pq);
           std::vector<double> ph[K - 1], whole;
@@ -402,7 +402,7 @@ void run_step_api(Ctx& c, const std::vector<TensorDesc>& tensors, json& jsteps) 
                           {"params", params},
                           {"padded_elems", opt.layout().total},
                           {"norm", norm == op::NormMode::Deterministic ? "deterministic" : "atomic"},
-                          {"int8_update", var.p != op::StatePrecision::Int8 ? "-"
+                          {"int8_update", var.p != op::StatePrecision::Float8Blocks ? "-"
                                           : var.q8 == op::Int8Update::Vec4 ? "adamw_8bit_update_vec4"
                                                                           : "adamw_8bit_update"},
                           {"norm_workgroups", opt.norm_workgroups()},

@@ -36,7 +36,7 @@ std::vector<uint8_t> encode_checkpoint(std::span<const CheckpointTensor> tensors
       {"max_grad_norm", o.max_grad_norm ? fmt_float(*o.max_grad_norm) : "none"},
       {"state_precision", std::string(precision_name(o.precision))},
       {"norm_mode", o.norm == NormMode::Atomic ? "atomic" : "deterministic"},
-      {"q8_scheme", o.precision == StatePrecision::Int8 ? kQ8Scheme : "none"}};
+      {"q8_scheme", o.precision == StatePrecision::Float8Blocks ? kQ8Scheme : "none"}};
   return encode_safetensors_checkpoint(tensors, data, kCheckpointFormat, md);
 }
 
@@ -87,7 +87,7 @@ static std::vector<Role> checkpoint_roles(const Layout& L, StatePrecision prec, 
   std::vector<Role> t;
   for (const auto& p : L.params) {
     t.push_back({{p.name, "F32", p.shape, p.count * 4}, &w, p.offset * 4});
-    if (prec == StatePrecision::Int8) {
+    if (prec == StatePrecision::Float8Blocks) {
       uint64_t nb = div_ceil(p.count, 256);
       t.push_back({{p.name + ".exp_avg.q8", "U8", {p.count}, p.count}, &mq, p.offset});
       t.push_back({{p.name + ".exp_avg.scale", "F32", {nb}, nb * 4}, &ms, p.offset / 256 * 4});
@@ -149,10 +149,10 @@ void MultiTensorAdamW::load(const std::string& path) {
         if (roles[i].t.key == p.name && p.count) std::memcpy(wv.data(), data + d.spans[i].first, p.count * 4);
       write_mirror(p, wv);  // w itself was written above
     }
-  CommandEncoder enc = device_.create_command_encoder("adamw load");
+  CommandEncoder enc = device_.create_command_encoder({"adamw load"});
   enc.clear_buffer(g_);
   enc.clear_buffer(acc_);
-  device_.submit(enc.finish());
+  device_.queue().submit(enc.finish());
   write_uniforms();
 }
 

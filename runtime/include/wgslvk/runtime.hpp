@@ -44,53 +44,71 @@ class VulkanError : public std::runtime_error {
 
 // ---- limits and features ------------------------------------------------------------------------
 
-// WebGPU limits. Default-constructed values are WebGPU's defaults; a device gets these unless
-// larger ones are requested (as requestDevice does).
+// WebGPU limits (GPUSupportedLimits), each named as WebGPU names it in snake_case (maxBufferSize ->
+// max_buffer_size; messages, `devices --json` and the trace keep WebGPU's own spelling).
+// Default-constructed values are WebGPU's defaults; a device gets these unless larger ones are
+// requested (as requestDevice does).
 struct Limits {
-  uint32_t minStorageBufferOffsetAlignment = 256;
-  uint32_t minUniformBufferOffsetAlignment = 256;
-  uint64_t maxStorageBufferBindingSize = 134217728;  // 128 MiB
-  uint64_t maxUniformBufferBindingSize = 65536;
-  uint64_t maxBufferSize = 268435456;  // 256 MiB
-  uint32_t maxComputeWorkgroupsPerDimension = 65535;
-  uint32_t maxComputeInvocationsPerWorkgroup = 256;
-  uint32_t maxComputeWorkgroupSizeX = 256;
-  uint32_t maxComputeWorkgroupSizeY = 256;
-  uint32_t maxComputeWorkgroupSizeZ = 64;
-  uint32_t maxComputeWorkgroupStorageSize = 16384;
-  uint32_t maxStorageBuffersPerShaderStage = 8;
-  uint32_t maxUniformBuffersPerShaderStage = 12;
-  uint32_t maxBindGroups = 4;
-  uint32_t maxBindingsPerBindGroup = 1000;
+  uint32_t min_storage_buffer_offset_alignment = 256;
+  uint32_t min_uniform_buffer_offset_alignment = 256;
+  uint64_t max_storage_buffer_binding_size = 134217728;  // 128 MiB
+  uint64_t max_uniform_buffer_binding_size = 65536;
+  uint64_t max_buffer_size = 268435456;  // 256 MiB
+  uint32_t max_compute_workgroups_per_dimension = 65535;
+  uint32_t max_compute_invocations_per_workgroup = 256;
+  uint32_t max_compute_workgroup_size_x = 256;
+  uint32_t max_compute_workgroup_size_y = 256;
+  uint32_t max_compute_workgroup_size_z = 64;
+  uint32_t max_compute_workgroup_storage_size = 16384;
+  uint32_t max_storage_buffers_per_shader_stage = 8;
+  uint32_t max_uniform_buffers_per_shader_stage = 12;
+  uint32_t max_bind_groups = 4;
+  uint32_t max_bindings_per_bind_group = 1000;
 };
 
 enum class Feature : uint32_t {
-  ShaderF16,       // WebGPU "shader-f16": Vulkan shaderFloat16 + storageBuffer16BitAccess
-  TimestampQuery,  // WebGPU "timestamp-query"
-  FloatAtomics,    // native only: VK_EXT_shader_atomic_float shaderBufferFloat32AtomicAdd
+  ShaderF16,         // WebGPU "shader-f16": Vulkan shaderFloat16 + storageBuffer16BitAccess
+  TimestampQuery,    // WebGPU "timestamp-query"
+  Float32AtomicAdd,  // native only: VK_EXT_shader_atomic_float shaderBufferFloat32AtomicAdd
 };
 std::string_view feature_name(Feature f);  // "shader-f16", "timestamp-query", "float32-atomic-add"
 
 // ---- buffers ------------------------------------------------------------------------------------
 
-// GPUBufferUsage, same bit values as WebGPU.
-enum BufferUsage : uint32_t {
-  kUsageMapRead = 0x0001,
-  kUsageMapWrite = 0x0002,
-  kUsageCopySrc = 0x0004,
-  kUsageCopyDst = 0x0008,
-  kUsageUniform = 0x0040,
-  kUsageStorage = 0x0080,
-  kUsageQueryResolve = 0x0200,
+// GPUBufferUsage: WebGPU's flag names and bit values (the trace and --json write the numbers).
+// Combine with |, test with has(usage, BufferUsage::CopyDst); `&` keeps the common bits.
+enum class BufferUsage : uint32_t {
+  None = 0,
+  MapRead = 0x0001,
+  MapWrite = 0x0002,
+  CopySrc = 0x0004,
+  CopyDst = 0x0008,
+  Uniform = 0x0040,
+  Storage = 0x0080,
+  QueryResolve = 0x0200,
 };
+constexpr BufferUsage operator|(BufferUsage a, BufferUsage b) {
+  return BufferUsage(uint32_t(a) | uint32_t(b));
+}
+constexpr BufferUsage operator&(BufferUsage a, BufferUsage b) {
+  return BufferUsage(uint32_t(a) & uint32_t(b));
+}
+constexpr BufferUsage operator~(BufferUsage a) { return BufferUsage(~uint32_t(a)); }
+constexpr BufferUsage& operator|=(BufferUsage& a, BufferUsage b) { return a = a | b; }
+constexpr BufferUsage& operator&=(BufferUsage& a, BufferUsage b) { return a = a & b; }
+// True when `usage` has every bit of `bits` (and bits is not None).
+constexpr bool has(BufferUsage usage, BufferUsage bits) {
+  return bits != BufferUsage::None && (usage & bits) == bits;
+}
 
 struct BufferDescriptor {
   std::string label{};
   uint64_t size = 0;  // bytes; a multiple of 4, at most maxBufferSize
-  uint32_t usage = 0; // BufferUsage bits
+  BufferUsage usage = BufferUsage::None;
 };
 
 class Device;
+class Queue;
 struct DeviceImpl;
 struct BufferImpl;
 struct BindGroupLayoutImpl;
@@ -99,16 +117,38 @@ struct PipelineImpl;
 struct QuerySetImpl;
 struct CommandBufferImpl;
 struct EncoderImpl;
+struct InstanceImpl;
+struct AdapterImpl;
+
+namespace detail {
+// The runtime's own access to a handle's state (defined in runtime/src/internal.hpp). Not API.
+struct Access;
+// For tests of object lifetime: observes the state behind a handle, which expires once nothing
+// (no handle, no object that depends on it) keeps it alive.
+template <class H>
+std::weak_ptr<const void> weak_state(const H& h);
+}  // namespace detail
+
+// Every handle (Buffer, Device, ...) is a shared reference to private state: copies refer to the
+// same object, a default-constructed one is null (`explicit operator bool`), == compares identity.
+#define WGSLVK_HANDLE_STATE(Handle, ImplType)                                        \
+ public:                                                                              \
+  explicit operator bool() const { return impl_ != nullptr; }                        \
+  bool operator==(const Handle& o) const { return impl_ == o.impl_; }                \
+                                                                                      \
+ private:                                                                             \
+  friend struct detail::Access;                                                       \
+  template <class H>                                                                  \
+  friend std::weak_ptr<const void> detail::weak_state(const H& h);                    \
+  std::shared_ptr<ImplType> impl_
 
 class Buffer {
  public:
   Buffer() = default;
   uint64_t size() const;
-  uint32_t usage() const;
+  BufferUsage usage() const;
   const std::string& label() const;
-  explicit operator bool() const { return impl_ != nullptr; }
-  bool operator==(const Buffer& o) const { return impl_ == o.impl_; }
-  std::shared_ptr<BufferImpl> impl_;
+  WGSLVK_HANDLE_STATE(Buffer, BufferImpl);
 };
 
 // ---- bind groups --------------------------------------------------------------------------------
@@ -129,8 +169,7 @@ class BindGroupLayout {
   BindGroupLayout() = default;
   const std::string& label() const;
   std::span<const BindGroupLayoutEntry> entries() const;
-  explicit operator bool() const { return impl_ != nullptr; }
-  std::shared_ptr<BindGroupLayoutImpl> impl_;
+  WGSLVK_HANDLE_STATE(BindGroupLayout, BindGroupLayoutImpl);
 };
 
 struct BindGroupEntry {
@@ -150,8 +189,7 @@ class BindGroup {
  public:
   BindGroup() = default;
   const std::string& label() const;
-  explicit operator bool() const { return impl_ != nullptr; }
-  std::shared_ptr<BindGroupImpl> impl_;
+  WGSLVK_HANDLE_STATE(BindGroup, BindGroupImpl);
 };
 
 // ---- pipelines ----------------------------------------------------------------------------------
@@ -171,15 +209,28 @@ class ComputePipeline {
   const std::string& label() const;
   // WebGPU getBindGroupLayout(): the (auto or explicit) layout of `group`.
   BindGroupLayout get_bind_group_layout(uint32_t group) const;
-  explicit operator bool() const { return impl_ != nullptr; }
-  std::shared_ptr<PipelineImpl> impl_;
+  WGSLVK_HANDLE_STATE(ComputePipeline, PipelineImpl);
 };
 
 // ---- queries ------------------------------------------------------------------------------------
 
-struct QuerySet {
+// GPUQueryType. Only "timestamp": "occlusion" belongs to render passes, which wgslvk has not.
+enum class QueryType : uint32_t { Timestamp };
+
+// GPUQuerySetDescriptor. Needs TimestampQuery; count in [1, 4096].
+struct QuerySetDescriptor {
+  std::string label{};
+  QueryType type = QueryType::Timestamp;
+  uint32_t count = 0;
+};
+
+class QuerySet {
+ public:
+  QuerySet() = default;
+  QueryType type() const;
   uint32_t count() const;
-  std::shared_ptr<QuerySetImpl> impl_;
+  const std::string& label() const;
+  WGSLVK_HANDLE_STATE(QuerySet, QuerySetImpl);
 };
 
 struct PassTimestampWrites {
@@ -195,9 +246,14 @@ struct ComputePassDescriptor {
   std::optional<PassTimestampWrites> timestamp_writes{};
 };
 
+struct CommandEncoderDescriptor {
+  std::string label{};
+};
+
 class CommandBuffer {
  public:
-  std::shared_ptr<CommandBufferImpl> impl_;
+  CommandBuffer() = default;
+  WGSLVK_HANDLE_STATE(CommandBuffer, CommandBufferImpl);
 };
 
 class ComputePass {
@@ -211,7 +267,7 @@ class ComputePass {
   // boundaries). Needs TimestampQuery.
   void write_timestamp(const QuerySet& set, uint32_t index);
   void end();
-  std::shared_ptr<EncoderImpl> impl_;
+  WGSLVK_HANDLE_STATE(ComputePass, EncoderImpl);
 };
 
 class CommandEncoder {
@@ -224,7 +280,7 @@ class CommandEncoder {
   void clear_buffer(const Buffer& buffer, uint64_t offset = 0,
                     std::optional<uint64_t> size = std::nullopt);
   CommandBuffer finish();
-  std::shared_ptr<EncoderImpl> impl_;
+  WGSLVK_HANDLE_STATE(CommandEncoder, EncoderImpl);
 };
 
 // ---- device -------------------------------------------------------------------------------------
@@ -242,6 +298,25 @@ struct DeviceDescriptor {
   std::string trace_dir{};
 };
 
+// GPUQueue: the device's one queue (device.queue()). A handle to the device's state, so it stays
+// valid as long as it is held.
+class Queue {
+ public:
+  Queue() = default;
+  // GPUQueue.writeBuffer: needs CopyDst; offset and size multiples of 4. Synchronous here (the
+  // bytes are on the GPU when it returns), ordered after every earlier submit.
+  void write_buffer(const Buffer& buffer, uint64_t offset, const void* data, uint64_t size);
+  template <class T>
+  void write_buffer(const Buffer& buffer, uint64_t offset, std::span<const T> values) {
+    write_buffer(buffer, offset, values.data(), values.size_bytes());
+  }
+  void submit(std::span<const CommandBuffer> buffers);
+  void submit(const CommandBuffer& buffer) { submit(std::span<const CommandBuffer>(&buffer, 1)); }
+  // GPUQueue.onSubmittedWorkDone, blocking.
+  void on_submitted_work_done();
+  WGSLVK_HANDLE_STATE(Queue, DeviceImpl);
+};
+
 class Device {
  public:
   Device() = default;
@@ -257,14 +332,14 @@ class Device {
   BindGroup create_bind_group(const BindGroupDescriptor& desc);
   ComputePipeline create_compute_pipeline(const ComputePipelineDescriptor& desc);
   // Needs TimestampQuery. Each resolved value is in nanoseconds.
-  QuerySet create_query_set(uint32_t count, const std::string& label = "");
-  CommandEncoder create_command_encoder(const std::string& label = "");
+  QuerySet create_query_set(const QuerySetDescriptor& desc);
+  CommandEncoder create_command_encoder(const CommandEncoderDescriptor& desc = {});
 
-  // GPUQueue
-  void write_buffer(const Buffer& buffer, uint64_t offset, const void* data, uint64_t size);
-  void submit(std::span<const CommandBuffer> buffers);
-  void submit(const CommandBuffer& buffer) { submit(std::span<const CommandBuffer>(&buffer, 1)); }
-  void wait_idle();  // onSubmittedWorkDone, blocking
+  // GPUDevice.queue: write_buffer and submit live there, as in WebGPU.
+  Queue queue() const;
+
+  // Native helpers (WebGPU maps a buffer instead; these stage and wait).
+  void wait_idle();  // the queue's on_submitted_work_done
   // Copies [offset, offset+size) through a staging buffer and waits; needs CopySrc.
   std::vector<uint8_t> read_buffer(const Buffer& buffer, uint64_t offset = 0,
                                    std::optional<uint64_t> size = std::nullopt);
@@ -272,14 +347,13 @@ class Device {
   // has finished (waits). Unwritten queries read as 0.
   std::vector<uint64_t> read_timestamps(const QuerySet& set);
 
-  explicit operator bool() const { return impl_ != nullptr; }
-  std::shared_ptr<DeviceImpl> impl_;
+  WGSLVK_HANDLE_STATE(Device, DeviceImpl);
 };
 
-// Typed helpers on top of write_buffer/read_buffer.
+// Typed helpers on top of queue().write_buffer / read_buffer.
 template <class T>
 void write(Device& d, const Buffer& b, std::span<const T> v, uint64_t offset = 0) {
-  d.write_buffer(b, offset, v.data(), v.size_bytes());
+  d.queue().write_buffer(b, offset, v.data(), v.size_bytes());
 }
 template <class T>
 std::vector<T> read(Device& d, const Buffer& b, uint64_t offset = 0, uint64_t count = 0) {
@@ -304,9 +378,6 @@ struct AdapterInfo {
   uint32_t index = 0;       // position in Instance::adapters()
 };
 
-struct InstanceImpl;
-struct AdapterImpl;
-
 class Adapter {
  public:
   const AdapterInfo& info() const;
@@ -317,7 +388,7 @@ class Adapter {
   bool has_feature(Feature f) const;
   // GPUAdapter.requestDevice.
   Device request_device(const DeviceDescriptor& desc = {}) const;
-  std::shared_ptr<AdapterImpl> impl_;
+  WGSLVK_HANDLE_STATE(Adapter, AdapterImpl);
 };
 
 struct InstanceOptions {
@@ -336,8 +407,13 @@ class Instance {
   bool validation_enabled() const;
   // Messages the validation layer reported since the last call (cleared on read).
   std::vector<std::string> take_validation_messages() const;
-  std::shared_ptr<InstanceImpl> impl_;
+  WGSLVK_HANDLE_STATE(Instance, InstanceImpl);
 };
+
+template <class H>
+std::weak_ptr<const void> detail::weak_state(const H& h) {
+  return h.impl_;
+}
 
 // ---- dispatch geometry --------------------------------------------------------------------------
 
@@ -353,3 +429,5 @@ inline uint64_t div_ceil(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 inline uint64_t align_up(uint64_t v, uint64_t a) { return div_ceil(v, a) * a; }
 
 }  // namespace wgslvk
+
+#undef WGSLVK_HANDLE_STATE

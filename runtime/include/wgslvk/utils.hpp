@@ -15,21 +15,21 @@
 
 namespace wgslvk::utils {
 
-inline constexpr uint32_t kStorageUsage = kUsageStorage | kUsageCopySrc | kUsageCopyDst;
-inline constexpr uint32_t kUniformUsage = kUsageUniform | kUsageCopyDst;
+inline constexpr BufferUsage kStorageUsage = BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst;
+inline constexpr BufferUsage kUniformUsage = BufferUsage::Uniform | BufferUsage::CopyDst;
 
 // A buffer of at least `size` bytes (rounded up to 4, never 0) with `usage`.
 inline Buffer make_buffer(Device& d, const std::string& label, uint64_t size,
-                          uint32_t usage = kStorageUsage) {
+                          BufferUsage usage = kStorageUsage) {
   return d.create_buffer({label, align_up(std::max<uint64_t>(size, 4), 4), usage});
 }
 
 // A storage buffer holding `data`.
 template <class T>
 Buffer make_buffer_from(Device& d, const std::string& label, const std::vector<T>& data,
-                        uint32_t usage = kStorageUsage) {
+                        BufferUsage usage = kStorageUsage) {
   Buffer b = make_buffer(d, label, data.size() * sizeof(T), usage);
-  if (!data.empty()) d.write_buffer(b, 0, data.data(), data.size() * sizeof(T));
+  if (!data.empty()) d.queue().write_buffer(b, 0, data.data(), data.size() * sizeof(T));
   return b;
 }
 
@@ -40,7 +40,7 @@ inline Buffer make_uniform(Device& d, const std::string& label, const void* data
   Buffer b = make_buffer(d, label, padded, kUniformUsage);
   std::vector<uint8_t> bytes(padded, 0);
   std::memcpy(bytes.data(), data, size);
-  d.write_buffer(b, 0, bytes.data(), bytes.size());
+  d.queue().write_buffer(b, 0, bytes.data(), bytes.size());
   return b;
 }
 
@@ -63,13 +63,13 @@ inline BindGroup make_bind_group(Device& d, const ComputePipeline& pipeline,
 inline void run_dispatch(Device& d, const ComputePipeline& pipeline,
                          const std::vector<BindGroup>& groups, Grid g,
                          const std::string& label = "dispatch") {
-  CommandEncoder enc = d.create_command_encoder(label);
+  CommandEncoder enc = d.create_command_encoder({label});
   ComputePass pass = enc.begin_compute_pass({label});
   pass.set_pipeline(pipeline);
   for (uint32_t i = 0; i < groups.size(); ++i) pass.set_bind_group(i, groups[i]);
   pass.dispatch_workgroups(g.x, g.y);
   pass.end();
-  d.submit(enc.finish());
+  d.queue().submit(enc.finish());
   d.wait_idle();
 }
 

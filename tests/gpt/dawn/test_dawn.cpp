@@ -207,20 +207,20 @@ TEST(GptDawn, TraceRecordsEveryCallWithItsBytes) {
     desc.trace_dir = dir;
     Device d = testing::make_device(desc);
     const uint64_t off = d.storage_offset_alignment();
-    const uint32_t rw = kUsageStorage | kUsageCopySrc | kUsageCopyDst;
+    const BufferUsage rw = BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst;
     Buffer A = d.create_buffer({"a", n * 4, rw}), B = d.create_buffer({"b", n * 4, rw});
     Buffer O = d.create_buffer({"out", off + n * 4, rw}), R = d.create_buffer({"result", n * 4, rw});
-    Buffer U = d.create_buffer({"dims", 16, kUsageUniform | kUsageCopyDst});
+    Buffer U = d.create_buffer({"dims", 16, BufferUsage::Uniform | BufferUsage::CopyDst});
     write<float>(d, A, a);
     write<float>(d, B, b);
     const uint32_t dims[4] = {n / 4, 0, 0, 0};
-    d.write_buffer(U, 0, dims, sizeof dims);
+    d.queue().write_buffer(U, 0, dims, sizeof dims);
     BindGroupLayout L = d.create_bind_group_layout(
         {"residual_add layout", {{0, BindingType::ReadOnlyStorage, 0}, {1, BindingType::ReadOnlyStorage, 0},
                                  {2, BindingType::Storage, 0}, {3, BindingType::Uniform, 16}}});
     ComputePipeline P = d.create_compute_pipeline({"add", &kernel("elementwise/residual_add"), {L}});
     BindGroup G = d.create_bind_group({"add group", L, {{0, A, 0, {}}, {1, B, 0, {}}, {2, O, off, n * 4}, {3, U, 0, {}}}});
-    CommandEncoder e = d.create_command_encoder("enc");
+    CommandEncoder e = d.create_command_encoder({"enc"});
     e.clear_buffer(R);
     ComputePass pass = e.begin_compute_pass({"pass"});
     pass.set_pipeline(P);
@@ -228,7 +228,7 @@ TEST(GptDawn, TraceRecordsEveryCallWithItsBytes) {
     pass.dispatch_workgroups(1);
     pass.end();
     e.copy_buffer_to_buffer(O, off, R, 0, n * 4);
-    d.submit(e.finish());
+    d.queue().submit(e.finish());
     got = d.read_buffer(R);
   }
   std::vector<float> sum(n);

@@ -91,7 +91,7 @@ class Ctx {
   bool quick() const { return opt_.quick; }
   // Whether one binding of `bytes` fits maxStorageBufferBindingSize and maxBufferSize.
   bool fits_binding(uint64_t bytes) const {
-    return bytes <= dev_.limits().maxStorageBufferBindingSize && bytes <= dev_.limits().maxBufferSize;
+    return bytes <= dev_.limits().max_storage_buffer_binding_size && bytes <= dev_.limits().max_buffer_size;
   }
   // Whether --only selects this row (its group or its kernel name; no --only: everything).
   bool selected(std::string_view group, std::string_view name) const;

@@ -50,7 +50,7 @@ Defaults come from apps/gpt/config.hpp (TrainConfig).
          f(*d.max_grad_norm) + R"()
   --precision <p>        optimizer state: fp32 | f16_mirror | int8 (default )" +
          std::string(optimizer::precision_name(d.precision)) + R"()
-  --attention <a>        fa2_wide | fa2_tiled | fa2 | naive (default )" +
+  --attention <a>        fa2_tiled | fa2_wide | fa2 | naive (default )" +
          std::string(attention_name(d.attention)) + R"()
   --matmul <m>           native | vec4 | blocked4 | naive (default )" +
          std::string(matmul_name(GpuOptions{}.matmul)) + R"()

@@ -47,7 +47,7 @@ TEST(GptConfig, DefaultsAreTheReferenceHyperparameters) {
   EXPECT_EQ(tc.preset, "small");
   EXPECT_EQ(tc.batch, 8u);
   EXPECT_EQ(tc.schedule, Schedule::Cosine);
-  EXPECT_EQ(tc.attention, AttentionImpl::FA2Wide);  // ours; the log's FA2 kernels selectable
+  EXPECT_EQ(tc.attention, AttentionImpl::FA2Tiled);  // ours; the log's FA2 kernels selectable
   EXPECT_EQ(GpuOptions{}.attention, tc.attention);
   EXPECT_EQ(GpuOptions{}.matmul, MatmulImpl::Native);
   EXPECT_EQ(tc.precision, optimizer::StatePrecision::FP32);

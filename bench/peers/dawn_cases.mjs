@@ -10,7 +10,7 @@
 import { createRequire } from 'module';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DT, parseNpy, initialBytes as initialBytesOf, inlineBytes, gridForWorkgroups } from '../../capture/src/format.mjs';
+import { DT, parseNpy, parseCaseJson, initialBytes as initialBytesOf, inlineBytes, gridForWorkgroups } from '../../capture/src/format.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
@@ -104,7 +104,7 @@ function findCases(d) {
 const results = [];
 const families = only ? new Set(only.split(',')) : null;
 for (const dir of findCases(casesDir)) {
-  const c = JSON.parse(fs.readFileSync(path.join(dir, 'case.json'), 'utf8'));
+  const c = parseCaseJson(fs.readFileSync(path.join(dir, 'case.json'), 'utf8'));
   if (families && !families.has(c.kernel.split('/')[0])) continue;
   const id = `${c.kernel}/${c.case}`;
   const row = { id, kernel: c.kernel, case: c.case };

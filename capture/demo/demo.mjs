@@ -4,6 +4,7 @@
 import { createCapture } from '../src/capture.mjs';
 import { prepareModules, runCase, destroyAll } from '../src/replay.mjs';
 import { oracleHooks } from '../src/oracle.mjs';
+import { parseCaseJson } from '../src/format.mjs';
 import { zip } from '../src/zip.mjs';
 import { captureSelfTest } from '../src/selftest.mjs';
 
@@ -81,7 +82,7 @@ async function runAll(gpu, jobs) {
     const t0 = performance.now();
     const row = { id: job.id, kernel: job.kernel, source: job.source };
     try {
-      const c = JSON.parse(new TextDecoder().decode(await fetchBytes(`/${job.dir}/case.json`)));
+      const c = parseCaseJson(new TextDecoder().decode(await fetchBytes(`/${job.dir}/case.json`)));
       const loadFile = (f) => fetchBytes(`/${job.dir}/${f}`);
       const m = await prepareModules(cap.device, c, wgslFor, modCache);
       if (m.skipped) { Object.assign(row, { status: m.error ? 'error' : 'skipped', reason: m.skipped }); }

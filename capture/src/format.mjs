@@ -94,6 +94,14 @@ export function encodeValue(dtype, v, view, off) {
   }
 }
 
+// case.json as JSON.parse would read it, except that "seed" integers stay exact: the C++ writer
+// emits 64-bit seeds as plain numbers, and a double keeps only 53 bits, so a generated input would
+// be a different array from wgslvk's (seen on the GPU: every bench sweep case with a seed above
+// 2^53 "failed" under Dawn). The seeds become decimal strings, which BigInt() reads exactly.
+export function parseCaseJson(text) {
+  return JSON.parse(text.replace(/(?<!\\)("seed"\s*:\s*)(\d+)(?=\s*[,}\]])/g, '$1"$2"'));
+}
+
 // splitmix64(seed + (i + 1) * golden) for i in [0, n), as [hi, lo] 32-bit halves, without BigInt in
 // the loop (the 16,777,472-element golden would take a minute with BigInt).
 function mul64(ah, al, bh, bl) {  // low 64 bits of a * b, halves as uint32

@@ -16,6 +16,7 @@ import { parseArgs, replay, table } from './run_suite.mjs';
 import { createCapture } from '../src/capture.mjs';
 import { prepareModules, runCase, destroyAll } from '../src/replay.mjs';
 import { oracleHooks } from '../src/oracle.mjs';
+import { parseCaseJson } from '../src/format.mjs';
 import { spawnSync } from 'node:child_process';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -70,7 +71,7 @@ for (const job of jobs.cases) {
   const row = { id: job.id, kernel: job.kernel, source: job.source };
   try {
     const dir = dirOf(job);
-    const c = JSON.parse(fs.readFileSync(path.join(dir, 'case.json'), 'utf8'));
+    const c = parseCaseJson(fs.readFileSync(path.join(dir, 'case.json'), 'utf8'));
     const loadFile = async (f) => new Uint8Array(fs.readFileSync(path.join(dir, f)));
     const m = await prepareModules(cap.device, c, wgslFor, modCache);
     if (m.skipped) Object.assign(row, { status: m.error ? 'error' : 'skipped', reason: m.skipped });

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { trimForEntry, entryBindings, entryPoints, parseModule, usesF16 } from '../src/wgsl.mjs';
-import { parseNpy, npyBytes, generateBytes, splitmixBig, f16bits, f16value, inlineBytes, gridForWorkgroups } from '../src/format.mjs';
+import { parseNpy, npyBytes, generateBytes, splitmixBig, parseCaseJson, f16bits, f16value, inlineBytes, gridForWorkgroups } from '../src/format.mjs';
 import { zip, crc32 } from '../src/zip.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -93,6 +93,20 @@ test('generate: splitmix64 without BigInt equals the BigInt definition (golden/R
     const h = new Uint16Array(generateBytes({ dtype: 'f16', count: 63, kind: 'uniform', seed, lo: -1, hi: 1 }).buffer);
     for (let i = 0; i < 63; ++i) assert.equal(h[i], f16bits(-1 + 2 * Number(splitmixBig(seed, i) >> 40n) * 2 ** -24));
   }
+});
+
+test('case.json: 64-bit seeds stay exact (a double keeps 53 bits: another generated array)', () => {
+  const seed = '17120915738216824669';  // a bench sweep seed that Dawn's replay once read rounded
+  const text = `{"buffers": {"t": {"generate": {"dtype": "u32", "count": 8, "kind": "uniform", "seed": ${seed}, "lo": 0, "hi": 16777216}}},\n "seed":18446744073709551615,"d": "\\"seed\\": 12345678901234567890"}`;
+  const c = parseCaseJson(text);
+  const g = c.buffers.t.generate;
+  assert.equal(g.seed, seed);
+  assert.equal(c.seed, '18446744073709551615');
+  assert.equal(c.d, '"seed": 12345678901234567890');  // inside a string: untouched
+  assert.notEqual(BigInt(JSON.parse(text).buffers.t.generate.seed), BigInt(seed));  // the bug
+  const u = new Uint32Array(generateBytes(g).buffer);
+  for (let i = 0; i < 8; ++i) assert.equal(u[i], Number(splitmixBig(BigInt(seed), i) >> 40n));
+  assert.deepEqual(parseCaseJson('{"seed": 7, "x": [1, 2]}'), { seed: '7', x: [1, 2] });
 });
 
 test('f16 rounding, inline values, grid_for_workgroups', () => {

@@ -69,23 +69,38 @@ int run_bench(const std::vector<std::string>& args) {
       return args[++i];
     };
     const std::string& a = args[i];
-    if (a == "--device") opt.device = next();
-    else if (a == "--quick") opt.quick = true;
-    else if (a == "--opt") opt.optimized_spirv = true;
-    else if (a == "--list") list = true;
-    else if (a == "--cases") cases_dir = next();
-    else if (a == "--reps") { opt.reps = std::stoi(next()); reps_set = true; }
-    else if (a == "--warmup") opt.warmup = std::stoi(next());
-    else if (a == "--warm-ms") { opt.warm_ms = std::stod(next()); warm_set = true; }
-    else if (a == "--json") opt.json_path = next();
-    else if (a == "--png") opt.png_path = next();
-    else if (a == "--dump") opt.dump_dir = next();
-    else if (a == "--max-elems") opt.max_elems = std::stoull(next());
+    if (a == "--device")
+      opt.device = next();
+    else if (a == "--quick")
+      opt.quick = true;
+    else if (a == "--opt")
+      opt.optimized_spirv = true;
+    else if (a == "--list")
+      list = true;
+    else if (a == "--cases")
+      cases_dir = next();
+    else if (a == "--reps") {
+      opt.reps = std::stoi(next());
+      reps_set = true;
+    } else if (a == "--warmup")
+      opt.warmup = std::stoi(next());
+    else if (a == "--warm-ms") {
+      opt.warm_ms = std::stod(next());
+      warm_set = true;
+    } else if (a == "--json")
+      opt.json_path = next();
+    else if (a == "--png")
+      opt.png_path = next();
+    else if (a == "--dump")
+      opt.dump_dir = next();
+    else if (a == "--max-elems")
+      opt.max_elems = std::stoull(next());
     else if (a == "--only") {
       std::stringstream ss(next());
       for (std::string s; std::getline(ss, s, ',');)
         if (!s.empty()) opt.only.insert(s);
-    } else throw std::invalid_argument("unknown option '" + a + "' (see wgslvk bench --help)");
+    } else
+      throw std::invalid_argument("unknown option '" + a + "' (see wgslvk bench --help)");
   }
   if (list) {
     for (const auto& s : sections()) std::printf("%-16s %s\n", s.group.c_str(), s.source.c_str());
@@ -107,9 +122,11 @@ int run_bench(const std::vector<std::string>& args) {
   dd.label = "wgslvk bench";
   dd.required_features.push_back(Feature::TimestampQuery);
   if (adapter.has_feature(Feature::ShaderF16)) dd.required_features.push_back(Feature::ShaderF16);
-  if (adapter.has_feature(Feature::Float32AtomicAdd)) dd.required_features.push_back(Feature::Float32AtomicAdd);
+  if (adapter.has_feature(Feature::Float32AtomicAdd))
+    dd.required_features.push_back(Feature::Float32AtomicAdd);
   dd.required_limits.max_buffer_size = adapter.limits().max_buffer_size;
-  dd.required_limits.max_storage_buffer_binding_size = adapter.limits().max_storage_buffer_binding_size;
+  dd.required_limits.max_storage_buffer_binding_size =
+      adapter.limits().max_storage_buffer_binding_size;
   Device dev = adapter.request_device(dd);
   const Limits& L = dev.limits();
   json out = json::object();
@@ -120,29 +137,29 @@ int run_bench(const std::vector<std::string>& args) {
   out["tool"] = "wgslvk bench";
   out["date"] = date;
   out["args"] = args;
-  out["device"] = {{"name", ai.name},
-                     {"driver", ai.driver},
-                     {"type", std::string(adapter_type_name(ai.type))},
-                     {"vendor_id", ai.vendor_id},
-                     {"device_id", ai.device_id},
-                     {"vulkan_api_version",
-                      std::to_string(ai.vulkan_api_version >> 22) + "." +
-                          std::to_string((ai.vulkan_api_version >> 12) & 0x3ff) + "." +
-                          std::to_string(ai.vulkan_api_version & 0xfff)},
-                     {"shader_f16", dev.has_feature(Feature::ShaderF16)},
-                     {"float_atomics", dev.has_feature(Feature::Float32AtomicAdd)},
-                     {"maxBufferSize", L.max_buffer_size},
-                     {"maxStorageBufferBindingSize", L.max_storage_buffer_binding_size}};
-  out["options"] = {{"quick", opt.quick}, {"reps", opt.reps}, {"warmup", opt.warmup},
-                      {"warm_ms", opt.warm_ms}};
+  out["device"] = {
+      {"name", ai.name},
+      {"driver", ai.driver},
+      {"type", std::string(adapter_type_name(ai.type))},
+      {"vendor_id", ai.vendor_id},
+      {"device_id", ai.device_id},
+      {"vulkan_api_version", std::to_string(ai.vulkan_api_version >> 22) + "." +
+                                 std::to_string((ai.vulkan_api_version >> 12) & 0x3ff) + "." +
+                                 std::to_string(ai.vulkan_api_version & 0xfff)},
+      {"shader_f16", dev.has_feature(Feature::ShaderF16)},
+      {"float_atomics", dev.has_feature(Feature::Float32AtomicAdd)},
+      {"maxBufferSize", L.max_buffer_size},
+      {"maxStorageBufferBindingSize", L.max_storage_buffer_binding_size}};
+  out["options"] = {
+      {"quick", opt.quick}, {"reps", opt.reps}, {"warmup", opt.warmup}, {"warm_ms", opt.warm_ms}};
   std::printf("wgslvk bench on %s (%s), driver %s\n", ai.name.c_str(),
               std::string(adapter_type_name(ai.type)).c_str(), ai.driver.c_str());
-  std::printf("limits granted: maxBufferSize %llu, maxStorageBufferBindingSize %llu; shader-f16 %s, "
-              "float atomics %s; %d repeats after %d warm-up, medians\n",
-              (unsigned long long)L.max_buffer_size,
-              (unsigned long long)L.max_storage_buffer_binding_size,
-              dev.has_feature(Feature::ShaderF16) ? "yes" : "no",
-              dev.has_feature(Feature::Float32AtomicAdd) ? "yes" : "no", opt.reps, opt.warmup);
+  std::printf(
+      "limits granted: maxBufferSize %llu, maxStorageBufferBindingSize %llu; shader-f16 %s, "
+      "float atomics %s; %d repeats after %d warm-up, medians\n",
+      (unsigned long long)L.max_buffer_size, (unsigned long long)L.max_storage_buffer_binding_size,
+      dev.has_feature(Feature::ShaderF16) ? "yes" : "no",
+      dev.has_feature(Feature::Float32AtomicAdd) ? "yes" : "no", opt.reps, opt.warmup);
 
   Ctx c(opt, dev);
   c.out() = out;

@@ -10,7 +10,8 @@ std::optional<std::string> take_device_flag(std::vector<std::string>& args) {
   std::optional<std::string> sel;
   for (size_t i = 0; i < args.size();) {
     if (args[i] == "--device") {
-      if (i + 1 >= args.size()) throw std::invalid_argument("--device needs a value (an index or a name)");
+      if (i + 1 >= args.size())
+        throw std::invalid_argument("--device needs a value (an index or a name)");
       sel = args[i + 1];
       args.erase(args.begin() + long(i), args.begin() + long(i) + 2);
     } else if (args[i].rfind("--device=", 0) == 0) {
@@ -24,8 +25,8 @@ std::optional<std::string> take_device_flag(std::vector<std::string>& args) {
 }
 
 std::string vulkan_version_string(uint32_t v) {
-  return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) + "." +
-         std::to_string(VK_API_VERSION_PATCH(v));
+  return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) +
+         "." + std::to_string(VK_API_VERSION_PATCH(v));
 }
 
 std::string describe_adapter(const Adapter& a) {

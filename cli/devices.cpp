@@ -39,14 +39,15 @@ std::vector<LimitRow> limit_rows(const Limits& l) {
 }
 
 int run_devices(const std::vector<std::string>& args);
-const Command kDevices{"devices", "list Vulkan adapters with their WebGPU limits and features", kUsage,
-                       run_devices};
+const Command kDevices{"devices", "list Vulkan adapters with their WebGPU limits and features",
+                       kUsage, run_devices};
 
 int run_devices(const std::vector<std::string>& args) {
   if (wants_help(args, kDevices)) return 0;
   bool json = false;
   for (const auto& a : args) {
-    if (a == "--json") json = true;
+    if (a == "--json")
+      json = true;
     else {
       std::fprintf(stderr, "wgslvk devices: unknown option '%s'\n\n%s", a.c_str(), kUsage);
       return 2;
@@ -83,8 +84,10 @@ int run_devices(const std::vector<std::string>& args) {
       for (Feature f : a.features()) j["features"].push_back(std::string(feature_name(f)));
       out["adapters"].push_back(j);
     }
-    if (def) out["default"] = *def;
-    else out["default"] = nullptr;
+    if (def)
+      out["default"] = *def;
+    else
+      out["default"] = nullptr;
     if (!default_error.empty()) out["default_error"] = default_error;
     std::printf("%s\n", out.dump(2).c_str());
     return def ? 0 : 1;
@@ -99,7 +102,8 @@ int run_devices(const std::vector<std::string>& args) {
                 std::string(adapter_type_name(i.type)).c_str(), i.driver.c_str(),
                 vulkan_version_string(i.vulkan_api_version).c_str(), i.vendor_id, i.device_id);
     std::string feats;
-    for (Feature f : a.features()) feats += (feats.empty() ? "" : ", ") + std::string(feature_name(f));
+    for (Feature f : a.features())
+      feats += (feats.empty() ? "" : ", ") + std::string(feature_name(f));
     std::printf("   features: %s\n", feats.empty() ? "(none)" : feats.c_str());
     std::printf("   limits (adapter best; WebGPU default in brackets):\n");
     auto rows = limit_rows(a.limits());

@@ -38,15 +38,21 @@ int run_fresh(const std::vector<std::string>& args) {
   std::vector<std::string> kernels;
   for (size_t i = 1; i < args.size(); ++i) {
     auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw std::invalid_argument(args[i] + " needs a value (see --help)");
+      if (i + 1 >= args.size())
+        throw std::invalid_argument(args[i] + " needs a value (see --help)");
       return args[++i];
     };
-    if (args[i] == "--seed") seed = std::stoull(value());
-    else if (args[i] == "--out") out = value();
-    else if (args[i] == "--kernel") kernels.push_back(value());
-    else throw std::invalid_argument("unknown option '" + args[i] + "' (see --help)");
+    if (args[i] == "--seed")
+      seed = std::stoull(value());
+    else if (args[i] == "--out")
+      out = value();
+    else if (args[i] == "--kernel")
+      kernels.push_back(value());
+    else
+      throw std::invalid_argument("unknown option '" + args[i] + "' (see --help)");
   }
-  if (!seed || !out) throw std::invalid_argument("golden fresh needs --seed N and --out DIR (see --help)");
+  if (!seed || !out)
+    throw std::invalid_argument("golden fresh needs --seed N and --out DIR (see --help)");
   size_t written = 0;
   for (const auto& g : validate::generators()) {
     if (!g.randomized || !validate::kernel_matches(kernels, g.kernel)) continue;
@@ -58,12 +64,14 @@ int run_fresh(const std::vector<std::string>& args) {
       validate::write_file_bytes(*out / g.kernel / c.name / name, bytes);
     ++written;
   }
-  std::printf("%s: %zu randomized case(s), seed %llu\n", out->string().c_str(), written, (unsigned long long)*seed);
+  std::printf("%s: %zu randomized case(s), seed %llu\n", out->string().c_str(), written,
+              (unsigned long long)*seed);
   return written ? 0 : 1;
 }
 
 int run_golden(const std::vector<std::string>& args);
-const Command kGolden{"golden", "regenerate or check the golden cases (golden/)", kUsage, run_golden};
+const Command kGolden{"golden", "regenerate or check the golden cases (golden/)", kUsage,
+                      run_golden};
 
 int run_golden(const std::vector<std::string>& args) {
   if (wants_help(args, kGolden)) return 0;
@@ -86,20 +94,26 @@ int run_golden(const std::vector<std::string>& args) {
   bool check = false;
   std::filesystem::path out = validate::golden_dir();
   for (size_t i = 1; i < args.size(); ++i) {
-    if (args[i] == "--check") check = true;
-    else if (args[i] == "--out" && i + 1 < args.size()) out = args[++i];
-    else if (args[i] == "--out") return usage("--out needs a folder");
-    else return usage("unknown option '" + args[i] + "'");
+    if (args[i] == "--check")
+      check = true;
+    else if (args[i] == "--out" && i + 1 < args.size())
+      out = args[++i];
+    else if (args[i] == "--out")
+      return usage("--out needs a folder");
+    else
+      return usage("unknown option '" + args[i] + "'");
   }
   auto changes = validate::regen(out, !check);
   for (const auto& c : changes)
     std::printf("%-8s %s\n", std::string(validate::change_name(c.kind)).c_str(), c.path.c_str());
   size_t cases = validate::generators().size();
   if (check) {
-    std::printf("%s: %zu cases, %zu file(s) would change\n", out.string().c_str(), cases, changes.size());
+    std::printf("%s: %zu cases, %zu file(s) would change\n", out.string().c_str(), cases,
+                changes.size());
     return changes.empty() ? 0 : 1;
   }
-  std::printf("%s: %zu cases, %zu file(s) written or removed\n", out.string().c_str(), cases, changes.size());
+  std::printf("%s: %zu cases, %zu file(s) written or removed\n", out.string().c_str(), cases,
+              changes.size());
   return 0;
 }
 

@@ -18,22 +18,26 @@ namespace wgslvk::cli {
 namespace {
 
 const std::string kUsage =
-    "usage: wgslvk inspect <file>/<kernel> [--emit spvasm|glsl|msl|hlsl|reflect-json|port|wgsl] [--opt]\n"
+    "usage: wgslvk inspect <file>/<kernel> [--emit spvasm|glsl|msl|hlsl|reflect-json|port|wgsl] "
+    "[--opt]\n"
     "       wgslvk inspect --list\n"
     "\n"
     "Without --emit: the kernel's bindings, WGSL declaration beside the reflected SPIR-V binding\n"
     "(group, binding, WGSL name, type and access; SPIR-V kind, access and type; minimum binding\n"
     "size, array stride, static use), its workgroup size, workgroup memory and features.\n"
     "\n"
-    "  --emit FORMAT  print the module instead: spvasm (SPIRV-Tools disassembler), glsl (GLSL 450,\n"
-    "                 Vulkan), msl (MSL 2.1, no argument buffers), hlsl (SM 6.2 with 16-bit types,\n"
+    "  --emit FORMAT  print the module instead: spvasm (SPIRV-Tools disassembler), glsl (GLSL "
+    "450,\n"
+    "                 Vulkan), msl (MSL 2.1, no argument buffers), hlsl (SM 6.2 with 16-bit "
+    "types,\n"
     "                 else 5.1), reflect-json (SPIRV-Cross reflection)\n"
     "  --emit port    print the GLSL port as compiled (includes expanded, defines written out)\n"
     "  --emit wgsl    print the WGSL file the kernel is checked against\n"
     "  --opt          use the spirv-opt -O module instead of glslang's\n"
     "  --list         list every embedded kernel\n"
     "  --snapshots DIR [--check]\n"
-    "                 write DIR/<file>/<kernel>.spvasm (glslang, disassembled) and .msl (SPIRV-Cross)\n"
+    "                 write DIR/<file>/<kernel>.spvasm (glslang, disassembled) and .msl "
+    "(SPIRV-Cross)\n"
     "                 for every embedded kernel, removing stale files; with --check write nothing\n"
     "                 and exit 1 when anything would change (a glslang or SPIRV-Cross upgrade\n"
     "                 shows up as a reviewed diff)\n"
@@ -42,12 +46,14 @@ const std::string kUsage =
     "A bare kernel name works when it is unambiguous: wgslvk inspect adamw_update\n"
     "\n"
     "A port not built into wgslvk (checked as the build checks, then inspected; with one --port\n"
-    "the kernel name may be left out):\n" + std::string(kPortOptionsUsage);
+    "the kernel name may be left out):\n" +
+    std::string(kPortOptionsUsage);
 
 std::string features(const KernelInfo& k) {
   std::string f;
   if (k.needs_shader_f16) f += "shader-f16";
-  if (k.needs_float_atomics) f += std::string(f.empty() ? "" : ", ") + "float atomics (native only)";
+  if (k.needs_float_atomics)
+    f += std::string(f.empty() ? "" : ", ") + "float atomics (native only)";
   return f.empty() ? "none" : f;
 }
 
@@ -57,7 +63,8 @@ std::string wg(const KernelInfo& k) {
 }
 
 int list() {
-  std::vector<std::vector<std::string>> rows{{"kernel", "WGSL", "workgroup", "bindings", "features", ""}};
+  std::vector<std::vector<std::string>> rows{
+      {"kernel", "WGSL", "workgroup", "bindings", "features", ""}};
   for (const KernelInfo* k : all_kernels())
     rows.push_back({k->qualified_name(), std::string(k->wgsl_file), wg(*k),
                     std::to_string(k->bindings.size()), features(*k),
@@ -91,8 +98,9 @@ int show(const KernelInfo& k, bool opt) {
               k.in_wgsl ? "" : " (native-only variant sharing its ABI)");
   bool embedded = std::find(embedded_kernels().begin(), embedded_kernels().end(), &k) !=
                   embedded_kernels().end();
-  std::string port = embedded ? "wgsl_ports/" + std::string(k.file) + "/" + std::string(k.name) + ".comp"
-                              : "loaded at run time (--port)";
+  std::string port = embedded
+                         ? "wgsl_ports/" + std::string(k.file) + "/" + std::string(k.name) + ".comp"
+                         : "loaded at run time (--port)";
   std::printf("  GLSL port     %s -> SPIR-V 1.3 (%s, %zu words)\n", port.c_str(),
               opt ? "spirv-opt -O" : "glslang", spirv.size());
   std::printf("  workgroup     %s (%u invocations), workgroup memory %u bytes\n", wg(k).c_str(),
@@ -112,12 +120,11 @@ int show(const KernelInfo& k, bool opt) {
     for (auto& rb : r.bindings)
       if (rb.group == b.group && rb.binding == b.binding)
         spv_type = rb.block.members.size() == 1 ? rb.block.members[0].type.wgsl() : rb.block.wgsl();
-    rows.push_back({std::to_string(b.group), std::to_string(b.binding), std::string(b.name),
-                    std::string(b.wgsl_type), access, "|",
-                    std::string(translator::binding_type_name(b.type)), std::string(b.glsl_name),
-                    spv_type, std::to_string(b.min_binding_size),
-                    b.array_stride ? std::to_string(b.array_stride) : "-",
-                    b.statically_used ? "yes" : "no"});
+    rows.push_back(
+        {std::to_string(b.group), std::to_string(b.binding), std::string(b.name),
+         std::string(b.wgsl_type), access, "|", std::string(translator::binding_type_name(b.type)),
+         std::string(b.glsl_name), spv_type, std::to_string(b.min_binding_size),
+         b.array_stride ? std::to_string(b.array_stride) : "-", b.statically_used ? "yes" : "no"});
   }
   std::vector<size_t> widths(rows[0].size(), 0);
   for (auto& row : rows)
@@ -131,9 +138,10 @@ int show(const KernelInfo& k, bool opt) {
     std::printf("%s\n", line.c_str());
   }
   if (k.bindings.empty()) std::printf("  (no bindings)\n");
-  std::printf("\n  min size: WebGPU's minimum binding size (WGSL SizeOf, a runtime array counted "
-              "as one element);\n  used: statically used by the entry point (kept by an auto "
-              "layout)\n");
+  std::printf(
+      "\n  min size: WebGPU's minimum binding size (WGSL SizeOf, a runtime array counted "
+      "as one element);\n  used: statically used by the entry point (kept by an auto "
+      "layout)\n");
   return 0;
 }
 
@@ -175,8 +183,9 @@ int write_snapshots(const std::string& dir, bool check) {
   return check && changed ? 1 : 0;
 }
 
-const Command kInspect{"inspect", "show a kernel's WGSL and SPIR-V bindings side by side, or emit it",
-                       kUsage, run_inspect};
+const Command kInspect{"inspect",
+                       "show a kernel's WGSL and SPIR-V bindings side by side, or emit it", kUsage,
+                       run_inspect};
 
 int run_inspect(const std::vector<std::string>& args) {
   if (wants_help(args, kInspect)) return 0;
@@ -202,7 +211,8 @@ int run_inspect(const std::vector<std::string>& args) {
     } else if (a == "--emit" || a.rfind("--emit=", 0) == 0) {
       if (a == "--emit") {
         if (i + 1 >= args.size()) {
-          std::fprintf(stderr, "wgslvk inspect: --emit needs a format\n%.*s", int(kUsage.size()), kUsage.data());
+          std::fprintf(stderr, "wgslvk inspect: --emit needs a format\n%.*s", int(kUsage.size()),
+                       kUsage.data());
           return 2;
         }
         emit_format = args[++i];
@@ -210,12 +220,14 @@ int run_inspect(const std::vector<std::string>& args) {
         emit_format = a.substr(7);
       }
     } else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "wgslvk inspect: unknown option '%s'\n%.*s", a.c_str(), int(kUsage.size()), kUsage.data());
+      std::fprintf(stderr, "wgslvk inspect: unknown option '%s'\n%.*s", a.c_str(),
+                   int(kUsage.size()), kUsage.data());
       return 2;
     } else if (name.empty()) {
       name = a;
     } else {
-      std::fprintf(stderr, "wgslvk inspect: one kernel at a time ('%s' and '%s')\n", name.c_str(), a.c_str());
+      std::fprintf(stderr, "wgslvk inspect: one kernel at a time ('%s' and '%s')\n", name.c_str(),
+                   a.c_str());
       return 2;
     }
   }
@@ -236,7 +248,9 @@ int run_inspect(const std::vector<std::string>& args) {
   }
   auto fmt = translator::parse_emit_format(emit_format);
   if (!fmt) {
-    std::fprintf(stderr, "wgslvk inspect: unknown --emit format '%s' (spvasm, glsl, msl, hlsl, reflect-json, port, wgsl)\n",
+    std::fprintf(stderr,
+                 "wgslvk inspect: unknown --emit format '%s' (spvasm, glsl, msl, hlsl, "
+                 "reflect-json, port, wgsl)\n",
                  emit_format.c_str());
     return 2;
   }

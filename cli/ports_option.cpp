@@ -25,21 +25,27 @@ bool take_port_option(const std::vector<std::string>& args, size_t& i, PortOptio
     o.wgsl = v;
     for (size_t k : o.without_wgsl) o.ports[k].wgsl_path = v;
     o.without_wgsl.clear();
-  } else if (a == "--entry") last().entry = v;
-  else if (a == "--family") last().family = v;
-  else if (a == "--abi-of") last().abi_of = v;
-  else o.include_dirs.push_back(v);
+  } else if (a == "--entry")
+    last().entry = v;
+  else if (a == "--family")
+    last().family = v;
+  else if (a == "--abi-of")
+    last().abi_of = v;
+  else
+    o.include_dirs.push_back(v);
   return true;
 }
 
 void load_ports(PortOptions& o) {
   if (o.ports.empty()) {
-    if (!o.wgsl.empty()) throw std::invalid_argument("--wgsl " + o.wgsl + " given without a --port");
+    if (!o.wgsl.empty())
+      throw std::invalid_argument("--wgsl " + o.wgsl + " given without a --port");
     return;
   }
   for (auto& p : o.ports) {
     if (p.wgsl_path.empty())
-      throw std::invalid_argument("--port " + p.comp_path + " needs a --wgsl file to check it against");
+      throw std::invalid_argument("--port " + p.comp_path +
+                                  " needs a --wgsl file to check it against");
     p.include_dirs = o.include_dirs;
     translator::load_port(p);
   }

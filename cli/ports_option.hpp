@@ -24,7 +24,7 @@ inline constexpr const char* kPortOptionsUsage =
 struct PortOptions {
   std::vector<translator::PortFiles> ports;
   std::vector<std::string> include_dirs;
-  std::string wgsl;  // the latest --wgsl
+  std::string wgsl;                  // the latest --wgsl
   std::vector<size_t> without_wgsl;  // ports given before any --wgsl
 };
 

@@ -54,8 +54,8 @@ std::string fmt_ulp(double v) {
 }
 
 int run_validate(const std::vector<std::string>& args);
-const Command kValidate{"validate", "check every kernel against its golden cases on a device", kUsage,
-                        run_validate};
+const Command kValidate{"validate", "check every kernel against its golden cases on a device",
+                        kUsage, run_validate};
 
 // A bad command line (exit 2), as opposed to a failed case (1) or a failure to start (3).
 struct UsageError : std::invalid_argument {
@@ -96,9 +96,7 @@ int run_validate(const std::vector<std::string>& args) {
     return fail(2, e.what());
   } catch (const std::invalid_argument& e) {
     return fail(2, e.what());
-  } catch (const std::exception& e) {
-    return fail(3, e.what());
-  }
+  } catch (const std::exception& e) { return fail(3, e.what()); }
 }
 
 int run_validate_or_throw(const std::vector<std::string>& args, bool& json) {
@@ -114,20 +112,30 @@ int run_validate_or_throw(const std::vector<std::string>& args, bool& json) {
       if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
       return args[++i];
     };
-    if (a == "--device") opt.device = value();
-    else if (a == "--kernel") opt.kernels.push_back(value());
-    else if (a == "--cases") opt.cases = value();
-    else if (a == "--seed") opt.seed = parse_number<uint64_t>(a, value());
+    if (a == "--device")
+      opt.device = value();
+    else if (a == "--kernel")
+      opt.kernels.push_back(value());
+    else if (a == "--cases")
+      opt.cases = value();
+    else if (a == "--seed")
+      opt.seed = parse_number<uint64_t>(a, value());
     else if (a == "--timeout") {
       opt.timeout_s = parse_number<double>(a, value());
-      if (!(opt.timeout_s >= 0 && opt.timeout_s <= 1e9)) throw UsageError("--timeout: give seconds, 0 to 1e9 (0: no limit)");
-    }
-    else if (a == "--no-random") opt.randomized = false;
-    else if (a == "--dump") opt.dump = value();
-    else if (a == "--opt") opt.run.optimized_spirv = true;
-    else if (a == "--json") json = true;
-    else if (a == "--verbose" || a == "-v") verbose = true;
-    else throw UsageError("unknown option '" + validate::bounded(validate::utf8_safe(a), 60) + "'");
+      if (!(opt.timeout_s >= 0 && opt.timeout_s <= 1e9))
+        throw UsageError("--timeout: give seconds, 0 to 1e9 (0: no limit)");
+    } else if (a == "--no-random")
+      opt.randomized = false;
+    else if (a == "--dump")
+      opt.dump = value();
+    else if (a == "--opt")
+      opt.run.optimized_spirv = true;
+    else if (a == "--json")
+      json = true;
+    else if (a == "--verbose" || a == "-v")
+      verbose = true;
+    else
+      throw UsageError("unknown option '" + validate::bounded(validate::utf8_safe(a), 60) + "'");
   }
   load_ports(ports);
   for (const auto& k : opt.kernels) {
@@ -140,13 +148,15 @@ int run_validate_or_throw(const std::vector<std::string>& args, bool& json) {
   validate::Validator v(opt);
   if (!json) {
     std::printf("device: %s\n", v.device_description().c_str());
-    std::printf("cases:  %s%s\n", (opt.cases ? opt.cases->string() : validate::golden_dir().string()).c_str(),
+    std::printf("cases:  %s%s\n",
+                (opt.cases ? opt.cases->string() : validate::golden_dir().string()).c_str(),
                 opt.randomized && !opt.cases ? " + a randomized check per kernel" : "");
     std::fflush(stdout);
   }
   auto rep = v.run([&](const validate::CaseResult& r) {
     if (verbose && !json) {
-      std::printf("  %-5s %s%s%s\n", std::string(validate::status_name(r.status)).c_str(), r.id.c_str(),
+      std::printf("  %-5s %s%s%s\n", std::string(validate::status_name(r.status)).c_str(),
+                  r.id.c_str(),
                   r.device_ms ? (" " + std::to_string(*r.device_ms) + " ms").c_str() : "",
                   r.message.empty() ? "" : (": " + r.message).c_str());
       std::fflush(stdout);
@@ -172,15 +182,18 @@ int run_validate_or_throw(const std::vector<std::string>& args, bool& json) {
     return finish(rep.ok() ? 0 : 1);
   }
   if (opt.randomized && !opt.cases)
-    std::printf("randomized check seed %llu (--seed %llu replays it)\n", (unsigned long long)rep.seed,
-                (unsigned long long)rep.seed);
-  std::printf("\n%-42s %6s  %-24s %12s  %s\n", "kernel", "cases", "worst error / bound", "device time",
-              "result");
+    std::printf("randomized check seed %llu (--seed %llu replays it)\n",
+                (unsigned long long)rep.seed, (unsigned long long)rep.seed);
+  std::printf("\n%-42s %6s  %-24s %12s  %s\n", "kernel", "cases", "worst error / bound",
+              "device time", "result");
   for (const auto& r : rep.rows) {
-    std::string err = r.status == "SKIP" ? "-" : r.any_ulp ? fmt_ulp(r.worst_ulp) + " / " + fmt_ulp(r.worst_bound) + " ULP" : "exact";
+    std::string err = r.status == "SKIP" ? "-"
+                      : r.any_ulp ? fmt_ulp(r.worst_ulp) + " / " + fmt_ulp(r.worst_bound) + " ULP"
+                                  : "exact";
     char t[32] = "-";
     if (r.timed) std::snprintf(t, sizeof t, "%.3f ms", r.device_ms);
-    std::printf("%-42s %6d  %-24s %12s  %s\n", r.kernel.c_str(), r.cases, err.c_str(), t, r.status.c_str());
+    std::printf("%-42s %6d  %-24s %12s  %s\n", r.kernel.c_str(), r.cases, err.c_str(), t,
+                r.status.c_str());
     for (const auto& m : r.messages) std::printf("    %s\n", m.c_str());
   }
   for (const auto& u : rep.uncovered) std::printf("note: %s has no golden case\n", u.c_str());

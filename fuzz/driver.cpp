@@ -45,10 +45,27 @@ std::vector<uint8_t> read_all(const fs::path& p) {
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
 }
 
-const char* kNumbers[] = {"0", "1", "-1", "255", "256", "65535", "65536", "4294967295", "4294967296",
-                          "2147483648", "-2147483649", "9223372036854775807", "-9223372036854775808",
-                          "18446744073709551615", "18446744073709551616", "1e308", "-1e308", "1e-320",
-                          "0.5", "-0", "99999999999999999999999999"};
+const char* kNumbers[] = {"0",
+                          "1",
+                          "-1",
+                          "255",
+                          "256",
+                          "65535",
+                          "65536",
+                          "4294967295",
+                          "4294967296",
+                          "2147483648",
+                          "-2147483649",
+                          "9223372036854775807",
+                          "-9223372036854775808",
+                          "18446744073709551615",
+                          "18446744073709551616",
+                          "1e308",
+                          "-1e308",
+                          "1e-320",
+                          "0.5",
+                          "-0",
+                          "99999999999999999999999999"};
 
 struct Mutator {
   std::mt19937_64 rng;
@@ -63,7 +80,8 @@ struct Mutator {
         if (!d.empty()) d[below(d.size())] ^= uint8_t(1u << below(8));
         break;
       case 1: {  // an interesting byte
-        static const uint8_t v[] = {0, 0xff, 0x7f, 0x80, '"', '{', '}', '[', ']', ',', ':', '\\', '/', '.', '<', '>', '(', ')'};
+        static const uint8_t v[] = {0,   0xff, 0x7f, 0x80, '"', '{', '}', '[', ']',
+                                    ',', ':',  '\\', '/',  '.', '<', '>', '(', ')'};
         if (!d.empty()) d[below(d.size())] = v[below(sizeof v)];
         break;
       }
@@ -135,7 +153,8 @@ namespace wgslvk::fuzz {
 void bug(const std::string& what) {
   std::fprintf(stderr, "fuzz: BUG: %s\n", what.c_str());
   save_current();
-  std::fprintf(stderr, "fuzz: the input (%zu bytes) was saved to %s\n", g_current.size(), g_crash_path.c_str());
+  std::fprintf(stderr, "fuzz: the input (%zu bytes) was saved to %s\n", g_current.size(),
+               g_crash_path.c_str());
   std::abort();
 }
 }  // namespace wgslvk::fuzz
@@ -149,12 +168,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--iterations") iterations = std::strtoull(next().c_str(), nullptr, 10);
-    else if (a == "--seconds") seconds = std::atof(next().c_str());
-    else if (a == "--seed") seed = std::strtoull(next().c_str(), nullptr, 10);
-    else if (a == "--max-size") max_size = std::strtoull(next().c_str(), nullptr, 10);
-    else if (a == "--crash-file") g_crash_path = next();
-    else if (a == "--replay") replay_mode = true;
+    if (a == "--iterations")
+      iterations = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--seconds")
+      seconds = std::atof(next().c_str());
+    else if (a == "--seed")
+      seed = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--max-size")
+      max_size = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--crash-file")
+      g_crash_path = next();
+    else if (a == "--replay")
+      replay_mode = true;
     else if (a == "--emit-seeds") {  // writes the built-in seeds (to commit them to the corpus)
       fs::path d = next();
       int k = 0;
@@ -163,9 +188,10 @@ int main(int argc, char** argv) {
         f.write(reinterpret_cast<const char*>(s.data()), std::streamsize(s.size()));
       }
       return 0;
-    }
-    else if (!a.empty() && a[0] == '-') return usage();
-    else (replay_mode ? replay : dirs).push_back(a);
+    } else if (!a.empty() && a[0] == '-')
+      return usage();
+    else
+      (replay_mode ? replay : dirs).push_back(a);
   }
   std::signal(SIGSEGV, on_signal);
   std::signal(SIGBUS, on_signal);
@@ -212,7 +238,7 @@ int main(int argc, char** argv) {
     LLVMFuzzerTestOneInput(g_current.data(), g_current.size());
   }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("fuzz: %zu seeds and %llu mutated inputs ran clean in %.1f s (seed %llu)\n", corpus.size(),
-              (unsigned long long)n, s, (unsigned long long)seed);
+  std::printf("fuzz: %zu seeds and %llu mutated inputs ran clean in %.1f s (seed %llu)\n",
+              corpus.size(), (unsigned long long)n, s, (unsigned long long)seed);
   return 0;
 }

@@ -30,8 +30,10 @@ std::vector<std::vector<uint8_t>> extra_seeds();
 inline void check_message(const std::string& m) {
   if (m.empty()) bug("an empty error message");
   if (m.size() > 8000) bug("an unbounded error message (" + std::to_string(m.size()) + " bytes)");
-  for (const char* leak : {"stoull", "stoll", "_M_", "bad_alloc", "json.exception", "basic_string", "vector::"})
-    if (m.find(leak) != std::string::npos) bug("implementation word '" + std::string(leak) + "' in: " + m.substr(0, 500));
+  for (const char* leak :
+       {"stoull", "stoll", "_M_", "bad_alloc", "json.exception", "basic_string", "vector::"})
+    if (m.find(leak) != std::string::npos)
+      bug("implementation word '" + std::string(leak) + "' in: " + m.substr(0, 500));
 }
 
 }  // namespace wgslvk::fuzz

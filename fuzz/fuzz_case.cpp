@@ -22,7 +22,10 @@ const fs::path& folder() {
     npy_write(p / "x.npy", Array::of(DType::F32, f));
     npy_write(p / "bound.npy", Array::of(DType::F32, std::vector<float>(64, 2.0f)));
     npy_write(p / "tokens.npy", Array::of(DType::U32, std::vector<uint32_t>{1, 2, 3, 4}));
-    std::atexit([] { std::error_code ec; fs::remove_all(folder(), ec); });
+    std::atexit([] {
+      std::error_code ec;
+      fs::remove_all(folder(), ec);
+    });
     return p;
   }();
   return d;
@@ -31,15 +34,65 @@ const fs::path& folder() {
 
 namespace wgslvk::fuzz {
 std::vector<std::string> dictionary() {
-  return {"\"format\"", "\"wgslvk-case/1\"", "\"kernel\"", "\"case\"", "\"buffers\"", "\"dispatches\"",
-          "\"checks\"", "\"file\"", "\"dtype\"", "\"count\"", "\"fill\"", "\"generate\"", "\"kind\"",
-          "\"uniform\"", "\"choice\"", "\"values\"", "\"seed\"", "\"lo\"", "\"hi\"", "\"bindings\"",
-          "\"group\"", "\"binding\"", "\"buffer\"", "\"offset\"", "\"size\"", "\"workgroups\"",
-          "\"workgroups_1d\"", "\"expected\"", "\"range\"", "\"compare\"", "\"ulp\"", "\"exact\"",
-          "\"magnitude\"", "\"self\"", "\"reason\"", "\"f32\"", "\"f16\"", "\"u32\"", "\"i8\"",
-          "\"nan\"", "\"-inf\"", "\"0x7fc00000\"", "\"0x\"", "\"../x.npy\"", "\"/etc/passwd\"",
-          "\"x.npy\"", "\"out.expected.npy\"", "\"bound.npy\"", "[[[[[[[[", "]]]]]]]]", "{\"a\":{\"a\":",
-          "\"\\u0000\"", "\"\\ud800\"", "\xff", "null", "true", "[]", "{}", "18446744073709551615"};
+  return {"\"format\"",
+          "\"wgslvk-case/1\"",
+          "\"kernel\"",
+          "\"case\"",
+          "\"buffers\"",
+          "\"dispatches\"",
+          "\"checks\"",
+          "\"file\"",
+          "\"dtype\"",
+          "\"count\"",
+          "\"fill\"",
+          "\"generate\"",
+          "\"kind\"",
+          "\"uniform\"",
+          "\"choice\"",
+          "\"values\"",
+          "\"seed\"",
+          "\"lo\"",
+          "\"hi\"",
+          "\"bindings\"",
+          "\"group\"",
+          "\"binding\"",
+          "\"buffer\"",
+          "\"offset\"",
+          "\"size\"",
+          "\"workgroups\"",
+          "\"workgroups_1d\"",
+          "\"expected\"",
+          "\"range\"",
+          "\"compare\"",
+          "\"ulp\"",
+          "\"exact\"",
+          "\"magnitude\"",
+          "\"self\"",
+          "\"reason\"",
+          "\"f32\"",
+          "\"f16\"",
+          "\"u32\"",
+          "\"i8\"",
+          "\"nan\"",
+          "\"-inf\"",
+          "\"0x7fc00000\"",
+          "\"0x\"",
+          "\"../x.npy\"",
+          "\"/etc/passwd\"",
+          "\"x.npy\"",
+          "\"out.expected.npy\"",
+          "\"bound.npy\"",
+          "[[[[[[[[",
+          "]]]]]]]]",
+          "{\"a\":{\"a\":",
+          "\"\\u0000\"",
+          "\"\\ud800\"",
+          "\xff",
+          "null",
+          "true",
+          "[]",
+          "{}",
+          "18446744073709551615"};
 }
 std::vector<std::vector<uint8_t>> extra_seeds() { return {}; }
 }  // namespace wgslvk::fuzz

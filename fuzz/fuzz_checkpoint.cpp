@@ -25,7 +25,8 @@ const std::vector<CheckpointTensor>& expected() {
 const std::vector<CheckpointTensor>& expected_adafactor() {
   static const std::vector<CheckpointTensor> t = [] {
     std::vector<ParamSpec> params = {{"w", {4, 8}, true}, {"b", {8}, false}, {"e", {0, 3}, false}};
-    Layout L = make_layout(params, StatePrecision::FP32, 256, uint64_t(1) << 30, "MultiTensorAdafactor");
+    Layout L =
+        make_layout(params, StatePrecision::FP32, 256, uint64_t(1) << 30, "MultiTensorAdafactor");
     return wgslvk::adafactor::checkpoint_tensors(L);
   }();
   return t;
@@ -43,13 +44,43 @@ std::vector<std::vector<uint8_t>> seed_data(const std::vector<CheckpointTensor>&
 
 namespace wgslvk::fuzz {
 std::vector<std::string> dictionary() {
-  return {"\"__metadata__\"", "\"format\"", "\"wgslvk.adamw.v2\"", "\"step\"", "\"lr\"", "\"beta1\"",
-          "\"beta2\"", "\"eps\"", "\"weight_decay\"", "\"max_grad_norm\"", "\"none\"", "\"crc32\"",
-          "\"dtype\"", "\"F32\"", "\"U8\"", "\"shape\"", "\"data_offsets\"", "\"w.exp_avg\"", "\"-1\"",
-          "\"1\"", "\"nan\"", "\"18446744073709551615\"", "[[[[[[[[[[[[[[[[[[", "{\"a\":", "\xff\xff\xff\xff",
-          "\"wgslvk.adafactor.v2\"", "\"beta2_decay\"", "\"eps1\"", "\"eps2\"", "\"d\"",
-          "\"relative_step\"", "\"scale_parameter\"", "\"true\"", "\"false\"", "\"w.row_var\"",
-          "\"b.variance\"", "\"9007199254740993\""};
+  return {"\"__metadata__\"",
+          "\"format\"",
+          "\"wgslvk.adamw.v2\"",
+          "\"step\"",
+          "\"lr\"",
+          "\"beta1\"",
+          "\"beta2\"",
+          "\"eps\"",
+          "\"weight_decay\"",
+          "\"max_grad_norm\"",
+          "\"none\"",
+          "\"crc32\"",
+          "\"dtype\"",
+          "\"F32\"",
+          "\"U8\"",
+          "\"shape\"",
+          "\"data_offsets\"",
+          "\"w.exp_avg\"",
+          "\"-1\"",
+          "\"1\"",
+          "\"nan\"",
+          "\"18446744073709551615\"",
+          "[[[[[[[[[[[[[[[[[[",
+          "{\"a\":",
+          "\xff\xff\xff\xff",
+          "\"wgslvk.adafactor.v2\"",
+          "\"beta2_decay\"",
+          "\"eps1\"",
+          "\"eps2\"",
+          "\"d\"",
+          "\"relative_step\"",
+          "\"scale_parameter\"",
+          "\"true\"",
+          "\"false\"",
+          "\"w.row_var\"",
+          "\"b.variance\"",
+          "\"9007199254740993\""};
 }
 // A valid checkpoint of each layout above (the committed corpus holds the AdamW one).
 std::vector<std::vector<uint8_t>> extra_seeds() {
@@ -58,7 +89,8 @@ std::vector<std::vector<uint8_t>> extra_seeds() {
   wgslvk::adafactor::CheckpointState as;
   as.step = 12;
   return {encode_checkpoint(expected(), seed_data(expected()), st),
-          wgslvk::adafactor::encode_checkpoint(expected_adafactor(), seed_data(expected_adafactor()), as)};
+          wgslvk::adafactor::encode_checkpoint(expected_adafactor(),
+                                               seed_data(expected_adafactor()), as)};
 }
 }  // namespace wgslvk::fuzz
 
@@ -81,22 +113,26 @@ std::vector<uint8_t> with_fixed_crc(const uint8_t* data, size_t size) {
 
 template <class Decoded>
 void check_spans(const Decoded& d, const std::vector<CheckpointTensor>& expected, size_t size) {
-  if (d.spans.size() != expected.size()) wgslvk::fuzz::bug("decoded a checkpoint with the wrong tensor count");
+  if (d.spans.size() != expected.size())
+    wgslvk::fuzz::bug("decoded a checkpoint with the wrong tensor count");
   for (size_t i = 0; i < d.spans.size(); ++i)
-    if (d.data_offset + d.spans[i].second > size || d.spans[i].second - d.spans[i].first != expected[i].bytes)
+    if (d.data_offset + d.spans[i].second > size ||
+        d.spans[i].second - d.spans[i].first != expected[i].bytes)
       wgslvk::fuzz::bug("a decoded tensor lies outside the file");
 }
 
 void run_adafactor(const uint8_t* data, size_t size) {
   try {
-    auto d = wgslvk::adafactor::decode_checkpoint(std::span<const uint8_t>(data, size), expected_adafactor());
+    auto d = wgslvk::adafactor::decode_checkpoint(std::span<const uint8_t>(data, size),
+                                                  expected_adafactor());
     check_spans(d, expected_adafactor(), size);
     if (d.state.step > kMaxCheckpointStep) wgslvk::fuzz::bug("decoded a step above 2^53");
     wgslvk::adafactor::check_hyper(d.state.hyper, "fuzz");  // must not throw: decode ran it
   } catch (const CheckpointError& e) {
     wgslvk::fuzz::check_message(e.what());
   } catch (const std::exception& e) {
-    wgslvk::fuzz::bug(std::string("adafactor::decode_checkpoint threw a non-CheckpointError: ") + e.what());
+    wgslvk::fuzz::bug(std::string("adafactor::decode_checkpoint threw a non-CheckpointError: ") +
+                      e.what());
   }
 }
 
@@ -104,9 +140,11 @@ void run(const uint8_t* data, size_t size) {
   run_adafactor(data, size);
   try {
     auto d = decode_checkpoint(std::span<const uint8_t>(data, size), expected(), AdamWOptions{});
-    if (d.spans.size() != expected().size()) wgslvk::fuzz::bug("decoded a checkpoint with the wrong tensor count");
+    if (d.spans.size() != expected().size())
+      wgslvk::fuzz::bug("decoded a checkpoint with the wrong tensor count");
     for (size_t i = 0; i < d.spans.size(); ++i)
-      if (d.data_offset + d.spans[i].second > size || d.spans[i].second - d.spans[i].first != expected()[i].bytes)
+      if (d.data_offset + d.spans[i].second > size ||
+          d.spans[i].second - d.spans[i].first != expected()[i].bytes)
         wgslvk::fuzz::bug("a decoded tensor lies outside the file");
     check_adamw_options(d.state.options, "fuzz");  // must not throw: decode ran it
   } catch (const CheckpointError& e) {

@@ -6,8 +6,25 @@
 
 namespace wgslvk::fuzz {
 std::vector<std::string> dictionary() {
-  return {"\x93NUMPY", "'descr'", "'<f4'", "'<f2'", "'|u1'", "'>f4'", "'fortran_order'", "False", "True",
-          "'shape'", "(", ")", "()", "(0,)", "(4294967296, 4294967296)", "(18446744073709551615,)", ", ", "{", "}"};
+  return {"\x93NUMPY",
+          "'descr'",
+          "'<f4'",
+          "'<f2'",
+          "'|u1'",
+          "'>f4'",
+          "'fortran_order'",
+          "False",
+          "True",
+          "'shape'",
+          "(",
+          ")",
+          "()",
+          "(0,)",
+          "(4294967296, 4294967296)",
+          "(18446744073709551615,)",
+          ", ",
+          "{",
+          "}"};
 }
 std::vector<std::vector<uint8_t>> extra_seeds() {
   using namespace wgslvk::validate;

@@ -8,6 +8,7 @@ packages=(
   glslang-dev glslang-tools spirv-tools spirv-headers
   spirv-cross libspirv-cross-c-shared-dev
   googletest libgtest-dev nlohmann-json3-dev
+  clang-format-14  # the C++ style check (.clang-format, scripts/check_format.sh)
   zlib1g-dev  # the optimizer checkpoints' CRC-32 (wgsl_ports/optimizer/checkpoint.cpp)
   fortunes  # the training corpus (apps/gpt): English text installed under /usr/share/games/fortunes
   chromium nodejs  # the browser suite (capture/, tests/browser): headless Chromium's WebGPU as the oracle

@@ -120,8 +120,8 @@ std::string_view attention_name(AttentionImpl a) {
 }
 
 AttentionImpl parse_attention(std::string_view s) {
-  for (auto a : {AttentionImpl::FA2, AttentionImpl::FA2Wide, AttentionImpl::FA2Tiled,
-                 AttentionImpl::Naive})
+  for (auto a :
+       {AttentionImpl::FA2, AttentionImpl::FA2Wide, AttentionImpl::FA2Tiled, AttentionImpl::Naive})
     if (attention_name(a) == s) return a;
   throw std::invalid_argument("unknown attention '" + std::string(s) +
                               "' (known: fa2, fa2_wide, fa2_tiled, naive)");

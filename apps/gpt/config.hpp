@@ -76,7 +76,7 @@ std::string_view schedule_name(Schedule s);
 // gpt110m on an H200 (bench/results/h200-2026-11-23-session4): 72.8 ms/step vs 79.6 (FA2Wide) and
 // 125 (FA2), native matmul, the same losses.
 enum class AttentionImpl { FA2, FA2Wide, FA2Tiled, Naive };
-std::string_view attention_name(AttentionImpl a);  // "fa2", "fa2_wide", "fa2_tiled", "naive"
+std::string_view attention_name(AttentionImpl a);   // "fa2", "fa2_wide", "fa2_tiled", "naive"
 AttentionImpl parse_attention(std::string_view s);  // throws std::invalid_argument naming s
 
 struct TrainConfig {

@@ -81,11 +81,10 @@ void GpuGpt::build() {
   const bool fa2 = gopt_.attention != AttentionImpl::Naive;
   // The wide variants have the FA2 kernels' ABI and dispatch: a host switches by name.
   const std::string fa2_suffix = gopt_.attention == AttentionImpl::FA2 ? "" : "_wide";
-  const attention::Fa2Backward fa2_bwd = gopt_.attention == AttentionImpl::FA2Tiled
-                                             ? attention::Fa2Backward::Tiled
-                                         : gopt_.attention == AttentionImpl::FA2Wide
-                                             ? attention::Fa2Backward::Wide
-                                             : attention::Fa2Backward::Ported;
+  const attention::Fa2Backward fa2_bwd =
+      gopt_.attention == AttentionImpl::FA2Tiled  ? attention::Fa2Backward::Tiled
+      : gopt_.attention == AttentionImpl::FA2Wide ? attention::Fa2Backward::Wide
+                                                  : attention::Fa2Backward::Ported;
   auto buf = [&](const std::string& label, uint64_t floats) {
     return utils::make_buffer(dev_, label, floats * 4);
   };
@@ -369,8 +368,8 @@ void GpuGpt::build() {
       std::vector<BindGroupEntry> e = {whole(attn_u).entry(0), whole(L.qkv).entry(1),
                                        whole(A.dy).entry(2),   whole(L.lse).entry(3),
                                        whole(A.dsum).entry(4), whole(A.dqkv).entry(5)};
-      for (const auto& k : attention::fa2_backward_dispatches(attention::make_shape(B, T, H, hd),
-                                                              fa2_bwd))
+      for (const auto& k :
+           attention::fa2_backward_dispatches(attention::make_shape(B, T, H, hd), fa2_bwd))
         add(k.kernel, e, k.x, k.y, k.z);
     } else {
       add_flat("attention/attn_dscores",
@@ -451,8 +450,9 @@ std::vector<GpuGpt::ProfileRow> GpuGpt::profile_step(const Batch& b, float lr, u
   if (slot >= kLossLogSlots)
     throw std::invalid_argument("profile_step: loss-log slot out of range");
   const uint32_t n = uint32_t(ops_.size());
-  QuerySet qs =
-      dev_.create_query_set({.label = "gpt.profile", .count = uint32_t(n + 1 + optimizer::MultiTensorAdamW::kStepTimestamps)});
+  QuerySet qs = dev_.create_query_set(
+      {.label = "gpt.profile",
+       .count = uint32_t(n + 1 + optimizer::MultiTensorAdamW::kStepTimestamps)});
   upload(b);
   opt_->set_lr(lr);
   CommandEncoder enc = dev_.create_command_encoder({"gpt.step.profiled"});

@@ -38,15 +38,18 @@ Stats stats_from(const std::vector<uint64_t>& ts, int reps, int stride, int firs
 struct Ctx::Roofline {
   ComputePipeline pipe;
   Buffer src, dst;
-  uint64_t max_half = 0;  // largest src (= dst) range in bytes
+  uint64_t max_half = 0;                                   // largest src (= dst) range in bytes
   std::map<uint32_t, std::pair<Buffer, BindGroup>> slots;  // vec4 count -> uniform, group
 
   BindGroup group(Device& d, const Buffer& n, uint64_t half) {
     BindGroupDescriptor desc{"copy_vec4", pipe.get_bind_group_layout(0), {}};
     for (const auto& kb : pipe.kernel().bindings) {
-      if (kb.type == BindingType::ReadOnlyStorage) desc.entries.push_back({kb.binding, src, 0, half});
-      else if (kb.type == BindingType::Storage) desc.entries.push_back({kb.binding, dst, 0, half});
-      else desc.entries.push_back({kb.binding, n, 0, 16});
+      if (kb.type == BindingType::ReadOnlyStorage)
+        desc.entries.push_back({kb.binding, src, 0, half});
+      else if (kb.type == BindingType::Storage)
+        desc.entries.push_back({kb.binding, dst, 0, half});
+      else
+        desc.entries.push_back({kb.binding, n, 0, 16});
     }
     return d.create_bind_group(desc);
   }
@@ -89,7 +92,8 @@ struct Ctx::Roofline {
     for (size_t i = 0; i < data.size(); ++i)
       if (std::bit_cast<uint32_t>(got[i]) != std::bit_cast<uint32_t>(data[i]))
         throw std::runtime_error("bench: copy_vec4 check failed: element " + std::to_string(i) +
-                                 " is " + std::to_string(got[i]) + ", want " + std::to_string(data[i]));
+                                 " is " + std::to_string(got[i]) + ", want " +
+                                 std::to_string(data[i]));
     if (got[n4 * 4] != -12345.0f) throw std::runtime_error("bench: copy_vec4 wrote past its range");
   }
 };
@@ -112,7 +116,7 @@ Ctx::Ctx(Options options, Device device) : opt_(std::move(options)), dev_(std::m
   for (size_t i = 0; i < chunk.size(); ++i) chunk[i] = rand_sym(11, i);
   for (uint64_t off = 0; off < roof_->max_half; off += chunk.size() * 4)
     dev_.queue().write_buffer(roof_->src, off, chunk.data(),
-                      std::min<uint64_t>(chunk.size() * 4, roof_->max_half - off));
+                              std::min<uint64_t>(chunk.size() * 4, roof_->max_half - off));
 }
 
 Ctx::~Ctx() = default;
@@ -149,7 +153,8 @@ void Ctx::warm_up(const std::function<void(CommandEncoder&)>& record_one) {
     dev_.queue().submit(enc.finish());
     dev_.wait_idle();
     done += batch;
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if ((done >= opt_.warmup && ms >= opt_.warm_ms) || done >= 20000) break;
     batch = std::min(batch * 2, 512);
   }
@@ -179,7 +184,8 @@ std::pair<Stats, CopyResult> Ctx::time_pair_encoder(const EncoderRecorder& rec, 
     record_pass(enc, copy_rec, nullptr, 0);
   });
   const uint32_t b2b = back_to_back ? uint32_t(2 * reps) : 0;
-  QuerySet qs = dev_.create_query_set({.label = "bench pair timestamps", .count = uint32_t(uint32_t(4 * reps) + b2b)});
+  QuerySet qs = dev_.create_query_set(
+      {.label = "bench pair timestamps", .count = uint32_t(uint32_t(4 * reps) + b2b)});
   CommandEncoder enc = dev_.create_command_encoder({"bench timed pair"});
   for (int i = 0; i < reps; ++i) {
     rec(enc, PassTimestampWrites{qs, uint32_t(4 * i), uint32_t(4 * i + 1)});
@@ -241,15 +247,19 @@ bool add_section(const char* group, Section fn, const char* source) {
 
 const std::vector<SectionInfo>& sections() {
   auto& r = registry();
-  std::stable_sort(r.begin(), r.end(), [](const SectionInfo& a, const SectionInfo& b) { return a.group < b.group; });
+  std::stable_sort(r.begin(), r.end(),
+                   [](const SectionInfo& a, const SectionInfo& b) { return a.group < b.group; });
   return r;
 }
 
 std::string human_count(uint64_t n) {
   char b[32];
-  if (n >= (1ull << 20) && n % (1ull << 20) == 0) std::snprintf(b, sizeof b, "%lluM", (unsigned long long)(n >> 20));
-  else if (n >= 1024 && n % 1024 == 0) std::snprintf(b, sizeof b, "%lluK", (unsigned long long)(n >> 10));
-  else std::snprintf(b, sizeof b, "%llu", (unsigned long long)n);
+  if (n >= (1ull << 20) && n % (1ull << 20) == 0)
+    std::snprintf(b, sizeof b, "%lluM", (unsigned long long)(n >> 20));
+  else if (n >= 1024 && n % 1024 == 0)
+    std::snprintf(b, sizeof b, "%lluK", (unsigned long long)(n >> 10));
+  else
+    std::snprintf(b, sizeof b, "%llu", (unsigned long long)n);
   return b;
 }
 

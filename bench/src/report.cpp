@@ -51,10 +51,12 @@ json row_json(const Row& r) {
   return j;
 }
 
-void write_png(const std::string& device_name, const std::vector<Row>& rows, const std::string& path) {
+void write_png(const std::string& device_name, const std::vector<Row>& rows,
+               const std::string& path) {
   std::vector<std::string> kernels;
   for (const auto& r : rows)
-    if (r.plot && r.t.median > 0 && std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end())
+    if (r.plot && r.t.median > 0 &&
+        std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end())
       kernels.push_back(r.kernel);
   const int pw = 480, ph = 330, cols = 3;
   int nrows = std::max<int>(1, int((kernels.size() + cols - 1) / cols));
@@ -66,12 +68,14 @@ void write_png(const std::string& device_name, const std::vector<Row>& rows, con
     std::vector<const Row*> rs;
     for (const auto& r : rows)
       if (r.kernel == kernels[i] && r.plot && r.t.median > 0) rs.push_back(&r);
-    std::stable_sort(rs.begin(), rs.end(), [](const Row* a, const Row* b) { return a->bytes < b->bytes; });
+    std::stable_sort(rs.begin(), rs.end(),
+                     [](const Row* a, const Row* b) { return a->bytes < b->bytes; });
     for (const Row* r : rs) {
       k.points.push_back({double(r->bytes), r->gbps()});
       cp.points.push_back({double(r->bytes), r->copy.gbps()});
     }
-    draw_panel(cv, int(i % cols) * pw, 30 + int(i / cols) * ph, pw, ph, kernels[i], "BYTES", {k, cp});
+    draw_panel(cv, int(i % cols) * pw, 30 + int(i / cols) * ph, pw, ph, kernels[i], "BYTES",
+               {k, cp});
   }
   if (!cv.write_png(path)) throw std::runtime_error("bench: cannot write " + path);
 }

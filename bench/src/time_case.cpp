@@ -15,7 +15,8 @@ namespace {
 // A folder name from a row label ("qkv fwd 4096x2304x768" -> "qkv_fwd_4096x2304x768").
 std::string folder_name(const std::string& s) {
   std::string out;
-  for (char ch : s) out += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-') ? ch : '_';
+  for (char ch : s)
+    out += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-') ? ch : '_';
   return out.empty() ? "case" : out;
 }
 }  // namespace
@@ -40,7 +41,8 @@ Row& time_case(Ctx& c, const validate::Case& in, Row row) {
   validate::CaseResult r = runner.execute(kase, p);
   if (!c.options().dump_dir.empty()) {
     // The case and what we computed, for replaying elsewhere (wgslvk validate --cases, Dawn).
-    std::filesystem::path dir = std::filesystem::path(c.options().dump_dir) / kase.kernel / kase.name;
+    std::filesystem::path dir =
+        std::filesystem::path(c.options().dump_dir) / kase.kernel / kase.name;
     std::filesystem::create_directories(dir);
     for (const auto& [name, bytes] : validate::serialize_case(kase)) {
       std::ofstream f(dir / name, std::ios::binary);

@@ -20,8 +20,8 @@ int main() {
     wgslvk::validate::Case c = wgslvk::validate::load_case(EXAMPLE_DIR "/cases/scale/basic");
     wgslvk::validate::Runner runner(device);
     wgslvk::validate::CaseResult r = runner.run(c);
-    std::printf("%s %s %s\n", r.id.c_str(), std::string(wgslvk::validate::status_name(r.status)).c_str(),
-                r.message.c_str());
+    std::printf("%s %s %s\n", r.id.c_str(),
+                std::string(wgslvk::validate::status_name(r.status)).c_str(), r.message.c_str());
     return r.status == wgslvk::validate::CaseResult::Status::Pass ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scale_check: %s\n", e.what());

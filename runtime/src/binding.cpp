@@ -11,7 +11,8 @@ namespace {
 std::string num(uint64_t v) { return std::to_string(v); }
 
 VkDescriptorType descriptor_type(BindingType t) {
-  return t == BindingType::Uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  return t == BindingType::Uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                   : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
 // Buffer bindings by Vulkan descriptor type (read-only storage counts as storage).
@@ -24,13 +25,15 @@ struct BufferCounts {
 // pipeline's whole layout; `subject` starts the message ("<subject> has N storage buffer ...").
 void check_per_stage(const Limits& lim, const std::string& subject, BufferCounts n) {
   if (n.storage > lim.max_storage_buffers_per_shader_stage)
-    throw ValidationError("limits", subject + " has " + num(n.storage) +
-                                        " storage buffer bindings, more than maxStorageBuffersPerShaderStage (" +
-                                        num(lim.max_storage_buffers_per_shader_stage) + ")");
+    throw ValidationError(
+        "limits", subject + " has " + num(n.storage) +
+                      " storage buffer bindings, more than maxStorageBuffersPerShaderStage (" +
+                      num(lim.max_storage_buffers_per_shader_stage) + ")");
   if (n.uniform > lim.max_uniform_buffers_per_shader_stage)
-    throw ValidationError("limits", subject + " has " + num(n.uniform) +
-                                        " uniform buffer bindings, more than maxUniformBuffersPerShaderStage (" +
-                                        num(lim.max_uniform_buffers_per_shader_stage) + ")");
+    throw ValidationError(
+        "limits", subject + " has " + num(n.uniform) +
+                      " uniform buffer bindings, more than maxUniformBuffersPerShaderStage (" +
+                      num(lim.max_uniform_buffers_per_shader_stage) + ")");
 }
 
 std::shared_ptr<BindGroupLayoutImpl> make_layout(const std::shared_ptr<DeviceCore>& core,
@@ -131,8 +134,8 @@ BindGroupLayout ComputePipeline::get_bind_group_layout(uint32_t group) const {
   require_live(impl_, "ComputePipeline::get_bind_group_layout");
   if (group >= impl_->groups.size())
     throw ValidationError("state", quoted("ComputePipeline", impl_->label) + " has no bind group " +
-                                       num(group) + " (its layout has " + num(impl_->groups.size()) +
-                                       " group(s))");
+                                       num(group) + " (its layout has " +
+                                       num(impl_->groups.size()) + " group(s))");
   BindGroupLayout out;
   impl_of(out) = impl_->groups[group];
   return out;
@@ -155,8 +158,9 @@ BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
   std::string name = quoted("BindGroup", desc.label);
   if (!desc.layout) throw ValidationError("state", name + " has no layout");
   const auto& layout = *impl_of(desc.layout);
-  if (layout.core != core) throw ValidationError("state", quoted("BindGroupLayout", layout.label) +
-                                                              " of " + name + " belongs to a different device");
+  if (layout.core != core)
+    throw ValidationError("state", quoted("BindGroupLayout", layout.label) + " of " + name +
+                                       " belongs to a different device");
   std::string lname = quoted("BindGroupLayout", layout.label);
   // R1 (unknown and repeated bindings first: they name the culprit better than the count)
   std::set<uint32_t> seen;
@@ -184,7 +188,9 @@ BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
     std::string at = name + " binding " + num(e.binding);
     if (!e.buffer) throw ValidationError("state", at + " has no buffer");
     const BufferImpl& b = *impl_of(e.buffer);
-    if (b.core != core) throw ValidationError("state", at + ": " + quoted("Buffer", b.label) + " belongs to a different device");
+    if (b.core != core)
+      throw ValidationError(
+          "state", at + ": " + quoted("Buffer", b.label) + " belongs to a different device");
     std::string bname = quoted("Buffer", b.label);
     bool uniform = le.type == BindingType::Uniform;
     // R6
@@ -208,19 +214,21 @@ BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
     if (e.offset % align)
       throw ValidationError("R2", at + ": offset (" + num(e.offset) + ") of " + bname +
                                       " is not a multiple of " +
-                                      (uniform ? "minUniformBufferOffsetAlignment (" : "minStorageBufferOffsetAlignment (") +
+                                      (uniform ? "minUniformBufferOffsetAlignment ("
+                                               : "minStorageBufferOffsetAlignment (") +
                                       num(align) + ")");
     // R4
     if (!uniform && size % 4)
       throw ValidationError("R4", at + ": " + binding_type_name(le.type) + " binding size (" +
                                       num(size) + ") of " + bname + " is not a multiple of 4");
     // R5
-    uint64_t max = uniform ? lim.max_uniform_buffer_binding_size : lim.max_storage_buffer_binding_size;
+    uint64_t max =
+        uniform ? lim.max_uniform_buffer_binding_size : lim.max_storage_buffer_binding_size;
     if (size > max)
-      throw ValidationError("R5", at + ": binding size (" + num(size) + ") of " + bname +
-                                      " is larger than " +
-                                      (uniform ? "maxUniformBufferBindingSize (" : "maxStorageBufferBindingSize (") +
-                                      num(max) + ")");
+      throw ValidationError(
+          "R5", at + ": binding size (" + num(size) + ") of " + bname + " is larger than " +
+                    (uniform ? "maxUniformBufferBindingSize (" : "maxStorageBufferBindingSize (") +
+                    num(max) + ")");
     // R7 (layout minimum; the shader minimum is checked at dispatch when this is 0)
     if (size < le.min_binding_size)
       throw ValidationError("R7", at + ": binding size (" + num(size) + ") of " + bname +
@@ -228,7 +236,8 @@ BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
                                       num(le.min_binding_size) + ")");
     g->bound.push_back(BoundBuffer{e.binding, le.type, impl_of(e.buffer), e.offset, size});
   }
-  std::sort(g->bound.begin(), g->bound.end(), [](auto& a, auto& b) { return a.binding < b.binding; });
+  std::sort(g->bound.begin(), g->bound.end(),
+            [](auto& a, auto& b) { return a.binding < b.binding; });
 
   // Vulkan objects: a small pool per group keeps lifetime trivial.
   BufferCounts counts;
@@ -276,7 +285,8 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
   require_live(impl_, "Device::create_compute_pipeline");
   auto& core = impl_->core;
   const Limits& lim = core->limits;
-  if (!desc.kernel) throw ValidationError("state", quoted("ComputePipeline", desc.label) + " has no kernel");
+  if (!desc.kernel)
+    throw ValidationError("state", quoted("ComputePipeline", desc.label) + " has no kernel");
   const KernelInfo& k = *desc.kernel;
   std::string kname = kernel_name(k);
   auto p = std::make_shared<PipelineImpl>();
@@ -287,48 +297,56 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
 
   // Features (R22 for f16, as WebGPU refuses `enable f16;` without "shader-f16").
   if (k.needs_shader_f16 && !core->has(Feature::ShaderF16))
-    throw ValidationError("R22", name + ": kernel " + kname +
-                                     " uses f16 (enable f16;), which needs the \"shader-f16\" feature; " +
-                                     quoted("Device", core->label) + " was not created with it" +
-                                     (core->adapter->features.end() !=
-                                              std::find(core->adapter->features.begin(),
-                                                        core->adapter->features.end(), Feature::ShaderF16)
-                                          ? " (the adapter supports it: request it)"
-                                          : " (adapter \"" + core->adapter->info.name + "\" does not support it)"));
+    throw ValidationError(
+        "R22", name + ": kernel " + kname +
+                   " uses f16 (enable f16;), which needs the \"shader-f16\" feature; " +
+                   quoted("Device", core->label) + " was not created with it" +
+                   (core->adapter->features.end() != std::find(core->adapter->features.begin(),
+                                                               core->adapter->features.end(),
+                                                               Feature::ShaderF16)
+                        ? " (the adapter supports it: request it)"
+                        : " (adapter \"" + core->adapter->info.name + "\" does not support it)"));
   if (k.needs_float_atomics && !core->has(Feature::Float32AtomicAdd))
-    throw ValidationError("feature", name + ": kernel " + kname +
-                                         " uses float atomics, which need the \"float32-atomic-add\" feature; " +
-                                         quoted("Device", core->label) + " was not created with it");
+    throw ValidationError(
+        "feature", name + ": kernel " + kname +
+                       " uses float atomics, which need the \"float32-atomic-add\" feature; " +
+                       quoted("Device", core->label) + " was not created with it");
 
   // R13
   auto [wx, wy, wz] = k.workgroup_size;
   uint64_t inv = uint64_t(wx) * wy * wz;
   auto r13 = [&](const std::string& what, uint64_t v, uint64_t max, const char* limit) {
     if (v > max)
-      throw ValidationError("R13", name + ": kernel " + kname + " workgroup size (" + num(wx) + ", " +
-                                       num(wy) + ", " + num(wz) + "): " + what + " (" + num(v) +
-                                       ") is larger than " + limit + " (" + num(max) + ")");
+      throw ValidationError("R13", name + ": kernel " + kname + " workgroup size (" + num(wx) +
+                                       ", " + num(wy) + ", " + num(wz) + "): " + what + " (" +
+                                       num(v) + ") is larger than " + limit + " (" + num(max) +
+                                       ")");
   };
   r13("x", wx, lim.max_compute_workgroup_size_x, "maxComputeWorkgroupSizeX");
   r13("y", wy, lim.max_compute_workgroup_size_y, "maxComputeWorkgroupSizeY");
   r13("z", wz, lim.max_compute_workgroup_size_z, "maxComputeWorkgroupSizeZ");
   r13("x*y*z", inv, lim.max_compute_invocations_per_workgroup, "maxComputeInvocationsPerWorkgroup");
   if (k.workgroup_storage_bytes > lim.max_compute_workgroup_storage_size)
-    throw ValidationError("R13", name + ": kernel " + kname + " uses " + num(k.workgroup_storage_bytes) +
-                                     " bytes of workgroup memory, more than maxComputeWorkgroupStorageSize (" +
-                                     num(lim.max_compute_workgroup_storage_size) + ")");
+    throw ValidationError(
+        "R13", name + ": kernel " + kname + " uses " + num(k.workgroup_storage_bytes) +
+                   " bytes of workgroup memory, more than maxComputeWorkgroupStorageSize (" +
+                   num(lim.max_compute_workgroup_storage_size) + ")");
 
   uint32_t max_group = 0;
   bool any = false;
   for (const auto& b : k.bindings)
-    if (b.statically_used) { max_group = std::max(max_group, b.group); any = true; }
+    if (b.statically_used) {
+      max_group = std::max(max_group, b.group);
+      any = true;
+    }
   uint32_t n_groups = any ? max_group + 1 : 0;
 
   if (desc.layout.empty()) {
     // R10: auto layout, statically used bindings only, minBindingSize from the shader.
     if (n_groups > lim.max_bind_groups)
-      throw ValidationError("limits", name + ": kernel " + kname + " uses bind group " + num(max_group) +
-                                          ", not below maxBindGroups (" + num(lim.max_bind_groups) + ")");
+      throw ValidationError("limits", name + ": kernel " + kname + " uses bind group " +
+                                          num(max_group) + ", not below maxBindGroups (" +
+                                          num(lim.max_bind_groups) + ")");
     for (uint32_t g = 0; g < n_groups; ++g) {
       BindGroupLayoutDescriptor ld;
       ld.label = p->label + " group " + num(g) + " (auto)";
@@ -346,25 +364,29 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
     for (const auto& b : k.bindings) {
       if (!b.statically_used) continue;
       std::string at = name + ": shader binding @group(" + num(b.group) + ") @binding(" +
-                       num(b.binding) + ") '" + std::string(b.name) + "' (" + binding_type_name(b.type) + ")";
+                       num(b.binding) + ") '" + std::string(b.name) + "' (" +
+                       binding_type_name(b.type) + ")";
       const BindGroupLayoutImpl* gl = b.group < desc.layout.size() && desc.layout[b.group]
-                                          ? impl_of(desc.layout[b.group]).get() : nullptr;
+                                          ? impl_of(desc.layout[b.group]).get()
+                                          : nullptr;
       const BindGroupLayoutEntry* le = gl ? gl->find(b.binding) : nullptr;
       if (!le)
         throw ValidationError("R9", at + " is not in the explicit layout" +
-                                        (gl ? " " + quoted("BindGroupLayout", gl->label) : std::string(" (no layout for that group)")));
+                                        (gl ? " " + quoted("BindGroupLayout", gl->label)
+                                            : std::string(" (no layout for that group)")));
       if (le->type != b.type)
         throw ValidationError("R9", at + " does not match " + quoted("BindGroupLayout", gl->label) +
                                         " entry type (" + binding_type_name(le->type) + ")");
       if (le->min_binding_size && le->min_binding_size < b.min_binding_size)
-        throw ValidationError("R7", at + " needs at least " + num(b.min_binding_size) + " bytes but " +
-                                        quoted("BindGroupLayout", gl->label) + " minBindingSize is " +
-                                        num(le->min_binding_size));
+        throw ValidationError("R7", at + " needs at least " + num(b.min_binding_size) +
+                                        " bytes but " + quoted("BindGroupLayout", gl->label) +
+                                        " minBindingSize is " + num(le->min_binding_size));
     }
     for (size_t g = 0; g < desc.layout.size(); ++g) {
       if (desc.layout[g]) {
         if (impl_of(desc.layout[g])->core != core)
-          throw ValidationError("state", name + " layout " + num(g) + " belongs to a different device");
+          throw ValidationError("state",
+                                name + " layout " + num(g) + " belongs to a different device");
         p->groups.push_back(impl_of(desc.layout[g]));
       } else {
         p->groups.push_back(make_layout(core, {p->label + " group " + num(g) + " (empty)", {}}));
@@ -389,16 +411,19 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
   VkPipelineLayoutCreateInfo li{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   li.setLayoutCount = uint32_t(sets.size());
   li.pSetLayouts = sets.data();
-  check_vk(vkCreatePipelineLayout(core->device, &li, nullptr, &p->layout), "vkCreatePipelineLayout");
+  check_vk(vkCreatePipelineLayout(core->device, &li, nullptr, &p->layout),
+           "vkCreatePipelineLayout");
   VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   ci.stage.module = p->module;
   ci.stage.pName = "main";
   ci.layout = p->layout;
-  VkResult r = vkCreateComputePipelines(core->device, VK_NULL_HANDLE, 1, &ci, nullptr, &p->pipeline);
+  VkResult r =
+      vkCreateComputePipelines(core->device, VK_NULL_HANDLE, 1, &ci, nullptr, &p->pipeline);
   if (r != VK_SUCCESS)
-    throw VulkanError("creating " + name + " (kernel " + kname + ") failed: VkResult " + std::to_string(int(r)));
+    throw VulkanError("creating " + name + " (kernel " + kname + ") failed: VkResult " +
+                      std::to_string(int(r)));
   core->name_object(VK_OBJECT_TYPE_PIPELINE, uint64_t(p->pipeline), p->label);
   if (core->trace) core->trace->pipeline(*p, desc.layout);
   ComputePipeline out;

@@ -16,25 +16,30 @@ std::string range_str(uint64_t off, uint64_t size) {
 
 void require_no_pass(const EncoderImpl& e, const char* op) {
   if (e.finished)
-    throw ValidationError("state", std::string(op) + ": " + quoted("CommandEncoder", e.label) + " is already finished");
+    throw ValidationError("state", std::string(op) + ": " + quoted("CommandEncoder", e.label) +
+                                       " is already finished");
   if (e.pass_open)
     throw ValidationError("state", std::string(op) + ": " + quoted("CommandEncoder", e.label) +
                                        " has an open compute pass (" + e.pass_name() + ")");
 }
 
 void require_pass(const std::shared_ptr<EncoderImpl>& e, const char* op) {
-  if (!e || !e->pass_open) throw ValidationError("state", std::string(op) + ": the compute pass has ended");
+  if (!e || !e->pass_open)
+    throw ValidationError("state", std::string(op) + ": the compute pass has ended");
 }
 
-void check_query(const EncoderImpl& e, const QuerySet& set, uint32_t index, const std::string& where) {
+void check_query(const EncoderImpl& e, const QuerySet& set, uint32_t index,
+                 const std::string& where) {
   if (!e.core->has(Feature::TimestampQuery))
     throw ValidationError("feature", where + ": timestamps need the \"timestamp-query\" feature");
   if (!impl_of(set)) throw ValidationError("state", where + ": null query set");
   if (impl_of(set)->core != e.core)
-    throw ValidationError("state", where + ": " + quoted("QuerySet", impl_of(set)->label) + " belongs to a different device");
+    throw ValidationError("state", where + ": " + quoted("QuerySet", impl_of(set)->label) +
+                                       " belongs to a different device");
   if (index >= impl_of(set)->count)
     throw ValidationError("range", where + ": query index (" + num(index) + ") is not below " +
-                                       quoted("QuerySet", impl_of(set)->label) + " count (" + num(impl_of(set)->count) + ")");
+                                       quoted("QuerySet", impl_of(set)->label) + " count (" +
+                                       num(impl_of(set)->count) + ")");
 }
 }  // namespace
 
@@ -58,16 +63,21 @@ ComputePass CommandEncoder::begin_compute_pass(const ComputePassDescriptor& desc
   if (desc.timestamp_writes) {
     const auto& tw = *desc.timestamp_writes;
     if (tw.beginning_of_pass_write_index)
-      check_query(*impl_, tw.query_set, *tw.beginning_of_pass_write_index, where + " timestampWrites");
+      check_query(*impl_, tw.query_set, *tw.beginning_of_pass_write_index,
+                  where + " timestampWrites");
     if (tw.end_of_pass_write_index)
       check_query(*impl_, tw.query_set, *tw.end_of_pass_write_index, where + " timestampWrites");
     if (!tw.beginning_of_pass_write_index && !tw.end_of_pass_write_index)
-      throw ValidationError("state", where + " timestampWrites names neither a beginning nor an end index");
-    if (tw.beginning_of_pass_write_index && tw.beginning_of_pass_write_index == tw.end_of_pass_write_index)
+      throw ValidationError("state",
+                            where + " timestampWrites names neither a beginning nor an end index");
+    if (tw.beginning_of_pass_write_index &&
+        tw.beginning_of_pass_write_index == tw.end_of_pass_write_index)
       throw ValidationError("state", where + " timestampWrites uses index " +
-                                         num(*tw.end_of_pass_write_index) + " for both beginning and end");
+                                         num(*tw.end_of_pass_write_index) +
+                                         " for both beginning and end");
     if (tw.beginning_of_pass_write_index)
-      impl_->commands.push_back(TimestampCmd{impl_of(tw.query_set), *tw.beginning_of_pass_write_index, true});
+      impl_->commands.push_back(
+          TimestampCmd{impl_of(tw.query_set), *tw.beginning_of_pass_write_index, true});
   }
   impl_->pass_open = true;
   impl_->pass_label = desc.label;
@@ -82,10 +92,12 @@ ComputePass CommandEncoder::begin_compute_pass(const ComputePassDescriptor& desc
 
 void ComputePass::set_pipeline(const ComputePipeline& pipeline) {
   require_pass(impl_, "set_pipeline");
-  if (!pipeline) throw ValidationError("state", impl_->pass_name() + " set_pipeline: null pipeline");
+  if (!pipeline)
+    throw ValidationError("state", impl_->pass_name() + " set_pipeline: null pipeline");
   if (impl_of(pipeline)->core != impl_->core)
     throw ValidationError("state", impl_->pass_name() + " set_pipeline: " +
-                                       quoted("ComputePipeline", impl_of(pipeline)->label) + " belongs to a different device");
+                                       quoted("ComputePipeline", impl_of(pipeline)->label) +
+                                       " belongs to a different device");
   impl_->pipeline = impl_of(pipeline);
   if (impl_->core->trace) impl_->core->trace->set_pipeline(*impl_, *impl_of(pipeline));
 }
@@ -95,11 +107,15 @@ void ComputePass::set_bind_group(uint32_t index, const BindGroup& group) {
   const Limits& lim = impl_->core->limits;
   if (index >= lim.max_bind_groups)
     throw ValidationError("limits", impl_->pass_name() + " set_bind_group: index (" + num(index) +
-                                        ") is not below maxBindGroups (" + num(lim.max_bind_groups) + ")");
-  if (!group) throw ValidationError("state", impl_->pass_name() + " set_bind_group(" + num(index) + "): null bind group");
+                                        ") is not below maxBindGroups (" +
+                                        num(lim.max_bind_groups) + ")");
+  if (!group)
+    throw ValidationError(
+        "state", impl_->pass_name() + " set_bind_group(" + num(index) + "): null bind group");
   if (impl_of(group)->core != impl_->core)
     throw ValidationError("state", impl_->pass_name() + " set_bind_group: " +
-                                       quoted("BindGroup", impl_of(group)->label) + " belongs to a different device");
+                                       quoted("BindGroup", impl_of(group)->label) +
+                                       " belongs to a different device");
   if (impl_->groups.size() <= index) impl_->groups.resize(index + 1);
   impl_->groups[index] = impl_of(group);
   if (impl_->core->trace) impl_->core->trace->set_bind_group(*impl_, index, *impl_of(group));
@@ -109,7 +125,8 @@ void ComputePass::dispatch_workgroups(uint32_t x, uint32_t y, uint32_t z) {
   require_pass(impl_, "dispatch_workgroups");
   auto& e = *impl_;
   const Limits& lim = e.core->limits;
-  std::string where = e.pass_name() + " dispatch_workgroups(" + num(x) + ", " + num(y) + ", " + num(z) + ")";
+  std::string where =
+      e.pass_name() + " dispatch_workgroups(" + num(x) + ", " + num(y) + ", " + num(z) + ")";
   if (!e.pipeline) throw ValidationError("state", where + ": no pipeline set");
   const PipelineImpl& p = *e.pipeline;
   where += " with " + quoted("ComputePipeline", p.label);
@@ -125,7 +142,10 @@ void ComputePass::dispatch_workgroups(uint32_t x, uint32_t y, uint32_t z) {
                                        "); use a 2-D grid (grid_for_workgroups) and flat_id");
 
   std::vector<std::shared_ptr<BindGroupImpl>> used(p.groups.size());
-  struct Use { uint32_t group; const BoundBuffer* b; };
+  struct Use {
+    uint32_t group;
+    const BoundBuffer* b;
+  };
   std::vector<Use> uses;
   for (uint32_t g = 0; g < p.groups.size(); ++g) {
     const auto& pl = *p.groups[g];
@@ -134,8 +154,9 @@ void ComputePass::dispatch_workgroups(uint32_t x, uint32_t y, uint32_t z) {
       throw ValidationError("state", where + ": no bind group set at index " + num(g));
     const auto& bg = *e.groups[g];
     if (!bg.layout->same_as(pl))
-      throw ValidationError("state", where + ": " + quoted("BindGroup", bg.label) + " at index " + num(g) +
-                                         " was made with " + quoted("BindGroupLayout", bg.layout->label) +
+      throw ValidationError("state", where + ": " + quoted("BindGroup", bg.label) + " at index " +
+                                         num(g) + " was made with " +
+                                         quoted("BindGroupLayout", bg.layout->label) +
                                          ", which is not compatible with the pipeline's " +
                                          quoted("BindGroupLayout", pl.label));
     used[g] = e.groups[g];
@@ -145,10 +166,12 @@ void ComputePass::dispatch_workgroups(uint32_t x, uint32_t y, uint32_t z) {
       const BindGroupLayoutEntry* le = pl.find(bb.binding);
       if (le && le->min_binding_size == 0) {
         for (const auto& kb : p.kernel->bindings)
-          if (kb.group == g && kb.binding == bb.binding && kb.statically_used && bb.size < kb.min_binding_size)
+          if (kb.group == g && kb.binding == bb.binding && kb.statically_used &&
+              bb.size < kb.min_binding_size)
             throw ValidationError("R7", where + ": " + quoted("BindGroup", bg.label) + " binding " +
-                                            num(bb.binding) + " ('" + std::string(kb.name) + "') is bound to " +
-                                            num(bb.size) + " bytes of " + quoted("Buffer", bb.buffer->label) +
+                                            num(bb.binding) + " ('" + std::string(kb.name) +
+                                            "') is bound to " + num(bb.size) + " bytes of " +
+                                            quoted("Buffer", bb.buffer->label) +
                                             ", smaller than the shader's minimum binding size (" +
                                             num(kb.min_binding_size) + ")");
       }
@@ -168,10 +191,12 @@ void ComputePass::dispatch_workgroups(uint32_t x, uint32_t y, uint32_t z) {
         return "group " + num(u.group) + " binding " + num(u.b->binding) + " (" +
                binding_type_name(u.b->type) + ", " + range_str(u.b->offset, u.b->size) + ")";
       };
-      throw ValidationError("R11", where + ": " + quoted("Buffer", a.buffer->label) + " is bound at " +
-                                       desc(uses[i]) + " and at " + desc(uses[j]) +
+      throw ValidationError("R11", where + ": " + quoted("Buffer", a.buffer->label) +
+                                       " is bound at " + desc(uses[i]) + " and at " +
+                                       desc(uses[j]) +
                                        (wa && wb ? ": overlapping writable ranges"
-                                                 : ": a writable binding aliases a read-only/uniform binding of the same buffer"));
+                                                 : ": a writable binding aliases a "
+                                                   "read-only/uniform binding of the same buffer"));
     }
   e.commands.push_back(DispatchCmd{e.pipeline, std::move(used), x, y, z});
   if (e.core->trace) e.core->trace->dispatch(e, x, y, z);
@@ -187,7 +212,8 @@ void ComputePass::end() {
   require_pass(impl_, "end");
   auto& e = *impl_;
   if (e.pass_timestamps && e.pass_timestamps->end_of_pass_write_index)
-    e.commands.push_back(TimestampCmd{impl_of(e.pass_timestamps->query_set), *e.pass_timestamps->end_of_pass_write_index});
+    e.commands.push_back(TimestampCmd{impl_of(e.pass_timestamps->query_set),
+                                      *e.pass_timestamps->end_of_pass_write_index});
   e.pass_open = false;
   if (e.core->trace) e.core->trace->end_pass(e);
   e.pass_timestamps.reset();
@@ -196,19 +222,22 @@ void ComputePass::end() {
   impl_.reset();  // a pass is single-use
 }
 
-void CommandEncoder::copy_buffer_to_buffer(const Buffer& src, uint64_t src_offset, const Buffer& dst,
-                                           uint64_t dst_offset, uint64_t size) {
+void CommandEncoder::copy_buffer_to_buffer(const Buffer& src, uint64_t src_offset,
+                                           const Buffer& dst, uint64_t dst_offset, uint64_t size) {
   require_live(impl_, "CommandEncoder::copy_buffer_to_buffer");
   require_no_pass(*impl_, "copy_buffer_to_buffer");
   if (!src || !dst) throw ValidationError("state", "copy_buffer_to_buffer: null buffer");
   auto& s = *impl_of(src);
   auto& d = *impl_of(dst);
-  std::string where = "copy_buffer_to_buffer(" + quoted("Buffer", s.label) + " @" + num(src_offset) + " -> " +
-                      quoted("Buffer", d.label) + " @" + num(dst_offset) + ", " + num(size) + " bytes)";
+  std::string where = "copy_buffer_to_buffer(" + quoted("Buffer", s.label) + " @" +
+                      num(src_offset) + " -> " + quoted("Buffer", d.label) + " @" +
+                      num(dst_offset) + ", " + num(size) + " bytes)";
   if (s.core != impl_->core || d.core != impl_->core)
     throw ValidationError("state", where + ": a buffer belongs to a different device");
-  if (!has(s.usage, BufferUsage::CopySrc)) throw ValidationError("usage", where + ": source lacks CopySrc usage");
-  if (!has(d.usage, BufferUsage::CopyDst)) throw ValidationError("usage", where + ": destination lacks CopyDst usage");
+  if (!has(s.usage, BufferUsage::CopySrc))
+    throw ValidationError("usage", where + ": source lacks CopySrc usage");
+  if (!has(d.usage, BufferUsage::CopyDst))
+    throw ValidationError("usage", where + ": destination lacks CopyDst usage");
   if (src_offset % 4 || dst_offset % 4 || size % 4)
     throw ValidationError("alignment", where + ": offsets and size must be multiples of 4");
   if (src_offset > s.size || size > s.size - src_offset)
@@ -217,28 +246,35 @@ void CommandEncoder::copy_buffer_to_buffer(const Buffer& src, uint64_t src_offse
   if (dst_offset > d.size || size > d.size - dst_offset)
     throw ValidationError("range", where + ": destination range " + range_str(dst_offset, size) +
                                        " does not fit its size (" + num(d.size) + ")");
-  if (&s == &d) throw ValidationError("state", where + ": source and destination are the same buffer");
-  if (size) impl_->commands.push_back(CopyCmd{impl_of(src), impl_of(dst), src_offset, dst_offset, size});
-  if (size && impl_->core->trace) impl_->core->trace->copy(*impl_, s, src_offset, d, dst_offset, size);
+  if (&s == &d)
+    throw ValidationError("state", where + ": source and destination are the same buffer");
+  if (size)
+    impl_->commands.push_back(CopyCmd{impl_of(src), impl_of(dst), src_offset, dst_offset, size});
+  if (size && impl_->core->trace)
+    impl_->core->trace->copy(*impl_, s, src_offset, d, dst_offset, size);
 }
 
-void CommandEncoder::clear_buffer(const Buffer& buffer, uint64_t offset, std::optional<uint64_t> size_opt) {
+void CommandEncoder::clear_buffer(const Buffer& buffer, uint64_t offset,
+                                  std::optional<uint64_t> size_opt) {
   require_live(impl_, "CommandEncoder::clear_buffer");
   require_no_pass(*impl_, "clear_buffer");
   if (!buffer) throw ValidationError("state", "clear_buffer: null buffer");
   auto& b = *impl_of(buffer);
   std::string where = "clear_buffer(" + quoted("Buffer", b.label) + ")";
-  if (b.core != impl_->core) throw ValidationError("state", where + ": buffer belongs to a different device");
-  if (!has(b.usage, BufferUsage::CopyDst)) throw ValidationError("usage", where + ": buffer lacks CopyDst usage");
+  if (b.core != impl_->core)
+    throw ValidationError("state", where + ": buffer belongs to a different device");
+  if (!has(b.usage, BufferUsage::CopyDst))
+    throw ValidationError("usage", where + ": buffer lacks CopyDst usage");
   if (offset > b.size)
-    throw ValidationError("range", where + ": offset (" + num(offset) + ") is past the buffer's size (" + num(b.size) + ")");
+    throw ValidationError("range", where + ": offset (" + num(offset) +
+                                       ") is past the buffer's size (" + num(b.size) + ")");
   uint64_t size = size_opt.value_or(b.size - offset);
   if (offset % 4 || size % 4)
-    throw ValidationError("alignment", where + ": offset (" + num(offset) + ") and size (" + num(size) +
-                                           ") must be multiples of 4");
+    throw ValidationError("alignment", where + ": offset (" + num(offset) + ") and size (" +
+                                           num(size) + ") must be multiples of 4");
   if (size > b.size - offset)
-    throw ValidationError("range", where + ": range " + range_str(offset, size) + " does not fit the buffer's size (" +
-                                       num(b.size) + ")");
+    throw ValidationError("range", where + ": range " + range_str(offset, size) +
+                                       " does not fit the buffer's size (" + num(b.size) + ")");
   if (size) impl_->commands.push_back(ClearCmd{impl_of(buffer), offset, size});
   if (size && impl_->core->trace) impl_->core->trace->clear(*impl_, b, offset, size);
 }
@@ -315,7 +351,8 @@ void Queue::submit(std::span<const CommandBuffer> buffers) {
       throw ValidationError("state", "submit: " + quoted("CommandBuffer", impl_of(cb)->label) +
                                          " was encoded for a different device");
     if (impl_of(cb)->submitted)
-      throw ValidationError("state", "submit: " + quoted("CommandBuffer", impl_of(cb)->label) + " was already submitted");
+      throw ValidationError("state", "submit: " + quoted("CommandBuffer", impl_of(cb)->label) +
+                                         " was already submitted");
   }
   if (impl_->core->trace) {
     std::vector<const CommandBufferImpl*> cbs;
@@ -334,49 +371,51 @@ void Queue::submit(std::span<const CommandBuffer> buffers) {
   std::vector<std::vector<Access>> acc;
   acc.reserve(all.size());
   for (const Command& c : all) acc.push_back(accesses_of(c));
-  impl_->submit_locked([&](VkCommandBuffer cmd) {
-    HazardTracker hazards;  // submit_locked already put a barrier before the first command
-    auto barrier_if_needed = [&](const std::vector<Access>& next) {
-      if (hazards.needs_barrier(next)) {
-        full_barrier(cmd);
-        hazards.clear();
-      }
-    };
-    for (size_t k = 0; k < all.size(); ++k) {
-      Command& c = all[k];
-      if (auto* t = std::get_if<TimestampCmd>(&c)) {
-        // A barrier the pass's first command needs goes before the pass's beginning timestamp,
-        // not inside the timed region (it cost a few microseconds of every small kernel on an
-        // H200).
-        if (t->pass_begin)
-          for (size_t j = k + 1; j < all.size(); ++j)
-            if (!std::holds_alternative<TimestampCmd>(all[j])) {
-              barrier_if_needed(acc[j]);
-              break;
-            }
-        // A query must be reset before each write, also when written twice in one submission.
-        vkCmdResetQueryPool(cmd, t->set->pool, t->index, 1);
-        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t->set->pool, t->index);
-        t->set->written[t->index] = true;
-        continue;
-      }
-      barrier_if_needed(acc[k]);
-      hazards.record(acc[k]);
-      if (auto* d = std::get_if<DispatchCmd>(&c)) {
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipeline->pipeline);
-        for (uint32_t g = 0; g < d->groups.size(); ++g)
-          if (d->groups[g])
-            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipeline->layout, g, 1,
-                                    &d->groups[g]->set, 0, nullptr);
-        vkCmdDispatch(cmd, d->x, d->y, d->z);
-      } else if (auto* cp = std::get_if<CopyCmd>(&c)) {
-        VkBufferCopy region{cp->src_offset, cp->dst_offset, cp->size};
-        vkCmdCopyBuffer(cmd, cp->src->buffer, cp->dst->buffer, 1, &region);
-      } else if (auto* cl = std::get_if<ClearCmd>(&c)) {
-        vkCmdFillBuffer(cmd, cl->buffer->buffer, cl->offset, cl->size, 0);
-      }
-    }
-  }, all, false);  // a copy: the record lambda reads `all` after `retained` is built
+  impl_->submit_locked(
+      [&](VkCommandBuffer cmd) {
+        HazardTracker hazards;  // submit_locked already put a barrier before the first command
+        auto barrier_if_needed = [&](const std::vector<Access>& next) {
+          if (hazards.needs_barrier(next)) {
+            full_barrier(cmd);
+            hazards.clear();
+          }
+        };
+        for (size_t k = 0; k < all.size(); ++k) {
+          Command& c = all[k];
+          if (auto* t = std::get_if<TimestampCmd>(&c)) {
+            // A barrier the pass's first command needs goes before the pass's beginning timestamp,
+            // not inside the timed region (it cost a few microseconds of every small kernel on an
+            // H200).
+            if (t->pass_begin)
+              for (size_t j = k + 1; j < all.size(); ++j)
+                if (!std::holds_alternative<TimestampCmd>(all[j])) {
+                  barrier_if_needed(acc[j]);
+                  break;
+                }
+            // A query must be reset before each write, also when written twice in one submission.
+            vkCmdResetQueryPool(cmd, t->set->pool, t->index, 1);
+            vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t->set->pool, t->index);
+            t->set->written[t->index] = true;
+            continue;
+          }
+          barrier_if_needed(acc[k]);
+          hazards.record(acc[k]);
+          if (auto* d = std::get_if<DispatchCmd>(&c)) {
+            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipeline->pipeline);
+            for (uint32_t g = 0; g < d->groups.size(); ++g)
+              if (d->groups[g])
+                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipeline->layout, g,
+                                        1, &d->groups[g]->set, 0, nullptr);
+            vkCmdDispatch(cmd, d->x, d->y, d->z);
+          } else if (auto* cp = std::get_if<CopyCmd>(&c)) {
+            VkBufferCopy region{cp->src_offset, cp->dst_offset, cp->size};
+            vkCmdCopyBuffer(cmd, cp->src->buffer, cp->dst->buffer, 1, &region);
+          } else if (auto* cl = std::get_if<ClearCmd>(&c)) {
+            vkCmdFillBuffer(cmd, cl->buffer->buffer, cl->offset, cl->size, 0);
+          }
+        }
+      },
+      all, false);  // a copy: the record lambda reads `all` after `retained` is built
 }
 
 }  // namespace wgslvk

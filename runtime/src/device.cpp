@@ -13,8 +13,7 @@ constexpr uint64_t kStagingChunk = 64ull << 20;  // bounds staging memory for hu
 std::string buf_name(const BufferImpl& b) { return quoted("Buffer", b.label); }
 
 void require_same_device(const DeviceCore* core, const DeviceCore* other, const std::string& what) {
-  if (core != other)
-    throw ValidationError("state", what + " belongs to a different device");
+  if (core != other) throw ValidationError("state", what + " belongs to a different device");
 }
 }  // namespace
 
@@ -98,7 +97,8 @@ std::shared_ptr<BufferImpl> make_vk_buffer(const std::shared_ptr<DeviceCore>& co
     throw VulkanError("allocating " + std::to_string(req.size) + " bytes for " + buf_name(*b) +
                       " failed: VkResult " + std::to_string(int(r)));
   check_vk(vkBindBufferMemory(core->device, b->buffer, b->memory, 0), "vkBindBufferMemory");
-  if (host) check_vk(vkMapMemory(core->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped), "vkMapMemory");
+  if (host)
+    check_vk(vkMapMemory(core->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped), "vkMapMemory");
   core->name_object(VK_OBJECT_TYPE_BUFFER, uint64_t(b->buffer), label);
   return b;
 }
@@ -147,10 +147,15 @@ Buffer Device::create_buffer(const BufferDescriptor& desc) {
   auto& core = impl_->core;
   std::string name = quoted("Buffer", desc.label);
   if (desc.usage == BufferUsage::None) throw ValidationError("usage", name + " usage is 0 (none)");
-  constexpr BufferUsage kKnown = BufferUsage::MapRead | BufferUsage::MapWrite | BufferUsage::CopySrc | BufferUsage::CopyDst |
-                              BufferUsage::Uniform | BufferUsage::Storage | BufferUsage::QueryResolve;
+  constexpr BufferUsage kKnown =
+      BufferUsage::MapRead | BufferUsage::MapWrite | BufferUsage::CopySrc | BufferUsage::CopyDst |
+      BufferUsage::Uniform | BufferUsage::Storage | BufferUsage::QueryResolve;
   if ((desc.usage & ~kKnown) != BufferUsage::None)
-    throw ValidationError("usage", name + " usage (0x" + ([&] { char s[16]; std::snprintf(s, sizeof s, "%x", uint32_t(desc.usage)); return std::string(s); })() +
+    throw ValidationError("usage", name + " usage (0x" + ([&] {
+                                     char s[16];
+                                     std::snprintf(s, sizeof s, "%x", uint32_t(desc.usage));
+                                     return std::string(s);
+                                   })() +
                                        ") has unknown bits");
   if (desc.size > core->limits.max_buffer_size)
     throw ValidationError("limits", name + " size (" + std::to_string(desc.size) +
@@ -248,9 +253,9 @@ std::shared_ptr<BufferImpl> DeviceImpl::staging_locked(bool upload, uint64_t siz
   if (!slot || slot->alloc_size < size) {
     slot.reset();
     uint64_t want = std::max<uint64_t>(size, 1 << 20);
-    slot = make_vk_buffer(core, want,
-                          upload ? VK_BUFFER_USAGE_TRANSFER_SRC_BIT : VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                          true, !upload, upload ? "wgslvk staging (upload)" : "wgslvk staging (readback)");
+    slot = make_vk_buffer(
+        core, want, upload ? VK_BUFFER_USAGE_TRANSFER_SRC_BIT : VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        true, !upload, upload ? "wgslvk staging (upload)" : "wgslvk staging (readback)");
   }
   return slot;
 }
@@ -262,9 +267,10 @@ void check_range(const BufferImpl& b, uint64_t offset, uint64_t size, const char
                                            std::to_string(offset) + ") and size (" +
                                            std::to_string(size) + ") must be multiples of 4");
   if (offset > b.size || size > b.size - offset)
-    throw ValidationError("range", std::string(op) + " on " + buf_name(b) + ": range [" +
-                                       std::to_string(offset) + ", " + std::to_string(offset + size) +
-                                       ") does not fit the buffer's size (" + std::to_string(b.size) + ")");
+    throw ValidationError(
+        "range", std::string(op) + " on " + buf_name(b) + ": range [" + std::to_string(offset) +
+                     ", " + std::to_string(offset + size) + ") does not fit the buffer's size (" +
+                     std::to_string(b.size) + ")");
 }
 }  // namespace
 
@@ -291,9 +297,9 @@ void Queue::write_buffer(const Buffer& buffer, uint64_t offset, const void* data
     auto staging = impl_->staging_locked(true, n);
     std::memcpy(staging->mapped, src + done, n);
     VkBufferCopy region{0, offset + done, n};
-    impl_->submit_locked([&](VkCommandBuffer cmd) {
-      vkCmdCopyBuffer(cmd, staging->buffer, b.buffer, 1, &region);
-    }, {CopyCmd{staging, impl_of(buffer), 0, offset + done, n}}, true);
+    impl_->submit_locked(
+        [&](VkCommandBuffer cmd) { vkCmdCopyBuffer(cmd, staging->buffer, b.buffer, 1, &region); },
+        {CopyCmd{staging, impl_of(buffer), 0, offset + done, n}}, true);
     done += n;
   }
 }
@@ -318,14 +324,16 @@ std::vector<uint8_t> Device::read_buffer(const Buffer& buffer, uint64_t offset,
     uint64_t n = std::min(size - done, kStagingChunk);
     auto staging = impl_->staging_locked(false, n);
     VkBufferCopy region{offset + done, 0, n};
-    impl_->submit_locked([&](VkCommandBuffer cmd) {
-      vkCmdCopyBuffer(cmd, b.buffer, staging->buffer, 1, &region);
-      VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-      mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                           &mb, 0, nullptr, 0, nullptr);
-    }, {CopyCmd{impl_of(buffer), staging, offset + done, 0, n}}, true);
+    impl_->submit_locked(
+        [&](VkCommandBuffer cmd) {
+          vkCmdCopyBuffer(cmd, b.buffer, staging->buffer, 1, &region);
+          VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+          mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+          mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+          vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0,
+                               1, &mb, 0, nullptr, 0, nullptr);
+        },
+        {CopyCmd{impl_of(buffer), staging, offset + done, 0, n}}, true);
     std::memcpy(out.data() + done, staging->mapped, n);
     done += n;
   }
@@ -366,7 +374,8 @@ QuerySet Device::create_query_set(const QuerySetDescriptor& desc) {
   const uint32_t count = desc.count;
   if (desc.type != QueryType::Timestamp)
     throw ValidationError("state", quoted("QuerySet", label) + " type (" +
-                                       std::to_string(uint32_t(desc.type)) + ") is not a GPUQueryType wgslvk knows");
+                                       std::to_string(uint32_t(desc.type)) +
+                                       ") is not a GPUQueryType wgslvk knows");
   if (!core->has(Feature::TimestampQuery))
     throw ValidationError("feature", quoted("QuerySet", label) +
                                          " needs the \"timestamp-query\" feature, which " +

@@ -24,9 +24,12 @@ std::string quoted(const std::string& kind, const std::string& label) {
 
 std::string binding_type_name(BindingType t) {
   switch (t) {
-    case BindingType::Uniform: return "uniform";
-    case BindingType::Storage: return "storage";
-    case BindingType::ReadOnlyStorage: return "read-only-storage";
+    case BindingType::Uniform:
+      return "uniform";
+    case BindingType::Storage:
+      return "storage";
+    case BindingType::ReadOnlyStorage:
+      return "read-only-storage";
   }
   return "?";
 }
@@ -37,20 +40,28 @@ std::string kernel_name(const KernelInfo& k) {
 
 std::string_view feature_name(Feature f) {
   switch (f) {
-    case Feature::ShaderF16: return "shader-f16";
-    case Feature::TimestampQuery: return "timestamp-query";
-    case Feature::Float32AtomicAdd: return "float32-atomic-add";
+    case Feature::ShaderF16:
+      return "shader-f16";
+    case Feature::TimestampQuery:
+      return "timestamp-query";
+    case Feature::Float32AtomicAdd:
+      return "float32-atomic-add";
   }
   return "?";
 }
 
 std::string_view adapter_type_name(AdapterType t) {
   switch (t) {
-    case AdapterType::DiscreteGPU: return "discrete GPU";
-    case AdapterType::IntegratedGPU: return "integrated GPU";
-    case AdapterType::VirtualGPU: return "virtual GPU";
-    case AdapterType::CPU: return "CPU";
-    case AdapterType::Other: return "other";
+    case AdapterType::DiscreteGPU:
+      return "discrete GPU";
+    case AdapterType::IntegratedGPU:
+      return "integrated GPU";
+    case AdapterType::VirtualGPU:
+      return "virtual GPU";
+    case AdapterType::CPU:
+      return "CPU";
+    case AdapterType::Other:
+      return "other";
   }
   return "?";
 }
@@ -64,7 +75,8 @@ VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(VkDebugUtilsMessageSeverityFlagB
                                                 const VkDebugUtilsMessengerCallbackDataEXT* data,
                                                 void* user) {
   auto* inst = static_cast<InstanceCore*>(user);
-  std::string text = severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error: " : "warning: ";
+  std::string text =
+      severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error: " : "warning: ";
   if (data && data->pMessage) text += data->pMessage;
   std::lock_guard lock(inst->messages_mutex);
   inst->messages.push_back(std::move(text));
@@ -113,7 +125,8 @@ std::shared_ptr<AdapterImpl> make_adapter(std::shared_ptr<InstanceCore> inst, Vk
   a->physical = pd;
 
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
-  VkPhysicalDeviceMaintenance3Properties maint3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  VkPhysicalDeviceMaintenance3Properties maint3{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   props.pNext = &maint3;
   VkPhysicalDeviceProperties basic;
@@ -134,11 +147,20 @@ std::shared_ptr<AdapterImpl> make_adapter(std::shared_ptr<InstanceCore> inst, Vk
     info.driver = "driver version " + std::to_string(props.properties.driverVersion);
   }
   switch (props.properties.deviceType) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: info.type = AdapterType::DiscreteGPU; break;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: info.type = AdapterType::IntegratedGPU; break;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: info.type = AdapterType::VirtualGPU; break;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: info.type = AdapterType::CPU; break;
-    default: info.type = AdapterType::Other;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      info.type = AdapterType::DiscreteGPU;
+      break;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      info.type = AdapterType::IntegratedGPU;
+      break;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      info.type = AdapterType::VirtualGPU;
+      break;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      info.type = AdapterType::CPU;
+      break;
+    default:
+      info.type = AdapterType::Other;
   }
   info.vendor_id = props.properties.vendorID;
   info.device_id = props.properties.deviceID;
@@ -179,9 +201,9 @@ std::shared_ptr<AdapterImpl> make_adapter(std::shared_ptr<InstanceCore> inst, Vk
   uint64_t max_buffer = maint3.maxMemoryAllocationSize;
   if (biggest_local_heap) max_buffer = std::min(max_buffer, biggest_local_heap);
   l.max_buffer_size = max_buffer & ~uint64_t(3);
-  l.max_compute_workgroups_per_dimension = std::min({vl.maxComputeWorkGroupCount[0],
-                                                 vl.maxComputeWorkGroupCount[1],
-                                                 vl.maxComputeWorkGroupCount[2]});
+  l.max_compute_workgroups_per_dimension =
+      std::min({vl.maxComputeWorkGroupCount[0], vl.maxComputeWorkGroupCount[1],
+                vl.maxComputeWorkGroupCount[2]});
   l.max_compute_invocations_per_workgroup = vl.maxComputeWorkGroupInvocations;
   l.max_compute_workgroup_size_x = vl.maxComputeWorkGroupSize[0];
   l.max_compute_workgroup_size_y = vl.maxComputeWorkGroupSize[1];
@@ -195,17 +217,26 @@ std::shared_ptr<AdapterImpl> make_adapter(std::shared_ptr<InstanceCore> inst, Vk
   l.max_bindings_per_bind_group = 65535;  // no Vulkan counterpart; Dawn's value
 
   // Features.
-  VkPhysicalDevice16BitStorageFeatures s16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
-  VkPhysicalDeviceShaderFloat16Int8Features f16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
-  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT fat{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  VkPhysicalDevice16BitStorageFeatures s16{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceShaderFloat16Int8Features f16{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT fat{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
   a->has_f16_ext = a->api_version >= VK_API_VERSION_1_2 ||
                    device_extension_available(pd, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
   bool fat_ext = device_extension_available(pd, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
   VkPhysicalDeviceFeatures2 feats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   feats.pNext = &s16;
   void** tail = &s16.pNext;
-  if (a->has_f16_ext) { *tail = &f16; tail = &f16.pNext; }
-  if (fat_ext) { *tail = &fat; tail = &fat.pNext; }
+  if (a->has_f16_ext) {
+    *tail = &f16;
+    tail = &f16.pNext;
+  }
+  if (fat_ext) {
+    *tail = &fat;
+    tail = &fat.pNext;
+  }
   vkGetPhysicalDeviceFeatures2(pd, &feats);
   a->has_f16 = a->has_f16_ext && f16.shaderFloat16;
   a->has_16bit_storage = s16.storageBuffer16BitAccess;
@@ -230,7 +261,8 @@ InstanceCore::~InstanceCore() {
   if (instance) vkDestroyInstance(instance, nullptr);
   // What the layer said after the last take_validation_messages() (e.g. at device teardown)
   // would otherwise vanish silently.
-  for (const auto& m : messages) std::fprintf(stderr, "wgslvk: Vulkan validation layer: %s\n", m.c_str());
+  for (const auto& m : messages)
+    std::fprintf(stderr, "wgslvk: Vulkan validation layer: %s\n", m.c_str());
 }
 
 Instance Instance::create(const InstanceOptions& options) {
@@ -252,9 +284,9 @@ Instance Instance::create(const InstanceOptions& options) {
 
   std::vector<const char*> layers, extensions;
   if (want_validation) layers.push_back(kLayer);
-  core.debug_utils = instance_extension_available(VK_EXT_DEBUG_UTILS_EXTENSION_NAME) ||
-                     (want_validation &&
-                      instance_extension_available(VK_EXT_DEBUG_UTILS_EXTENSION_NAME, kLayer));
+  core.debug_utils =
+      instance_extension_available(VK_EXT_DEBUG_UTILS_EXTENSION_NAME) ||
+      (want_validation && instance_extension_available(VK_EXT_DEBUG_UTILS_EXTENSION_NAME, kLayer));
   if (core.debug_utils) extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
 
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
@@ -272,7 +304,8 @@ Instance Instance::create(const InstanceOptions& options) {
   msg.pUserData = &core;
 
   // Opt-in synchronization validation (slow): catches a missing barrier between dispatches.
-  VkValidationFeatureEnableEXT sync_enable = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  VkValidationFeatureEnableEXT sync_enable =
+      VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
   VkValidationFeaturesEXT vfeatures{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
   vfeatures.enabledValidationFeatureCount = 1;
   vfeatures.pEnabledValidationFeatures = &sync_enable;
@@ -294,8 +327,9 @@ Instance Instance::create(const InstanceOptions& options) {
     msg.pNext = nullptr;
     auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
         vkGetInstanceProcAddr(core.instance, "vkCreateDebugUtilsMessengerEXT"));
-    if (create) check_vk(create(core.instance, &msg, nullptr, &core.messenger),
-                         "vkCreateDebugUtilsMessengerEXT");
+    if (create)
+      check_vk(create(core.instance, &msg, nullptr, &core.messenger),
+               "vkCreateDebugUtilsMessengerEXT");
   }
 
   uint32_t n = 0;
@@ -324,13 +358,15 @@ std::vector<Adapter> Instance::adapters() const {
 Adapter Instance::select_adapter(std::optional<std::string> selector) const {
   require_live(impl_, "Instance::select_adapter");
   auto& all = impl_->adapters;
-  if (all.empty()) throw VulkanError("no Vulkan 1.1 device found (is mesa-vulkan-drivers installed?)");
+  if (all.empty())
+    throw VulkanError("no Vulkan 1.1 device found (is mesa-vulkan-drivers installed?)");
   if (!selector) {
     if (const char* env = std::getenv("WGSLVK_DEVICE"); env && *env) selector = env;
   }
   if (selector) {
     const std::string& s = *selector;
-    bool numeric = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(uint8_t(c)); });
+    bool numeric = !s.empty() &&
+                   std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(uint8_t(c)); });
     if (numeric) {
       size_t i = std::stoul(s);
       if (i < all.size()) return wrap<Adapter>(all[i]);
@@ -344,7 +380,8 @@ Adapter Instance::select_adapter(std::optional<std::string> selector) const {
     }
     std::string names;
     for (auto& a : all) names += "\n  " + std::to_string(a->info.index) + ": " + a->info.name;
-    throw std::invalid_argument("no adapter matches '" + s + "' (an index or a name substring); adapters:" + names);
+    throw std::invalid_argument("no adapter matches '" + s +
+                                "' (an index or a name substring); adapters:" + names);
   }
   for (AdapterType t : {AdapterType::DiscreteGPU, AdapterType::CPU})
     for (auto& a : all)
@@ -390,10 +427,10 @@ namespace {
 Limits grant_limits(const Limits& req, const Limits& adapter, const std::string& adapter_name) {
   Limits def, out;
   auto too_much = [&](const char* name, uint64_t asked, uint64_t best, bool alignment) {
-    return ValidationError("limits", "requested " + std::string(name) + " (" + std::to_string(asked) +
-                                         ") is " + (alignment ? "below" : "above") +
-                                         " what adapter \"" + adapter_name + "\" supports (" +
-                                         std::to_string(best) + ")");
+    return ValidationError(
+        "limits", "requested " + std::string(name) + " (" + std::to_string(asked) + ") is " +
+                      (alignment ? "below" : "above") + " what adapter \"" + adapter_name +
+                      "\" supports (" + std::to_string(best) + ")");
   };
   auto maxlim = [&](const char* name, auto Limits::*f) {
     auto asked = req.*f, best = adapter.*f, d = def.*f;
@@ -403,8 +440,8 @@ Limits grant_limits(const Limits& req, const Limits& adapter, const std::string&
   auto alignlim = [&](const char* name, uint32_t Limits::*f) {
     uint32_t asked = req.*f, best = adapter.*f, d = def.*f;
     if (asked == 0 || (asked & (asked - 1)))
-      throw ValidationError("limits", "requested " + std::string(name) + " (" + std::to_string(asked) +
-                                          ") is not a power of two");
+      throw ValidationError("limits", "requested " + std::string(name) + " (" +
+                                          std::to_string(asked) + ") is not a power of two");
     if (asked < best) throw too_much(name, asked, best, true);
     out.*f = std::max(std::min(asked, d), best);
   };
@@ -443,15 +480,20 @@ Device Adapter::request_device(const DeviceDescriptor& desc) const {
   for (Feature f : desc.required_features)
     if (std::find(core->features.begin(), core->features.end(), f) == core->features.end())
       core->features.push_back(f);
-  core->storage_alignment = std::max(core->limits.min_storage_buffer_offset_alignment, a.vk_storage_alignment);
-  core->uniform_alignment = std::max(core->limits.min_uniform_buffer_offset_alignment, a.vk_uniform_alignment);
+  core->storage_alignment =
+      std::max(core->limits.min_storage_buffer_offset_alignment, a.vk_storage_alignment);
+  core->uniform_alignment =
+      std::max(core->limits.min_uniform_buffer_offset_alignment, a.vk_uniform_alignment);
 
   // Enable features only when requested, so a kernel that needs one fails on a device without it
   // exactly as in WebGPU (and the validation layer catches a port that uses more than declared).
   VkPhysicalDeviceFeatures2 feats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  VkPhysicalDevice16BitStorageFeatures s16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
-  VkPhysicalDeviceShaderFloat16Int8Features f16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
-  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT fat{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  VkPhysicalDevice16BitStorageFeatures s16{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceShaderFloat16Int8Features f16{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT fat{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
   std::vector<const char*> extensions;
   void** tail = &feats.pNext;
   if (core->has(Feature::ShaderF16)) {
@@ -459,14 +501,17 @@ Device Adapter::request_device(const DeviceDescriptor& desc) const {
     s16.storageBuffer16BitAccess = VK_TRUE;
     s16.uniformAndStorageBuffer16BitAccess = a.has_16bit_uniform;
     feats.features.shaderInt16 = a.has_int16;  // ports may move f16 data as u16
-    *tail = &s16; tail = &s16.pNext;
-    *tail = &f16; tail = &f16.pNext;
+    *tail = &s16;
+    tail = &s16.pNext;
+    *tail = &f16;
+    tail = &f16.pNext;
     if (a.api_version < VK_API_VERSION_1_2)
       extensions.push_back(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
   }
   if (core->has(Feature::Float32AtomicAdd)) {
     fat.shaderBufferFloat32AtomicAdd = VK_TRUE;
-    *tail = &fat; tail = &fat.pNext;
+    *tail = &fat;
+    tail = &fat.pNext;
     extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
   }
 
@@ -501,7 +546,8 @@ Device Adapter::request_device(const DeviceDescriptor& desc) const {
   impl->core = core;
   vkGetDeviceQueue(core->device, a.queue_family, 0, &impl->queue);
   VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT | VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pci.flags =
+      VK_COMMAND_POOL_CREATE_TRANSIENT_BIT | VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pci.queueFamilyIndex = a.queue_family;
   check_vk(vkCreateCommandPool(core->device, &pci, nullptr, &impl->pool), "vkCreateCommandPool");
   core->trace = Trace::open_for(desc, *core);
@@ -519,7 +565,8 @@ Grid grid_for_workgroups(uint64_t workgroups, const Limits& limits) {
   const uint64_t max = std::min<uint64_t>(limits.max_compute_workgroups_per_dimension, UINT32_MAX);
   if (workgroups == 0) return Grid{0, 1};
   if (max == 0)
-    throw ValidationError("R12", "maxComputeWorkgroupsPerDimension is 0: no workgroup can be dispatched");
+    throw ValidationError("R12",
+                          "maxComputeWorkgroupsPerDimension is 0: no workgroup can be dispatched");
   if (workgroups <= max) return Grid{uint32_t(workgroups), 1};
   auto ceil_div = [](uint64_t a, uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); };  // b > 0
   uint64_t y0 = ceil_div(workgroups, max);

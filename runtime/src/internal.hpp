@@ -51,7 +51,9 @@ void check_vk(VkResult r, const char* what);
 // A default-constructed handle is a usage error with a message, not a null dereference.
 template <class T>
 void require_live(const std::shared_ptr<T>& impl, const char* what) {
-  if (!impl) throw ValidationError("state", std::string(what) + " called on a null handle (default-constructed)");
+  if (!impl)
+    throw ValidationError("state",
+                          std::string(what) + " called on a null handle (default-constructed)");
 }
 std::string quoted(const std::string& kind, const std::string& label);  // [Buffer "x"]
 std::string binding_type_name(BindingType t);
@@ -100,9 +102,9 @@ struct DeviceCore {
   Limits limits;
   std::vector<Feature> features;
   uint32_t storage_alignment = 256, uniform_alignment = 256;
-  uint32_t device_local_types = 0;   // memoryTypeBits preference masks
-  uint32_t host_visible_types = 0;   // HOST_VISIBLE | HOST_COHERENT
-  uint32_t host_cached_types = 0;    // ... | HOST_CACHED (readback)
+  uint32_t device_local_types = 0;  // memoryTypeBits preference masks
+  uint32_t host_visible_types = 0;  // HOST_VISIBLE | HOST_COHERENT
+  uint32_t host_cached_types = 0;   // ... | HOST_CACHED (readback)
   VkPhysicalDeviceMemoryProperties memory{};
   PFN_vkSetDebugUtilsObjectNameEXT set_name = nullptr;
   std::shared_ptr<Trace> trace;  // DeviceDescriptor::trace_dir / WGSLVK_TRACE; null: not traced

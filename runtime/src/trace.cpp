@@ -50,8 +50,9 @@ const char* type_name(BindingType t) {
 
 std::FILE* open_file(const fs::path& p, const std::string& dir) {
   std::FILE* f = std::fopen(p.c_str(), "wb");
-  if (!f) throw std::runtime_error("WGSLVK_TRACE / DeviceDescriptor::trace_dir: cannot write " + p.string() +
-                                   " in trace folder '" + dir + "'");
+  if (!f)
+    throw std::runtime_error("WGSLVK_TRACE / DeviceDescriptor::trace_dir: cannot write " +
+                             p.string() + " in trace folder '" + dir + "'");
   return f;
 }
 }  // namespace
@@ -73,8 +74,9 @@ Trace::Trace(const std::string& dir, const DeviceCore& core) : dir_(dir) {
   std::error_code ec;
   fs::create_directories(fs::path(dir) / "shaders", ec);
   if (ec)
-    throw std::runtime_error("WGSLVK_TRACE / DeviceDescriptor::trace_dir: cannot create trace folder '" + dir +
-                             "': " + ec.message());
+    throw std::runtime_error(
+        "WGSLVK_TRACE / DeviceDescriptor::trace_dir: cannot create trace folder '" + dir +
+        "': " + ec.message());
   jsonl_ = open_file(fs::path(dir) / "trace.jsonl", dir);
   blob_ = open_file(fs::path(dir) / "blob.bin", dir);
   const Limits& l = core.limits;
@@ -82,7 +84,8 @@ Trace::Trace(const std::string& dir, const DeviceCore& core) : dir_(dir) {
   for (Feature f : core.features) feats += (feats.empty() ? "" : ",") + esc(feature_name(f));
   line("{\"op\":\"device\",\"format\":\"wgslvk-trace-1\",\"label\":" + esc(core.label) +
        ",\"adapter\":" + esc(core.adapter->info.name) + ",\"features\":[" + feats +
-       "],\"limits\":{\"minStorageBufferOffsetAlignment\":" + n(l.min_storage_buffer_offset_alignment) +
+       "],\"limits\":{\"minStorageBufferOffsetAlignment\":" +
+       n(l.min_storage_buffer_offset_alignment) +
        ",\"minUniformBufferOffsetAlignment\":" + n(l.min_uniform_buffer_offset_alignment) +
        ",\"maxStorageBufferBindingSize\":" + n(l.max_storage_buffer_binding_size) +
        ",\"maxUniformBufferBindingSize\":" + n(l.max_uniform_buffer_binding_size) +
@@ -125,7 +128,8 @@ uint64_t Trace::id_of(const void* object, const char* what) {
 uint64_t Trace::append_blob(const void* data, uint64_t size) {
   uint64_t at = blob_size_;
   if (size && std::fwrite(data, 1, size, blob_) != size)
-    throw std::runtime_error("trace: writing " + n(size) + " bytes to " + dir_ + "/blob.bin failed");
+    throw std::runtime_error("trace: writing " + n(size) + " bytes to " + dir_ +
+                             "/blob.bin failed");
   blob_size_ += size;
   return at;
 }
@@ -133,8 +137,8 @@ uint64_t Trace::append_blob(const void* data, uint64_t size) {
 void Trace::buffer(const BufferImpl& b) {
   std::lock_guard lock(mutex_);
   uint64_t id = assign(&b);
-  line("{\"op\":\"buffer\",\"id\":" + n(id) + ",\"label\":" + esc(b.label) + ",\"size\":" + n(b.size) +
-       ",\"usage\":" + n(uint32_t(b.usage)) + "}");
+  line("{\"op\":\"buffer\",\"id\":" + n(id) + ",\"label\":" + esc(b.label) +
+       ",\"size\":" + n(b.size) + ",\"usage\":" + n(uint32_t(b.usage)) + "}");
 }
 
 void Trace::bind_group_layout(const BindGroupLayoutImpl& l, bool auto_layout) {
@@ -175,12 +179,14 @@ void Trace::pipeline(const PipelineImpl& p, std::span<const BindGroupLayout> exp
   // a freed layout's address may be reused).
   const bool auto_layout = explicit_layouts.empty();
   for (size_t g = 0; g < p.groups.size(); ++g)
-    if (auto_layout || g >= explicit_layouts.size() || !explicit_layouts[g]) bind_group_layout(*p.groups[g], true);
+    if (auto_layout || g >= explicit_layouts.size() || !explicit_layouts[g])
+      bind_group_layout(*p.groups[g], true);
   std::lock_guard lock(mutex_);
   const KernelInfo& k = *p.kernel;
   uint64_t id = assign(&p);
   std::string groups;
-  for (const auto& g : p.groups) groups += (groups.empty() ? "" : ",") + n(id_of(g.get(), "bind group layout"));
+  for (const auto& g : p.groups)
+    groups += (groups.empty() ? "" : ",") + n(id_of(g.get(), "bind group layout"));
   const auto embedded = embedded_kernels();
   bool runtime_port = std::find(embedded.begin(), embedded.end(), &k) == embedded.end();
   line("{\"op\":\"pipeline\",\"id\":" + n(id) + ",\"label\":" + esc(p.label) +
@@ -188,10 +194,9 @@ void Trace::pipeline(const PipelineImpl& p, std::span<const BindGroupLayout> exp
        ",\"wgsl\":" + esc("wgsl_ports/" + std::string(k.file) + "/" + std::string(k.wgsl_file)) +
        ",\"source\":" + esc(shader_copy(p)) + ",\"in_wgsl\":" + (k.in_wgsl ? "true" : "false") +
        ",\"runtime_port\":" + (runtime_port ? "true" : "false") +
-       ",\"shader_f16\":" + (k.needs_shader_f16 ? "true" : "false") +
-       ",\"workgroup_size\":[" + n(k.workgroup_size[0]) + "," + n(k.workgroup_size[1]) + "," +
-       n(k.workgroup_size[2]) + "],\"layout\":\"" + (auto_layout ? "auto" : "explicit") +
-       "\",\"groups\":[" + groups + "]}");
+       ",\"shader_f16\":" + (k.needs_shader_f16 ? "true" : "false") + ",\"workgroup_size\":[" +
+       n(k.workgroup_size[0]) + "," + n(k.workgroup_size[1]) + "," + n(k.workgroup_size[2]) +
+       "],\"layout\":\"" + (auto_layout ? "auto" : "explicit") + "\",\"groups\":[" + groups + "]}");
 }
 
 void Trace::bind_group(const BindGroupImpl& g) {
@@ -215,7 +220,8 @@ void Trace::encoder(const EncoderImpl& e) {
 
 void Trace::begin_pass(const EncoderImpl& e, const std::string& label) {
   std::lock_guard lock(mutex_);
-  line("{\"op\":\"begin_pass\",\"enc\":" + n(id_of(&e, "command encoder")) + ",\"label\":" + esc(label) + "}");
+  line("{\"op\":\"begin_pass\",\"enc\":" + n(id_of(&e, "command encoder")) +
+       ",\"label\":" + esc(label) + "}");
 }
 
 void Trace::set_pipeline(const EncoderImpl& e, const PipelineImpl& p) {
@@ -226,8 +232,8 @@ void Trace::set_pipeline(const EncoderImpl& e, const PipelineImpl& p) {
 
 void Trace::set_bind_group(const EncoderImpl& e, uint32_t index, const BindGroupImpl& g) {
   std::lock_guard lock(mutex_);
-  line("{\"op\":\"set_bind_group\",\"enc\":" + n(id_of(&e, "command encoder")) + ",\"index\":" + n(index) +
-       ",\"group\":" + n(id_of(&g, "bind group")) + "}");
+  line("{\"op\":\"set_bind_group\",\"enc\":" + n(id_of(&e, "command encoder")) +
+       ",\"index\":" + n(index) + ",\"group\":" + n(id_of(&g, "bind group")) + "}");
 }
 
 void Trace::dispatch(const EncoderImpl& e, uint32_t x, uint32_t y, uint32_t z) {
@@ -241,18 +247,19 @@ void Trace::end_pass(const EncoderImpl& e) {
   line("{\"op\":\"end_pass\",\"enc\":" + n(id_of(&e, "command encoder")) + "}");
 }
 
-void Trace::copy(const EncoderImpl& e, const BufferImpl& src, uint64_t src_offset, const BufferImpl& dst,
-                 uint64_t dst_offset, uint64_t size) {
+void Trace::copy(const EncoderImpl& e, const BufferImpl& src, uint64_t src_offset,
+                 const BufferImpl& dst, uint64_t dst_offset, uint64_t size) {
   std::lock_guard lock(mutex_);
-  line("{\"op\":\"copy\",\"enc\":" + n(id_of(&e, "command encoder")) + ",\"src\":" + n(id_of(&src, "buffer")) +
-       ",\"src_offset\":" + n(src_offset) + ",\"dst\":" + n(id_of(&dst, "buffer")) +
-       ",\"dst_offset\":" + n(dst_offset) + ",\"size\":" + n(size) + "}");
+  line("{\"op\":\"copy\",\"enc\":" + n(id_of(&e, "command encoder")) +
+       ",\"src\":" + n(id_of(&src, "buffer")) + ",\"src_offset\":" + n(src_offset) +
+       ",\"dst\":" + n(id_of(&dst, "buffer")) + ",\"dst_offset\":" + n(dst_offset) +
+       ",\"size\":" + n(size) + "}");
 }
 
 void Trace::clear(const EncoderImpl& e, const BufferImpl& b, uint64_t offset, uint64_t size) {
   std::lock_guard lock(mutex_);
-  line("{\"op\":\"clear\",\"enc\":" + n(id_of(&e, "command encoder")) + ",\"buffer\":" + n(id_of(&b, "buffer")) +
-       ",\"offset\":" + n(offset) + ",\"size\":" + n(size) + "}");
+  line("{\"op\":\"clear\",\"enc\":" + n(id_of(&e, "command encoder")) + ",\"buffer\":" +
+       n(id_of(&b, "buffer")) + ",\"offset\":" + n(offset) + ",\"size\":" + n(size) + "}");
 }
 
 void Trace::finish(const EncoderImpl& e, const CommandBufferImpl& cb) {

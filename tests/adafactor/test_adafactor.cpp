@@ -35,7 +35,8 @@ TEST(AdafactorReference, RankOneGradientIsFactoredExactly) {
   const af::Scalars s = af::scalars(h, 1, true);
   std::vector<double> a = {1, -2, 0.5}, bb = {3, 1, -1, 0.25}, g(12), w(12);
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 4; ++j) g[i * 4 + j] = a[i] * bb[j], w[i * 4 + j] = 0.1 * (i + 1) - 0.05 * j;
+    for (int j = 0; j < 4; ++j)
+      g[i * 4 + j] = a[i] * bb[j], w[i * 4 + j] = 0.1 * (i + 1) - 0.05 * j;
   auto w0 = w;
   auto st = aref::init_state(d);
   aref::step(d, s, w, g, st);
@@ -65,7 +66,9 @@ TEST(AdafactorReference, ScalarsFollowTorch) {
   EXPECT_THROW(af::check_hyper(h, "t"), std::invalid_argument);
 }
 
-TEST(AdafactorKernels, EveryGeneratorPassesOnFreshInputs) { wt::expect_every_generator_passes("adafactor", 20u); }
+TEST(AdafactorKernels, EveryGeneratorPassesOnFreshInputs) {
+  wt::expect_every_generator_passes("adafactor", 20u);
+}
 
 // ---- MultiTensorAdafactor -----------------------------------------------------------------------
 
@@ -141,13 +144,15 @@ TEST(MultiTensorAdafactor, StepsMatchTheReference) {
       // the one-step bound on the device's own inputs
       auto w_dev = o.read_weights(t.p.name);
       std::vector<float> rv, cv, v;
-      if (t.dims.factored) rv = o.read_row_var(t.p.name), cv = o.read_col_var(t.p.name);
-      else v = o.read_v(t.p.name);
+      if (t.dims.factored)
+        rv = o.read_row_var(t.p.name), cv = o.read_col_var(t.p.name);
+      else
+        v = o.read_v(t.p.name);
       const af::Scalars sc = af::scalars(opt.hyper, uint64_t(step), t.p.decay);
       pending[i] = aref::step_expected(w_dev, g, rv, cv, v, t.dims, sc);
       for (size_t k = 0; k < t.p.count; ++k)
-        refs[i].mmax[k] = std::max({refs[i].mmax[k], pending[i].w.magnitude[k],
-                                    std::fabs(double(pending[i].w.value[k]))});
+        refs[i].mmax[k] = std::max(
+            {refs[i].mmax[k], pending[i].w.magnitude[k], std::fabs(double(pending[i].w.value[k]))});
       refs[i].budget = std::max(refs[i].budget, pending[i].w_budget);
       std::vector<double> gd(g.begin(), g.end());
       aref::step(t.dims, sc, refs[i].w, gd, refs[i].st);
@@ -160,16 +165,19 @@ TEST(MultiTensorAdafactor, StepsMatchTheReference) {
       const auto& e = pending[j];
       auto wn = o.read_weights(tj.p.name);
       for (size_t k = 0; k < wn.size(); ++k)
-        ASSERT_TRUE(e.w.within(k, wn[k])) << tj.p.name << "[" << k << "] step " << step << ": " << wn[k]
-                                          << " vs " << e.w.value[k] << " (" << e.w.ulps(k, wn[k])
-                                          << " ULPs, bound " << e.w.bound[k] << ")";
+        ASSERT_TRUE(e.w.within(k, wn[k]))
+            << tj.p.name << "[" << k << "] step " << step << ": " << wn[k] << " vs " << e.w.value[k]
+            << " (" << e.w.ulps(k, wn[k]) << " ULPs, bound " << e.w.bound[k] << ")";
       if (tj.dims.factored) {
         auto rvn = o.read_row_var(tj.p.name), cvn = o.read_col_var(tj.p.name);
-        for (size_t k = 0; k < rvn.size(); ++k) ASSERT_TRUE(e.row_var.within(k, rvn[k])) << tj.p.name << " row_var " << k;
-        for (size_t k = 0; k < cvn.size(); ++k) ASSERT_TRUE(e.col_var.within(k, cvn[k])) << tj.p.name << " col_var " << k;
+        for (size_t k = 0; k < rvn.size(); ++k)
+          ASSERT_TRUE(e.row_var.within(k, rvn[k])) << tj.p.name << " row_var " << k;
+        for (size_t k = 0; k < cvn.size(); ++k)
+          ASSERT_TRUE(e.col_var.within(k, cvn[k])) << tj.p.name << " col_var " << k;
       } else {
         auto vn = o.read_v(tj.p.name);
-        for (size_t k = 0; k < vn.size(); ++k) ASSERT_TRUE(e.v.within(k, vn[k])) << tj.p.name << " v " << k;
+        for (size_t k = 0; k < vn.size(); ++k)
+          ASSERT_TRUE(e.v.within(k, vn[k])) << tj.p.name << " v " << k;
       }
     }
   }
@@ -185,7 +193,8 @@ TEST(MultiTensorAdafactor, StepsMatchTheReference) {
       worst = std::max(worst, ulps);
       ASSERT_LE(ulps, bound) << t.p.name << "[" << k << "]";
     }
-    std::printf("  %s: chained drift %.1f ULPs of max M (bound %.0f)\n", t.p.name.c_str(), worst, bound);
+    std::printf("  %s: chained drift %.1f ULPs of max M (bound %.0f)\n", t.p.name.c_str(), worst,
+                bound);
   }
 }
 
@@ -225,23 +234,24 @@ TEST(MultiTensorAdafactor, BitwiseReproducible) {
 TEST(MultiTensorAdafactor, BatchedIsBitwiseThePerTensorStep) {
   Device& d = wt::device();
   const std::vector<optimizer::ParamSpec> layout = {
-      {"emb", {300, 700}, true},   // 3 x 3 tiles
-      {"ln", {777}, false},        // 1-D
-      {"odd", {129, 257}, true},   // 2 x 2 tiles, one row and one column over
-      {"row", {1, 1000}, false},   // 1 x n
-      {"col", {1000, 1}, true},    // n x 1
-      {"empty", {0, 7}, true},     // no dispatches
-      {"big1d", {70001}, true},    // 69 ema_1d workgroups: the grid-stride loop
-      {"s", {}, false},            // scalar
+      {"emb", {300, 700}, true},  // 3 x 3 tiles
+      {"ln", {777}, false},       // 1-D
+      {"odd", {129, 257}, true},  // 2 x 2 tiles, one row and one column over
+      {"row", {1, 1000}, false},  // 1 x n
+      {"col", {1000, 1}, true},   // n x 1
+      {"empty", {0, 7}, true},    // no dispatches
+      {"big1d", {70001}, true},   // 69 ema_1d workgroups: the grid-stride loop
+      {"s", {}, false},           // scalar
       {"sq", {64, 64}, false}};
   struct Variant {
     const char* name;
     bool scale_parameter;
     uint64_t max_binding, group_bytes;
   };
-  for (const Variant& v : {Variant{"one group", true, 0, 0}, Variant{"scale_parameter off", false, 0, 0},
-                           Variant{"bindings of <= 1 MiB", true, uint64_t(1) << 20, 0},
-                           Variant{"group_bytes 64 KiB", true, 0, uint64_t(1) << 16}}) {
+  for (const Variant& v :
+       {Variant{"one group", true, 0, 0}, Variant{"scale_parameter off", false, 0, 0},
+        Variant{"bindings of <= 1 MiB", true, uint64_t(1) << 20, 0},
+        Variant{"group_bytes 64 KiB", true, 0, uint64_t(1) << 16}}) {
     SCOPED_TRACE(v.name);
     af::AdafactorOptions ob;
     ob.hyper = test_hyper();
@@ -253,11 +263,15 @@ TEST(MultiTensorAdafactor, BatchedIsBitwiseThePerTensorStep) {
     MultiTensorAdafactor b(d, layout, ob), p(d, layout, op);
     ASSERT_EQ(b.layout().total, p.layout().total);
     const bool split = v.max_binding || v.group_bytes;
-    if (split) EXPECT_GT(b.binding_groups(), 1u);
-    else EXPECT_EQ(b.binding_groups(), 1u);
+    if (split)
+      EXPECT_GT(b.binding_groups(), 1u);
+    else
+      EXPECT_EQ(b.binding_groups(), 1u);
     // 7 per group (a group without 1-D or without 2-D tensors has 5 or 2)
-    if (split) EXPECT_LE(b.dispatches_per_step(), 7u * b.binding_groups());
-    else EXPECT_EQ(b.dispatches_per_step(), 7u);
+    if (split)
+      EXPECT_LE(b.dispatches_per_step(), 7u * b.binding_groups());
+    else
+      EXPECT_EQ(b.dispatches_per_step(), 7u);
     EXPECT_EQ(p.dispatches_per_step(), 5u * 5 + 2u * 3);  // 5 2-D tensors, 3 1-D (empty: none)
     poison_scratch(d, b);
     for (const Buffer* buf : {&p.partials(), &p.factors()}) {  // a different poison: a NaN payload
@@ -287,7 +301,8 @@ TEST(MultiTensorAdafactor, BatchedIsBitwiseThePerTensorStep) {
       for (const auto& t : b.tensors()) {
         if (!t.p.count) continue;
         auto wb = b.read_weights(t.p.name), wp = p.read_weights(t.p.name);
-        ASSERT_EQ(0, std::memcmp(wb.data(), wp.data(), wb.size() * 4)) << t.p.name << " w, step " << step;
+        ASSERT_EQ(0, std::memcmp(wb.data(), wp.data(), wb.size() * 4))
+            << t.p.name << " w, step " << step;
         for (float x : wb) ASSERT_TRUE(std::isfinite(x)) << t.p.name << " step " << step;
       }
       ASSERT_EQ(d.read_buffer(b.state()), d.read_buffer(p.state())) << "state, step " << step;
@@ -318,8 +333,10 @@ TEST(MultiTensorAdafactor, CheckpointResumeIsBitIdentical) {
   };
   for (int s = 0; s < 6; ++s) feed(a, s);
   for (int s = 0; s < 3; ++s) feed(b, s);
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("wgslvk_adafactor_" + std::to_string(wt::test_seed()) + ".safetensors")).string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() /
+       ("wgslvk_adafactor_" + std::to_string(wt::test_seed()) + ".safetensors"))
+          .string();
   b.save(path);
   af::AdafactorOptions other;  // different hyperparameters: load replaces them
   MultiTensorAdafactor c(d, specs(), other);
@@ -437,8 +454,8 @@ TEST(MultiTensorAdafactor, LogisticRegressionTrainsLikeTheDoubleReference) {
     worst = std::max(worst, std::fabs(ld - lr) / lr);
     ASSERT_LE(std::fabs(ld - lr), kDrift * lr) << "step " << s << ": " << ld << " vs " << lr;
   }
-  std::printf("  loss %.6f -> %.6f (double reference %.6f); worst relative gap %.2e (bound %.0e)\n", l0, ld,
-              lr, worst, kDrift);
+  std::printf("  loss %.6f -> %.6f (double reference %.6f); worst relative gap %.2e (bound %.0e)\n",
+              l0, ld, lr, worst, kDrift);
   EXPECT_LT(ld, 0.8 * l0);
 }
 

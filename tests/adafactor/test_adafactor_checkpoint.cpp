@@ -26,11 +26,13 @@ using optimizer::CheckpointTensor;
 namespace {
 
 // 2-D (factored), 1-D and an empty tensor (no state).
-std::vector<optimizer::ParamSpec> params() { return {{"w", {4, 8}, true}, {"b", {8}, false}, {"e", {0, 3}, false}}; }
+std::vector<optimizer::ParamSpec> params() {
+  return {{"w", {4, 8}, true}, {"b", {8}, false}, {"e", {0, 3}, false}};
+}
 
 std::vector<CheckpointTensor> expected() {
-  optimizer::Layout L = optimizer::make_layout(params(), optimizer::StatePrecision::FP32, 256, uint64_t(1) << 30,
-                                               "MultiTensorAdafactor");
+  optimizer::Layout L = optimizer::make_layout(params(), optimizer::StatePrecision::FP32, 256,
+                                               uint64_t(1) << 30, "MultiTensorAdafactor");
   return af::checkpoint_tensors(L);
 }
 
@@ -75,9 +77,7 @@ std::vector<uint8_t> with_header(const std::vector<uint8_t>& f, std::string h) {
 std::string decode_error(const std::vector<uint8_t>& f) {
   try {
     af::decode_checkpoint(f, expected());
-  } catch (const CheckpointError& e) {
-    return e.what();
-  }
+  } catch (const CheckpointError& e) { return e.what(); }
   return {};
 }
 
@@ -143,7 +143,8 @@ TEST(AdafactorCheckpointUntrusted, HyperparametersPassTheConstructorsValidation)
       {[](af::CheckpointState& s) { s.hyper.eps2 = -1; }, "eps2 = -1"},
       {[](af::CheckpointState& s) { s.hyper.d = 0; }, "d (clip threshold) = 0"},
       {[](af::CheckpointState& s) { s.hyper.weight_decay = -1; }, "weight_decay = -1"},
-      {[](af::CheckpointState& s) { s.step = UINT64_MAX; }, "step 18446744073709551615 is above 2^53"},
+      {[](af::CheckpointState& s) { s.step = UINT64_MAX; },
+       "step 18446744073709551615 is above 2^53"},
       {[](af::CheckpointState& s) { s.step = (uint64_t(1) << 53) + 1; }, "is above 2^53"},
   };
   for (const auto& b : bad) {
@@ -158,9 +159,11 @@ TEST(AdafactorCheckpointUntrusted, HyperparametersPassTheConstructorsValidation)
   // Non-numbers and non-booleans (CRC recomputed).
   auto f = encode({});
   std::string h = header_of(f);
-  std::string e = decode_error(with_header(f, replaced(h, "\"eps2\":\"0.001\"", "\"eps2\":\"nan\"")));
+  std::string e =
+      decode_error(with_header(f, replaced(h, "\"eps2\":\"0.001\"", "\"eps2\":\"nan\"")));
   EXPECT_NE(e.find("'eps2' = \"nan\" is not a finite number"), std::string::npos) << e;
-  e = decode_error(with_header(f, replaced(h, "\"relative_step\":\"false\"", "\"relative_step\":\"no\"")));
+  e = decode_error(
+      with_header(f, replaced(h, "\"relative_step\":\"false\"", "\"relative_step\":\"no\"")));
   EXPECT_NE(e.find("is not true/false"), std::string::npos) << e;
 }
 
@@ -189,15 +192,14 @@ TEST(AdafactorCheckpointUntrusted, HeaderJsonIsStrict) {
 TEST(AdafactorCheckpointUntrusted, LoadRefusesFoldersFifosAndWrongSizes) {
   Device& d = wgslvk::testing::device();
   af::MultiTensorAdafactor o(d, params());
-  fs::path dir = fs::temp_directory_path() / ("wgslvk_af_ckpt_untrusted_" + std::to_string(::getpid()));
+  fs::path dir =
+      fs::temp_directory_path() / ("wgslvk_af_ckpt_untrusted_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "a_folder");
   auto msg = [&](const fs::path& p) {
     try {
       o.load(p.string());
-    } catch (const CheckpointError& e) {
-      return std::string(e.what());
-    }
+    } catch (const CheckpointError& e) { return std::string(e.what()); }
     return std::string("accepted");
   };
   std::string e = msg(dir / "a_folder");
@@ -241,7 +243,8 @@ TEST(AdafactorCheckpointUntrusted, LoadRefusesFoldersFifosAndWrongSizes) {
   EXPECT_EQ(w[31], 0.01f * 32.0f);
   o.save((dir / "ok.safetensors").string());
   std::ifstream in(dir / "ok.safetensors", std::ios::binary);
-  std::vector<uint8_t> saved((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> saved((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   EXPECT_EQ(saved, bytes);  // save writes exactly what the encoder writes
   EXPECT_EQ(msg(dir / "ok.safetensors"), "accepted");
   fs::remove_all(dir);

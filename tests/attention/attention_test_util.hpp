@@ -50,7 +50,7 @@ inline bool is_poison(float f) { return std::bit_cast<uint32_t>(f) == kPoisonBit
 
 inline Buffer params_buffer(Device& d, const Shape& s) {
   uint32_t w[8] = {s.batch, s.seq, s.heads, s.head_dim, std::bit_cast<uint32_t>(float(s.scale)),
-                   0, 0, 0};
+                   0,       0,     0};
   Buffer b = d.create_buffer({"attn params", 32, BufferUsage::Uniform | BufferUsage::CopyDst});
   d.queue().write_buffer(b, 0, w, sizeof w);
   return b;
@@ -133,8 +133,11 @@ struct Gpu {
   Fwd fa2_forward(const std::vector<float>& qkv) {
     Buffer q = in_buffer(d, qkv, "qkv"), out = out_buffer(d, s.out_size(), "out"),
            lse = out_buffer(d, s.lse_size(), "lse");
-    run(d, {{"attention/attn_fwd_fa2", {{0, params}, {1, q}, {2, out}, {3, lse}}, s.q_tiles(),
-             s.heads, s.batch}});
+    run(d, {{"attention/attn_fwd_fa2",
+             {{0, params}, {1, q}, {2, out}, {3, lse}},
+             s.q_tiles(),
+             s.heads,
+             s.batch}});
     return {{}, read_out(d, out, s.out_size(), "out"), read_out(d, lse, s.lse_size(), "lse")};
   }
 
@@ -163,10 +166,16 @@ struct Gpu {
     Buffer ds = out_buffer(d, s.lse_size(), "dsum"), dq = out_buffer(d, s.qkv_size(), "dqkv");
     run(d, {elementwise(d, "attention/attn_dsum", {{0, params}, {1, o}, {2, g}, {3, ds}},
                         s.lse_size()),
-            {"attention/attn_dscores_fa2", {{0, params}, {1, q}, {2, g}, {3, l}, {4, ds}, {5, dq}},
-             s.q_tiles(), s.heads, s.batch},
-            {"attention/attn_dv_fa2", {{0, params}, {1, q}, {2, g}, {3, l}, {4, ds}, {5, dq}},
-             s.q_tiles(), s.heads, s.batch}});
+            {"attention/attn_dscores_fa2",
+             {{0, params}, {1, q}, {2, g}, {3, l}, {4, ds}, {5, dq}},
+             s.q_tiles(),
+             s.heads,
+             s.batch},
+            {"attention/attn_dv_fa2",
+             {{0, params}, {1, q}, {2, g}, {3, l}, {4, ds}, {5, dq}},
+             s.q_tiles(),
+             s.heads,
+             s.batch}});
     return {read_out(d, ds, s.lse_size(), "dsum"), {}, read_out(d, dq, s.qkv_size(), "dqkv")};
   }
 };

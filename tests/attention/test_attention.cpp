@@ -37,16 +37,18 @@ void check_all(const Shape& s, const Inputs& in, bool log = false) {
   auto c_dq_f = expect_within(fbw.dqkv, dqkv, bb.dqkv_err, bb.dqkv_mag, "fa2 dqkv");
   expect_close(fbw.dqkv, nb.dqkv, bb.dqkv_err, "fa2 dqkv vs naive dqkv");
   if (log)
-    std::printf("%s: worst error / bound: out naive %.3g fa2 %.3g, lse %.3g, dqkv naive %.3g "
-                "fa2 %.3g; worst ULP of magnitude: out %.3g/%.3g lse %.3g dqkv %.3g/%.3g\n",
-                shape_name(s).c_str(), c_out_n.worst_ratio, c_out_f.worst_ratio,
-                c_lse.worst_ratio, c_dq_n.worst_ratio, c_dq_f.worst_ratio, c_out_n.worst_ulps,
-                c_out_f.worst_ulps, c_lse.worst_ulps, c_dq_n.worst_ulps, c_dq_f.worst_ulps);
+    std::printf(
+        "%s: worst error / bound: out naive %.3g fa2 %.3g, lse %.3g, dqkv naive %.3g "
+        "fa2 %.3g; worst ULP of magnitude: out %.3g/%.3g lse %.3g dqkv %.3g/%.3g\n",
+        shape_name(s).c_str(), c_out_n.worst_ratio, c_out_f.worst_ratio, c_lse.worst_ratio,
+        c_dq_n.worst_ratio, c_dq_f.worst_ratio, c_out_n.worst_ulps, c_out_f.worst_ulps,
+        c_lse.worst_ulps, c_dq_n.worst_ulps, c_dq_f.worst_ulps);
 }
 
 TEST(Attention, OddSequenceLengths) {
   auto r = rng(11);
-  for (uint32_t T : {1u, 15u, 17u, 33u}) check_all(make_shape(1, T, 2, 32), random_inputs(r, make_shape(1, T, 2, 32)), true);
+  for (uint32_t T : {1u, 15u, 17u, 33u})
+    check_all(make_shape(1, T, 2, 32), random_inputs(r, make_shape(1, T, 2, 32)), true);
 }
 
 TEST(Attention, HeadDims) {

@@ -15,7 +15,8 @@ std::vector<double> randd(std::mt19937_64& r, size_t n, double scale = 1.0) {
 // Largest |a - b| / (|b| + floor).
 double max_rel(std::span<const double> a, std::span<const double> b, double floor) {
   double w = 0;
-  for (size_t i = 0; i < a.size(); ++i) w = std::max(w, std::fabs(a[i] - b[i]) / (std::fabs(b[i]) + floor));
+  for (size_t i = 0; i < a.size(); ++i)
+    w = std::max(w, std::fabs(a[i] - b[i]) / (std::fabs(b[i]) + floor));
   return w;
 }
 
@@ -41,8 +42,10 @@ TEST(AttentionReference, Fa2ForwardEqualsNaive) {
       double sum = 0;
       for (uint64_t j = 0; j < s.seq; ++j) {
         const double a = att[row * s.seq + j];
-        if (j > i) ASSERT_EQ(a, 0.0);
-        else ASSERT_GT(a, 0.0);
+        if (j > i)
+          ASSERT_EQ(a, 0.0);
+        else
+          ASSERT_GT(a, 0.0);
         sum += a;
       }
       ASSERT_NEAR(sum, 1.0, 1e-13);
@@ -156,13 +159,15 @@ TEST(AttentionReference, BoundsCatchPlausibleBugs) {
         for (uint64_t j = 0; j < i; ++j) {
           double acc = 0;
           for (uint64_t c = 0; c < s.head_dim; ++c)
-            acc += qkv[i * 3 * s.d() + h * s.head_dim + c] * qkv[j * 3 * s.d() + s.d() + h * s.head_dim + c];
+            acc += qkv[i * 3 * s.d() + h * s.head_dim + c] *
+                   qkv[j * 3 * s.d() + s.d() + h * s.head_dim + c];
           sc[j] = acc * s.scale, m = std::max(m, sc[j]);
         }
         for (auto& x : sc) l += (x = std::exp(x - m));
         for (uint64_t c = 0; c < s.head_dim; ++c) {
           double acc = 0;
-          for (uint64_t j = 0; j < i; ++j) acc += sc[j] / l * qkv[j * 3 * s.d() + 2 * s.d() + h * s.head_dim + c];
+          for (uint64_t j = 0; j < i; ++j)
+            acc += sc[j] / l * qkv[j * 3 * s.d() + 2 * s.d() + h * s.head_dim + c];
           bad[i * s.d() + h * s.head_dim + c] = acc;
         }
       }
@@ -194,7 +199,8 @@ TEST(AttentionReference, BoundsCatchPlausibleBugs) {
       for (uint64_t j = 0; j <= i; ++j) {
         double acc = 0;
         for (uint64_t c = 0; c < s.head_dim; ++c)
-          acc += qkv[i * 3 * s.d() + h * s.head_dim + c] * qkv[j * 3 * s.d() + s.d() + h * s.head_dim + c];
+          acc += qkv[i * 3 * s.d() + h * s.head_dim + c] *
+                 qkv[j * 3 * s.d() + s.d() + h * s.head_dim + c];
         m = std::max(m, acc * s.scale);
       }
       m_only[row] = m;

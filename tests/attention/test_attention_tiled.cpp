@@ -25,8 +25,8 @@ std::vector<float> run_backward(Gpu& gpu, Fa2Backward v, const std::vector<float
          ds = in_buffer(d, dsum, "dsum"), dq = out_buffer(d, s.qkv_size(), "dqkv");
   std::vector<Dispatch> list;
   for (const KernelDispatch& k : fa2_backward_dispatches(s, v))
-    list.push_back({k.kernel, {{0, gpu.params}, {1, q}, {2, g}, {3, l}, {4, ds}, {5, dq}}, k.x,
-                    k.y, k.z});
+    list.push_back(
+        {k.kernel, {{0, gpu.params}, {1, q}, {2, g}, {3, l}, {4, ds}, {5, dq}}, k.x, k.y, k.z});
   run(d, list);
   return read_out(d, dq, s.qkv_size(), "dqkv");
 }
@@ -137,7 +137,10 @@ TEST(AttentionTiled, RefusesHeadDimAbove128) {
          ds = in_buffer(dev, std::vector<float>(s.lse_size(), 0.5f), "dsum"),
          dq = out_buffer(dev, s.qkv_size(), "dqkv");
   run(dev, {{"attention/attn_bwd_fa2_tiled",
-             {{0, gpu.params}, {1, q}, {2, g}, {3, l}, {4, ds}, {5, dq}}, 1, 2, 1}});
+             {{0, gpu.params}, {1, q}, {2, g}, {3, l}, {4, ds}, {5, dq}},
+             1,
+             2,
+             1}});
   for (float x : read_out(dev, dq, s.qkv_size(), "dqkv")) ASSERT_TRUE(is_poison(x));
 }
 

@@ -18,8 +18,11 @@ Gpu::Fwd wide_forward(Gpu& gpu, const std::vector<float>& qkv) {
   Device& d = gpu.d;
   Buffer q = in_buffer(d, qkv, "qkv"), out = out_buffer(d, s.out_size(), "out"),
          lse = out_buffer(d, s.lse_size(), "lse");
-  run(d, {{"attention/attn_fwd_fa2_wide", {{0, gpu.params}, {1, q}, {2, out}, {3, lse}},
-           s.q_tiles(), s.heads, s.batch}});
+  run(d, {{"attention/attn_fwd_fa2_wide",
+           {{0, gpu.params}, {1, q}, {2, out}, {3, lse}},
+           s.q_tiles(),
+           s.heads,
+           s.batch}});
   return {{}, read_out(d, out, s.out_size(), "out"), read_out(d, lse, s.lse_size(), "lse")};
 }
 // `which`: bit 0 runs attn_dscores_fa2_wide (q columns), bit 1 attn_dv_fa2_wide (k, v columns).
@@ -82,10 +85,11 @@ void check_wide(const Shape& s, const Inputs& in, bool log = true) {
     }
   EXPECT_EQ(wrong, 0u);
   if (log)
-    std::printf("%s wide: worst error / bound out %.3g lse %.3g dqkv %.3g; worst ULP of "
-                "magnitude out %.3g lse %.3g dqkv %.3g\n",
-                shape_name(s).c_str(), c_out.worst_ratio, c_lse.worst_ratio, c_dq.worst_ratio,
-                c_out.worst_ulps, c_lse.worst_ulps, c_dq.worst_ulps);
+    std::printf(
+        "%s wide: worst error / bound out %.3g lse %.3g dqkv %.3g; worst ULP of "
+        "magnitude out %.3g lse %.3g dqkv %.3g\n",
+        shape_name(s).c_str(), c_out.worst_ratio, c_lse.worst_ratio, c_dq.worst_ratio,
+        c_out.worst_ulps, c_lse.worst_ulps, c_dq.worst_ulps);
 }
 
 TEST(AttentionWide, OddSequenceLengths) {

@@ -66,7 +66,9 @@ TEST(ElementwiseReference, AddsArePlainAdds) {
 
 using wt::generator;
 
-TEST(ElementwiseKernels, EveryGeneratorPassesOnFreshInputs) { wt::expect_every_generator_passes("elementwise", 11u); }
+TEST(ElementwiseKernels, EveryGeneratorPassesOnFreshInputs) {
+  wt::expect_every_generator_passes("elementwise", 11u);
+}
 
 // Expected values replaced by f(input x, expected) for every ulp/exact check of `buffer`.
 v::CaseResult::Status run_with(v::Case c, const std::string& buffer,

@@ -63,7 +63,7 @@ inline std::vector<float> poisoned(size_t n) { return std::vector<float>(n, pois
 // Bit-for-bit equality (kLookupUlps, kLookupW16Ulps, kDeterministicUlps are 0), with the first
 // mismatches named.
 inline void expect_bits_equal(const std::vector<float>& got, const std::vector<float>& want,
-                       const std::string& what) {
+                              const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   size_t bad = 0;
   for (size_t i = 0; i < got.size(); ++i) {
@@ -79,7 +79,8 @@ inline void expect_bits_equal(const std::vector<float>& got, const std::vector<f
 // Within the CAS bound of reference.hpp: kBackwardUlpsPerTerm * n ULPs of M per element.
 // Returns the largest distance seen, in ULPs of M.
 inline double expect_within_backward_bound(const std::vector<float>& got,
-                                    const ref::BackwardExpected& want, const std::string& what) {
+                                           const ref::BackwardExpected& want,
+                                           const std::string& what) {
   EXPECT_EQ(got.size(), want.value.size()) << what;
   size_t bad = 0;
   double worst = 0;
@@ -88,9 +89,9 @@ inline double expect_within_backward_bound(const std::vector<float>& got,
     if (want.within(i, got[i])) continue;
     if (++bad <= 5)
       ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", expected "
-                    << want.value[i] << " within " << ref::kBackwardUlpsPerTerm << " x n = "
-                    << want.terms[i] << " ULPs of M = " << want.magnitude[i] << ", off by "
-                    << want.ulps_of_m(i, got[i]) << " ULPs of M";
+                    << want.value[i] << " within " << ref::kBackwardUlpsPerTerm
+                    << " x n = " << want.terms[i] << " ULPs of M = " << want.magnitude[i]
+                    << ", off by " << want.ulps_of_m(i, got[i]) << " ULPs of M";
   }
   EXPECT_EQ(bad, 0u) << what << ": " << bad << " elements outside the bound";
   return worst;
@@ -99,7 +100,8 @@ inline double expect_within_backward_bound(const std::vector<float>& got,
 // ---- runs ---------------------------------------------------------------------------------------
 
 inline std::vector<float> run_lookup(Embedding& emb, const std::vector<uint32_t>& tokens,
-                              const std::vector<float>& table, Dims dims, OovReport* report) {
+                                     const std::vector<float>& table, Dims dims,
+                                     OovReport* report) {
   Device& dev = device();
   Buffer tb = upload(dev, table, "table");
   Buffer ob = upload(dev, poisoned(size_t(dims.seq_len) * dims.d_model), "out");
@@ -109,9 +111,9 @@ inline std::vector<float> run_lookup(Embedding& emb, const std::vector<uint32_t>
 }
 
 inline std::vector<float> run_backward(Embedding& emb, const std::vector<uint32_t>& tokens,
-                                const std::vector<float>& grad_out,
-                                const std::vector<float>& table_init, Dims dims,
-                                BackwardVariant v, OovReport* report = nullptr) {
+                                       const std::vector<float>& grad_out,
+                                       const std::vector<float>& table_init, Dims dims,
+                                       BackwardVariant v, OovReport* report = nullptr) {
   Device& dev = device();
   Buffer gb = upload(dev, grad_out, "grad_out");
   Buffer tb = upload(dev, table_init, "grad_table");
@@ -122,16 +124,15 @@ inline std::vector<float> run_backward(Embedding& emb, const std::vector<uint32_
 
 // Checks one backward run of variant v against the reference that variant is held to.
 inline void check_backward(Embedding& emb, const std::vector<uint32_t>& tokens,
-                    const std::vector<float>& grad_out, const std::vector<float>& table_init,
-                    Dims dims, BackwardVariant v, const std::string& what) {
+                           const std::vector<float>& grad_out, const std::vector<float>& table_init,
+                           Dims dims, BackwardVariant v, const std::string& what) {
   auto got = run_backward(emb, tokens, grad_out, table_init, dims, v);
   const std::string name = what + " [" + std::string(embedding::variant_name(v)) + "]";
   if (v == BackwardVariant::Deterministic) {
-    expect_bits_equal(got, ref::backward_sequential_f32(tokens, grad_out, table_init, dims),
-                      name);
+    expect_bits_equal(got, ref::backward_sequential_f32(tokens, grad_out, table_init, dims), name);
   } else {
-    double worst = expect_within_backward_bound(
-        got, ref::backward(tokens, grad_out, table_init, dims), name);
+    double worst =
+        expect_within_backward_bound(got, ref::backward(tokens, grad_out, table_init, dims), name);
     std::printf("%s: largest error %.3g ULPs of M\n", name.c_str(), worst);
   }
 }

@@ -48,12 +48,13 @@ TEST(EmbeddingLookup, OutOfVocabularyIdsGiveExactZerosAndAreCounted) {
     for (uint32_t d = 0; d < dims.d_model; ++d)
       ASSERT_EQ(std::bit_cast<uint32_t>(got[size_t(pos) * dims.d_model + d]), 0u)
           << "position " << pos << " (id " << id << ") dim " << d << " is not +0.0";
-  EXPECT_EQ(std::bit_cast<uint32_t>(got[16 * dims.d_model]), std::bit_cast<uint32_t>(table[(dims.vocab_size - 1) * dims.d_model]));
+  EXPECT_EQ(std::bit_cast<uint32_t>(got[16 * dims.d_model]),
+            std::bit_cast<uint32_t>(table[(dims.vocab_size - 1) * dims.d_model]));
 
   EXPECT_EQ(report.count, 4u);
   EXPECT_EQ(report.positions, (std::vector<uint32_t>{0, 17, 18, 199}));
-  EXPECT_EQ(report.ids, (std::vector<uint32_t>{dims.vocab_size, dims.vocab_size + 1,
-                                               0xFFFFFFFFu, dims.vocab_size}));
+  EXPECT_EQ(report.ids, (std::vector<uint32_t>{dims.vocab_size, dims.vocab_size + 1, 0xFFFFFFFFu,
+                                               dims.vocab_size}));
   EXPECT_NE(report.message().find("position 18 id 4294967295"), std::string::npos)
       << report.message();
 }
@@ -88,7 +89,6 @@ TEST(EmbeddingLookup, TokensInADeviceBuffer) {
   EXPECT_EQ(report.count, 2u);
   EXPECT_EQ(report.positions, (std::vector<uint32_t>{3, 149}));
 }
-
 
 // ---- lookup_w16 ---------------------------------------------------------------------------------
 
@@ -172,9 +172,9 @@ TEST(EmbeddingBackward, SameTokenAtEveryPositionExactSum) {
   for (BackwardVariant v : kAllVariants) {
     if (!supported(v)) continue;
     auto got = run_backward(emb, tokens, grad_out, table, dims, v);
-    expect_bits_equal(got, exact,
-                      "same token everywhere, exact sums [" +
-                          std::string(embedding::variant_name(v)) + "]");
+    expect_bits_equal(
+        got, exact,
+        "same token everywhere, exact sums [" + std::string(embedding::variant_name(v)) + "]");
   }
 }
 
@@ -224,8 +224,8 @@ TEST(EmbeddingBackward, NanInfAndZeroGradientsAreSkipped) {
           << name << " [" << embedding::variant_name(v) << "]: row " << dims.vocab_size - 1
           << " dim " << d << " changed";
     for (float x : got)
-      ASSERT_TRUE(std::isfinite(x)) << name << " [" << embedding::variant_name(v)
-                                    << "]: a non-finite value got in";
+      ASSERT_TRUE(std::isfinite(x))
+          << name << " [" << embedding::variant_name(v) << "]: a non-finite value got in";
     check_backward(emb, tokens, grad_out, table, dims, v, name);
   }
 }
@@ -288,7 +288,6 @@ TEST(EmbeddingBackward, DeterministicIsBitwiseIdenticalAcrossRuns) {
   }
 }
 
-
 // ---- input validation ---------------------------------------------------------------------------
 
 // Runs f, expects a ValidationError of `rule` whose message holds every one of `parts`.
@@ -322,8 +321,7 @@ TEST(EmbeddingValidation, WrongTokenLength) {
                {"embedding/embed_lookup", "binding 0 `tokens` buffer 'tokens11'", "44 bytes",
                 "seq_len) 10 needs exactly 40"});
   // Nothing was dispatched: the output still holds its poison.
-  for (float x : read<float>(dev, ob))
-    ASSERT_EQ(std::bit_cast<uint32_t>(x), testing::kPoisonBits);
+  for (float x : read<float>(dev, ob)) ASSERT_EQ(std::bit_cast<uint32_t>(x), testing::kPoisonBits);
 }
 
 TEST(EmbeddingValidation, TableLargerThanOneBinding) {
@@ -338,16 +336,17 @@ TEST(EmbeddingValidation, TableLargerThanOneBinding) {
   std::vector<uint32_t> tokens{0, 1, 2, 3};
   const std::string bytes = std::to_string(uint64_t(vocab) * d_model * 4);
   expect_error([&] { emb.lookup(tokens, small, ob, dims); }, "limits",
-               {"embedding/embed_lookup", "binding 1 `table`", "vocab_size " +
-                std::to_string(vocab) + " x d_model 1024", bytes + " bytes",
+               {"embedding/embed_lookup", "binding 1 `table`",
+                "vocab_size " + std::to_string(vocab) + " x d_model 1024", bytes + " bytes",
                 "maxStorageBufferBindingSize " + std::to_string(limit)});
   expect_error([&] { emb.backward(tokens, ob, small, dims); }, "limits",
                {"embedding/embed_backward", "binding 2 `grad_table`",
                 "maxStorageBufferBindingSize " + std::to_string(limit)});
   // The f16 table holds twice as many rows in one binding: this vocab still fits there.
   if (dev.has_feature(Feature::ShaderF16))
-    expect_error([&] { emb.lookup_w16(tokens, small, ob, dims); }, "shape",
-                 {"embedding/embed_lookup_w16", "binding 1 `table_w16`", "does not fit buffer 'table'"});
+    expect_error(
+        [&] { emb.lookup_w16(tokens, small, ob, dims); }, "shape",
+        {"embedding/embed_lookup_w16", "binding 1 `table_w16`", "does not fit buffer 'table'"});
 }
 
 TEST(EmbeddingValidation, BuffersTooSmallForTheDims) {
@@ -365,10 +364,16 @@ TEST(EmbeddingValidation, BuffersTooSmallForTheDims) {
                {"binding 2 `out`", "seq_len 10 x d_model 8", "'short out' of 312 bytes"});
   expect_error([&] { emb.backward(tokens, short_out, ok_table, dims); }, "shape",
                {"embedding/embed_backward", "binding 1 `grad_out`"});
-  expect_error([&] { emb.lookup(tokens, ok_table, ob, Dims{10, 0, 16}); }, "shape",
-               {"embedding/embed_lookup", "d_model) is 0"});
-  expect_error([&] { emb.lookup(tokens, ok_table, ob, Dims{10, 8, 0}); }, "shape",
-               {"vocab_size) is 0"});
+  expect_error(
+      [&] {
+        emb.lookup(tokens, ok_table, ob, Dims{10, 0, 16});
+      },
+      "shape", {"embedding/embed_lookup", "d_model) is 0"});
+  expect_error(
+      [&] {
+        emb.lookup(tokens, ok_table, ob, Dims{10, 8, 0});
+      },
+      "shape", {"vocab_size) is 0"});
 }
 
 // 01_embedding.wgsl starts with `enable f16;` (module-wide), so without shader-f16 a browser
@@ -389,9 +394,9 @@ TEST(EmbeddingValidation, F16ModuleRefusedWithoutShaderF16) {
                {"embedding/embed_lookup_w16", "shader-f16", "binding 1 `table_w16: array<f16>`"});
   Buffer tb = upload(plain, std::vector<float>(16 * 8, 0.5f), "grad_table");
   Buffer gb = upload(plain, std::vector<float>(4 * 8, 0.25f), "grad_out");
-  expect_error([&] { emb.lookup(tokens, tb, ob, dims); }, "feature",
-               {"embedding/embed_lookup", "shader-f16", "01_embedding.wgsl", "enable f16;",
-                "module-wide"});
+  expect_error(
+      [&] { emb.lookup(tokens, tb, ob, dims); }, "feature",
+      {"embedding/embed_lookup", "shader-f16", "01_embedding.wgsl", "enable f16;", "module-wide"});
   expect_error([&] { emb.backward(tokens, gb, tb, dims, BackwardVariant::Cas); }, "feature",
                {"embedding/embed_backward", "shader-f16", "enable f16;"});
   // The float-atomic variant is native (not in 01_embedding.wgsl), so the module's `enable f16;`

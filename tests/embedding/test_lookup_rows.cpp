@@ -70,7 +70,7 @@ std::vector<uint16_t> random_halves(std::mt19937_64& g, size_t n) {
 // 64 lanes), 256, 260 (a second unrolled iteration for lanes 0..0 of 65 vec4), 768 (GPT), 1028
 // (257 vec4: the guarded tail of the second 4-load iteration); odd seq_len and vocab_size.
 const Dims kShapes[] = {Dims{301, 4, 500}, Dims{257, 12, 77}, Dims{129, 64, 1000},
-                        Dims{33, 252, 40}, Dims{40, 256, 33},  Dims{17, 260, 9},
+                        Dims{33, 252, 40}, Dims{40, 256, 33}, Dims{17, 260, 9},
                         Dims{3, 768, 5},   Dims{5, 1028, 11}};
 
 TEST(EmbeddingLookupRows, RowsPerWorkgroupAndWorkgroups) {
@@ -120,7 +120,8 @@ TEST(EmbeddingLookupRows, W16SameBitsAsThePortAndTheF32Lookup) {
     auto native = lookup_with(LookupPath::native, true, tokens, {}, t16, dims);
     std::vector<float> want(size_t(dims.seq_len) * dims.d_model);
     ref::lookup_w16(tokens, t16, want, dims);
-    expect_bits_equal(native, expected_with_tail(want), "embed_lookup_w16_rows vs reference, " + what);
+    expect_bits_equal(native, expected_with_tail(want),
+                      "embed_lookup_w16_rows vs reference, " + what);
     expect_bits_equal(native, lookup_with(LookupPath::native, false, tokens, t32, {}, dims),
                       "embed_lookup_w16_rows vs embed_lookup_rows on the f32 copy, " + what);
     if (port_ok)
@@ -143,8 +144,10 @@ TEST(EmbeddingLookupRows, W16NanHalvesAsThePort) {
   for (uint32_t s : {0u, 1u, 2u, 3u, 5u})
     for (uint32_t d = 0; d < dims.d_model; ++d) {
       const float x = native[s * dims.d_model + d], h = f16_bits_to_f32(t16[tokens[s] * 8 + d]);
-      if (std::isnan(h)) EXPECT_TRUE(std::isnan(x)) << s << "," << d;
-      else EXPECT_EQ(std::bit_cast<uint32_t>(x), std::bit_cast<uint32_t>(h)) << s << "," << d;
+      if (std::isnan(h))
+        EXPECT_TRUE(std::isnan(x)) << s << "," << d;
+      else
+        EXPECT_EQ(std::bit_cast<uint32_t>(x), std::bit_cast<uint32_t>(h)) << s << "," << d;
     }
 }
 
@@ -183,15 +186,17 @@ TEST(EmbeddingLookupRows, NativeRefusesADModelNotAMultipleOf4) {
   std::vector<uint32_t> tokens(10, 1);
   for (bool w16 : {false, true}) {
     try {
-      if (w16) emb.lookup_w16(tokens, tb, ob, dims);
-      else emb.lookup(tokens, tb, ob, dims);
+      if (w16)
+        emb.lookup_w16(tokens, tb, ob, dims);
+      else
+        emb.lookup(tokens, tb, ob, dims);
       ADD_FAILURE() << "not refused";
     } catch (const ValidationError& e) {
       EXPECT_EQ(e.rule(), "shape");
       const std::string m = e.what();
-      for (std::string part : {std::string(w16 ? "embedding/embed_lookup_w16_rows"
-                                               : "embedding/embed_lookup_rows"),
-                               std::string("dims.y (d_model) is 6"), std::string("multiple of 4")})
+      for (std::string part :
+           {std::string(w16 ? "embedding/embed_lookup_w16_rows" : "embedding/embed_lookup_rows"),
+            std::string("dims.y (d_model) is 6"), std::string("multiple of 4")})
         EXPECT_NE(m.find(part), std::string::npos) << "message lacks '" << part << "': " << m;
     }
   }

@@ -61,7 +61,8 @@ TEST(EmbeddingRecord, TwoBackwardCallsInOneEncoderAccumulateInOrder) {
   Embedding emb(dev);
   auto g = rng(2);
   const Dims dims{64, 20, 12};  // ~5 positions per token: atomics contend
-  auto t1 = random_tokens(g, dims.seq_len, dims.vocab_size), t2 = random_tokens(g, dims.seq_len, dims.vocab_size);
+  auto t1 = random_tokens(g, dims.seq_len, dims.vocab_size),
+       t2 = random_tokens(g, dims.seq_len, dims.vocab_size);
   auto g1 = random_floats(g, size_t(dims.seq_len) * dims.d_model),
        g2 = random_floats(g, size_t(dims.seq_len) * dims.d_model);
   auto table = random_floats(g, size_t(dims.vocab_size) * dims.d_model);
@@ -79,7 +80,8 @@ TEST(EmbeddingRecord, TwoBackwardCallsInOneEncoderAccumulateInOrder) {
     if (v == BackwardVariant::Deterministic) {
       // bit exact: the first call's sequential sums, then the second's onto them
       auto after1 = ref::backward_sequential_f32(t1, g1, table, dims);
-      expect_bits_equal(got, ref::backward_sequential_f32(t2, g2, after1, dims), "two recorded calls");
+      expect_bits_equal(got, ref::backward_sequential_f32(t2, g2, after1, dims),
+                        "two recorded calls");
     } else {
       // within the bound of one backward over both calls' positions (the adds are the same)
       std::vector<uint32_t> tt = t1;

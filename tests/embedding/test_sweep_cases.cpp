@@ -21,9 +21,12 @@ namespace {
 using testing::device;
 using validate::CaseResult;
 
-constexpr const char* kKernels[] = {"embedding/embed_lookup", "embedding/embed_lookup_w16",
-                                    "embedding/embed_lookup_rows", "embedding/embed_lookup_w16_rows",
-                                    "embedding/embed_backward", "embedding/embed_backward_atomic_float",
+constexpr const char* kKernels[] = {"embedding/embed_lookup",
+                                    "embedding/embed_lookup_w16",
+                                    "embedding/embed_lookup_rows",
+                                    "embedding/embed_lookup_w16_rows",
+                                    "embedding/embed_backward",
+                                    "embedding/embed_backward_atomic_float",
                                     "embedding/embed_backward_deterministic"};
 
 CaseResult run(const validate::Case& c) {
@@ -37,7 +40,8 @@ TEST(EmbeddingSweepCases, EveryKernelPassesWithGeneratedInputsAndCheckedFirstRow
     validate::Case c = embedding_sweep_case(k, 100, 40, 300, 16);
     if (validate::Runner(device()).case_unsupported_reason(c) != "") continue;
     // the big inputs are generated: a dump stays small at 131072 x 4096
-    const validate::BufferSpec* big = c.find_buffer(std::string(k).find("lookup") != std::string::npos ? "table" : "grad_table");
+    const validate::BufferSpec* big =
+        c.find_buffer(std::string(k).find("lookup") != std::string::npos ? "table" : "grad_table");
     ASSERT_NE(big, nullptr);
     EXPECT_EQ(big->kind, validate::BufferSpec::Kind::Generate);
     uint64_t checked = 0;
@@ -66,7 +70,8 @@ TEST(EmbeddingSweepCases, ABrokenCaseFails) {
     EXPECT_EQ(run(c).status, CaseResult::Status::Fail);
   }
   {  // backward: other gradients than the reference summed
-    validate::Case c = embedding_sweep_case("embedding/embed_backward_deterministic", 100, 40, 300, 16);
+    validate::Case c =
+        embedding_sweep_case("embedding/embed_backward_deterministic", 100, 40, 300, 16);
     auto& go = const_cast<validate::BufferSpec&>(*c.find_buffer("grad_out"));
     go.gen.seed += 1;
     EXPECT_EQ(run(c).status, CaseResult::Status::Fail);
@@ -88,12 +93,15 @@ TEST(EmbeddingSweepCases, TokensKeepTheHashedIdsDistinctCountAndFeedTheFirstRows
 }
 
 TEST(EmbeddingSweepCases, BadArgumentsAreRefused) {
-  EXPECT_THROW(embedding_sweep_case("embedding/embed_nothing", 10, 8, 10, 4), std::invalid_argument);
+  EXPECT_THROW(embedding_sweep_case("embedding/embed_nothing", 10, 8, 10, 4),
+               std::invalid_argument);
   EXPECT_THROW(embedding_sweep_case("embedding/embed_lookup", 0, 8, 10, 4), std::invalid_argument);
   EXPECT_THROW(sweep_tokens(10, 0), std::invalid_argument);
   // the row-wise lookups need whole vec4 rows
-  EXPECT_THROW(embedding_sweep_case("embedding/embed_lookup_rows", 10, 6, 10, 4), std::invalid_argument);
-  EXPECT_THROW(embedding_sweep_case("embedding/embed_lookup_w16_rows", 10, 6, 10, 4), std::invalid_argument);
+  EXPECT_THROW(embedding_sweep_case("embedding/embed_lookup_rows", 10, 6, 10, 4),
+               std::invalid_argument);
+  EXPECT_THROW(embedding_sweep_case("embedding/embed_lookup_w16_rows", 10, 6, 10, 4),
+               std::invalid_argument);
 }
 
 }  // namespace

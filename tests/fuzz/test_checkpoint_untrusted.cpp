@@ -48,7 +48,8 @@ std::string header_of(const std::vector<uint8_t>& f) {
 
 // The file with another header (length prefix rewritten) and, if asked, a recomputed CRC: the
 // corruption then reaches the checks behind the CRC.
-std::vector<uint8_t> with_header(const std::vector<uint8_t>& f, std::string h, bool fix_crc = true) {
+std::vector<uint8_t> with_header(const std::vector<uint8_t>& f, std::string h,
+                                 bool fix_crc = true) {
   uint64_t old = header_of(f).size();
   while (h.size() % 8) h += ' ';
   std::vector<uint8_t> out(8);
@@ -72,9 +73,7 @@ std::vector<uint8_t> with_header(const std::vector<uint8_t>& f, std::string h, b
 std::string decode_error(const std::vector<uint8_t>& f) {
   try {
     decode_checkpoint(f, expected(), AdamWOptions{});
-  } catch (const CheckpointError& e) {
-    return e.what();
-  }
+  } catch (const CheckpointError& e) { return e.what(); }
   return {};
 }
 
@@ -152,7 +151,8 @@ TEST(CheckpointUntrusted, HeaderJsonIsStrict) {
   e = decode_error(with_header(f, replaced(h, "\"shape\":[4,8]", "\"shape\":" + deep)));
   EXPECT_NE(e.find("nests deeper than 16"), std::string::npos) << e.substr(0, 300);
   // A malformed shape is quoted, bounded.
-  e = decode_error(with_header(f, replaced(h, "\"shape\":[4,8]", "\"shape\":[\"" + std::string(5000, 'x') + "\"]")));
+  e = decode_error(with_header(
+      f, replaced(h, "\"shape\":[4,8]", "\"shape\":[\"" + std::string(5000, 'x') + "\"]")));
   EXPECT_NE(e.find("malformed shape"), std::string::npos) << e.substr(0, 300);
   EXPECT_LT(e.size(), 600u);
   // Version 1 (the CRC covered the data only) is refused with the reason.
@@ -167,15 +167,14 @@ TEST(CheckpointUntrusted, HeaderJsonIsStrict) {
 TEST(CheckpointUntrusted, LoadRefusesFoldersFifosAndWrongSizes) {
   Device& d = wgslvk::testing::device();
   MultiTensorAdamW o(d, params());
-  fs::path dir = fs::temp_directory_path() / ("wgslvk_ckpt_untrusted_" + std::to_string(::getpid()));
+  fs::path dir =
+      fs::temp_directory_path() / ("wgslvk_ckpt_untrusted_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "a_folder");
   auto msg = [&](const fs::path& p) {
     try {
       o.load(p.string());
-    } catch (const CheckpointError& e) {
-      return std::string(e.what());
-    }
+    } catch (const CheckpointError& e) { return std::string(e.what()); }
     return std::string("accepted");
   };
   std::string e = msg(dir / "a_folder");  // once std::bad_alloc
@@ -216,9 +215,11 @@ TEST(CheckpointUntrusted, LoadRefusesFoldersFifosAndWrongSizes) {
 TEST(CheckpointUntrusted, FormatIsByteIdenticalToTheCommittedSeed) {
   const char* src = std::getenv("WGSLVK_SOURCE_DIR");
   if (!src) GTEST_SKIP() << "WGSLVK_SOURCE_DIR is not set (ctest sets it)";
-  std::ifstream in(fs::path(src) / "fuzz/corpus/checkpoint/fp32_two_params.safetensors", std::ios::binary);
+  std::ifstream in(fs::path(src) / "fuzz/corpus/checkpoint/fp32_two_params.safetensors",
+                   std::ios::binary);
   ASSERT_TRUE(in) << "fuzz/corpus/checkpoint/fp32_two_params.safetensors";
-  std::vector<uint8_t> committed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> committed((std::istreambuf_iterator<char>(in)),
+                                 std::istreambuf_iterator<char>());
   std::vector<std::vector<uint8_t>> data;
   for (const auto& t : expected()) {
     std::vector<uint8_t> d(t.bytes);

@@ -24,8 +24,8 @@ using namespace wgslvk::validate;
 namespace {
 
 fs::path temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() /
-               ("wgslvk_golden_" + name + "_" + std::to_string(::getpid()));
+  fs::path p =
+      fs::temp_directory_path() / ("wgslvk_golden_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(p);
   fs::create_directories(p);
   return p;
@@ -34,9 +34,7 @@ fs::path temp_dir(const std::string& name) {
 std::vector<fs::path> golden_cases() {
   try {
     return find_cases(golden_dir());
-  } catch (...) {
-    return {};
-  }
+  } catch (...) { return {}; }
 }
 
 std::string case_test_name(const ::testing::TestParamInfo<fs::path>& info) {
@@ -144,15 +142,15 @@ std::string load_error(const std::function<void(ojson&)>& edit) {
   std::string msg;
   try {
     load_case(d);
-  } catch (const CaseError& e) {
-    msg = e.what();
-  }
+  } catch (const CaseError& e) { msg = e.what(); }
   fs::remove_all(d);
   return msg;
 }
 }  // namespace
 
-TEST(CaseJson, GoodCaseLoads) { EXPECT_EQ(load_error([](ojson&) {}), ""); }
+TEST(CaseJson, GoodCaseLoads) {
+  EXPECT_EQ(load_error([](ojson&) {}), "");
+}
 
 TEST(CaseJson, MalformedCaseNamesFileAndField) {
   struct Bad {
@@ -163,27 +161,38 @@ TEST(CaseJson, MalformedCaseNamesFileAndField) {
       {[](ojson& j) { j.erase("kernel"); }, "missing field 'kernel'", ""},
       {[](ojson& j) { j["dispatches"][0]["bindings"][1]["group"] = "a"; },
        "dispatches[0].bindings[1].group", "expected an unsigned integer, got \"a\""},
-      {[](ojson& j) { j["buffers"]["out"]["dtype"] = "f64"; }, "buffers.out.dtype", "unknown dtype 'f64'"},
+      {[](ojson& j) { j["buffers"]["out"]["dtype"] = "f64"; }, "buffers.out.dtype",
+       "unknown dtype 'f64'"},
       {[](ojson& j) { j["dispatches"][0]["bindings"][2]["buffer"] = "nope"; },
        "dispatches[0].bindings[2].buffer", "no buffer named 'nope'"},
       {[](ojson& j) { j["dispatches"][0]["bindings"][0]["offset"] = 256; },
        "dispatches[0].bindings[0]", "lies outside buffer 'tokens' of 16 bytes"},
-      {[](ojson& j) { j["checks"][0]["compare"] = "close"; }, "checks[0].compare", "unknown comparison 'close'"},
+      {[](ojson& j) { j["checks"][0]["compare"] = "close"; }, "checks[0].compare",
+       "unknown comparison 'close'"},
       {[](ojson& j) { j["checks"][0]["compare"] = "ulp"; }, "checks[0]", "missing field 'ulp'"},
       {[](ojson& j) { j["checks"][0]["tolerance"] = 3; }, "checks[0]", "unknown field 'tolerance'"},
       {[](ojson& j) { j["checks"][0]["reason"] = ""; }, "checks[0].reason", "states why"},
-      {[](ojson& j) { j["checks"][0]["expected"] = "missing.npy"; }, "checks[0].expected", "cannot open"},
-      {[](ojson& j) { j["checks"][0]["range"] = {0, 65}; }, "checks[0]", "range end 65"},
-      {[](ojson& j) { j["dispatches"][0]["bindings"][3]["values"] = {{"u32", {1, "x"}}}; },
+      {[](ojson& j) { j["checks"][0]["expected"] = "missing.npy"; }, "checks[0].expected",
+       "cannot open"},
+      {[](ojson& j) {
+         j["checks"][0]["range"] = {0, 65};
+       },
+       "checks[0]", "range end 65"},
+      {[](ojson& j) {
+         j["dispatches"][0]["bindings"][3]["values"] = {{"u32", {1, "x"}}};
+       },
        "dispatches[0].bindings[3].values.u32[1]", "expected a number"},
-      {[](ojson& j) { j["dispatches"][0]["workgroups_1d"] = 3; }, "dispatches[0]", "exactly one of 'workgroups'"},
+      {[](ojson& j) { j["dispatches"][0]["workgroups_1d"] = 3; }, "dispatches[0]",
+       "exactly one of 'workgroups'"},
       {[](ojson& j) { j["format"] = "wgslvk-case/9"; }, "format", "unsupported format"},
-      {[](ojson& j) { j["buffers"]["tokens"]["fill"] = -1; }, "buffers.tokens.fill", "out of range for u32"},
+      {[](ojson& j) { j["buffers"]["tokens"]["fill"] = -1; }, "buffers.tokens.fill",
+       "out of range for u32"},
   };
   for (const auto& b : bad) {
     std::string msg = load_error(b.edit);
     EXPECT_NE(msg.find("case.json: "), std::string::npos) << msg;
-    EXPECT_NE(msg.find(b.field), std::string::npos) << "expected field '" << b.field << "' in: " << msg;
+    EXPECT_NE(msg.find(b.field), std::string::npos)
+        << "expected field '" << b.field << "' in: " << msg;
     EXPECT_NE(msg.find(b.detail), std::string::npos) << "expected '" << b.detail << "' in: " << msg;
   }
   // Not JSON at all.
@@ -193,7 +202,8 @@ TEST(CaseJson, MalformedCaseNamesFileAndField) {
     load_case(d);
     ADD_FAILURE() << "invalid JSON accepted";
   } catch (const CaseError& e) {
-    EXPECT_NE(std::string(e.what()).find((d / "case.json").string()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find((d / "case.json").string()), std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("invalid JSON"), std::string::npos) << e.what();
   }
   fs::remove_all(d);
@@ -212,7 +222,9 @@ CheckSpec f32_check(const std::vector<float>& expected, CheckSpec::Mode mode, do
   c.reason = "test";
   return c;
 }
-std::vector<uint8_t> bytes_of(const std::vector<float>& v) { return Array::of(DType::F32, v).bytes; }
+std::vector<uint8_t> bytes_of(const std::vector<float>& v) {
+  return Array::of(DType::F32, v).bytes;
+}
 float step(float x, int64_t n) {  // n ULPs along the float line
   for (; n > 0; --n) x = std::nextafter(x, INFINITY);
   for (; n < 0; ++n) x = std::nextafter(x, -INFINITY);
@@ -251,7 +263,8 @@ TEST(Compare, ExactReportsIndexAndBothValues) {
   ASSERT_FALSE(r.pass());
   EXPECT_EQ(r.first_index, 3u);
   std::string msg = r.describe();
-  EXPECT_NE(msg.find("x[3]: got 0 (0x00000000), expected -0 (0x80000000)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("x[3]: got 0 (0x00000000), expected -0 (0x80000000)"), std::string::npos)
+      << msg;
   a = e;
   a[1] = 2.5f;
   a[2] = 7.0f;
@@ -289,7 +302,8 @@ TEST(Regen, CommittedGoldenIsWhatTheGeneratorsProduce) {
   ASSERT_FALSE(generators().empty());
   auto changes = regen(golden_dir(), /*write=*/false);
   std::string list;
-  for (const auto& c : changes) list += "  " + std::string(change_name(c.kind)) + " " + c.path + "\n";
+  for (const auto& c : changes)
+    list += "  " + std::string(change_name(c.kind)) + " " + c.path + "\n";
   EXPECT_TRUE(changes.empty()) << "regenerating golden/ would change " << changes.size()
                                << " file(s); run `wgslvk golden regen` and review the diff:\n"
                                << list;
@@ -329,10 +343,12 @@ TEST_P(GoldenCase, Passes) {
   CaseResult r = runner.run(c);
   if (r.status == CaseResult::Status::Skip) GTEST_SKIP() << r.message;
   EXPECT_EQ(r.status, CaseResult::Status::Pass) << r.id << ": " << r.message;
-  for (const auto& k : r.checks) EXPECT_TRUE(k.pass()) << k.describe() << "\n  reason: " << k.reason;
+  for (const auto& k : r.checks)
+    EXPECT_TRUE(k.pass()) << k.describe() << "\n  reason: " << k.reason;
 }
 
-INSTANTIATE_TEST_SUITE_P(Committed, GoldenCase, ::testing::ValuesIn(golden_cases()), case_test_name);
+INSTANTIATE_TEST_SUITE_P(Committed, GoldenCase, ::testing::ValuesIn(golden_cases()),
+                         case_test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GoldenCase);
 
 TEST(GoldenCases, EveryPortedKernelHasCases) {
@@ -341,7 +357,8 @@ TEST(GoldenCases, EveryPortedKernelHasCases) {
     if (k->file == "wgslvk_util") continue;
     std::string q = k->qualified_name();
     bool any = false;
-    for (const auto& p : cases) any |= fs::relative(p, golden_dir()).generic_string().rfind(q + "/", 0) == 0;
+    for (const auto& p : cases)
+      any |= fs::relative(p, golden_dir()).generic_string().rfind(q + "/", 0) == 0;
     EXPECT_TRUE(any) << q << " has no golden case";
   }
 }
@@ -373,7 +390,8 @@ TEST(GoldenCases, RunnerReportsAMovedExpectedValue) {
       m.expected = Array::of(DType::F32, exp);
       CaseResult r = runner.run(moved);
       EXPECT_EQ(r.status, CaseResult::Status::Fail) << c.id();
-      EXPECT_NE(r.message.find(chk.buffer + "[" + std::to_string(i) + "]"), std::string::npos) << r.message;
+      EXPECT_NE(r.message.find(chk.buffer + "[" + std::to_string(i) + "]"), std::string::npos)
+          << r.message;
       EXPECT_NE(r.message.find("1 of"), std::string::npos) << r.message;
       (ulp ? tried_ulp : tried_exact) = true;
     }
@@ -428,7 +446,8 @@ TEST(GoldenCases, MissingFeatureIsASkipWithTheReason) {
     if (!k->needs_shader_f16 && !k->needs_float_atomics) continue;
     CaseResult r = runner.run(c);
     EXPECT_EQ(r.status, CaseResult::Status::Skip) << c.id() << ": " << r.message;
-    EXPECT_NE(r.message.find(k->needs_shader_f16 ? "shader-f16" : "float32-atomic-add"), std::string::npos)
+    EXPECT_NE(r.message.find(k->needs_shader_f16 ? "shader-f16" : "float32-atomic-add"),
+              std::string::npos)
         << r.message;
     EXPECT_TRUE(r.checks.empty());
     ++skipped;

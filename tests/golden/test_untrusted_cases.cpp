@@ -26,7 +26,8 @@ using namespace wgslvk::validate;
 namespace {
 
 fs::path temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("wgslvk_untrusted_" + name + "_" + std::to_string(::getpid()));
+  fs::path p =
+      fs::temp_directory_path() / ("wgslvk_untrusted_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(p);
   fs::create_directories(p);
   return p;
@@ -70,25 +71,27 @@ std::string edited(const std::function<void(ojson&)>& edit) {
 }
 
 // The CaseError text of loading `json` in a fresh folder ("" when it loads).
-std::string load_error_text(const std::string& json, const std::function<void(const fs::path&)>& prepare = {}) {
+std::string load_error_text(const std::string& json,
+                            const std::function<void(const fs::path&)>& prepare = {}) {
   fs::path d = temp_dir("load") / "case";
   make_case(d, json);
   if (prepare) prepare(d);
   std::string msg;
   try {
     load_case(d);
-  } catch (const CaseError& e) {
-    msg = e.what();
-  }
+  } catch (const CaseError& e) { msg = e.what(); }
   fs::remove_all(d.parent_path());
   return msg;
 }
 
 void expect_clear(const std::string& msg, std::initializer_list<const char*> parts) {
   EXPECT_FALSE(msg.empty()) << "accepted";
-  for (const char* p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "expected '" << p << "' in: " << msg;
-  for (const char* leak : {"stoull", "_M_default_append", "bad_alloc", "json.exception", "basic_string"})
-    EXPECT_EQ(msg.find(leak), std::string::npos) << "implementation word '" << leak << "' in: " << msg;
+  for (const char* p : parts)
+    EXPECT_NE(msg.find(p), std::string::npos) << "expected '" << p << "' in: " << msg;
+  for (const char* leak :
+       {"stoull", "_M_default_append", "bad_alloc", "json.exception", "basic_string"})
+    EXPECT_EQ(msg.find(leak), std::string::npos)
+        << "implementation word '" << leak << "' in: " << msg;
   EXPECT_LT(msg.size(), 2000u) << "unbounded message";
 }
 
@@ -113,10 +116,12 @@ TEST(UntrustedCase, NamesThatBecomePathPartsAreSingleComponents) {
       {[](ojson& j) { j["dispatches"][0]["kernel"] = "embedding/../x"; }, "dispatches[0].kernel"},
       {[](ojson& j) { j["checks"][0]["expected"] = "../out.expected.npy"; }, "checks[0].expected"},
       {[](ojson& j) { j["checks"][0]["expected"] = "/etc/passwd"; }, "checks[0].expected"},
-      {[](ojson& j) { j["checks"][0]["expected"] = std::string("out.expected.npy\0.x", 19); }, "NUL"},
+      {[](ojson& j) { j["checks"][0]["expected"] = std::string("out.expected.npy\0.x", 19); },
+       "NUL"},
       {[](ojson& j) {
          j["buffers"]["../../x"] = {{"dtype", "f32"}, {"count", 4}};
-       }, "buffers.../../x"},
+       },
+       "buffers.../../x"},
   };
   for (const auto& b : bad) expect_clear(load_error_text(edited(b.edit)), {"case.json: ", b.field});
 }
@@ -146,9 +151,8 @@ TEST(UntrustedCase, SymlinksFifosFoldersAndHugeFilesAreNotRead) {
   // A sparse 3 GB file: refused from its size, without reading it (the test would take seconds
   // and gigabytes otherwise).
   auto t0 = std::chrono::steady_clock::now();
-  msg = load_error_text(kGood, [](const fs::path& d) {
-    fs::resize_file(d / "out.expected.npy", uint64_t(3) << 30);
-  });
+  msg = load_error_text(
+      kGood, [](const fs::path& d) { fs::resize_file(d / "out.expected.npy", uint64_t(3) << 30); });
   expect_clear(msg, {"3221225472 bytes", "more than"});
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
   // case.json itself through a symlink.
@@ -162,11 +166,17 @@ TEST(UntrustedCase, SymlinksFifosFoldersAndHugeFilesAreNotRead) {
 // ---- sizes and vacuous passes -----------------------------------------------------------------------
 
 TEST(UntrustedCase, SizesUseCheckedArithmetic) {
-  expect_clear(load_error_text(edited([](ojson& j) { j["buffers"]["out"]["count"] = uint64_t(1) << 62; })),
-               {"buffers.out.count", "4611686018427387904 f32 elements", "more than"});
+  expect_clear(
+      load_error_text(edited([](ojson& j) { j["buffers"]["out"]["count"] = uint64_t(1) << 62; })),
+      {"buffers.out.count", "4611686018427387904 f32 elements", "more than"});
   expect_clear(load_error_text(edited([](ojson& j) {
-                 j["buffers"]["g"] = {{"generate", {{"dtype", "f32"}, {"count", UINT64_MAX}, {"kind", "uniform"},
-                                                    {"seed", 1}, {"lo", 0}, {"hi", 1}}}};
+                 j["buffers"]["g"] = {{"generate",
+                                       {{"dtype", "f32"},
+                                        {"count", UINT64_MAX},
+                                        {"kind", "uniform"},
+                                        {"seed", 1},
+                                        {"lo", 0},
+                                        {"hi", 1}}}};
                })),
                {"buffers.g.generate.count", "more than"});
   // offset + size wraps 64 bits: no wrapped range like [4, 2) in the message.
@@ -174,7 +184,8 @@ TEST(UntrustedCase, SizesUseCheckedArithmetic) {
     j["dispatches"][0]["bindings"][1]["offset"] = 4;
     j["dispatches"][0]["bindings"][1]["size"] = UINT64_MAX - 1;
   }));
-  expect_clear(msg, {"dispatches[0].bindings[1]", "lies outside buffer 'table' of 256 bytes", "18446744073709551614"});
+  expect_clear(msg, {"dispatches[0].bindings[1]", "lies outside buffer 'table' of 256 bytes",
+                     "18446744073709551614"});
   EXPECT_EQ(msg.find("[4, 2)"), std::string::npos) << msg;
   expect_clear(load_error_text(edited([](ojson& j) {
                  j["dispatches"][0].erase("workgroups");
@@ -210,9 +221,7 @@ TEST(UntrustedCase, NpyShapeProductOverflowIsRefused) {
     out.insert(out.end(), bytes.end() - 4, bytes.end());
     try {
       npy_decode(out, "x.npy");
-    } catch (const std::runtime_error& e) {
-      return std::string(e.what());
-    }
+    } catch (const std::runtime_error& e) { return std::string(e.what()); }
     return std::string();
   };
   // 2^32 * 2^32 = 2^64 wraps to 0; 2^62 * 4 bytes wraps the byte size.
@@ -228,11 +237,13 @@ TEST(UntrustedCase, NpyShapeProductOverflowIsRefused) {
 TEST(UntrustedCase, DuplicateKeysAreRefusedAtEveryLevel) {
   std::string s = kGood;
   // A second "checks" would silently replace the first (a vacuous check).
-  std::string dup = s.substr(0, s.rfind('}')) +
-                    R"(, "checks": [{"buffer": "tokens", "expected": "out.expected.npy", "compare": "exact", "reason": "x"}]})";
+  std::string dup =
+      s.substr(0, s.rfind('}')) +
+      R"(, "checks": [{"buffer": "tokens", "expected": "out.expected.npy", "compare": "exact", "reason": "x"}]})";
   expect_clear(load_error_text(dup), {"case.json", "invalid JSON", "duplicate key 'checks'"});
   std::string inner = s;
-  inner.replace(inner.find(R"("count": 4, "fill": 1})"), 22, R"("count": 4, "fill": 1, "count": 8})");
+  inner.replace(inner.find(R"("count": 4, "fill": 1})"), 22,
+                R"("count": 4, "fill": 1, "count": 8})");
   expect_clear(load_error_text(inner), {"duplicate key 'count'", "buffers.tokens"});
 }
 
@@ -244,7 +255,8 @@ TEST(UntrustedCase, DeepNestingIsAnErrorNotAStackOverflow) {
   // A deep value where a string is expected: the message quotes a bounded excerpt.
   ojson v = ojson::array();
   for (int i = 0; i < 50; ++i) v = ojson::array({v, std::string(1000, 'x')});
-  expect_clear(load_error_text(edited([&](ojson& c) { c["kernel"] = v; })), {"kernel", "expected a string", "bytes)"});
+  expect_clear(load_error_text(edited([&](ojson& c) { c["kernel"] = v; })),
+               {"kernel", "expected a string", "bytes)"});
 }
 
 TEST(UntrustedCase, NonUtf8BytesNeverLoseTheReport) {
@@ -265,7 +277,8 @@ TEST(UntrustedCase, NonUtf8BytesNeverLoseTheReport) {
 TEST(UntrustedCase, GridHelperNeverDividesByZero) {
   Limits l{};
   l.max_compute_workgroups_per_dimension = 65535;
-  for (uint64_t w : {uint64_t(1), uint64_t(65535), uint64_t(65536), uint64_t(1000003), uint64_t(65535) * 65535}) {
+  for (uint64_t w : {uint64_t(1), uint64_t(65535), uint64_t(65536), uint64_t(1000003),
+                     uint64_t(65535) * 65535}) {
     Grid g = grid_for_workgroups(w, l);
     EXPECT_GE(g.workgroups(), w);
     EXPECT_LE(g.x, 65535u);
@@ -302,7 +315,8 @@ TEST(UntrustedCase, EveryCaseEndsWithAStatus) {
   fs::path d = temp_dir("report");
   copy_case(src, d / "embedding" / "embed_lookup" / "oov_tokens");
   make_case(d / "bad" / "json" / "broken", "{ \"format\": ");
-  make_case(d / "unknown" / "kernel" / "x", edited([](ojson& j) { j["kernel"] = "nosuch/kernel"; }));
+  make_case(d / "unknown" / "kernel" / "x",
+            edited([](ojson& j) { j["kernel"] = "nosuch/kernel"; }));
   make_case(d / "embedding" / "embed_lookup" / "huge_1d", edited([](ojson& j) {
               j["dispatches"][0].erase("workgroups");
               j["dispatches"][0]["workgroups_1d"] = UINT64_MAX;
@@ -323,13 +337,16 @@ TEST(UntrustedCase, EveryCaseEndsWithAStatus) {
   for (const auto& r : rep.results) by[r.source.substr(d.string().size())] = &r;
   auto status = [&](const std::string& rel) {
     auto it = by.find(rel);
-    return it == by.end() ? std::string("missing") : std::string(status_name(it->second->status)) + ": " + it->second->message;
+    return it == by.end()
+               ? std::string("missing")
+               : std::string(status_name(it->second->status)) + ": " + it->second->message;
   };
   EXPECT_EQ(status("/embedding/embed_lookup/oov_tokens").substr(0, 4), "PASS");
   EXPECT_NE(status("/bad/json/broken").find("ERROR: "), std::string::npos);
   EXPECT_NE(status("/unknown/kernel/x").find("unknown kernel 'nosuch/kernel'"), std::string::npos)
       << status("/unknown/kernel/x");
-  EXPECT_NE(status("/embedding/embed_lookup/huge_1d").find("cannot be expressed as a 2-D grid"), std::string::npos)
+  EXPECT_NE(status("/embedding/embed_lookup/huge_1d").find("cannot be expressed as a 2-D grid"),
+            std::string::npos)
       << status("/embedding/embed_lookup/huge_1d");
   EXPECT_NE(status("/embedding/embed_lookup/over_budget").find("budget"), std::string::npos)
       << status("/embedding/embed_lookup/over_budget");
@@ -351,7 +368,9 @@ TEST(UntrustedCase, EmptyCasesFolderSaysSo) {
     v.run();
     ADD_FAILURE() << "an empty folder ran";
   } catch (const CaseError& e) {
-    EXPECT_NE(std::string(e.what()).find("no case.json found under " + d.string()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no case.json found under " + d.string()),
+              std::string::npos)
+        << e.what();
   }
   fs::remove_all(d);
 }
@@ -402,8 +421,8 @@ struct CliRun {
 CliRun run_cli(const std::string& args) {
   // Under ASan the CLI's exit reports 128 bytes LeakSanitizer finds in the (unloaded) Vulkan
   // driver for any run that opens a device; that is not what these tests check.
-  std::string cmd = "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 " + std::string(WGSLVK_CLI) +
-                    " " + args + " 2>&1";
+  std::string cmd = "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 " +
+                    std::string(WGSLVK_CLI) + " " + args + " 2>&1";
   CliRun r;
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -449,7 +468,8 @@ TEST(UntrustedCase, TimeLimitEndsARunawayCase) {
   EXPECT_LT(s, 30.0);
   EXPECT_NE(r.out.find("ran past the time limit of 1 s"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("not run: the device was abandoned after case embedding/embed_lookup/slow"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("\"device_abandoned\": true"), std::string::npos) << r.out;
   fs::remove_all(d);
 }

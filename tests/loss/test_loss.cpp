@@ -66,7 +66,9 @@ TEST(LossReference, ExtremeLogitsStayFinite) {
 
 using wt::generator;
 
-TEST(LossKernels, EveryGeneratorPassesOnFreshInputs) { wt::expect_every_generator_passes("loss", 11u); }
+TEST(LossKernels, EveryGeneratorPassesOnFreshInputs) {
+  wt::expect_every_generator_passes("loss", 11u);
+}
 
 std::vector<float> floats(const v::Array& a) {
   std::vector<float> f(a.count());
@@ -84,7 +86,8 @@ TEST(LossKernels, ChainedOnTheDevice) {
   std::vector<float> x(size_t(s.rows) * s.vocab);
   for (auto& e : x) e = float(u(g));
   std::vector<uint32_t> t(s.rows);
-  for (uint32_t r = 0; r < s.rows; ++r) t[r] = r % 6 == 1 ? s.ignore_index : uint32_t(g() % s.vocab);
+  for (uint32_t r = 0; r < s.rows; ++r)
+    t[r] = r % 6 == 1 ? s.ignore_index : uint32_t(g() % s.vocab);
   const float scale = 2.0f;
 
   v::CaseBuilder b;
@@ -110,18 +113,19 @@ TEST(LossKernels, ChainedOnTheDevice) {
   v::CaseBuilder::bind_values(m, 3, params);
   m.workgroups_1d = 1;
   auto& k = b.dispatch("loss/cross_entropy_backward");
-  for (auto [i, n] : {std::pair{0u, "logits"}, {1u, "targets"}, {2u, "lse"}, {3u, "stats"},
-                      {4u, "dlogits"}})
+  for (auto [i, n] :
+       {std::pair{0u, "logits"}, {1u, "targets"}, {2u, "lse"}, {3u, "stats"}, {4u, "dlogits"}})
     v::CaseBuilder::bind(k, i, n);
   v::CaseBuilder::bind_values(k, 5, params);
   k.workgroups_1d = s.rows;
   // Read back everything (exact checks against themselves are not possible: compare below).
   for (const char* n : {"loss", "lse", "stats", "dlogits"})
-    b.check_ulp(n, v::Array::of(v::DType::F32, std::vector<float>(n == std::string("stats") ? 2
-                                                                  : n == std::string("dlogits")
-                                                                      ? x.size()
-                                                                      : s.rows)),
-                1e30, "read back only");
+    b.check_ulp(
+        n,
+        v::Array::of(v::DType::F32, std::vector<float>(n == std::string("stats")     ? 2
+                                                       : n == std::string("dlogits") ? x.size()
+                                                                                     : s.rows)),
+        1e30, "read back only");
   v::Runner runner(wt::device());
   v::CaseResult r = runner.run(b.c);
   ASSERT_NE(r.status, v::CaseResult::Status::Error) << r.message;
@@ -164,11 +168,12 @@ TEST(LossKernels, BoundsCatchPlausibleBugs) {
   for (auto& b : fwd.buffers)
     if (b.name == "logits") x = floats(b.data);
   const uint32_t V = 50;
-  EXPECT_EQ(run_with(fwd, "lse",
-                     [&](size_t r, float l) {
-                       return float(std::log(std::exp(double(l)) - std::exp(double(x[r * V + V - 1]))));
-                     }),
-            S::Fail);
+  EXPECT_EQ(
+      run_with(fwd, "lse",
+               [&](size_t r, float l) {
+                 return float(std::log(std::exp(double(l)) - std::exp(double(x[r * V + V - 1]))));
+               }),
+      S::Fail);
   EXPECT_EQ(run_with(fwd, "lse", [](size_t, float l) { return l; }), S::Pass);
   // A backward that forgets 1/n_valid (a sum instead of a mean).
   v::Case bwd = v::generate(generator("loss/cross_entropy_backward", "basic"), seed);

@@ -27,8 +27,8 @@ using testing::poison_f32;
 using testing::upload;
 
 // The forward kernels every shape test runs (vec4_readonly is the R9 witness, tested apart).
-inline constexpr Kernel kKernels[] = {Kernel::Naive,    Kernel::Tiled,     Kernel::Blocked4,
-                                      Kernel::Vec4,     Kernel::Blocked8,  Kernel::TiledF16,
+inline constexpr Kernel kKernels[] = {Kernel::Naive, Kernel::Tiled,    Kernel::Blocked4,
+                                      Kernel::Vec4,  Kernel::Blocked8, Kernel::TiledF16,
                                       Kernel::Native};
 
 inline std::string name(Kernel k) { return std::string(matmul::kernel_name(k)); }
@@ -87,7 +87,7 @@ inline std::vector<BindGroupLayout> all_storage_layout() {
 }
 
 struct RunOptions {
-  uint32_t tail = 16;  // poisoned elements after C that must stay poison
+  uint32_t tail = 16;                             // poisoned elements after C that must stay poison
   std::optional<std::array<uint32_t, 3>> grid{};  // explicit workgroup counts (default: 1-D/2-D)
   const ComputePipeline* pipe = nullptr;          // default: the kernel's auto-layout pipeline
 };
@@ -98,7 +98,7 @@ inline std::vector<float> run(Kernel k, const Dims& d, const Inputs& in, RunOpti
   Device& dev = device();
   Buffer a = upload(dev, in.a, "a");
   Buffer b = k == Kernel::TiledF16 ? upload(dev, matmul::pack_b_f16(in.b, d), "b_f16")
-                                    : upload(dev, in.b, "b");
+                                   : upload(dev, in.b, "b");
   std::vector<float> c0(d.c_count() + o.tail, poison_f32());
   if (d.accumulate()) std::copy(in.c_old.begin(), in.c_old.end(), c0.begin());
   Buffer c = upload(dev, c0, "c");
@@ -146,7 +146,8 @@ inline double expect_within(const std::vector<float>& got, const ref::Expected& 
                     << e.value[i] << " within " << e.bound << " ULPs of S = " << e.magnitude[i]
                     << ", off by " << u << " ULPs of S";
   }
-  EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << e.value.size() << " elements outside the bound";
+  EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << e.value.size()
+                     << " elements outside the bound";
   for (size_t i = e.value.size(); i < got.size(); ++i)
     if (std::bit_cast<uint32_t>(got[i]) != testing::kPoisonBits) {
       ADD_FAILURE() << what << ": element " << i << " past C was written";

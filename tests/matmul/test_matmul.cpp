@@ -137,8 +137,8 @@ TEST(Matmul, Vec4RefusesUnalignedRowsAndTheHostFallsBack) {
       Inputs padded = in;
       padded.a.resize((in.a.size() + 3) / 4 * 4, 1.0f);
       padded.b.resize((in.b.size() + 3) / 4 * 4, 1.0f);
-      EXPECT_TRUE(all_poison(run(k, d, padded))) << name(k) << " wrote to C for M=" << d.M
-                                                 << " N=" << d.N << " K=" << d.K;
+      EXPECT_TRUE(all_poison(run(k, d, padded)))
+          << name(k) << " wrote to C for M=" << d.M << " N=" << d.N << " K=" << d.K;
     }
     Kernel pick = matmul::vec4_or_fallback(d);
     EXPECT_EQ(pick, Kernel::Blocked4);
@@ -160,9 +160,9 @@ TEST(MatmulSeedBug, ReadOnlyVec4UnderAllStorageLayoutIsRefusedWithR9) {
   } catch (const ValidationError& e) {
     std::string m = e.what();
     EXPECT_EQ(e.rule(), "R9") << m;
-    for (const char* frag : {"matmul/matmul_vec4_readonly", "@group(0) @binding(0)", "a4_ro",
-                             "(read-only-storage)", "entry type (storage)",
-                             "all-storage (seed production layout)"})
+    for (const char* frag :
+         {"matmul/matmul_vec4_readonly", "@group(0) @binding(0)", "a4_ro", "(read-only-storage)",
+          "entry type (storage)", "all-storage (seed production layout)"})
       EXPECT_NE(m.find(frag), std::string::npos) << "message lacks \"" << frag << "\": " << m;
   }
 }
@@ -236,7 +236,8 @@ TEST(Matmul, ExplicitTwoDimensionalGridWithSurplus) {
   auto g = testing::rng(9);
   for (Kernel k : kKernels) {
     uint32_t t = matmul::tile_edge(k);
-    Dims d = t ? Dims{4 * t + 3, 8, 12} : Dims{5 * 256 - 8, 1, 12};  // 5 tile rows / 5 x 256 elements
+    Dims d =
+        t ? Dims{4 * t + 3, 8, 12} : Dims{5 * 256 - 8, 1, 12};  // 5 tile rows / 5 x 256 elements
     ASSERT_EQ(matmul::workgroups(k, d), 5u) << name(k);
     auto in = random_inputs(g, d);
     check_kernel(k, d, in, "3 x 2 grid", {.grid = std::array<uint32_t, 3>{3, 2, 1}});
@@ -254,7 +255,8 @@ std::vector<float> run_bias_grad(const std::vector<float>& dy, std::vector<float
   uint32_t dims[4] = {M, N, accumulate ? uint32_t(matmul::kAccumulate) : 0u, 0};
   Buffer u = dev.create_buffer({"bg dims", 16, BufferUsage::Uniform | BufferUsage::CopyDst});
   dev.queue().write_buffer(u, 0, dims, 16);
-  BindGroup grp = dev.create_bind_group({"bg", p.get_bind_group_layout(0), {{0, bdy}, {1, bdb}, {2, u}}});
+  BindGroup grp =
+      dev.create_bind_group({"bg", p.get_bind_group_layout(0), {{0, bdy}, {1, bdb}, {2, u}}});
   CommandEncoder enc = dev.create_command_encoder();
   ComputePass pass = enc.begin_compute_pass();
   pass.set_pipeline(p);
@@ -297,10 +299,10 @@ TEST(MatmulTiledF16, PackingRoundsToNearestEvenAndPadsRows) {
   std::vector<float> b = {1.0f, 1.0f + 0x1p-11f, 65504.0f, -2.0f, 70000.0f, 0x1p-14f};
   auto w = matmul::pack_b_f16(b, d);
   ASSERT_EQ(w.size(), 4u);
-  EXPECT_EQ(w[0], 0x3c003c00u);  // 1 + 2^-11 is a tie: rounds to even (1.0)
-  EXPECT_EQ(w[1], 0x00007bffu);  // 65504, pad half 0
-  EXPECT_EQ(w[2], 0x7c00c000u);  // -2, 70000 -> inf
-  EXPECT_EQ(w[3], 0x00000400u);  // 2^-14, the smallest normal half
+  EXPECT_EQ(w[0], 0x3c003c00u);       // 1 + 2^-11 is a tie: rounds to even (1.0)
+  EXPECT_EQ(w[1], 0x00007bffu);       // 65504, pad half 0
+  EXPECT_EQ(w[2], 0x7c00c000u);       // -2, 70000 -> inf
+  EXPECT_EQ(w[3], 0x00000400u);       // 2^-14, the smallest normal half
   Dims dt{3, 1, 3, matmul::kTransB};  // B stored [N=1, K=3]
   EXPECT_EQ(matmul::f16_words(dt), 2u);
 }

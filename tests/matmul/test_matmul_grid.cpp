@@ -27,7 +27,8 @@ TEST(MatmulGrid, MoreThan65535Workgroups) {
     if (d.K == 1) {
       size_t bad = 0;
       for (uint64_t j = 0; j < d.N; ++j)
-        if (std::bit_cast<uint32_t>(got[j]) != std::bit_cast<uint32_t>(in.a[0] * b[j]) && ++bad <= 3)
+        if (std::bit_cast<uint32_t>(got[j]) != std::bit_cast<uint32_t>(in.a[0] * b[j]) &&
+            ++bad <= 3)
           ADD_FAILURE() << name(k) << ": C[0, " << j << "] = " << got[j] << ", expected "
                         << in.a[0] * b[j];
       EXPECT_EQ(bad, 0u) << name(k);

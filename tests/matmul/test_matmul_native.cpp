@@ -30,10 +30,10 @@ TEST(MatmulNative, MultiTileShapesUnderEveryFlagCombination) {
     auto e = ref::matmul(in.a, in.b, in.bias, in.c_old, d);
     double w = expect_within(run(Kernel::Native, d, in), e, d,
                              "matmul_native flags " + std::to_string(flags));
-    double w64 = expect_within(run_n64(d, in), e, d,
-                               "matmul_native_n64 flags " + std::to_string(flags));
-    std::printf("flags %2u: worst %.3g (native), %.3g (n64) ULPs of S, bound %.3g\n", flags, w,
-                w64, ref::bound_ulps(ref::terms(d)));
+    double w64 =
+        expect_within(run_n64(d, in), e, d, "matmul_native_n64 flags " + std::to_string(flags));
+    std::printf("flags %2u: worst %.3g (native), %.3g (n64) ULPs of S, bound %.3g\n", flags, w, w64,
+                ref::bound_ulps(ref::terms(d)));
   }
 }
 

@@ -85,7 +85,8 @@ TEST(NormReference, ForwardNormalizesEachRow) {
   ref::layernorm_forward(x, gamma, beta, 0.0, s, y, m, r);
   for (uint32_t row = 0; row < 4; ++row) {
     double s1 = 0, s2 = 0;
-    for (uint32_t j = 0; j < 96; ++j) s1 += y[row * 96 + j], s2 += y[row * 96 + j] * y[row * 96 + j];
+    for (uint32_t j = 0; j < 96; ++j)
+      s1 += y[row * 96 + j], s2 += y[row * 96 + j] * y[row * 96 + j];
     EXPECT_NEAR(s1 / 96, 0.0, 1e-14);
     EXPECT_NEAR(s2 / 96, 1.0, 1e-14);
   }
@@ -96,13 +97,13 @@ TEST(NormReference, LaunchLayout) {
   EXPECT_EQ(threads_per_row(96), 8u);
   EXPECT_EQ(threads_per_row(256), 16u);
   EXPECT_EQ(threads_per_row(512), 32u);
-  EXPECT_EQ(threads_per_row(768), 64u);   // 48 vec4 columns: 3 per lane
+  EXPECT_EQ(threads_per_row(768), 64u);  // 48 vec4 columns: 3 per lane
   EXPECT_EQ(threads_per_row(1040), 128u);
   EXPECT_EQ(threads_per_row(4096), 256u);  // kMaxD: 4 per lane
   EXPECT_EQ(rows_per_workgroup(128), 32u);
   // norm_native's depths: seg_sum8 over tpr lanes (tpr / 8 + 3) instead of the tree's log2(tpr).
-  EXPECT_EQ(fused_row_sum_depth(96), 3u + 2u + 1u + 3u);    // tpr 8, 3 vec4s per lane
-  EXPECT_EQ(fused_row_sum_depth(768), 3u + 2u + 8u + 3u);   // tpr 64
+  EXPECT_EQ(fused_row_sum_depth(96), 3u + 2u + 1u + 3u);   // tpr 8, 3 vec4s per lane
+  EXPECT_EQ(fused_row_sum_depth(768), 3u + 2u + 8u + 3u);  // tpr 64
   EXPECT_EQ(fused_dparams_sum_depth({16384, 768}, 32), 8u + 3u + 8u + 6u);  // 512 blocks
   EXPECT_EQ(forward_workgroups({37, 80}), 2u);
   // The default block: a multiple of rows_per_workgroup, about kTargetBlocks blocks.
@@ -117,7 +118,9 @@ TEST(NormReference, LaunchLayout) {
 
 using wt::generator;
 
-TEST(NormKernels, EveryGeneratorPassesOnFreshInputs) { wt::expect_every_generator_passes("norm", 26u); }
+TEST(NormKernels, EveryGeneratorPassesOnFreshInputs) {
+  wt::expect_every_generator_passes("norm", 26u);
+}
 
 // dgamma/dbeta: no atomics, a fixed order of adds: two runs give the same bits.
 TEST(NormKernels, BackwardIsBitwiseReproducible) {
@@ -220,8 +223,10 @@ TEST(NormFused, PrefetchVariantPassesEveryFusedCase) {
     auto a = runner.run(c);
     c.dispatches.at(0).kernel = "norm/layernorm_backward_fused_prefetch";
     auto b = runner.run(c);
-    ASSERT_EQ(a.status, v::CaseResult::Status::Pass) << g->name << " seed " << seed << ": " << a.message;
-    EXPECT_EQ(b.status, v::CaseResult::Status::Pass) << g->name << " seed " << seed << ": " << b.message;
+    ASSERT_EQ(a.status, v::CaseResult::Status::Pass)
+        << g->name << " seed " << seed << ": " << a.message;
+    EXPECT_EQ(b.status, v::CaseResult::Status::Pass)
+        << g->name << " seed " << seed << ": " << b.message;
     for (const char* out : {"dx", "dgamma", "dbeta"})
       EXPECT_EQ(a.outputs.at(out).bytes, b.outputs.at(out).bytes) << g->name << " " << out;
   }

@@ -14,7 +14,7 @@ namespace wgslvk::optimizer::testing {
 
 struct MlpProblem {
   static constexpr int D = 8, H = 24, N = 512, HT = 64;  // student hidden H, teacher HT
-  std::vector<double> x, y;  // [N x D], [N]
+  std::vector<double> x, y;                              // [N x D], [N]
   // parameter tensors in registry order: W1 [H x D] (decay), W2 [1 x H] (decay), b1 [H], b2 [1]
   std::vector<float> w1, w2, b1, b2;
 

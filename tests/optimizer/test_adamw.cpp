@@ -42,13 +42,15 @@ void set_all(MultiTensorAdamW& o, const std::map<std::string, std::vector<float>
   }
 }
 
-std::vector<uint8_t> bytes_of(Device& d, const Buffer& b) { return b ? d.read_buffer(b) : std::vector<uint8_t>{}; }
+std::vector<uint8_t> bytes_of(Device& d, const Buffer& b) {
+  return b ? d.read_buffer(b) : std::vector<uint8_t>{};
+}
 
 // Every state buffer's bytes (w, g, m, v, w16, codes, scales).
 std::vector<std::vector<uint8_t>> snapshot(Device& d, const MultiTensorAdamW& o) {
-  return {bytes_of(d, o.w()), bytes_of(d, o.g()), bytes_of(d, o.m()), bytes_of(d, o.v()),
-          bytes_of(d, o.w16()), bytes_of(d, o.m_packed()), bytes_of(d, o.v_packed()),
-          bytes_of(d, o.m_scale()), bytes_of(d, o.v_scale())};
+  return {bytes_of(d, o.w()),        bytes_of(d, o.g()),       bytes_of(d, o.m()),
+          bytes_of(d, o.v()),        bytes_of(d, o.w16()),     bytes_of(d, o.m_packed()),
+          bytes_of(d, o.v_packed()), bytes_of(d, o.m_scale()), bytes_of(d, o.v_scale())};
 }
 
 std::string tmp_path(const std::string& name) {
@@ -115,9 +117,7 @@ TEST(MultiTensorAdamW, Int8Vec4StepBitIdenticalToSeedKernel) {
       AdamWOptions b = a;
       b.int8_update = Int8Update::Seed;
       MultiTensorAdamW ours(d, params, a), seed(d, params, b);
-      if (binding) {
-        ASSERT_LT(ours.layout().chunk, 25500u);
-      }
+      if (binding) { ASSERT_LT(ours.layout().chunk, 25500u); }
       auto w = random_values(r, ours.layout());
       set_all(ours, w, nullptr);
       set_all(seed, w, nullptr);
@@ -130,8 +130,10 @@ TEST(MultiTensorAdamW, Int8Vec4StepBitIdenticalToSeedKernel) {
         ours.step();
         seed.step();
         auto so = snapshot(d, ours), ss = snapshot(d, seed);
-        const char* names[9] = {"w", "g", "m", "v", "w16", "m_packed", "v_packed", "m_scale", "v_scale"};
-        for (int k = 0; k < 9; ++k) ASSERT_EQ(so[k], ss[k]) << names[k] << " differs after step " << s + 1;
+        const char* names[9] = {"w",        "g",        "m",       "v",      "w16",
+                                "m_packed", "v_packed", "m_scale", "v_scale"};
+        for (int k = 0; k < 9; ++k)
+          ASSERT_EQ(so[k], ss[k]) << names[k] << " differs after step " << s + 1;
       }
       EXPECT_NE(ours.read_weights("fc1"), w.at("fc1")) << "the steps moved the weights";
     }
@@ -142,69 +144,72 @@ TEST(MultiTensorAdamW, StepAgainstReferenceWithClipAndDecay) {
   auto r = rng();
   // Both norms: the default two-level one and the seed's CAS accumulation (still selectable).
   for (auto norm : {NormMode::Deterministic, NormMode::Atomic})
-  for (auto prec : {StatePrecision::FP32, StatePrecision::F16Mirror}) {
-    if (prec == StatePrecision::F16Mirror && !d.has_feature(Feature::ShaderF16)) continue;
-    SCOPED_TRACE(norm == NormMode::Atomic ? "CAS norm" : "two-level norm");
-    AdamWOptions opt;
-    opt.norm = norm;
-    opt.lr = 0.03f;
-    opt.weight_decay = 0.1f;
-    opt.max_grad_norm = 0.5f;  // the gradients below have norm >> 0.5: clipping on
-    opt.precision = prec;
-    MultiTensorAdamW o(d, model_params(), opt);
-    auto w = random_values(r, o.layout()), g = random_values(r, o.layout());
-    g["fc1"][5] = std::numeric_limits<float>::quiet_NaN();
-    g["embed"][0] = INFINITY;
-    set_all(o, w, &g);
-    // state m, v = 0 at step 1: take three steps, checking each against the reference
-    std::map<std::string, std::vector<float>> m, v;
-    for (const auto& p : o.layout().params) m[p.name].assign(p.count, 0.0f), v[p.name].assign(p.count, 0.0f);
-    for (int step = 1; step <= 3; ++step) {
-      if (step > 1) {
-        g = random_values(r, o.layout());
-        for (const auto& [k, gv] : g) o.set_grads(k, gv);
-      }
-      o.step();
-      std::vector<float> all_g;
-      for (const auto& [k, gv] : g) all_g.insert(all_g.end(), gv.begin(), gv.end());
-      float norm = o.read_grad_norm(), clip = o.read_clip_scale();
-      double exact = std::sqrt(reduce_norm_sq_exact(all_g));
-      EXPECT_LE(std::abs(norm - exact), 1e-5 * exact) << "gradient norm";
-      auto fs = finalize_grad_stats_reference(norm, 0.5f);  // clip from the GPU's norm
-      (void)fs;
-      EXPECT_LE(ulp_distance(clip, float(std::min(1.0, 0.5 / double(norm)))), kClipScaleBound.ulp);
-      EXPECT_LT(clip, 1.0f);
-      AdamWUniforms u;
-      u.lr = opt.lr;
-      // as the host computes them: from the f32 betas, in double, rounded once
-      u.beta1_t = float(std::pow(double(opt.beta1), step));
-      u.beta2_t = float(std::pow(double(opt.beta2), step));
-      u.t = step;
-      for (const auto& p : o.layout().params) {
-        if (!p.count) continue;
-        u.weight_decay = p.decay ? opt.weight_decay : 0.0f;
-        auto want = adamw_update_reference(w[p.name], g[p.name], m[p.name], v[p.name], clip, u);
-        auto gw = o.read_weights(p.name), gm = o.read_m(p.name), gv = o.read_v(p.name);
-        for (size_t i = 0; i < p.count; ++i) {
-          ASSERT_LE(std::abs(gw[i] - want.w[i]), want.w_tol[i])
-              << p.name << "[" << i << "] step " << step << " w_old " << w[p.name][i] << " g "
-              << g[p.name][i] << " m_old " << m[p.name][i] << " v_old " << v[p.name][i]
-              << " clip " << clip << " got " << gw[i] << " want " << want.w[i] << " m " << gm[i]
-              << " vs " << want.m[i] << " v " << gv[i] << " vs " << want.v[i];
-          ASSERT_LE(std::abs(gm[i] - want.m[i]), want.m_tol[i]) << p.name << "[" << i << "] m";
-          ASSERT_LE(std::abs(gv[i] - want.v[i]), want.v_tol[i]) << p.name << "[" << i << "] v";
+    for (auto prec : {StatePrecision::FP32, StatePrecision::F16Mirror}) {
+      if (prec == StatePrecision::F16Mirror && !d.has_feature(Feature::ShaderF16)) continue;
+      SCOPED_TRACE(norm == NormMode::Atomic ? "CAS norm" : "two-level norm");
+      AdamWOptions opt;
+      opt.norm = norm;
+      opt.lr = 0.03f;
+      opt.weight_decay = 0.1f;
+      opt.max_grad_norm = 0.5f;  // the gradients below have norm >> 0.5: clipping on
+      opt.precision = prec;
+      MultiTensorAdamW o(d, model_params(), opt);
+      auto w = random_values(r, o.layout()), g = random_values(r, o.layout());
+      g["fc1"][5] = std::numeric_limits<float>::quiet_NaN();
+      g["embed"][0] = INFINITY;
+      set_all(o, w, &g);
+      // state m, v = 0 at step 1: take three steps, checking each against the reference
+      std::map<std::string, std::vector<float>> m, v;
+      for (const auto& p : o.layout().params)
+        m[p.name].assign(p.count, 0.0f), v[p.name].assign(p.count, 0.0f);
+      for (int step = 1; step <= 3; ++step) {
+        if (step > 1) {
+          g = random_values(r, o.layout());
+          for (const auto& [k, gv] : g) o.set_grads(k, gv);
         }
-        auto gg = o.read_grads(p.name);
-        for (float x : gg) ASSERT_EQ(std::bit_cast<uint32_t>(x), 0u) << p.name << ": g not zeroed";
-        if (prec == StatePrecision::F16Mirror) {
-          auto h = o.read_w16(p.name);
-          for (size_t i = 0; i < p.count; ++i)
-            ASSERT_LE(ulp_distance_f16(h[i], f32_to_f16_bits(gw[i])), kMirrorBound.ulp) << p.name;
+        o.step();
+        std::vector<float> all_g;
+        for (const auto& [k, gv] : g) all_g.insert(all_g.end(), gv.begin(), gv.end());
+        float norm = o.read_grad_norm(), clip = o.read_clip_scale();
+        double exact = std::sqrt(reduce_norm_sq_exact(all_g));
+        EXPECT_LE(std::abs(norm - exact), 1e-5 * exact) << "gradient norm";
+        auto fs = finalize_grad_stats_reference(norm, 0.5f);  // clip from the GPU's norm
+        (void)fs;
+        EXPECT_LE(ulp_distance(clip, float(std::min(1.0, 0.5 / double(norm)))),
+                  kClipScaleBound.ulp);
+        EXPECT_LT(clip, 1.0f);
+        AdamWUniforms u;
+        u.lr = opt.lr;
+        // as the host computes them: from the f32 betas, in double, rounded once
+        u.beta1_t = float(std::pow(double(opt.beta1), step));
+        u.beta2_t = float(std::pow(double(opt.beta2), step));
+        u.t = step;
+        for (const auto& p : o.layout().params) {
+          if (!p.count) continue;
+          u.weight_decay = p.decay ? opt.weight_decay : 0.0f;
+          auto want = adamw_update_reference(w[p.name], g[p.name], m[p.name], v[p.name], clip, u);
+          auto gw = o.read_weights(p.name), gm = o.read_m(p.name), gv = o.read_v(p.name);
+          for (size_t i = 0; i < p.count; ++i) {
+            ASSERT_LE(std::abs(gw[i] - want.w[i]), want.w_tol[i])
+                << p.name << "[" << i << "] step " << step << " w_old " << w[p.name][i] << " g "
+                << g[p.name][i] << " m_old " << m[p.name][i] << " v_old " << v[p.name][i]
+                << " clip " << clip << " got " << gw[i] << " want " << want.w[i] << " m " << gm[i]
+                << " vs " << want.m[i] << " v " << gv[i] << " vs " << want.v[i];
+            ASSERT_LE(std::abs(gm[i] - want.m[i]), want.m_tol[i]) << p.name << "[" << i << "] m";
+            ASSERT_LE(std::abs(gv[i] - want.v[i]), want.v_tol[i]) << p.name << "[" << i << "] v";
+          }
+          auto gg = o.read_grads(p.name);
+          for (float x : gg)
+            ASSERT_EQ(std::bit_cast<uint32_t>(x), 0u) << p.name << ": g not zeroed";
+          if (prec == StatePrecision::F16Mirror) {
+            auto h = o.read_w16(p.name);
+            for (size_t i = 0; i < p.count; ++i)
+              ASSERT_LE(ulp_distance_f16(h[i], f32_to_f16_bits(gw[i])), kMirrorBound.ulp) << p.name;
+          }
+          w[p.name] = gw, m[p.name] = gm, v[p.name] = gv;  // continue from the GPU's state
         }
-        w[p.name] = gw, m[p.name] = gm, v[p.name] = gv;  // continue from the GPU's state
       }
     }
-  }
 }
 
 TEST(MultiTensorAdamW, DecayOnlyOnDecayBlock) {
@@ -232,7 +237,8 @@ TEST(MultiTensorAdamW, DecayOnlyOnDecayBlock) {
 
 TEST(MultiTensorAdamW, MultiTensorEqualsPerTensor) {
   Device& d = device();
-  for (auto prec : {StatePrecision::FP32, StatePrecision::F16Mirror, StatePrecision::Float8Blocks}) {
+  for (auto prec :
+       {StatePrecision::FP32, StatePrecision::F16Mirror, StatePrecision::Float8Blocks}) {
     if (prec == StatePrecision::F16Mirror && !d.has_feature(Feature::ShaderF16)) continue;
     auto r = rng(int(prec));
     AdamWOptions a;
@@ -261,7 +267,8 @@ TEST(MultiTensorAdamW, PaddingIsInert) {
   for (auto mode : {UpdateMode::PerTensor, UpdateMode::MultiTensor}) {
     AdamWOptions opt;
     opt.mode = mode;
-    opt.precision = StatePrecision::Float8Blocks;  // the largest padding; fp32 roles and codes together
+    opt.precision =
+        StatePrecision::Float8Blocks;  // the largest padding; fp32 roles and codes together
     MultiTensorAdamW o(d, model_params(), opt);
     const Layout& L = o.layout();
     // poison every padding float of w, g (per-tensor) or only the tail after each block
@@ -304,8 +311,10 @@ TEST(MultiTensorAdamW, ClippingOnAndOff) {
     o.step();
     float norm = o.read_grad_norm(), clip = o.read_clip_scale();
     ASSERT_GT(norm, 1.0f) << "test needs a gradient norm above max_grad_norm = 1";
-    if (on) EXPECT_LE(ulp_distance(clip, float(1.0 / double(norm))), kClipScaleBound.ulp);
-    else EXPECT_EQ(clip, 1.0f) << "clipping off must leave the gradient unscaled";
+    if (on)
+      EXPECT_LE(ulp_distance(clip, float(1.0 / double(norm))), kClipScaleBound.ulp);
+    else
+      EXPECT_EQ(clip, 1.0f) << "clipping off must leave the gradient unscaled";
   }
 }
 
@@ -325,7 +334,8 @@ TEST(MultiTensorAdamW, NonFiniteGradientsBecomeZero) {
       auto gm = o.read_m(p.name), gv = o.read_v(p.name), gw = o.read_weights(p.name),
            gg = o.read_grads(p.name);
       for (size_t i = 0; i < p.count; ++i) {
-        ASSERT_TRUE(std::isfinite(gm[i]) && std::isfinite(gv[i]) && std::isfinite(gw[i])) << p.name << "[" << i << "]";
+        ASSERT_TRUE(std::isfinite(gm[i]) && std::isfinite(gv[i]) && std::isfinite(gw[i]))
+            << p.name << "[" << i << "]";
         ASSERT_EQ(std::bit_cast<uint32_t>(gg[i]), 0u);
         if (!std::isfinite(g[p.name][i])) {
           ASSERT_EQ(gm[i], 0.0f) << "non-finite grad must count as 0";
@@ -346,11 +356,13 @@ TEST(MultiTensorAdamW, ChunksUnderLoweredBindingLimit) {
   Device small = make_device(desc);
   bool granted = small.limits().max_storage_buffer_binding_size == 65536;
   if (!granted)
-    std::printf("note: the runtime grants maxStorageBufferBindingSize %llu for a request of 65536 "
-                "(requests below the WebGPU default are raised to it); chunking is covered through "
-                "AdamWOptions::max_binding_bytes only\n",
-                (unsigned long long)small.limits().max_storage_buffer_binding_size);
-  std::vector<ParamSpec> params{{"big", {300, 190}, true}, {"big.bias", {20000}, false}, {"w2", {999}, true}};
+    std::printf(
+        "note: the runtime grants maxStorageBufferBindingSize %llu for a request of 65536 "
+        "(requests below the WebGPU default are raised to it); chunking is covered through "
+        "AdamWOptions::max_binding_bytes only\n",
+        (unsigned long long)small.limits().max_storage_buffer_binding_size);
+  std::vector<ParamSpec> params{
+      {"big", {300, 190}, true}, {"big.bias", {20000}, false}, {"w2", {999}, true}};
   auto r = rng();
   for (bool via_device : {false, true}) {
     if (via_device && !granted) continue;
@@ -360,7 +372,8 @@ TEST(MultiTensorAdamW, ChunksUnderLoweredBindingLimit) {
         AdamWOptions opt;
         opt.precision = prec;
         opt.mode = mode;
-        opt.max_grad_norm.reset();  // clipScale exactly 1 in both: the chunked norm sums differently
+        opt.max_grad_norm
+            .reset();  // clipScale exactly 1 in both: the chunked norm sums differently
         AdamWOptions lowered = opt;
         if (!via_device) lowered.max_binding_bytes = 65536;
         MultiTensorAdamW chunked(dev, params, lowered), whole(device(), params, opt);
@@ -394,9 +407,12 @@ TEST(MultiTensorAdamW, DeterministicNormIsBitwiseRepeatable) {
   opt.norm = NormMode::Deterministic;
   std::vector<std::vector<uint8_t>> first;
   uint32_t first_norm = 0;
-  auto w = random_values(r, make_layout(params, opt.precision, d.storage_offset_alignment(), 1 << 30));
+  auto w =
+      random_values(r, make_layout(params, opt.precision, d.storage_offset_alignment(), 1 << 30));
   std::vector<std::map<std::string, std::vector<float>>> gs;
-  for (int s = 0; s < 3; ++s) gs.push_back(random_values(r, make_layout(params, opt.precision, d.storage_offset_alignment(), 1 << 30)));
+  for (int s = 0; s < 3; ++s)
+    gs.push_back(random_values(
+        r, make_layout(params, opt.precision, d.storage_offset_alignment(), 1 << 30)));
   for (int run = 0; run < 3; ++run) {
     MultiTensorAdamW o(d, params, opt);
     set_all(o, w, nullptr);
@@ -406,7 +422,8 @@ TEST(MultiTensorAdamW, DeterministicNormIsBitwiseRepeatable) {
     }
     uint32_t nb = std::bit_cast<uint32_t>(o.read_grad_norm());
     auto snap = snapshot(d, o);
-    if (run == 0) first = snap, first_norm = nb;
+    if (run == 0)
+      first = snap, first_norm = nb;
     else {
       EXPECT_EQ(nb, first_norm) << "run " << run;
       EXPECT_EQ(snap, first) << "run " << run;
@@ -453,7 +470,8 @@ TEST(MultiTensorAdamW, CheckpointRoundTripAndResume) {
     EXPECT_EQ(a[0], b[0]) << "w after load";
     for (int k = 2; k < 9; ++k) EXPECT_EQ(a[k], b[k]) << "state buffer " << k << " after load";
     feed(resumed, 3, 6);
-    EXPECT_EQ(snapshot(d, resumed), snapshot(d, straight)) << "resumed run differs from the straight one";
+    EXPECT_EQ(snapshot(d, resumed), snapshot(d, straight))
+        << "resumed run differs from the straight one";
     std::remove(path.c_str());
   }
 }
@@ -472,7 +490,9 @@ TEST(MultiTensorAdamW, CheckpointSafetensorsLayout) {
   ASSERT_LE(8 + hlen, file.size());
   EXPECT_EQ((8 + hlen) % 8, 0u);
   std::string header(file.begin() + 8, file.begin() + 8 + hlen);
-  EXPECT_NE(header.find("\"fc1.exp_avg_sq\":{\"dtype\":\"F32\",\"shape\":[11,300]"), std::string::npos) << header;
+  EXPECT_NE(header.find("\"fc1.exp_avg_sq\":{\"dtype\":\"F32\",\"shape\":[11,300]"),
+            std::string::npos)
+      << header;
   EXPECT_NE(header.find("\"__metadata__\""), std::string::npos);
   EXPECT_NE(header.find("\"step\":\"0\""), std::string::npos);
   std::remove(path.c_str());
@@ -501,7 +521,8 @@ TEST(MultiTensorAdamW, CorruptCheckpointsAreRefusedAndChangeNothing) {
   std::vector<std::pair<std::string, std::vector<uint8_t>>> bad;
   bad.push_back({"empty", {}});
   bad.push_back({"7 bytes", std::vector<uint8_t>(good.begin(), good.begin() + 7)});
-  bad.push_back({"truncated header", std::vector<uint8_t>(good.begin(), good.begin() + 8 + hlen / 2)});
+  bad.push_back(
+      {"truncated header", std::vector<uint8_t>(good.begin(), good.begin() + 8 + hlen / 2)});
   bad.push_back({"truncated data", std::vector<uint8_t>(good.begin(), good.end() - 5)});
   auto flip = good;
   flip[8 + hlen + (good.size() - 8 - hlen) / 2] ^= 0x10;
@@ -551,7 +572,8 @@ TEST(MultiTensorAdamW, BadArgumentsNameTheProblem) {
     ADD_FAILURE();
   } catch (const ValidationError& e) {
     EXPECT_NE(std::string(e.what()).find("nope"), std::string::npos);
-    EXPECT_NE(std::string(e.what()).find("fc1"), std::string::npos) << "should list the known names";
+    EXPECT_NE(std::string(e.what()).find("fc1"), std::string::npos)
+        << "should list the known names";
   }
   try {
     o.set_grads("fc1", std::vector<float>(3));
@@ -611,12 +633,14 @@ TEST(MultiTensorAdamW8bit, ConvergesWithin2PercentOfFp32) {
     final_loss[k] = prob.loss_grad(w, b);
     bytes[k] = o.state_bytes_per_param();
   }
-  std::printf("8-bit convergence: loss after %d steps fp32 %.6f, int8 %.6f (ratio %.4f); at step "
-              "%d: %.6f vs %.6f; optimizer state %.3f vs %.3f bytes per parameter\n",
-              steps, final_loss[0], final_loss[1], final_loss[1] / final_loss[0], steps / 4,
-              mid_loss[0], mid_loss[1], bytes[0], bytes[1]);
+  std::printf(
+      "8-bit convergence: loss after %d steps fp32 %.6f, int8 %.6f (ratio %.4f); at step "
+      "%d: %.6f vs %.6f; optimizer state %.3f vs %.3f bytes per parameter\n",
+      steps, final_loss[0], final_loss[1], final_loss[1] / final_loss[0], steps / 4, mid_loss[0],
+      mid_loss[1], bytes[0], bytes[1]);
   EXPECT_LE(std::abs(final_loss[1] - final_loss[0]), 0.02 * final_loss[0]);
   EXPECT_LE(std::abs(mid_loss[1] - mid_loss[0]), 0.02 * mid_loss[0]);
-  EXPECT_LT(final_loss[0], 0.5 * prob.loss_grad(prob.w0, 0.0f)) << "the problem must actually train";
+  EXPECT_LT(final_loss[0], 0.5 * prob.loss_grad(prob.w0, 0.0f))
+      << "the problem must actually train";
   EXPECT_DOUBLE_EQ(bytes[1], 2.03125);
 }

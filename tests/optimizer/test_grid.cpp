@@ -39,14 +39,25 @@ TEST(Grid2D, AdamwUpdateAndAdamw8bitAboveOneDimension) {
   {  // fp32: m, v random
     std::vector<float> m = random_floats(r, kN, 0.5), v = random_floats(r, kN, 0.5);
     for (auto& x : v) x *= x;
-    Buffer wb = upload(d, w, "w"), gb = upload(d, g, "g"), mb = upload(d, m, "m"), vb = upload(d, v, "v");
+    Buffer wb = upload(d, w, "w"), gb = upload(d, g, "g"), mb = upload(d, m, "m"),
+           vb = upload(d, v, "v");
     utils::run_dispatch(d, kernel("optimizer/adamw_update"),
-                        {{0, wb}, {1, gb}, {2, mb}, {3, vb}, {4, stats, 0, 8}, {5, size, 0, 16}, {6, hpb, 0, 16}, {7, biasb, 0, 16}},
+                        {{0, wb},
+                         {1, gb},
+                         {2, mb},
+                         {3, vb},
+                         {4, stats, 0, 8},
+                         {5, size, 0, 16},
+                         {6, hpb, 0, 16},
+                         {7, biasb, 0, 16}},
                         grid);
-    auto gw = read<float>(d, wb), gm = read<float>(d, mb), gv = read<float>(d, vb), gg = read<float>(d, gb);
+    auto gw = read<float>(d, wb), gm = read<float>(d, mb), gv = read<float>(d, vb),
+         gg = read<float>(d, gb);
     for (size_t s = 0; s < kN; s += kSlice) {
       size_t c = std::min(kSlice, kN - s);
-      auto sp = [&](const std::vector<float>& x) { return std::span<const float>(x).subspan(s, c); };
+      auto sp = [&](const std::vector<float>& x) {
+        return std::span<const float>(x).subspan(s, c);
+      };
       auto want = adamw_update_reference(sp(w), sp(g), sp(m), sp(v), clip, u);
       for (size_t i = 0; i < c; ++i) {
         ASSERT_LE(std::abs(gw[s + i] - want.w[i]), want.w_tol[i]) << "w[" << s + i << "]";
@@ -60,17 +71,28 @@ TEST(Grid2D, AdamwUpdateAndAdamw8bitAboveOneDimension) {
     std::vector<uint32_t> zeros(div_ceil(kN, 4), 0);
     std::vector<float> zs(div_ceil(kN, 256), 0.0f);
     Buffer wb = upload(d, w, "w"), gb = upload(d, g, "g"), mq = upload(d, zeros, "m_packed"),
-           vq = upload(d, zeros, "v_packed"), ms = upload(d, zs, "m_scale"), vs = upload(d, zs, "v_scale");
+           vq = upload(d, zeros, "v_packed"), ms = upload(d, zs, "m_scale"),
+           vs = upload(d, zs, "v_scale");
     utils::run_dispatch(d, kernel("optimizer/adamw_8bit_update"),
-                        {{0, wb}, {1, gb}, {2, mq}, {3, vq}, {4, ms}, {5, vs}, {6, stats, 0, 8},
-                        {7, size, 0, 16}, {8, hpb, 0, 16}, {9, biasb, 0, 16}},
+                        {{0, wb},
+                         {1, gb},
+                         {2, mq},
+                         {3, vq},
+                         {4, ms},
+                         {5, vs},
+                         {6, stats, 0, 8},
+                         {7, size, 0, 16},
+                         {8, hpb, 0, 16},
+                         {9, biasb, 0, 16}},
                         grid);
     auto gw = read<float>(d, wb);
     auto gmq = read<uint32_t>(d, mq), gvq = read<uint32_t>(d, vq);
     auto gms = read<float>(d, ms), gvs = read<float>(d, vs);
     for (size_t s = 0; s < kN; s += kSlice) {
       size_t c = std::min(kSlice, kN - s);
-      auto sp = [&](const std::vector<float>& x) { return std::span<const float>(x).subspan(s, c); };
+      auto sp = [&](const std::vector<float>& x) {
+        return std::span<const float>(x).subspan(s, c);
+      };
       std::vector<uint32_t> zq(div_ceil(c, 4), 0);
       std::vector<float> zsc(div_ceil(c, 256), 0.0f);
       auto want = adamw_8bit_update_reference(sp(w), sp(g), zq, zq, zsc, zsc, clip, u);

@@ -59,8 +59,8 @@ void expect_within(const std::vector<float>& got, const std::vector<float>& want
     double diff = std::abs(double(got[i]) - double(want[i]));
     if (!(diff <= tol[i]) && bad++ < 5)
       ADD_FAILURE() << what << "[" << i << "] = " << got[i] << ", expected " << want[i]
-                    << " within " << tol[i] << " (" << b.ulp << " ULP of " << b.of << ": "
-                    << b.why << "), off by " << diff;
+                    << " within " << tol[i] << " (" << b.ulp << " ULP of " << b.of << ": " << b.why
+                    << "), off by " << diff;
   }
   EXPECT_EQ(bad, 0u) << what << ": elements outside the bound";
 }
@@ -86,8 +86,8 @@ TEST(ReduceNormSq, RandomAgainstReference) {
     uint32_t nn = uint32_t(n);
     Buffer nu = utils::make_uniform(d, "n", nn);
     uint32_t wgs = uint32_t(std::min<uint64_t>(div_ceil(n, 256), 1024));
-    utils::run_dispatch(d, kernel("optimizer/reduce_norm_sq"), {{0, data}, {1, acc, 0, 4}, {2, nu, 0, 16}},
-                        {wgs, 1});
+    utils::run_dispatch(d, kernel("optimizer/reduce_norm_sq"),
+                        {{0, data}, {1, acc, 0, 4}, {2, nu, 0, 16}}, {wgs, 1});
     float got = read<float>(d, acc)[0];
     float want = reduce_norm_sq_reference(x);
     uint32_t bound = reduce_norm_sq_ulp_bound(n, uint64_t(wgs) * 256, wgs);
@@ -113,10 +113,11 @@ TEST(ReduceNormSq, IntegerValuesExact) {
       Buffer acc = upload(d, std::vector<float>{0.0f}, "acc");
       uint32_t nn = uint32_t(n);
       Buffer nu = utils::make_uniform(d, "n", nn);
-      utils::run_dispatch(d, kernel("optimizer/reduce_norm_sq"), {{0, data}, {1, acc, 0, 4}, {2, nu, 0, 16}},
-                          {wgs, 1});
+      utils::run_dispatch(d, kernel("optimizer/reduce_norm_sq"),
+                          {{0, data}, {1, acc, 0, 4}, {2, nu, 0, 16}}, {wgs, 1});
       EXPECT_EQ(read<float>(d, acc)[0], float(reduce_norm_sq_exact(x)))
-          << "n = " << n << ", " << wgs << " workgroups: must be exact (" << kReduceIntegerBound.why << ")";
+          << "n = " << n << ", " << wgs << " workgroups: must be exact (" << kReduceIntegerBound.why
+          << ")";
     }
   }
 }
@@ -133,15 +134,13 @@ TEST(FinalizeGradStats, ClipOnOffAndResetsAccumulator) {
     Buffer acc = upload(d, std::vector<float>{sum}, "acc");
     Buffer stats = upload(d, std::vector<float>{poison_f32(), poison_f32(), poison_f32()}, "stats");
     Buffer mg = utils::make_uniform(d, "max_grad_norm", max_norm);
-    utils::run_dispatch(d, kernel("optimizer/finalize_grad_stats"), {{0, acc, 0, 4}, {1, stats, 0, 8}, {2, mg, 0, 16}},
-                        {1, 1});
+    utils::run_dispatch(d, kernel("optimizer/finalize_grad_stats"),
+                        {{0, acc, 0, 4}, {1, stats, 0, 8}, {2, mg, 0, 16}}, {1, 1});
     auto s = read<float>(d, stats);
     auto want = finalize_grad_stats_reference(sum, max_norm);
     EXPECT_LE(ulp_distance(s[0], want.grad_norm), kGradNormBound.ulp) << kGradNormBound.why;
     EXPECT_LE(ulp_distance(s[1], want.clip_scale), kClipScaleBound.ulp) << kClipScaleBound.why;
-    if (max_norm == 1e30f) {
-      EXPECT_EQ(s[1], 1.0f) << "clipping off must give exactly 1";
-    }
+    if (max_norm == 1e30f) { EXPECT_EQ(s[1], 1.0f) << "clipping off must give exactly 1"; }
     EXPECT_TRUE(is_poison(s[2])) << "grad_stats[2] was written";
     EXPECT_EQ(std::bit_cast<uint32_t>(read<float>(d, acc)[0]), 0u)
         << "finalize must leave the accumulator at +0 for the next step's reduce";
@@ -165,10 +164,10 @@ TEST(DeterministicNorm, MatchesReferenceAndIsBitwiseRepeatable) {
   for (int run = 0; run < 3; ++run) {
     Buffer part = upload(d, std::vector<float>(256, poison_f32()), "partials");
     Buffer stats = upload(d, std::vector<float>{poison_f32(), poison_f32()}, "stats");
-    utils::run_dispatch(d, kernel("optimizer/reduce_norm_sq_partials"), {{0, data}, {1, part}, {2, nu, 0, 16}},
-                        {256, 1});
-    utils::run_dispatch(d, kernel("optimizer/finalize_grad_stats_partials"), {{0, part}, {1, stats, 0, 8}, {2, mg, 0, 16}},
-                        {1, 1});
+    utils::run_dispatch(d, kernel("optimizer/reduce_norm_sq_partials"),
+                        {{0, data}, {1, part}, {2, nu, 0, 16}}, {256, 1});
+    utils::run_dispatch(d, kernel("optimizer/finalize_grad_stats_partials"),
+                        {{0, part}, {1, stats, 0, 8}, {2, mg, 0, 16}}, {1, 1});
     auto s = read<float>(d, stats);
     double exact = reduce_norm_sq_exact(x);
     float want_norm = float(std::sqrt(exact));
@@ -176,8 +175,10 @@ TEST(DeterministicNorm, MatchesReferenceAndIsBitwiseRepeatable) {
     uint32_t bound = reduce_norm_sq_ulp_bound(n, 256 * 256, 256 + 256) / 2 + 1 + kGradNormBound.ulp;
     EXPECT_LE(ulp_distance(s[0], want_norm), bound);
     std::vector<uint32_t> bits{std::bit_cast<uint32_t>(s[0]), std::bit_cast<uint32_t>(s[1])};
-    if (run == 0) first = bits;
-    else EXPECT_EQ(bits, first) << "run " << run << " differs from run 0";
+    if (run == 0)
+      first = bits;
+    else
+      EXPECT_EQ(bits, first) << "run " << run << " differs from run 0";
   }
 }
 
@@ -213,8 +214,9 @@ void check_update(const std::string& kname, size_t n, bool f16) {
   uint32_t nn = uint32_t(n);
   Buffer size = utils::make_uniform(d, "size", nn);
   Hyper h = hyper_buffers(d, u);
-  std::vector<BindGroupEntry> e{{0, w}, {1, g}, {2, m}, {3, v}, {4, stats, 0, 8},
-                                {5, size, 0, 16}, {6, h.hp, 0, 16}, {7, h.bias, 0, 16}};
+  std::vector<BindGroupEntry> e{
+      {0, w},           {1, g},           {2, m},           {3, v},
+      {4, stats, 0, 8}, {5, size, 0, 16}, {6, h.hp, 0, 16}, {7, h.bias, 0, 16}};
   Buffer w16;
   if (f16) {
     std::vector<uint16_t> poison(align_up(n + 2 * kTail, 2), 0x7e5a);
@@ -234,7 +236,8 @@ void check_update(const std::string& kname, size_t n, bool f16) {
     ASSERT_TRUE(std::isfinite(gm[i]) && std::isfinite(gv[i]) && std::isfinite(gw[i]))
         << "element " << i << " (g = " << s.g[i] << ") is not finite";
   }
-  for (auto [b, nm] : {std::pair{w, "w"}, {g, "g"}, {m, "m"}, {v, "v"}}) expect_tail_poisoned(d, b, n, nm);
+  for (auto [b, nm] : {std::pair{w, "w"}, {g, "g"}, {m, "m"}, {v, "v"}})
+    expect_tail_poisoned(d, b, n, nm);
   if (f16) {
     auto h16 = read<uint16_t>(d, w16);
     for (size_t i = 0; i < n; ++i)
@@ -278,10 +281,18 @@ TEST(AdamwUpdate, StepOneBiasCorrectionIsFinite) {
     Buffer size = utils::make_uniform(d, "size", nn);
     Hyper h = hyper_buffers(d, u);
     utils::run_dispatch(d, kernel("optimizer/adamw_update"),
-                        {{0, w}, {1, g}, {2, m}, {3, v}, {4, stats, 0, 8}, {5, size, 0, 16}, {6, h.hp, 0, 16}, {7, h.bias, 0, 16}},
+                        {{0, w},
+                         {1, g},
+                         {2, m},
+                         {3, v},
+                         {4, stats, 0, 8},
+                         {5, size, 0, 16},
+                         {6, h.hp, 0, 16},
+                         {7, h.bias, 0, 16}},
                         {uint32_t(div_ceil(n, 256)), 1});
     auto gw = read<float>(d, w, 0, n);
-    for (size_t i = 0; i < n; ++i) ASSERT_TRUE(std::isfinite(gw[i])) << "beta " << beta << ", w[" << i << "]";
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_TRUE(std::isfinite(gw[i])) << "beta " << beta << ", w[" << i << "]";
     if (beta == 0.9f) {
       auto want = adamw_update_reference(s.w, s.g, s.m, s.v, 1.0f, u);
       expect_within(gw, want.w, want.w_tol, "w (t = 1)", kWStepBound);
@@ -326,14 +337,22 @@ TEST(Adamw8bitUpdate, RandomAgainstReference) {
     Buffer size = utils::make_uniform(d, "size", nn);
     Hyper h = hyper_buffers(d, u);
     utils::run_dispatch(d, kernel("optimizer/adamw_8bit_update"),
-                        {{0, w, 0, n * 4}, {1, g, 0, n * 4}, {2, mq, 0, words * 4}, {3, vq, 0, words * 4},
-                        {4, msb, 0, blocks * 4}, {5, vsb, 0, blocks * 4}, {6, stats, 0, 8},
-                        {7, size, 0, 16}, {8, h.hp, 0, 16}, {9, h.bias, 0, 16}},
+                        {{0, w, 0, n * 4},
+                         {1, g, 0, n * 4},
+                         {2, mq, 0, words * 4},
+                         {3, vq, 0, words * 4},
+                         {4, msb, 0, blocks * 4},
+                         {5, vsb, 0, blocks * 4},
+                         {6, stats, 0, 8},
+                         {7, size, 0, 16},
+                         {8, h.hp, 0, 16},
+                         {9, h.bias, 0, 16}},
                         grid_for_workgroups(blocks, d.limits()));
     auto want = adamw_8bit_update_reference(s.w, s.g, mp, vp, ms, vs, clip, u);
     auto gw = read<float>(d, w, 0, n), gg = read<float>(d, g, 0, n);
     expect_within(gw, want.f32.w, want.f32.w_tol, "w", kWStepBound);
-    for (size_t i = 0; i < n; ++i) ASSERT_EQ(std::bit_cast<uint32_t>(gg[i]), 0u) << "g[" << i << "]";
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(std::bit_cast<uint32_t>(gg[i]), 0u) << "g[" << i << "]";
     auto gmq = read<uint32_t>(d, mq), gvq = read<uint32_t>(d, vq);
     auto gms = read<float>(d, msb), gvs = read<float>(d, vsb);
     for (size_t b = 0; b < blocks; ++b) {
@@ -357,28 +376,38 @@ struct Q8Bufs {
 };
 
 std::vector<std::vector<uint8_t>> q8_bytes(Device& d, const Q8Bufs& b) {
-  return {d.read_buffer(b.w), d.read_buffer(b.g), d.read_buffer(b.mq),
+  return {d.read_buffer(b.w),  d.read_buffer(b.g),  d.read_buffer(b.mq),
           d.read_buffer(b.vq), d.read_buffer(b.ms), d.read_buffer(b.vs)};
 }
 
-void run_q8(Device& d, bool vec4, const Q8Bufs& b, size_t n, const Buffer& stats, const AdamWUniforms& u) {
+void run_q8(Device& d, bool vec4, const Q8Bufs& b, size_t n, const Buffer& stats,
+            const AdamWUniforms& u) {
   const size_t words = div_ceil(n, 4), blocks = div_ceil(n, 256);
   uint32_t nn = uint32_t(n);
   Buffer size = utils::make_uniform(d, "size", nn);
   Hyper h = hyper_buffers(d, u);
   const uint64_t wg = (vec4 ? words * 4 : n) * 4;
-  utils::run_dispatch(d, kernel(vec4 ? "optimizer/adamw_8bit_update_vec4" : "optimizer/adamw_8bit_update"),
-                      {{0, b.w, 0, wg}, {1, b.g, 0, wg}, {2, b.mq, 0, words * 4}, {3, b.vq, 0, words * 4},
-                       {4, b.ms, 0, blocks * 4}, {5, b.vs, 0, blocks * 4}, {6, stats, 0, 8},
-                       {7, size, 0, 16}, {8, h.hp, 0, 16}, {9, h.bias, 0, 16}},
-                      grid_for_workgroups(blocks, d.limits()));
+  utils::run_dispatch(
+      d, kernel(vec4 ? "optimizer/adamw_8bit_update_vec4" : "optimizer/adamw_8bit_update"),
+      {{0, b.w, 0, wg},
+       {1, b.g, 0, wg},
+       {2, b.mq, 0, words * 4},
+       {3, b.vq, 0, words * 4},
+       {4, b.ms, 0, blocks * 4},
+       {5, b.vs, 0, blocks * 4},
+       {6, stats, 0, 8},
+       {7, size, 0, 16},
+       {8, h.hp, 0, 16},
+       {9, h.bias, 0, 16}},
+      grid_for_workgroups(blocks, d.limits()));
 }
 
 // Gradients for one step: random magnitudes over 24 binades, NaN/+-inf sprinkled, all-zero
 // blocks, and with `huge` two so large that (1 - beta2) g^2 overflows f32 (v_new = +inf: the
 // block exponent 255 path; the double reference does not overflow, so only the bitwise
 // comparison uses them).
-std::vector<float> q8_grads(std::mt19937_64& r, size_t n, const std::vector<bool>& zero_block, bool huge) {
+std::vector<float> q8_grads(std::mt19937_64& r, size_t n, const std::vector<bool>& zero_block,
+                            bool huge) {
   auto g = random_floats(r, n, 2.0);
   sprinkle_nonfinite(r, g);
   std::uniform_int_distribution<size_t> pick(0, n - 1);
@@ -392,8 +421,8 @@ TEST(Adamw8bitUpdateVec4, BitIdenticalToSeedKernelOverSeveralSteps) {
   // Sizes: one element, a partial vec4 (1, 2 or 3 past a multiple of 4), exactly one and two
   // whole blocks (no partial block), a block plus one, many blocks with a ragged end.
   Device& d = device();
-  for (size_t n : {size_t(1), size_t(3), size_t(6), size_t(256), size_t(512), size_t(257), size_t(1027),
-                   size_t(70001)}) {
+  for (size_t n : {size_t(1), size_t(3), size_t(6), size_t(256), size_t(512), size_t(257),
+                   size_t(1027), size_t(70001)}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     auto r = rng(n);
     const size_t words = div_ceil(n, 4), blocks = div_ceil(n, 256);
@@ -434,8 +463,9 @@ TEST(Adamw8bitUpdateVec4, BitIdenticalToSeedKernelOverSeveralSteps) {
     Q8Bufs b[2];
     const auto g0 = pad(q8_grads(r, n, zero_block, false), kGPad);
     for (auto& x : b)
-      x = {upload(d, pad(w), "w"), upload(d, g0, "g"), upload(d, padu(mp), "m_packed"),
-           upload(d, padu(vp), "v_packed"), storage(d, ms, "m_scale"), storage(d, vs, "v_scale")};
+      x = {upload(d, pad(w), "w"),          upload(d, g0, "g"),
+           upload(d, padu(mp), "m_packed"), upload(d, padu(vp), "v_packed"),
+           storage(d, ms, "m_scale"),       storage(d, vs, "v_scale")};
     AdamWUniforms u = random_uniforms(r);
     for (int step = 0; step < 4; ++step) {
       SCOPED_TRACE("step " + std::to_string(step));
@@ -458,8 +488,8 @@ TEST(Adamw8bitUpdateVec4, BitIdenticalToSeedKernelOverSeveralSteps) {
         size_t first = seed[k].size();
         for (size_t i = 0; i < seed[k].size() && first == seed[k].size(); ++i)
           if (seed[k][i] != ours[k][i]) first = i;
-        ASSERT_EQ(first, seed[k].size()) << names[k] << " differs first at byte " << first << " (word "
-                                         << first / 4 << ")";
+        ASSERT_EQ(first, seed[k].size())
+            << names[k] << " differs first at byte " << first << " (word " << first / 4 << ")";
       }
       EXPECT_NE(seed[0], before[0]) << "the step moved w";  // not two identical no-ops
       // and the seed kernel's (hence our) result is the scheme's: the reference at step 0
@@ -478,7 +508,8 @@ TEST(Adamw8bitUpdateVec4, BitIdenticalToSeedKernelOverSeveralSteps) {
         auto want = adamw_8bit_update_reference(win, gin, mp, vp, ms, vs, clip, u);
         auto gw = f(ours[0], n);
         for (size_t i = 0; i < n; ++i)
-          if (is_finite_bits(win[i]) && std::abs(double(gw[i]) - double(want.f32.w[i])) > want.f32.w_tol[i])
+          if (is_finite_bits(win[i]) &&
+              std::abs(double(gw[i]) - double(want.f32.w[i])) > want.f32.w_tol[i])
             FAIL() << "w[" << i << "] = " << gw[i] << ", reference " << want.f32.w[i];
         auto gmq = fu(ours[2], words), gvq = fu(ours[3], words);
         auto gms = f(ours[4], blocks), gvs = f(ours[5], blocks);
@@ -491,7 +522,8 @@ TEST(Adamw8bitUpdateVec4, BitIdenticalToSeedKernelOverSeveralSteps) {
       auto fw = f32_view(ours[0]), fg = f32_view(ours[1]);
       for (size_t i = n; i < fw.size(); ++i) {
         ASSERT_TRUE(is_poison(fw[i])) << "w[" << i << "] past n was written";
-        ASSERT_TRUE(i < words * 4 ? fg[i] == kGPad : is_poison(fg[i])) << "g[" << i << "] past n was written";
+        ASSERT_TRUE(i < words * 4 ? fg[i] == kGPad : is_poison(fg[i]))
+            << "g[" << i << "] past n was written";
       }
     }
   }
@@ -535,19 +567,25 @@ TEST(AdamwOneCall, AgainstSeed002Algorithm) {
     p.bias_correction2 = float(1 - std::pow(0.999, t));
     Buffer w = storage(d, s.w, "param"), g = storage(d, s.g, "grad"), m = storage(d, s.m, "m"),
            v = storage(d, s.v, "v");
-    adamw_one_call(d, w, g, m, v, p.lr, p.beta1, p.beta2, p.eps, p.weight_decay,
-                   p.bias_correction1, p.bias_correction2, n);
+    adamw_one_call(d, w, g, m, v, p.lr, p.beta1, p.beta2, p.eps, p.weight_decay, p.bias_correction1,
+                   p.bias_correction2, n);
     auto want = adamw_one_call_reference(s.w, s.g, s.m, s.v, p);
     expect_within(read<float>(d, w, 0, n), want.w, want.w_tol, "param", kWStepBound);
     expect_within(read<float>(d, m, 0, n), want.m, want.m_tol, "m", kMBound);
     expect_within(read<float>(d, v, 0, n), want.v, want.v_tol, "v", kVBound);
     auto gg = read<float>(d, g, 0, n);
     EXPECT_EQ(std::memcmp(gg.data(), s.g.data(), n * 4), 0) << "grad is read-only in seed 002";
-    for (auto [b, nm] : {std::pair{w, "param"}, {g, "grad"}, {m, "m"}, {v, "v"}}) expect_tail_poisoned(d, b, n, nm);
+    for (auto [b, nm] : {std::pair{w, "param"}, {g, "grad"}, {m, "m"}, {v, "v"}})
+      expect_tail_poisoned(d, b, n, nm);
   }
-  Buffer a = upload(d, std::vector<float>(8, 1.0f), "a"), b = upload(d, std::vector<float>(8, 1.0f), "b");
-  Buffer c = upload(d, std::vector<float>(8, 1.0f), "c"), e = upload(d, std::vector<float>(4, 1.0f), "short");
-  EXPECT_THROW(adamw_one_call(d, a, b, c, e, 1e-3f, .9f, .999f, 1e-8f, 0, .1f, .001f, 8), ValidationError);
-  EXPECT_THROW(adamw_one_call(d, a, a, c, b, 1e-3f, .9f, .999f, 1e-8f, 0, .1f, .001f, 8), ValidationError);
-  EXPECT_THROW(adamw_one_call(d, a, b, c, e, 1e-3f, .9f, .999f, 1e-8f, 0, 0.0f, .001f, 4), ValidationError);
+  Buffer a = upload(d, std::vector<float>(8, 1.0f), "a"),
+         b = upload(d, std::vector<float>(8, 1.0f), "b");
+  Buffer c = upload(d, std::vector<float>(8, 1.0f), "c"),
+         e = upload(d, std::vector<float>(4, 1.0f), "short");
+  EXPECT_THROW(adamw_one_call(d, a, b, c, e, 1e-3f, .9f, .999f, 1e-8f, 0, .1f, .001f, 8),
+               ValidationError);
+  EXPECT_THROW(adamw_one_call(d, a, a, c, b, 1e-3f, .9f, .999f, 1e-8f, 0, .1f, .001f, 8),
+               ValidationError);
+  EXPECT_THROW(adamw_one_call(d, a, b, c, e, 1e-3f, .9f, .999f, 1e-8f, 0, 0.0f, .001f, 4),
+               ValidationError);
 }

@@ -30,8 +30,8 @@ uint64_t checked_end(const validate::Case& c, const std::string& buffer) {
 
 TEST(OptimizerSweepCases, UpdateKernelsPassWithACheckedPrefix) {
   int ran = 0;
-  for (const char* k : {"optimizer/adamw_update", "optimizer/adamw_update_f16", "optimizer/adamw_8bit_update",
-                        "optimizer/adamw_8bit_update_vec4"}) {
+  for (const char* k : {"optimizer/adamw_update", "optimizer/adamw_update_f16",
+                        "optimizer/adamw_8bit_update", "optimizer/adamw_8bit_update_vec4"}) {
     SCOPED_TRACE(k);
     validate::Case c = adamw_sweep_case(k, 70001, 3000);
     if (validate::Runner(device()).case_unsupported_reason(c) != "") continue;

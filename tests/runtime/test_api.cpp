@@ -95,7 +95,8 @@ TEST(Queue, WriteSubmitAndWorkDone) {
 TEST(Descriptors, QuerySetAndCommandEncoder) {
   Device& d = device();
   if (!d.has_feature(Feature::TimestampQuery)) GTEST_SKIP() << "adapter has no timestamp-query";
-  QuerySet qs = d.create_query_set({.label = "described", .type = QueryType::Timestamp, .count = 3});
+  QuerySet qs =
+      d.create_query_set({.label = "described", .type = QueryType::Timestamp, .count = 3});
   EXPECT_EQ(qs.count(), 3u);
   EXPECT_EQ(qs.type(), QueryType::Timestamp);
   EXPECT_EQ(qs.label(), "described");
@@ -104,8 +105,11 @@ TEST(Descriptors, QuerySetAndCommandEncoder) {
   EXPECT_EQ(dflt.label(), "");
   expect_validation_error([&] { d.create_query_set({.label = "empty", .count = 0}); }, "limits",
                           {"[QuerySet \"empty\"]", "count (0)"});
-  expect_validation_error([&] { d.create_query_set({"odd", QueryType(7), 2}); }, "state",
-                          {"[QuerySet \"odd\"]", "type (7)"});
+  expect_validation_error(
+      [&] {
+        d.create_query_set({"odd", QueryType(7), 2});
+      },
+      "state", {"[QuerySet \"odd\"]", "type (7)"});
   // The encoder's label from its descriptor names it in errors.
   CommandEncoder enc = d.create_command_encoder({"named encoder"});
   enc.finish();

@@ -27,8 +27,10 @@ TEST(Adapters, SelectByIndexAndName) {
   std::string name = all[0].info().name;
   std::string lower;
   for (char c : name.substr(0, 5)) lower += char(std::tolower(uint8_t(c)));
-  EXPECT_EQ(instance().select_adapter(lower).info().index, instance().select_adapter(lower).info().index);
-  EXPECT_NE(instance().select_adapter(lower).info().name.find(name.substr(0, 5)), std::string::npos);
+  EXPECT_EQ(instance().select_adapter(lower).info().index,
+            instance().select_adapter(lower).info().index);
+  EXPECT_NE(instance().select_adapter(lower).info().name.find(name.substr(0, 5)),
+            std::string::npos);
   try {
     instance().select_adapter("no such device 12345");
     ADD_FAILURE() << "selector matched nothing but no error";
@@ -69,7 +71,8 @@ TEST(DeviceLimits, DefaultsAreWebGpus) {
   EXPECT_FALSE(d.has_feature(Feature::ShaderF16));
   EXPECT_FALSE(d.has_feature(Feature::TimestampQuery));
   // Effective alignment: the stricter of WebGPU's and the device's.
-  EXPECT_EQ(d.storage_offset_alignment(), std::max<uint32_t>(256, adapter().limits().min_storage_buffer_offset_alignment));
+  EXPECT_EQ(d.storage_offset_alignment(),
+            std::max<uint32_t>(256, adapter().limits().min_storage_buffer_offset_alignment));
 }
 
 TEST(DeviceLimits, RequestBeyondAdapterFails) {
@@ -77,41 +80,55 @@ TEST(DeviceLimits, RequestBeyondAdapterFails) {
   DeviceDescriptor desc{"greedy", {}, {}};
   desc.required_limits.max_storage_buffer_binding_size = a.max_storage_buffer_binding_size + 4;
   expect_validation_error([&] { make_device(desc); }, "limits",
-                          {"maxStorageBufferBindingSize (" + std::to_string(a.max_storage_buffer_binding_size + 4) + ")",
+                          {"maxStorageBufferBindingSize (" +
+                               std::to_string(a.max_storage_buffer_binding_size + 4) + ")",
                            "supports (" + std::to_string(a.max_storage_buffer_binding_size) + ")"});
   desc = {"greedy", {}, {}};
-  desc.required_limits.max_compute_invocations_per_workgroup = a.max_compute_invocations_per_workgroup + 1;
-  expect_validation_error([&] { make_device(desc); }, "limits", {"maxComputeInvocationsPerWorkgroup"});
+  desc.required_limits.max_compute_invocations_per_workgroup =
+      a.max_compute_invocations_per_workgroup + 1;
+  expect_validation_error([&] { make_device(desc); }, "limits",
+                          {"maxComputeInvocationsPerWorkgroup"});
   desc = {"greedy", {}, {}};
-  desc.required_limits.min_storage_buffer_offset_alignment = a.min_storage_buffer_offset_alignment / 2;
-  expect_validation_error([&] { make_device(desc); }, "limits", {"minStorageBufferOffsetAlignment", "below"});
+  desc.required_limits.min_storage_buffer_offset_alignment =
+      a.min_storage_buffer_offset_alignment / 2;
+  expect_validation_error([&] { make_device(desc); }, "limits",
+                          {"minStorageBufferOffsetAlignment", "below"});
 }
 
 TEST(DeviceLimits, RequestExactlyTheAdapterPasses) {
   const Limits& a = adapter().limits();
   DeviceDescriptor desc{"best", {}, {}};
   desc.required_limits.max_storage_buffer_binding_size = a.max_storage_buffer_binding_size;
-  desc.required_limits.max_compute_invocations_per_workgroup = a.max_compute_invocations_per_workgroup;
+  desc.required_limits.max_compute_invocations_per_workgroup =
+      a.max_compute_invocations_per_workgroup;
   desc.required_limits.min_storage_buffer_offset_alignment = a.min_storage_buffer_offset_alignment;
   desc.required_limits.max_compute_workgroup_size_x = a.max_compute_workgroup_size_x;
   Device d = make_device(desc);
   EXPECT_EQ(d.limits().max_storage_buffer_binding_size, a.max_storage_buffer_binding_size);
-  EXPECT_EQ(d.limits().max_compute_invocations_per_workgroup, a.max_compute_invocations_per_workgroup);
+  EXPECT_EQ(d.limits().max_compute_invocations_per_workgroup,
+            a.max_compute_invocations_per_workgroup);
   EXPECT_EQ(d.limits().min_storage_buffer_offset_alignment, a.min_storage_buffer_offset_alignment);
   EXPECT_EQ(d.storage_offset_alignment(), a.min_storage_buffer_offset_alignment);
   // With the raised limit a 257-wide (altered) workgroup passes R13 where the default refuses it.
   if (a.max_compute_invocations_per_workgroup >= 512 && a.max_compute_workgroup_size_x >= 512) {
     KernelInfo k = util("fill_index");
     k.workgroup_size = {512, 1, 1};
-    expect_validation_error([&] { device().create_compute_pipeline({"w", &k, {}, false}); }, "R13", {"512"});
+    expect_validation_error(
+        [&] {
+          device().create_compute_pipeline({"w", &k, {}, false});
+        },
+        "R13", {"512"});
   }
 }
 
 TEST(Features, ShaderF16KernelRefusedWithoutFeature) {
   Device d = make_device({"plain", {}, {}});
   ASSERT_TRUE(util("scale_f16").needs_shader_f16);
-  expect_validation_error([&] { d.create_compute_pipeline({"", &util("scale_f16"), {}, false}); }, "R22",
-                          {"[ComputePipeline \"wgslvk_util/scale_f16\"]", "shader-f16", "[Device \"plain\"]"});
+  expect_validation_error(
+      [&] {
+        d.create_compute_pipeline({"", &util("scale_f16"), {}, false});
+      },
+      "R22", {"[ComputePipeline \"wgslvk_util/scale_f16\"]", "shader-f16", "[Device \"plain\"]"});
 }
 
 TEST(Features, ShaderF16KernelRunsWithFeature) {
@@ -133,10 +150,15 @@ TEST(Features, ShaderF16KernelRunsWithFeature) {
 TEST(Features, RequestUnsupportedFeatureFails) {
   for (Feature f : {Feature::ShaderF16, Feature::TimestampQuery, Feature::Float32AtomicAdd}) {
     if (adapter().has_feature(f)) continue;
-    expect_validation_error([&] { make_device({"x", {f}, {}}); }, "feature", {std::string(feature_name(f))});
+    expect_validation_error(
+        [&] {
+          make_device({"x", {f}, {}});
+        },
+        "feature", {std::string(feature_name(f))});
   }
   Device d = make_device({"no ts", {}, {}});
-  expect_validation_error([&] { d.create_query_set({.label = "q", .count = 2}); }, "feature", {"[QuerySet \"q\"]", "timestamp-query"});
+  expect_validation_error([&] { d.create_query_set({.label = "q", .count = 2}); }, "feature",
+                          {"[QuerySet \"q\"]", "timestamp-query"});
 }
 
 }  // namespace

@@ -18,18 +18,27 @@ TEST(R1, EntryCountMustMatchLayout) {
   Device& d = device();
   auto p = pipeline("copy_vec4");
   Buffer a = poisoned(d, 64, "src"), b = poisoned(d, 64, "dst");
-  expect_validation_error([&] { make_bind_group(d, p, {{0, a}, {1, b}}, "two of three"); }, "R1",
-                          {"[BindGroup \"two of three\"]", "2 entries", "has 3", "missing binding 2"});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, a}, {1, b}}, "two of three");
+      },
+      "R1", {"[BindGroup \"two of three\"]", "2 entries", "has 3", "missing binding 2"});
 }
 
 TEST(R1, BindingNumberMustBeInLayout) {
   Device& d = device();
   auto p = pipeline("copy_vec4");
   Buffer a = poisoned(d, 64, "src"), b = poisoned(d, 64, "dst");
-  expect_validation_error([&] { make_bind_group(d, p, {{0, a}, {1, b}, {5, params(d, 16)}}, "g"); }, "R1",
-                          {"[BindGroup \"g\"]", "binding 5", "is not in"});
-  expect_validation_error([&] { make_bind_group(d, p, {{0, a}, {1, b}, {1, b}}, "dup"); }, "R1",
-                          {"binding 1", "more than once"});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, a}, {1, b}, {5, params(d, 16)}}, "g");
+      },
+      "R1", {"[BindGroup \"g\"]", "binding 5", "is not in"});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, a}, {1, b}, {1, b}}, "dup");
+      },
+      "R1", {"binding 1", "more than once"});
 }
 
 TEST(R1, ExactEntriesPass) {
@@ -50,9 +59,13 @@ TEST(R2, StorageOffsetMustBeAligned) {
   auto p = pipeline("fill_index");
   Buffer out = poisoned(d, 1024, "out");
   std::string align = "(" + std::to_string(d.storage_offset_alignment()) + ")";
-  expect_validation_error([&] { make_bind_group(d, p, {{0, out, 100, 256}, {1, params(d, 64)}}, "g"); }, "R2",
-                          {"[BindGroup \"g\"] binding 0", "offset (100)", "[Buffer \"out\"]",
-                           "minStorageBufferOffsetAlignment " + align});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, out, 100, 256}, {1, params(d, 64)}}, "g");
+      },
+      "R2",
+      {"[BindGroup \"g\"] binding 0", "offset (100)", "[Buffer \"out\"]",
+       "minStorageBufferOffsetAlignment " + align});
 }
 
 TEST(R2, UniformOffsetMustBeAligned) {
@@ -60,9 +73,13 @@ TEST(R2, UniformOffsetMustBeAligned) {
   auto p = pipeline("fill_index");
   Buffer out = poisoned(d, 1024, "out");
   Buffer u = d.create_buffer({"uni", 512, BufferUsage::Uniform | BufferUsage::CopyDst});
-  expect_validation_error([&] { make_bind_group(d, p, {{0, out}, {1, u, 16, 16}}, "g"); }, "R2",
-                          {"binding 1", "offset (16)", "[Buffer \"uni\"]",
-                           "minUniformBufferOffsetAlignment (" + std::to_string(d.uniform_offset_alignment()) + ")"});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, out}, {1, u, 16, 16}}, "g");
+      },
+      "R2",
+      {"binding 1", "offset (16)", "[Buffer \"uni\"]",
+       "minUniformBufferOffsetAlignment (" + std::to_string(d.uniform_offset_alignment()) + ")"});
 }
 
 TEST(R2, AlignedOffsetsPass) {
@@ -88,19 +105,33 @@ TEST(R3, ZeroSizeIsRejected) {
   Device& d = device();
   auto p = pipeline("array_length");
   Buffer b = poisoned(d, 256, "buf");  // 1024 bytes
-  expect_validation_error([&] { make_bind_group(d, p, {{0, b, 256, 0}}, "g"); }, "R3",
-                          {"[BindGroup \"g\"] binding 0", "size is zero", "offset 256"});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, b, 256, 0}}, "g");
+      },
+      "R3", {"[BindGroup \"g\"] binding 0", "size is zero", "offset 256"});
   // Default size at offset == buffer size is zero too.
-  expect_validation_error([&] { make_bind_group(d, p, {{0, b, 1024}}, "g"); }, "R3", {"size is zero"});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, b, 1024}}, "g");
+      },
+      "R3", {"size is zero"});
 }
 
 TEST(R3, RangeMustFitBuffer) {
   Device& d = device();
   auto p = pipeline("array_length");
   Buffer b = poisoned(d, 256, "buf");
-  expect_validation_error([&] { make_bind_group(d, p, {{0, b, 256, 772}}, "g"); }, "R3",
-                          {"binding 0", "[256, 1028)", "[Buffer \"buf\"]", "size 1024"});
-  expect_validation_error([&] { make_bind_group(d, p, {{0, b, 1280}}, "g"); }, "R3", {"offset (1280)", "size 1024"});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, b, 256, 772}}, "g");
+      },
+      "R3", {"binding 0", "[256, 1028)", "[Buffer \"buf\"]", "size 1024"});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, b, 1280}}, "g");
+      },
+      "R3", {"offset (1280)", "size 1024"});
 }
 
 TEST(R3, RangeEndingAtBufferEndPasses) {
@@ -123,9 +154,13 @@ TEST(R4, StorageSizeMustBeMultipleOf4) {
   Device& d = device();
   auto p = pipeline("array_length");
   Buffer b = poisoned(d, 256, "buf");
-  expect_validation_error([&] { make_bind_group(d, p, {{0, b, 0, 1022}}, "g"); }, "R4",
-                          {"[BindGroup \"g\"] binding 0", "storage binding size (1022)", "[Buffer \"buf\"]",
-                           "multiple of 4"});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, b, 0, 1022}}, "g");
+      },
+      "R4",
+      {"[BindGroup \"g\"] binding 0", "storage binding size (1022)", "[Buffer \"buf\"]",
+       "multiple of 4"});
 }
 
 TEST(R4, MultipleOf4Passes) {
@@ -144,10 +179,15 @@ TEST(R5, UniformBindingAboveLimit) {
   uint64_t max = d.limits().max_uniform_buffer_binding_size;
   ASSERT_EQ(max, 65536u);
   Buffer out = poisoned(d, 64, "out");
-  Buffer u = d.create_buffer({"big uniform", max + 256, BufferUsage::Uniform | BufferUsage::CopyDst});
-  expect_validation_error([&] { make_bind_group(d, p, {{0, out}, {1, u, 0, max + 16}}, "g"); }, "R5",
-                          {"[BindGroup \"g\"] binding 1", "(65552)", "[Buffer \"big uniform\"]",
-                           "maxUniformBufferBindingSize (65536)"});
+  Buffer u =
+      d.create_buffer({"big uniform", max + 256, BufferUsage::Uniform | BufferUsage::CopyDst});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, out}, {1, u, 0, max + 16}}, "g");
+      },
+      "R5",
+      {"[BindGroup \"g\"] binding 1", "(65552)", "[Buffer \"big uniform\"]",
+       "maxUniformBufferBindingSize (65536)"});
   // Exactly the limit binds.
   EXPECT_NO_THROW(make_bind_group(d, p, {{0, out}, {1, u, 0, max}}, "g"));
 }
@@ -158,11 +198,19 @@ TEST(R5, StorageBindingAboveLimit) {
   uint64_t max = d.limits().max_storage_buffer_binding_size;
   ASSERT_EQ(max, 128u << 20);
   Buffer b = d.create_buffer({"big", max + 256, BufferUsage::Storage | BufferUsage::CopySrc});
-  expect_validation_error([&] { make_bind_group(d, p, {{0, b, 0, max + 4}}, "g"); }, "R5",
-                          {"binding 0", "(" + std::to_string(max + 4) + ")", "[Buffer \"big\"]",
-                           "maxStorageBufferBindingSize (134217728)"});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, b, 0, max + 4}}, "g");
+      },
+      "R5",
+      {"binding 0", "(" + std::to_string(max + 4) + ")", "[Buffer \"big\"]",
+       "maxStorageBufferBindingSize (134217728)"});
   // Default size (whole buffer) is above the limit too: never silently truncated.
-  expect_validation_error([&] { make_bind_group(d, p, {{0, b}}, "g"); }, "R5", {"maxStorageBufferBindingSize"});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, b}}, "g");
+      },
+      "R5", {"maxStorageBufferBindingSize"});
   // Exactly the limit binds, and the shader sees all of it.
   run_dispatch(d, p, {make_bind_group(d, p, {{0, b, 256, max}})}, {1, 1});
   EXPECT_EQ(read<uint32_t>(d, b, 256, 1)[0], uint32_t(max / 4));
@@ -174,8 +222,11 @@ TEST(R6, StorageBindingNeedsStorageUsage) {
   Device& d = device();
   auto p = pipeline("fill_index");
   Buffer out = d.create_buffer({"no storage", 1024, BufferUsage::Uniform | BufferUsage::CopyDst});
-  expect_validation_error([&] { make_bind_group(d, p, {{0, out}, {1, params(d, 16)}}, "g"); }, "R6",
-                          {"[BindGroup \"g\"] binding 0 (storage)", "[Buffer \"no storage\"]", "lacks Storage"});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, out}, {1, params(d, 16)}}, "g");
+      },
+      "R6", {"[BindGroup \"g\"] binding 0 (storage)", "[Buffer \"no storage\"]", "lacks Storage"});
 }
 
 TEST(R6, UniformBindingNeedsUniformUsage) {
@@ -183,15 +234,19 @@ TEST(R6, UniformBindingNeedsUniformUsage) {
   auto p = pipeline("fill_index");
   Buffer out = poisoned(d, 64, "out");
   Buffer u = d.create_buffer({"no uniform", 16, BufferUsage::Storage | BufferUsage::CopyDst});
-  expect_validation_error([&] { make_bind_group(d, p, {{0, out}, {1, u}}, "g"); }, "R6",
-                          {"binding 1 (uniform)", "[Buffer \"no uniform\"]", "lacks Uniform"});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, out}, {1, u}}, "g");
+      },
+      "R6", {"binding 1 (uniform)", "[Buffer \"no uniform\"]", "lacks Uniform"});
 }
 
 TEST(R6, MatchingUsagePasses) {
   Device& d = device();
   auto p = pipeline("fill_index");
   // Exactly the usages needed, nothing more (plus CopySrc to read it back).
-  Buffer out = d.create_buffer({"out", 64 * 4, BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst});
+  Buffer out = d.create_buffer(
+      {"out", 64 * 4, BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst});
   d.queue().write_buffer(out, 0, std::vector<uint32_t>(64, kPoisonBits).data(), 256);
   run_dispatch(d, p, {make_bind_group(d, p, {{0, out}, {1, params(d, 64)}})}, {1, 1});
   auto got = read<uint32_t>(d, out);
@@ -213,8 +268,11 @@ TEST(R7, LayoutMinimumAtBindGroupCreation) {
   Device& d = device();
   auto p = pipeline("sized_header");  // auto layout: minBindingSize 48 from the shader (R10)
   Buffer b = poisoned(d, 64, "hdr");
-  expect_validation_error([&] { make_bind_group(d, p, {{0, b, 0, 44}}, "g"); }, "R7",
-                          {"[BindGroup \"g\"] binding 0", "(44)", "[Buffer \"hdr\"]", "minBindingSize (48)"});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, b, 0, 44}}, "g");
+      },
+      "R7", {"[BindGroup \"g\"] binding 0", "(44)", "[Buffer \"hdr\"]", "minBindingSize (48)"});
 }
 
 TEST(R7, ShaderMinimumAtDispatchWhenLayoutSaysZero) {
@@ -236,8 +294,13 @@ TEST(R7, ShaderMinimumAtDispatchWhenLayoutSaysZero) {
 TEST(R7, LayoutMinimumBelowShaderFailsPipeline) {
   Device& d = device();
   auto layout = d.create_bind_group_layout({"too small", {{0, BindingType::Storage, 16}}});
-  expect_validation_error([&] { d.create_compute_pipeline({"explicit", &util("sized_header"), {layout}, false}); },
-                          "R7", {"[ComputePipeline \"explicit\"]", "@binding(0)", "needs at least 48 bytes", "minBindingSize is 16"});
+  expect_validation_error(
+      [&] {
+        d.create_compute_pipeline({"explicit", &util("sized_header"), {layout}, false});
+      },
+      "R7",
+      {"[ComputePipeline \"explicit\"]", "@binding(0)", "needs at least 48 bytes",
+       "minBindingSize is 16"});
 }
 
 TEST(R7, ExactMinimumPasses) {
@@ -247,7 +310,8 @@ TEST(R7, ExactMinimumPasses) {
   Buffer b = poisoned(d, 64, "hdr");
   run_dispatch(d, p, {d.create_bind_group({"exact", layout, {{0, b, 0, 48}}})}, {1, 1});
   auto got = read<uint32_t>(d, b);
-  EXPECT_EQ((std::vector<uint32_t>(got.begin(), got.begin() + 4)), (std::vector<uint32_t>{1, 2, 3, 4}));
+  EXPECT_EQ((std::vector<uint32_t>(got.begin(), got.begin() + 4)),
+            (std::vector<uint32_t>{1, 2, 3, 4}));
   EXPECT_EQ(got[4], kPoisonBits);  // b is not written
   EXPECT_EQ(got[8], 4u);           // arrayLength(data) of a 48-byte binding: (48 - 32) / 4
   for (size_t i = 9; i < got.size(); ++i) ASSERT_EQ(got[i], kPoisonBits) << "word " << i;
@@ -264,9 +328,7 @@ TEST(R8, ArrayLengthSeesTheBoundRangeNotTheBuffer) {
   auto got = read<uint32_t>(d, b);
   EXPECT_EQ(got[128], 65u);
   for (size_t i = 0; i < got.size(); ++i)
-    if (i != 128) {
-      ASSERT_EQ(got[i], kPoisonBits) << "word " << i;
-    }
+    if (i != 128) { ASSERT_EQ(got[i], kPoisonBits) << "word " << i; }
 }
 
 // ---- R9: explicit layout types must match the shader's access ---------------------------------------
@@ -277,38 +339,55 @@ std::vector<BindGroupLayout> copy_layout(BindingType b0, BindingType b1, Binding
 
 TEST(R9, ReadOnlyShaderBindingWithStorageLayout) {
   auto layout = copy_layout(BindingType::Storage, BindingType::Storage, BindingType::Uniform);
-  expect_validation_error([&] { device().create_compute_pipeline({"c", &util("copy_vec4"), layout, false}); },
-                          "R9", {"[ComputePipeline \"c\"]", "@group(0) @binding(0)", "(read-only-storage)",
-                                 "[BindGroupLayout \"copy layout\"]", "entry type (storage)"});
+  expect_validation_error(
+      [&] {
+        device().create_compute_pipeline({"c", &util("copy_vec4"), layout, false});
+      },
+      "R9",
+      {"[ComputePipeline \"c\"]", "@group(0) @binding(0)", "(read-only-storage)",
+       "[BindGroupLayout \"copy layout\"]", "entry type (storage)"});
 }
 
 TEST(R9, WritableShaderBindingWithReadOnlyLayout) {
-  auto layout = copy_layout(BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage, BindingType::Uniform);
-  expect_validation_error([&] { device().create_compute_pipeline({"c", &util("copy_vec4"), layout, false}); },
-                          "R9", {"@binding(1)", "(storage)", "entry type (read-only-storage)"});
+  auto layout =
+      copy_layout(BindingType::ReadOnlyStorage, BindingType::ReadOnlyStorage, BindingType::Uniform);
+  expect_validation_error(
+      [&] {
+        device().create_compute_pipeline({"c", &util("copy_vec4"), layout, false});
+      },
+      "R9", {"@binding(1)", "(storage)", "entry type (read-only-storage)"});
 }
 
 TEST(R9, UniformShaderBindingWithStorageLayout) {
-  auto layout = copy_layout(BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::ReadOnlyStorage);
-  expect_validation_error([&] { device().create_compute_pipeline({"c", &util("copy_vec4"), layout, false}); },
-                          "R9", {"@binding(2)", "(uniform)", "entry type (read-only-storage)"});
+  auto layout =
+      copy_layout(BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::ReadOnlyStorage);
+  expect_validation_error(
+      [&] {
+        device().create_compute_pipeline({"c", &util("copy_vec4"), layout, false});
+      },
+      "R9", {"@binding(2)", "(uniform)", "entry type (read-only-storage)"});
 }
 
 TEST(R9, BindingMissingFromLayout) {
   auto layout = device().create_bind_group_layout(
       {"partial", {{0, BindingType::ReadOnlyStorage}, {1, BindingType::Storage}}});
-  expect_validation_error([&] { device().create_compute_pipeline({"c", &util("copy_vec4"), {layout}, false}); },
-                          "R9", {"@binding(2)", "is not in the explicit layout", "[BindGroupLayout \"partial\"]"});
+  expect_validation_error(
+      [&] {
+        device().create_compute_pipeline({"c", &util("copy_vec4"), {layout}, false});
+      },
+      "R9", {"@binding(2)", "is not in the explicit layout", "[BindGroupLayout \"partial\"]"});
 }
 
 TEST(R9, MatchingExplicitLayoutPasses) {
   Device& d = device();
-  auto layout = copy_layout(BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform);
+  auto layout =
+      copy_layout(BindingType::ReadOnlyStorage, BindingType::Storage, BindingType::Uniform);
   auto p = d.create_compute_pipeline({"c", &util("copy_vec4"), layout, false});
   std::vector<float> src(256);
   std::iota(src.begin(), src.end(), 0.5f);
   Buffer a = upload(d, src, "src"), b = poisoned(d, 256, "dst");
-  run_dispatch(d, p, {d.create_bind_group({"g", layout[0], {{0, a}, {1, b}, {2, params(d, 64)}}})}, {1, 1});
+  run_dispatch(d, p, {d.create_bind_group({"g", layout[0], {{0, a}, {1, b}, {2, params(d, 64)}}})},
+               {1, 1});
   EXPECT_EQ(read<float>(d, b), src);
 }
 
@@ -339,14 +418,18 @@ TEST(R10, DeclaredButUnusedBindingIsLeftOut) {
   EXPECT_EQ(l.entries()[1].binding, 1u);
   Buffer out = poisoned(d, 256, "out"), extra = poisoned(d, 64, "extra");
   // Binding 3 against the auto layout: not in it (R1, as WebGPU reports it).
-  expect_validation_error([&] { make_bind_group(d, p, {{0, out}, {1, params(d, 256)}, {3, extra}}, "g"); }, "R1",
-                          {"binding 3", "is not in", "[BindGroupLayout \"sparse group 0 (auto)\"]"});
+  expect_validation_error(
+      [&] {
+        make_bind_group(d, p, {{0, out}, {1, params(d, 256)}, {3, extra}}, "g");
+      },
+      "R1", {"binding 3", "is not in", "[BindGroupLayout \"sparse group 0 (auto)\"]"});
   // The boundary: exactly the used bindings run; an explicit layout may also hold binding 3.
   run_dispatch(d, p, {make_bind_group(d, p, {{0, out}, {1, params(d, 256)}})}, {1, 1});
   auto got = read<uint32_t>(d, out);
   for (uint32_t i = 0; i < 256; ++i) ASSERT_EQ(got[i], i);
   auto explicit_layout = d.create_bind_group_layout(
-      {"with 3", {{0, BindingType::Storage}, {1, BindingType::Uniform}, {3, BindingType::ReadOnlyStorage}}});
+      {"with 3",
+       {{0, BindingType::Storage}, {1, BindingType::Uniform}, {3, BindingType::ReadOnlyStorage}}});
   EXPECT_NO_THROW(d.create_compute_pipeline({"sparse explicit", &k, {explicit_layout}, false}));
 }
 
@@ -374,9 +457,7 @@ TEST(R10, AutoLayoutKeepsOnlyStaticallyUsedBindings) {
     for (uint32_t g = 0; g < 4; ++g) {
       try {
         in_layout += p.get_bind_group_layout(g).entries().size();
-      } catch (const ValidationError&) {
-        break;
-      }
+      } catch (const ValidationError&) { break; }
     }
     EXPECT_EQ(in_layout, used) << k->qualified_name();
   }
@@ -400,9 +481,10 @@ TEST(R11, OverlappingWritableRanges) {
   Buffer b = poisoned(d, 1024, "mega");
   // [0, 1024) and [768, 1792): 256 bytes shared.
   auto g = make_bind_group(d, p, {{0, b, 0, 1024}, {1, b, 768, 1024}, {2, params(d, 16)}});
-  dispatch_expect(p, g, "R11", {"[ComputePass \"alias pass\"]", "[Buffer \"mega\"]",
-                                "binding 0 (storage, [0, 1024))", "binding 1 (storage, [768, 1792))",
-                                "overlapping writable"});
+  dispatch_expect(
+      p, g, "R11",
+      {"[ComputePass \"alias pass\"]", "[Buffer \"mega\"]", "binding 0 (storage, [0, 1024))",
+       "binding 1 (storage, [768, 1792))", "overlapping writable"});
 }
 
 TEST(R11, WritableAndReadOnlyOfOneBufferEvenDisjoint) {
@@ -410,14 +492,16 @@ TEST(R11, WritableAndReadOnlyOfOneBufferEvenDisjoint) {
   auto p = pipeline("copy_vec4");
   Buffer b = poisoned(d, 1024, "mega");
   auto g = make_bind_group(d, p, {{0, b, 0, 1024}, {1, b, 2048, 1024}, {2, params(d, 16)}});
-  dispatch_expect(p, g, "R11", {"[Buffer \"mega\"]", "binding 0 (read-only-storage, [0, 1024))",
-                                "binding 1 (storage, [2048, 3072))", "read-only/uniform"});
+  dispatch_expect(p, g, "R11",
+                  {"[Buffer \"mega\"]", "binding 0 (read-only-storage, [0, 1024))",
+                   "binding 1 (storage, [2048, 3072))", "read-only/uniform"});
 }
 
 TEST(R11, WritableAndUniformOfOneBuffer) {
   Device& d = device();
   auto p = pipeline("fill_index");
-  Buffer b = d.create_buffer({"both", 1024, BufferUsage::Storage | BufferUsage::Uniform | BufferUsage::CopyDst});
+  Buffer b = d.create_buffer(
+      {"both", 1024, BufferUsage::Storage | BufferUsage::Uniform | BufferUsage::CopyDst});
   auto g = make_bind_group(d, p, {{0, b, 256, 256}, {1, b, 0, 16}});
   dispatch_expect(p, g, "R11", {"[Buffer \"both\"]", "binding 0 (storage", "binding 1 (uniform"});
 }
@@ -428,7 +512,9 @@ TEST(R11, AdjacentWritableRangesPass) {
   const uint32_t n = 256;
   Buffer b = poisoned(d, 3 * n, "mega");
   // [0, 1024) and [1024, 2048): touching, not overlapping. The last 1024 bytes stay poisoned.
-  run_dispatch(d, p, {make_bind_group(d, p, {{0, b, 0, n * 4}, {1, b, n * 4, n * 4}, {2, params(d, n)}})}, {1, 1});
+  run_dispatch(d, p,
+               {make_bind_group(d, p, {{0, b, 0, n * 4}, {1, b, n * 4, n * 4}, {2, params(d, n)}})},
+               {1, 1});
   auto got = read<uint32_t>(d, b);
   for (uint32_t i = 0; i < n; ++i) {
     ASSERT_EQ(got[i], i);
@@ -452,9 +538,10 @@ TEST(R12, CountAboveLimitIsRefused) {
     uint32_t v[3] = {1, 1, 1};
     v[axis] = 65536;
     const char* names[3] = {"x", "y", "z"};
-    expect_validation_error([&] { pass.dispatch_workgroups(v[0], v[1], v[2]); }, "R12",
-                            {"[ComputePass \"big\"]", std::string("count ") + names[axis] + " (65536)",
-                             "maxComputeWorkgroupsPerDimension (65535)"});
+    expect_validation_error(
+        [&] { pass.dispatch_workgroups(v[0], v[1], v[2]); }, "R12",
+        {"[ComputePass \"big\"]", std::string("count ") + names[axis] + " (65536)",
+         "maxComputeWorkgroupsPerDimension (65535)"});
     pass.end();
   }
 }
@@ -463,7 +550,8 @@ TEST(R12, CountAtLimitRuns) {
   Device& d = device();
   auto p = pipeline("count_writes");
   const uint32_t n = 65535u * 256u;  // exactly one element per invocation of 65535 workgroups
-  Buffer c = d.create_buffer({"counts", uint64_t(n) * 4, BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst});
+  Buffer c = d.create_buffer({"counts", uint64_t(n) * 4,
+                              BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst});
   // Poison as 0x7fa5a5a5 so a count of one reads 0x7fa5a5a6.
   d.queue().write_buffer(c, 0, std::vector<uint32_t>(n, kPoisonBits).data(), uint64_t(n) * 4);
   run_dispatch(d, p, {make_bind_group(d, p, {{0, c}, {1, params(d, n)}})}, {65535, 1});
@@ -487,9 +575,7 @@ TEST(R12, GridHelper) {
   EXPECT_LE(g.y, 65535u);
   for (uint64_t y = 1; y <= 65535; ++y) {
     uint64_t x = div_ceil(p, y);
-    if (x <= 65535) {
-      EXPECT_GE(x * y - p, g.workgroups() - p) << "y " << y;
-    }
+    if (x <= 65535) { EXPECT_GE(x * y - p, g.workgroups() - p) << "y " << y; }
   }
   // The largest expressible count, and one more.
   g = grid_for_workgroups(65535ull * 65535ull, l);
@@ -513,17 +599,30 @@ TEST(R13, WorkgroupSizeAboveLimits) {
   // The check runs on the KernelInfo before Vulkan sees the module, so an altered record is
   // enough to break each limit once.
   KernelInfo k = with_workgroup("fill_index", {257, 1, 1}, 0);
-  expect_validation_error([&] { d.create_compute_pipeline({"wide", &k, {}, false}); }, "R13",
-                          {"[ComputePipeline \"wide\"]", "(257, 1, 1)", "x (257)", "maxComputeWorkgroupSizeX (256)"});
+  expect_validation_error(
+      [&] {
+        d.create_compute_pipeline({"wide", &k, {}, false});
+      },
+      "R13",
+      {"[ComputePipeline \"wide\"]", "(257, 1, 1)", "x (257)", "maxComputeWorkgroupSizeX (256)"});
   k = with_workgroup("fill_index", {1, 1, 65}, 0);
-  expect_validation_error([&] { d.create_compute_pipeline({"deep", &k, {}, false}); }, "R13",
-                          {"z (65)", "maxComputeWorkgroupSizeZ (64)"});
+  expect_validation_error(
+      [&] {
+        d.create_compute_pipeline({"deep", &k, {}, false});
+      },
+      "R13", {"z (65)", "maxComputeWorkgroupSizeZ (64)"});
   k = with_workgroup("fill_index", {128, 2, 2}, 0);
-  expect_validation_error([&] { d.create_compute_pipeline({"many", &k, {}, false}); }, "R13",
-                          {"x*y*z (512)", "maxComputeInvocationsPerWorkgroup (256)"});
+  expect_validation_error(
+      [&] {
+        d.create_compute_pipeline({"many", &k, {}, false});
+      },
+      "R13", {"x*y*z (512)", "maxComputeInvocationsPerWorkgroup (256)"});
   k = with_workgroup("shared_max", {256, 1, 1}, 16400);
-  expect_validation_error([&] { d.create_compute_pipeline({"shared", &k, {}, false}); }, "R13",
-                          {"16400 bytes", "maxComputeWorkgroupStorageSize (16384)"});
+  expect_validation_error(
+      [&] {
+        d.create_compute_pipeline({"shared", &k, {}, false});
+      },
+      "R13", {"16400 bytes", "maxComputeWorkgroupStorageSize (16384)"});
 }
 
 TEST(R13, KernelsAtTheLimitsRun) {

@@ -21,7 +21,8 @@ inline const KernelInfo& util(const char* name) {
 }
 
 // A buffer of `words` u32 filled with the poison pattern.
-inline Buffer poisoned(Device& d, uint64_t words, const std::string& label, BufferUsage extra_usage = BufferUsage::None) {
+inline Buffer poisoned(Device& d, uint64_t words, const std::string& label,
+                       BufferUsage extra_usage = BufferUsage::None) {
   return upload(d, std::vector<uint32_t>(words, kPoisonBits), label, extra_usage);
 }
 

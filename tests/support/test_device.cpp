@@ -109,10 +109,11 @@ class ValidationListener : public ::testing::EmptyTestEventListener {
 
 class Environment : public ::testing::Environment {
   void SetUp() override {
-    std::printf("wgslvk tests: device '%s', validation layer %s, seed %llu "
-                "(WGSLVK_TEST_SEED=%llu replays)\n",
-                adapter().info().name.c_str(), instance().validation_enabled() ? "on" : "off",
-                (unsigned long long)test_seed(), (unsigned long long)test_seed());
+    std::printf(
+        "wgslvk tests: device '%s', validation layer %s, seed %llu "
+        "(WGSLVK_TEST_SEED=%llu replays)\n",
+        adapter().info().name.c_str(), instance().validation_enabled() ? "on" : "off",
+        (unsigned long long)test_seed(), (unsigned long long)test_seed());
   }
 };
 }  // namespace

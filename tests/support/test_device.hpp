@@ -35,8 +35,9 @@ float poison_f32();
 template <class T>
 Buffer upload(Device& d, const std::vector<T>& data, const std::string& label,
               BufferUsage extra_usage = BufferUsage::None) {
-  BufferDescriptor desc{label, align_up(data.size() * sizeof(T), 4),
-                        BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst | extra_usage};
+  BufferDescriptor desc{
+      label, align_up(data.size() * sizeof(T), 4),
+      BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst | extra_usage};
   Buffer b = d.create_buffer(desc);
   d.queue().write_buffer(b, 0, data.data(), data.size() * sizeof(T));
   return b;

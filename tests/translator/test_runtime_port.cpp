@@ -34,12 +34,15 @@ std::string port(bool readonly_src) {
          "layout(set = 0, binding = 0, std430) " + (readonly_src ? "readonly " : "") +
          "buffer Src { float src[]; };\n"
          "layout(set = 0, binding = 1, std430) buffer Dst { float dst[]; };\n"
-         "layout(set = 0, binding = 2, std140) uniform Params { uint n; float scale; uint pad0; uint pad1; } params;\n"
-         "void main() {\n  uint i = gl_GlobalInvocationID.x;\n  if (i < params.n) dst[i] = params.scale * src[i];\n}\n";
+         "layout(set = 0, binding = 2, std140) uniform Params { uint n; float scale; uint pad0; "
+         "uint pad1; } params;\n"
+         "void main() {\n  uint i = gl_GlobalInvocationID.x;\n  if (i < params.n) dst[i] = "
+         "params.scale * src[i];\n}\n";
 }
 
 fs::path scratch_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("wgslvk_runtime_port_" + std::to_string(::getpid())) / name;
+  fs::path d =
+      fs::temp_directory_path() / ("wgslvk_runtime_port_" + std::to_string(::getpid())) / name;
   fs::create_directories(d);
   return d;
 }
@@ -78,7 +81,8 @@ TEST(RuntimePort, LoadsChecksRegistersAndRuns) {
   auto& disp = b.dispatch("user_file/user_scale");
   CaseBuilder::bind(disp, 0, "src");
   CaseBuilder::bind(disp, 1, "dst");
-  ojson values = ojson::array({CaseBuilder::u32s({n}), CaseBuilder::f32s({scale}), CaseBuilder::u32s({0, 0})});
+  ojson values =
+      ojson::array({CaseBuilder::u32s({n}), CaseBuilder::f32s({scale}), CaseBuilder::u32s({0, 0})});
   CaseBuilder::bind_values(disp, 2, values);
   disp.workgroups_1d = (n + 63) / 64;
   b.check_exact("dst", Array::of(DType::F32, want), "one f32 multiply, correctly rounded");
@@ -103,17 +107,16 @@ TEST(RuntimePort, AbiMismatchIsRefusedWithTheBuildToolsMessage) {
   try {
     translator::load_port(pf);
     FAIL() << "a port whose access mode disagrees with its WGSL was accepted";
-  } catch (const translator::Error& e) {
-    runtime_msg = e.what();
-  }
+  } catch (const translator::Error& e) { runtime_msg = e.what(); }
   EXPECT_NE(runtime_msg.find("@group(0) @binding(0) src"), std::string::npos) << runtime_msg;
   EXPECT_EQ(find_kernel("user_bad/user_scale"), nullptr);
 
   // The build tool on the same files prints the same message.
   fs::path err = d / "translate.err";
-  std::string cmd = std::string(WGSLVK_TRANSLATE_TOOL) + " --file user_bad --kernel user_scale --comp " +
-                    (d / "user_scale.comp").string() + " --wgsl " + (d / "user_file.wgsl").string() +
-                    " --out " + (d / "out.cpp").string() + " 2> " + err.string();
+  std::string cmd =
+      std::string(WGSLVK_TRANSLATE_TOOL) + " --file user_bad --kernel user_scale --comp " +
+      (d / "user_scale.comp").string() + " --wgsl " + (d / "user_file.wgsl").string() + " --out " +
+      (d / "out.cpp").string() + " 2> " + err.string();
   EXPECT_NE(std::system(cmd.c_str()), 0);
   std::ifstream f(err);
   std::stringstream ss;

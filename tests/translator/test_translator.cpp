@@ -68,9 +68,7 @@ std::string rejection(const std::string& glsl, const std::string& wgsl = kWgsl,
                       const std::string& abi_of = "", const std::string& name = "scale") {
   try {
     translate_strings(glsl, wgsl, abi_of, name);
-  } catch (const Error& e) {
-    return e.what();
-  }
+  } catch (const Error& e) { return e.what(); }
   return "";
 }
 
@@ -99,36 +97,39 @@ TEST(AbiCheck, WrongAccessModeIsRejected) {
   EXPECT_EQ(rejection(replace(kGlsl, "readonly buffer Src", "buffer Src")),
             "test/scale: @group(0) @binding(0) src: WGSL declares var<storage, read> "
             "(read-only-storage) but the GLSL port declares it writable (storage)");
-  std::string glsl = replace(replace(kGlsl, "buffer Dst", "readonly buffer Dst"),
-                             "dst[i] = src[i] * params.scale;",
-                             "if (dst[i] == src[i] * params.scale) return;");
+  std::string glsl =
+      replace(replace(kGlsl, "buffer Dst", "readonly buffer Dst"),
+              "dst[i] = src[i] * params.scale;", "if (dst[i] == src[i] * params.scale) return;");
   EXPECT_EQ(rejection(glsl),
             "test/scale: @group(0) @binding(1) dst: WGSL declares var<storage, read_write> "
             "(storage) but the GLSL port declares it readonly (read-only-storage)");
 }
 
 TEST(AbiCheck, WrongBindingNumberIsRejected) {
-  std::string msg = rejection(replace(kGlsl, "binding = 1, std430) buffer Dst",
-                                      "binding = 3, std430) buffer Dst"));
-  EXPECT_EQ(msg,
-            "test/scale: @group(0) @binding(3) (GLSL `Dst`): the GLSL port declares set 0 binding 3 "
-            "but test.wgsl declares no variable at @group(0) @binding(3)\n"
-            "test/scale: @group(0) @binding(1) dst: WGSL scale uses var<storage, read_write> dst: "
-            "array<f32> but the GLSL port declares nothing at set 0 binding 1 (the GLSL port has "
-            "`Dst` at set 0 binding 3, which WGSL does not declare: wrong binding number?)");
+  std::string msg = rejection(
+      replace(kGlsl, "binding = 1, std430) buffer Dst", "binding = 3, std430) buffer Dst"));
+  EXPECT_EQ(
+      msg,
+      "test/scale: @group(0) @binding(3) (GLSL `Dst`): the GLSL port declares set 0 binding 3 "
+      "but test.wgsl declares no variable at @group(0) @binding(3)\n"
+      "test/scale: @group(0) @binding(1) dst: WGSL scale uses var<storage, read_write> dst: "
+      "array<f32> but the GLSL port declares nothing at set 0 binding 1 (the GLSL port has "
+      "`Dst` at set 0 binding 3, which WGSL does not declare: wrong binding number?)");
 }
 
 TEST(AbiCheck, WrongElementTypeIsRejected) {
   std::string glsl = replace(replace(kGlsl, "float src[]", "uint src[]"), "src[i] * params.scale",
                              "uintBitsToFloat(src[i]) * params.scale");
-  EXPECT_EQ(rejection(glsl), "test/scale: @group(0) @binding(0) src: type: WGSL declares "
-                             "array<f32> but the GLSL port's block `Src` holds array<u32> "
-                             "(at []: WGSL f32 but GLSL u32)");
+  EXPECT_EQ(rejection(glsl),
+            "test/scale: @group(0) @binding(0) src: type: WGSL declares "
+            "array<f32> but the GLSL port's block `Src` holds array<u32> "
+            "(at []: WGSL f32 but GLSL u32)");
   std::string vec = replace(replace(kGlsl, "float src[]", "vec4 src[]"), "src[i] * params.scale",
                             "src[i].x * params.scale");
-  EXPECT_EQ(rejection(vec), "test/scale: @group(0) @binding(0) src: type: WGSL declares "
-                            "array<f32> but the GLSL port's block `Src` holds array<vec4<f32>> "
-                            "(at []: WGSL f32 but GLSL vec4<f32>)");
+  EXPECT_EQ(rejection(vec),
+            "test/scale: @group(0) @binding(0) src: type: WGSL declares "
+            "array<f32> but the GLSL port's block `Src` holds array<vec4<f32>> "
+            "(at []: WGSL f32 but GLSL vec4<f32>)");
 }
 
 TEST(AbiCheck, WrongWorkgroupSizeIsRejected) {
@@ -149,12 +150,14 @@ TEST(AbiCheck, WrongUniformSizeIsRejected) {
                              "@group(0) @binding(2) var<uniform> params: Params;\n"
                              "@group(0) @binding(3) var<uniform> extra: vec4<u32>;");
   wgsl = replace(wgsl, "if (gid.x >= params.n)", "if (gid.x >= params.n + extra.x)");
-  std::string glsl = replace(kGlsl, "void main() {",
-                             "layout(set = 0, binding = 3, std140) uniform Extra { uvec2 extra; };\n"
-                             "void main() {");
+  std::string glsl =
+      replace(kGlsl, "void main() {",
+              "layout(set = 0, binding = 3, std140) uniform Extra { uvec2 extra; };\n"
+              "void main() {");
   glsl = replace(glsl, "if (i >= params.n)", "if (i >= params.n + extra.x)");
-  EXPECT_EQ(rejection(glsl, wgsl), "test/scale: @group(0) @binding(3) extra: type: WGSL declares "
-                                   "vec4<u32> but the GLSL port's block `Extra` holds vec2<u32>");
+  EXPECT_EQ(rejection(glsl, wgsl),
+            "test/scale: @group(0) @binding(3) extra: type: WGSL declares "
+            "vec4<u32> but the GLSL port's block `Extra` holds vec2<u32>");
   // A layout difference inside a struct: an offset that does not match.
   EXPECT_EQ(rejection(replace(kGlsl, "uint n; float scale; uvec2 pad;",
                               "uint n; float scale; layout(offset = 16) uvec2 pad;")),
@@ -168,8 +171,9 @@ TEST(AbiCheck, WrongUniformSizeIsRejected2) {
   std::string wgsl = replace(kWgsl, "struct Params { n: u32, scale: f32, pad: vec2<u32> }",
                              "struct Params { n: u32, @size(12) scale: f32 }");
   std::string glsl = replace(kGlsl, "uint n; float scale; uvec2 pad;", "uint n; float scale;");
-  EXPECT_EQ(rejection(glsl, wgsl), "test/scale: @group(0) @binding(2) params: uniform size: WGSL "
-                                   "Params is 16 bytes but the GLSL block `Params` is 8 bytes");
+  EXPECT_EQ(rejection(glsl, wgsl),
+            "test/scale: @group(0) @binding(2) params: uniform size: WGSL "
+            "Params is 16 bytes but the GLSL block `Params` is 8 bytes");
 }
 
 TEST(AbiCheck, UniformSizeIncludesWgslTailPadding) {
@@ -186,16 +190,18 @@ TEST(AbiCheck, UniformSizeIncludesWgslTailPadding) {
 
 TEST(AbiCheck, WrongKindIsRejected) {
   std::string glsl = replace(kGlsl, "std140) uniform Params", "std430) readonly buffer Params");
-  EXPECT_EQ(rejection(glsl), "test/scale: @group(0) @binding(2) params: WGSL declares "
-                             "var<uniform> (uniform) but the GLSL port declares a storage buffer "
-                             "(read-only-storage) `params`");
+  EXPECT_EQ(rejection(glsl),
+            "test/scale: @group(0) @binding(2) params: WGSL declares "
+            "var<uniform> (uniform) but the GLSL port declares a storage buffer "
+            "(read-only-storage) `params`");
 }
 
 TEST(AbiCheck, StaticUseMustAgree) {
   std::string glsl = replace(kGlsl, "dst[i] = src[i] * params.scale;", "dst[i] = params.scale;");
-  EXPECT_EQ(rejection(glsl), "test/scale: @group(0) @binding(0) src: static use: WGSL scale uses "
-                             "it but the GLSL port never accesses `Src` (the auto layouts would "
-                             "differ)");
+  EXPECT_EQ(rejection(glsl),
+            "test/scale: @group(0) @binding(0) src: static use: WGSL scale uses "
+            "it but the GLSL port never accesses `Src` (the auto layouts would "
+            "differ)");
 }
 
 TEST(AbiCheck, MissingEntryPointIsRejected) {
@@ -204,13 +210,15 @@ TEST(AbiCheck, MissingEntryPointIsRejected) {
 }
 
 TEST(AbiCheck, F16NeedsTheWgslEnable) {
-  std::string glsl = replace(kGlsl, "#define WG 64",
-                             "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n"
-                             "#define WG 64");
+  std::string glsl =
+      replace(kGlsl, "#define WG 64",
+              "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n"
+              "#define WG 64");
   glsl = replace(glsl, "dst[i] = src[i] * params.scale;",
                  "dst[i] = float(float16_t(src[i])) * params.scale;");
-  EXPECT_EQ(rejection(glsl), "test/scale: f16: the GLSL port uses 16-bit types but test.wgsl has "
-                             "no `enable f16;` (WebGPU would not require \"shader-f16\" for it)");
+  EXPECT_EQ(rejection(glsl),
+            "test/scale: f16: the GLSL port uses 16-bit types but test.wgsl has "
+            "no `enable f16;` (WebGPU would not require \"shader-f16\" for it)");
   TranslatedKernel t = translate_strings(glsl, "enable f16;\n" + std::string(kWgsl));
   EXPECT_TRUE(t.abi.needs_shader_f16);
   EXPECT_TRUE(t.reflection.needs_shader_f16);
@@ -229,11 +237,12 @@ TEST(AbiCheck, NativeVariantMayReinterpretOnlyWithAReason) {
   native = replace(native, "dst[i] = src[i] * params.scale;",
                    "atomicAdd(dst[i], src[i] * params.scale);");
   std::string msg = rejection(native, wgsl, "scale", "scale_atomic_float");
-  EXPECT_EQ(msg, "test/scale_atomic_float: @group(0) @binding(1) dst: type: WGSL declares "
-                 "array<atomic<u32>> but the GLSL port's block `Dst` holds array<f32> (at []: "
-                 "WGSL atomic<u32> but GLSL f32); a native variant may read the same bytes as "
-                 "another type if its .comp says why: `// wgslvk-abi-allow @group(0) @binding(1) "
-                 "element-type: <reason>`");
+  EXPECT_EQ(msg,
+            "test/scale_atomic_float: @group(0) @binding(1) dst: type: WGSL declares "
+            "array<atomic<u32>> but the GLSL port's block `Dst` holds array<f32> (at []: "
+            "WGSL atomic<u32> but GLSL f32); a native variant may read the same bytes as "
+            "another type if its .comp says why: `// wgslvk-abi-allow @group(0) @binding(1) "
+            "element-type: <reason>`");
   const std::string allow =
       "// wgslvk-abi-allow @group(0) @binding(1) element-type: f32 adds on the CAS loop's bits\n";
   std::string allowed = replace(native, "void main()", allow + "void main()");
@@ -248,11 +257,13 @@ TEST(AbiCheck, NativeVariantMayReinterpretOnlyWithAReason) {
   std::string f16 = replace(replace(allowed, "float dst[]", "float16_t dst[]"),
                             "atomicAdd(dst[i], src[i] * params.scale);",
                             "dst[i] = float16_t(src[i] * params.scale);");
-  EXPECT_NE(rejection("#version 450\n#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n" +
-                          f16.substr(f16.find('\n') + 1),
-                      "enable f16;\n" + wgsl, "scale", "scale_atomic_float")
-                .find("type: WGSL declares array<atomic<u32>>"),
-            std::string::npos);
+  EXPECT_NE(
+      rejection(
+          "#version 450\n#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n" +
+              f16.substr(f16.find('\n') + 1),
+          "enable f16;\n" + wgsl, "scale", "scale_atomic_float")
+          .find("type: WGSL declares array<atomic<u32>>"),
+      std::string::npos);
 }
 
 TEST(Compile, GlslErrorsNameTheKernel) {
@@ -270,8 +281,10 @@ TEST(Compile, SpirvValFailureIsReported) {
   bool dropped = false;
   for (size_t i = 5; i < m.spirv.size();) {
     uint32_t len = m.spirv[i] >> 16;
-    if ((m.spirv[i] & 0xffff) == 14) dropped = true;
-    else broken.insert(broken.end(), m.spirv.begin() + i, m.spirv.begin() + i + len);
+    if ((m.spirv[i] & 0xffff) == 14)
+      dropped = true;
+    else
+      broken.insert(broken.end(), m.spirv.begin() + i, m.spirv.begin() + i + len);
     i += len;
   }
   ASSERT_TRUE(dropped);
@@ -294,9 +307,12 @@ TEST(Compile, IncludesResolveBesideTheFileThenInCommon) {
   fs::create_directories(root / "port");
   fs::create_directories(root / "common");
   auto write = [](const fs::path& p, const std::string& s) { std::ofstream(p) << s; };
-  write(root / "common" / "shared.glsl", "#ifndef SHARED\n#define SHARED\nfloat twice(float x) { return 2.0 * x; }\n#endif\n");
-  write(root / "port" / "local.glsl", "#include \"shared.glsl\"\nfloat local_scale() { return twice(SCALE); }\n");
-  std::string comp = replace(kGlsl, "#define WG 64", "#define WG 64\n#include \"local.glsl\"\n#include \"shared.glsl\"");
+  write(root / "common" / "shared.glsl",
+        "#ifndef SHARED\n#define SHARED\nfloat twice(float x) { return 2.0 * x; }\n#endif\n");
+  write(root / "port" / "local.glsl",
+        "#include \"shared.glsl\"\nfloat local_scale() { return twice(SCALE); }\n");
+  std::string comp = replace(kGlsl, "#define WG 64",
+                             "#define WG 64\n#include \"local.glsl\"\n#include \"shared.glsl\"");
   comp = replace(comp, "* params.scale", "* params.scale * local_scale()");
   write(root / "port" / "scale.comp", comp);
 
@@ -336,7 +352,8 @@ TEST(Wgsl, LayoutFollowsTheWgslSpec) {
     @group(1) @binding(7) var<storage, read_write> s: S;
     /* nested /* comment */ still comment */
     @compute @workgroup_size(8, 2 * 2) fn main_cs() { let q = s.x; }
-  )", "layout.wgsl");
+  )",
+                            "layout.wgsl");
   ASSERT_EQ(m.bindings.size(), 1u);
   const TypeDesc& s = m.bindings[0].type;
   ASSERT_EQ(s.members.size(), 8u);
@@ -366,7 +383,8 @@ TEST(Wgsl, StaticUseFollowsCallsAndSharedSlots) {
     fn helper() -> f32 { return helper2(); }
     @compute @workgroup_size(1) fn one() { let v = helper(); }
     @compute @workgroup_size(1) fn two() { let v = a_w16[0]; let w = v.dims; }
-  )", "use.wgsl");
+  )",
+                            "use.wgsl");
   const WgslEntryPoint* one = m.find_entry("one");
   const WgslEntryPoint* two = m.find_entry("two");
   ASSERT_TRUE(one && two);
@@ -376,26 +394,29 @@ TEST(Wgsl, StaticUseFollowsCallsAndSharedSlots) {
 
 TEST(Wgsl, UnreadableDeclarationsNameFileAndLine) {
   try {
-    parse_wgsl("const WG = 64u;\n@group(0) @binding(0) var<storage, read> a: array<mystery>;\n", "bad.wgsl");
+    parse_wgsl("const WG = 64u;\n@group(0) @binding(0) var<storage, read> a: array<mystery>;\n",
+               "bad.wgsl");
     FAIL() << "an unknown type was accepted";
-  } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "bad.wgsl:2: unknown type `mystery`");
-  }
+  } catch (const Error& e) { EXPECT_STREQ(e.what(), "bad.wgsl:2: unknown type `mystery`"); }
   try {
     parse_wgsl("override WG: u32;\n@compute @workgroup_size(WG) fn f() {}\n", "bad.wgsl");
     FAIL() << "an override without a value was accepted as a workgroup size";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("bad.wgsl:2: cannot evaluate @workgroup_size argument `WG`"),
-              std::string::npos) << e.what();
+    EXPECT_NE(
+        std::string(e.what()).find("bad.wgsl:2: cannot evaluate @workgroup_size argument `WG`"),
+        std::string::npos)
+        << e.what();
   }
 }
 
 TEST(Emit, EveryFormatRendersTheModule) {
   TranslatedKernel t = translate_strings(kGlsl);
-  EXPECT_NE(emit(t.module.spirv, EmitFormat::Spvasm).find("OpEntryPoint GLCompute"), std::string::npos);
+  EXPECT_NE(emit(t.module.spirv, EmitFormat::Spvasm).find("OpEntryPoint GLCompute"),
+            std::string::npos);
   EXPECT_NE(emit(t.module.spirv, EmitFormat::Glsl).find("local_size_x = 64"), std::string::npos);
   EXPECT_NE(emit(t.module.spirv, EmitFormat::Msl).find("kernel void"), std::string::npos);
-  EXPECT_NE(emit(t.module.spirv, EmitFormat::Hlsl).find("[numthreads(64, 1, 1)]"), std::string::npos);
+  EXPECT_NE(emit(t.module.spirv, EmitFormat::Hlsl).find("[numthreads(64, 1, 1)]"),
+            std::string::npos);
   auto j = nlohmann::json::parse(emit(t.module.spirv, EmitFormat::ReflectJson));
   ASSERT_TRUE(j.contains("entryPoints"));
   EXPECT_EQ(j["entryPoints"][0]["workgroup_size"], nlohmann::json::array({64, 1, 1}));
@@ -462,15 +483,14 @@ TEST(EmbeddedKernels, EveryFormatRendersEveryKernel) {
             emit(spirv, f);
             ADD_FAILURE() << k->qualified_name() << ": HLSL of a float atomic add was emitted";
           } catch (const Error& e) {
-            EXPECT_EQ(std::string(e.what()).rfind("hlsl: the module adds floats atomically", 0), 0u);
+            EXPECT_EQ(std::string(e.what()).rfind("hlsl: the module adds floats atomically", 0),
+                      0u);
           }
           continue;
         }
         try {
           EXPECT_FALSE(emit(spirv, f).empty()) << k->qualified_name();
-        } catch (const Error& e) {
-          ADD_FAILURE() << k->qualified_name() << ": " << e.what();
-        }
+        } catch (const Error& e) { ADD_FAILURE() << k->qualified_name() << ": " << e.what(); }
       }
 }
 

@@ -22,9 +22,12 @@ std::string wgsl_decl(const WgslBinding& w) {
 
 std::string glsl_decl(const ReflectedBinding& s) {
   switch (s.type) {
-    case BindingType::Uniform: return "a uniform block";
-    case BindingType::Storage: return "it writable (storage)";
-    case BindingType::ReadOnlyStorage: return "it readonly (read-only-storage)";
+    case BindingType::Uniform:
+      return "a uniform block";
+    case BindingType::Storage:
+      return "it writable (storage)";
+    case BindingType::ReadOnlyStorage:
+      return "it readonly (read-only-storage)";
   }
   return "";
 }
@@ -36,8 +39,7 @@ std::optional<std::string> diff(const TypeDesc& w, const TypeDesc& s, bool reint
   auto here = [&](const std::string& what) {
     return (where.empty() ? std::string() : "at " + where + ": ") + what;
   };
-  if (w.kind != s.kind)
-    return here("WGSL " + w.wgsl() + " but GLSL " + s.wgsl());
+  if (w.kind != s.kind) return here("WGSL " + w.wgsl() + " but GLSL " + s.wgsl());
   switch (w.kind) {
     case TypeDesc::Kind::Scalar:
     case TypeDesc::Kind::Vector:
@@ -90,7 +92,8 @@ std::vector<Allow> allow_lines(std::string_view glsl) {
       R"(//\s*wgslvk-abi-allow\s+@group\((\d+)\)\s*@binding\((\d+)\)\s+element-type\s*:\s*(.*))");
   std::vector<Allow> out;
   std::string text(glsl);
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
+       ++it)
     out.push_back({uint32_t(std::stoul((*it)[1])), uint32_t(std::stoul((*it)[2])), (*it)[3]});
   return out;
 }
@@ -104,8 +107,8 @@ AbiResult check_abi(const AbiCheckInput& in, const Reflection& spv, const WgslMo
     std::string names;
     for (auto& e : wgsl.entry_points) names += (names.empty() ? "" : ", ") + e.name;
     throw Error(k + ": " + wgsl.file + " has no @compute entry point `" + in.entry_point + "`" +
-                (in.native_variant ? " (named by ABI_OF)" : "") + "; its entry points: " +
-                (names.empty() ? "none" : names));
+                (in.native_variant ? " (named by ABI_OF)" : "") +
+                "; its entry points: " + (names.empty() ? "none" : names));
   }
   std::vector<std::string> errors;
   auto error = [&](const std::string& m) { errors.push_back(k + ": " + m); };
@@ -134,8 +137,8 @@ AbiResult check_abi(const AbiCheckInput& in, const Reflection& spv, const WgslMo
 
   AbiResult result;
   // A native variant has no WGSL module of its own to create, so only its SPIR-V counts.
-  result.needs_shader_f16 = in.native_variant ? spv.needs_shader_f16
-                                              : wgsl.enables_f16 || spv.needs_shader_f16;
+  result.needs_shader_f16 =
+      in.native_variant ? spv.needs_shader_f16 : wgsl.enables_f16 || spv.needs_shader_f16;
   std::map<std::pair<uint32_t, uint32_t>, bool> in_glsl;
   for (const ReflectedBinding& s : spv.bindings) {
     in_glsl[{s.group, s.binding}] = true;
@@ -183,14 +186,15 @@ AbiResult check_abi(const AbiCheckInput& in, const Reflection& spv, const WgslMo
     }
 
     // Kind and access mode (R9).
-    BindingType expected = w->uniform ? BindingType::Uniform
-                           : w->read_write ? BindingType::Storage : BindingType::ReadOnlyStorage;
+    BindingType expected = w->uniform      ? BindingType::Uniform
+                           : w->read_write ? BindingType::Storage
+                                           : BindingType::ReadOnlyStorage;
     if (w->uniform != (s.type == BindingType::Uniform)) {
       error(head + "WGSL declares " + wgsl_decl(*w) + " (" +
             std::string(binding_type_name(expected)) + ") but the GLSL port declares " +
-            (s.type == BindingType::Uniform ? std::string("a uniform block")
-                                            : "a storage buffer (" +
-                                                  std::string(binding_type_name(s.type)) + ")") +
+            (s.type == BindingType::Uniform
+                 ? std::string("a uniform block")
+                 : "a storage buffer (" + std::string(binding_type_name(s.type)) + ")") +
             " `" + s.glsl_name + "`");
     } else if (expected != s.type) {
       error(head + "WGSL declares " + wgsl_decl(*w) + " (" +
@@ -210,7 +214,8 @@ AbiResult check_abi(const AbiCheckInput& in, const Reflection& spv, const WgslMo
     if (w->type.kind == TypeDesc::Kind::Struct) {
       d = diff(w->type, s.block, reinterpret, "");
     } else if (s.block.members.size() != 1) {
-      d = "WGSL " + w->type.wgsl() + " but GLSL " + s.block.wgsl() + " (a non-struct WGSL type "
+      d = "WGSL " + w->type.wgsl() + " but GLSL " + s.block.wgsl() +
+          " (a non-struct WGSL type "
           "is a block with exactly one member)";
     } else {
       glsl_type = &s.block.members[0].type;
@@ -222,12 +227,13 @@ AbiResult check_abi(const AbiCheckInput& in, const Reflection& spv, const WgslMo
             (d->rfind("WGSL " + w->type.wgsl() + " but", 0) == 0 ? "" : " (" + *d + ")") +
             (in.native_variant && !reinterpret && !diff(w->type, *glsl_type, true, "")
                  ? "; a native variant may read the same bytes as another type if its .comp "
-                   "says why: `// wgslvk-abi-allow " + at(s.group, s.binding) +
-                   " element-type: <reason>`"
+                   "says why: `// wgslvk-abi-allow " +
+                       at(s.group, s.binding) + " element-type: <reason>`"
                  : ""));
     } else if (reinterpret && !diff(w->type, *glsl_type, false, "")) {
-      error(head + "`wgslvk-abi-allow ... element-type` is present but the types already match; "
-                   "remove it");
+      error(head +
+            "`wgslvk-abi-allow ... element-type` is present but the types already match; "
+            "remove it");
     }
 
     // Size: WGSL SizeOf vs the GLSL block, which SPIRV-Cross measures without tail padding.
@@ -244,8 +250,8 @@ AbiResult check_abi(const AbiCheckInput& in, const Reflection& spv, const WgslMo
       error(head + "static use: WGSL " + ep->name + " uses it but the GLSL port never accesses `" +
             s.glsl_name + "` (the auto layouts would differ)");
     if (!wgsl_used && s.statically_used)
-      error(head + "static use: the GLSL port accesses `" + s.glsl_name + "` but WGSL " +
-            ep->name + " does not use it (the auto layouts would differ)");
+      error(head + "static use: the GLSL port accesses `" + s.glsl_name + "` but WGSL " + ep->name +
+            " does not use it (the auto layouts would differ)");
     result.bindings.push_back(std::move(cb));
   }
 
@@ -260,17 +266,16 @@ AbiResult check_abi(const AbiCheckInput& in, const Reflection& spv, const WgslMo
     std::string hint;
     for (auto& s : spv.bindings) {
       bool matched = false;
-      for (auto& w2 : wgsl.bindings)
-        matched |= w2.group == s.group && w2.binding == s.binding;
+      for (auto& w2 : wgsl.bindings) matched |= w2.group == s.group && w2.binding == s.binding;
       if (!matched)
         hint = " (the GLSL port has `" + s.glsl_name + "` at set " + std::to_string(s.group) +
-               " binding " + std::to_string(s.binding) + ", which WGSL does not declare: wrong "
+               " binding " + std::to_string(s.binding) +
+               ", which WGSL does not declare: wrong "
                "binding number?)";
     }
-    error(at(w.group, w.binding) + " " + w.name + ": WGSL " + ep->name + " uses " +
-          wgsl_decl(w) + " " + w.name + ": " + w.type_text +
-          " but the GLSL port declares nothing at set " + std::to_string(w.group) + " binding " +
-          std::to_string(w.binding) + hint);
+    error(at(w.group, w.binding) + " " + w.name + ": WGSL " + ep->name + " uses " + wgsl_decl(w) +
+          " " + w.name + ": " + w.type_text + " but the GLSL port declares nothing at set " +
+          std::to_string(w.group) + " binding " + std::to_string(w.binding) + hint);
   }
 
   if (!errors.empty()) {

@@ -147,8 +147,8 @@ std::vector<uint32_t> glslang_compile(std::string_view source, const std::string
   shader.setNanMinMaxClamp(true);
   const auto messages = EShMessages(EShMsgSpvRules | EShMsgVulkanRules);
   glslang::TShader::ForbidIncluder no_includes;
-  glslang::TShader::Includer& inc = includer ? static_cast<glslang::TShader::Includer&>(*includer)
-                                             : no_includes;
+  glslang::TShader::Includer& inc =
+      includer ? static_cast<glslang::TShader::Includer&>(*includer) : no_includes;
   if (!shader.parse(GetDefaultResources(), 450, ENoProfile, false, false, messages, inc))
     throw Error(kernel + ": glslang failed to compile " + name + ":\n" + shader.getInfoLog() +
                 shader.getInfoDebugLog());
@@ -164,8 +164,7 @@ std::vector<uint32_t> glslang_compile(std::string_view source, const std::string
   opts.validate = false;         // we run spirv-val ourselves to report its message
   glslang::GlslangToSpv(*program.getIntermediate(EShLangCompute), spirv, &logger, &opts);
   std::string log = logger.getAllMessages();
-  if (spirv.empty())
-    throw Error(kernel + ": glslang produced no SPIR-V for " + name + ":\n" + log);
+  if (spirv.empty()) throw Error(kernel + ": glslang produced no SPIR-V for " + name + ":\n" + log);
   return spirv;
 }
 
@@ -174,10 +173,10 @@ std::vector<uint32_t> glslang_compile(std::string_view source, const std::string
 void validate_spirv(std::span<const uint32_t> spirv, std::string_view what) {
   spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_1);
   std::string messages;
-  tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t& pos,
-                               const char* m) {
-    messages += "  " + std::string(m) + " (word " + std::to_string(pos.index) + ")\n";
-  });
+  tools.SetMessageConsumer(
+      [&](spv_message_level_t, const char*, const spv_position_t& pos, const char* m) {
+        messages += "  " + std::string(m) + " (word " + std::to_string(pos.index) + ")\n";
+      });
   spvtools::ValidatorOptions options;
   if (!tools.Validate(spirv.data(), spirv.size(), options))
     throw Error(std::string(what) + ": spirv-val rejected the module:\n" + messages);
@@ -186,10 +185,10 @@ void validate_spirv(std::span<const uint32_t> spirv, std::string_view what) {
 std::vector<uint32_t> optimize_spirv(std::span<const uint32_t> spirv, std::string_view what) {
   spvtools::Optimizer opt(SPV_ENV_VULKAN_1_1);
   std::string messages;
-  opt.SetMessageConsumer([&](spv_message_level_t level, const char*, const spv_position_t&,
-                             const char* m) {
-    if (level <= SPV_MSG_ERROR) messages += "  " + std::string(m) + "\n";
-  });
+  opt.SetMessageConsumer(
+      [&](spv_message_level_t level, const char*, const spv_position_t&, const char* m) {
+        if (level <= SPV_MSG_ERROR) messages += "  " + std::string(m) + "\n";
+      });
   opt.RegisterPerformancePasses();
   std::vector<uint32_t> out;
   if (!opt.Run(spirv.data(), spirv.size(), &out))
@@ -215,12 +214,13 @@ CompiledModule compile_glsl(std::string_view source, const CompileOptions& o) {
   m.expanded_source = insert_defines(expanded, o.defines);
   // The embedded copy must be what was compiled: compile it alone and demand the same words.
   if (m.expanded_source != source || !o.defines.empty()) {
-    auto again = glslang_compile(m.expanded_source, name + " (includes expanded)",
-                                 "#extension GL_GOOGLE_include_directive : enable\n", nullptr,
-                                 kernel);
+    auto again =
+        glslang_compile(m.expanded_source, name + " (includes expanded)",
+                        "#extension GL_GOOGLE_include_directive : enable\n", nullptr, kernel);
     if (again != m.spirv)
       throw Error(kernel + ": the include-expanded source compiles to different SPIR-V than " +
-                  name + " (an #include inside a disabled #if branch, or a macro used before "
+                  name +
+                  " (an #include inside a disabled #if branch, or a macro used before "
                   "its #define line?)");
   }
 

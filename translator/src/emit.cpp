@@ -67,9 +67,10 @@ std::string emit(std::span<const uint32_t> spirv, EmitFormat format) {
         spirv_cross::CompilerHLSL c(std::move(words));
         for (auto cap : c.get_declared_capabilities())
           if (cap == spv::CapabilityAtomicFloat32AddEXT)
-            throw Error("hlsl: the module adds floats atomically (OpAtomicFAddEXT), which "
-                        "SPIRV-Cross cannot express in HLSL (no float InterlockedAdd on a "
-                        "byte-address buffer); use --emit msl, glsl or spvasm");
+            throw Error(
+                "hlsl: the module adds floats atomically (OpAtomicFAddEXT), which "
+                "SPIRV-Cross cannot express in HLSL (no float InterlockedAdd on a "
+                "byte-address buffer); use --emit msl, glsl or spvasm");
         auto o = c.get_hlsl_options();
         // 16-bit types need SM 6.2 (native 16-bit types); everything else stays SM 5.1 so the
         // output compiles with the legacy fxc too.

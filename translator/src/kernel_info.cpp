@@ -41,7 +41,8 @@ std::span<const KernelInfo* const> all_kernels() {
 void register_kernel(const KernelInfo* k) {
   std::string q = k->qualified_name();
   if (find_kernel(q))
-    throw std::invalid_argument("kernel '" + q + "' is already known (a port of that name is built in "
+    throw std::invalid_argument("kernel '" + q +
+                                "' is already known (a port of that name is built in "
                                 "or was loaded before)");
   std::lock_guard lock(kernels_mutex());
   registered().push_back(k);

@@ -89,20 +89,34 @@ class Reflector : public spirv_cross::Compiler {
       return d;
     }
     switch (t.basetype) {
-      case BT::Float: d.scalar = TypeDesc::Scalar::F32; break;
-      case BT::Half: d.scalar = TypeDesc::Scalar::F16; break;
-      case BT::UInt: d.scalar = TypeDesc::Scalar::U32; break;
-      case BT::Int: d.scalar = TypeDesc::Scalar::I32; break;
-      case BT::Boolean: d.scalar = TypeDesc::Scalar::Bool; break;
-      default: d.scalar = TypeDesc::Scalar::Other; break;
+      case BT::Float:
+        d.scalar = TypeDesc::Scalar::F32;
+        break;
+      case BT::Half:
+        d.scalar = TypeDesc::Scalar::F16;
+        break;
+      case BT::UInt:
+        d.scalar = TypeDesc::Scalar::U32;
+        break;
+      case BT::Int:
+        d.scalar = TypeDesc::Scalar::I32;
+        break;
+      case BT::Boolean:
+        d.scalar = TypeDesc::Scalar::Bool;
+        break;
+      default:
+        d.scalar = TypeDesc::Scalar::Other;
+        break;
     }
     uint32_t w = t.width / 8;
     d.vec = t.vecsize;
     d.cols = t.columns;
-    d.kind = t.columns > 1 ? TypeDesc::Kind::Matrix
-             : t.vecsize > 1 ? TypeDesc::Kind::Vector : TypeDesc::Kind::Scalar;
+    d.kind = t.columns > 1   ? TypeDesc::Kind::Matrix
+             : t.vecsize > 1 ? TypeDesc::Kind::Vector
+                             : TypeDesc::Kind::Scalar;
     d.size = uint64_t(t.vecsize) * w * t.columns;
-    if (d.kind == TypeDesc::Kind::Matrix) d.size = uint64_t(t.columns) * round_up((t.vecsize == 3 ? 4 : t.vecsize) * w, t.vecsize * w);
+    if (d.kind == TypeDesc::Kind::Matrix)
+      d.size = uint64_t(t.columns) * round_up((t.vecsize == 3 ? 4 : t.vecsize) * w, t.vecsize * w);
     if (d.scalar == TypeDesc::Scalar::Other) d.name = "<non-WGSL type>";
     return d;
   }
@@ -191,9 +205,12 @@ Reflection reflect(std::span<const uint32_t> spirv) {
 
 std::string_view binding_type_name(BindingType t) {
   switch (t) {
-    case BindingType::Uniform: return "uniform";
-    case BindingType::Storage: return "storage";
-    case BindingType::ReadOnlyStorage: return "read-only-storage";
+    case BindingType::Uniform:
+      return "uniform";
+    case BindingType::Storage:
+      return "storage";
+    case BindingType::ReadOnlyStorage:
+      return "read-only-storage";
   }
   return "?";
 }

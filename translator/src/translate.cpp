@@ -31,9 +31,7 @@ TranslatedKernel translate(const KernelSource& src) {
 
   try {
     t.reflection = reflect(t.module.spirv);
-  } catch (const Error& e) {
-    throw Error(kernel + ": " + e.what());
-  }
+  } catch (const Error& e) { throw Error(kernel + ": " + e.what()); }
 
   std::string wgsl_text = src.wgsl.empty() ? read_file(src.wgsl_path, kernel) : src.wgsl;
   std::string wgsl_name = src.wgsl_path.empty()

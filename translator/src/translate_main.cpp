@@ -22,11 +22,22 @@ std::string c_string(std::string_view s) {
   size_t col = 0;
   for (unsigned char c : s) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '\n': out += "\\n\"\n    \""; col = 0; continue;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\n':
+        out += "\\n\"\n    \"";
+        col = 0;
+        continue;
       default:
         if (c < 0x20 || c >= 0x7f) {
           char buf[8];
@@ -36,7 +47,10 @@ std::string c_string(std::string_view s) {
           out += char(c);
         }
     }
-    if (++col > 200) { out += "\"\n    \""; col = 0; }
+    if (++col > 200) {
+      out += "\"\n    \"";
+      col = 0;
+    }
   }
   return out + "\"";
 }
@@ -60,9 +74,12 @@ std::string ident(std::string s) {
 
 const char* type_enum(wgslvk::BindingType t) {
   switch (t) {
-    case wgslvk::BindingType::Uniform: return "BindingType::Uniform";
-    case wgslvk::BindingType::Storage: return "BindingType::Storage";
-    case wgslvk::BindingType::ReadOnlyStorage: return "BindingType::ReadOnlyStorage";
+    case wgslvk::BindingType::Uniform:
+      return "BindingType::Uniform";
+    case wgslvk::BindingType::Storage:
+      return "BindingType::Storage";
+    case wgslvk::BindingType::ReadOnlyStorage:
+      return "BindingType::ReadOnlyStorage";
   }
   return "";
 }
@@ -109,17 +126,28 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (i + 1 >= argc) return usage();
     std::string v = argv[++i];
-    if (a == "--file") src.file = v;
-    else if (a == "--kernel") src.name = v;
-    else if (a == "--comp") src.glsl_path = v;
-    else if (a == "--wgsl") src.wgsl_path = v;
-    else if (a == "--abi-of") src.abi_of = v;
-    else if (a == "--include-dir") src.include_dirs.push_back(v);
-    else if (a == "--define") src.defines.push_back(v);
-    else if (a == "--out") out = v;
-    else if (a == "--depfile") depfile = v;
-    else if (a == "--spvasm") spvasm = v;
-    else return usage();
+    if (a == "--file")
+      src.file = v;
+    else if (a == "--kernel")
+      src.name = v;
+    else if (a == "--comp")
+      src.glsl_path = v;
+    else if (a == "--wgsl")
+      src.wgsl_path = v;
+    else if (a == "--abi-of")
+      src.abi_of = v;
+    else if (a == "--include-dir")
+      src.include_dirs.push_back(v);
+    else if (a == "--define")
+      src.defines.push_back(v);
+    else if (a == "--out")
+      out = v;
+    else if (a == "--depfile")
+      depfile = v;
+    else if (a == "--spvasm")
+      spvasm = v;
+    else
+      return usage();
   }
   if (src.file.empty() || src.name.empty() || src.glsl_path.empty() || src.wgsl_path.empty() ||
       out.empty())
@@ -150,12 +178,13 @@ int main(int argc, char** argv) {
            ". Do not edit.\n";
     cpp += "#include \"wgslvk/kernel.hpp\"\n\nnamespace wgslvk::generated {\n";
     // The WGSL file text is shared by every kernel of that file: one inline definition.
-    cpp += "inline constexpr char wgsl_" + ident(src.file) + "__" + ident(wgsl_name) + "[] =\n    " +
-           c_string(wgsl_text.str()) + ";\n\nnamespace {\n";
+    cpp += "inline constexpr char wgsl_" + ident(src.file) + "__" + ident(wgsl_name) +
+           "[] =\n    " + c_string(wgsl_text.str()) + ";\n\nnamespace {\n";
     cpp += "constexpr uint32_t kSpirv[] = {" + words(t.module.spirv) + "\n};\n";
     cpp += "constexpr uint32_t kSpirvOpt[] = {" + words(t.module.spirv_opt) + "\n};\n";
     cpp += "constexpr char kGlsl[] =\n    " + c_string(t.module.expanded_source) + ";\n";
-    if (!t.abi.bindings.empty()) cpp += "constexpr KernelBinding kBindings[] = {\n" + bindings + "};\n";
+    if (!t.abi.bindings.empty())
+      cpp += "constexpr KernelBinding kBindings[] = {\n" + bindings + "};\n";
     cpp += "}  // namespace\n\n";
     cpp += "extern const KernelInfo " + sym + ";\n";
     cpp += "const KernelInfo " + sym + "{\n";
@@ -166,21 +195,26 @@ int main(int argc, char** argv) {
            std::to_string(r.workgroup_size[1]) + ", " + std::to_string(r.workgroup_size[2]) +
            "},\n";
     cpp += "    .workgroup_storage_bytes = " + std::to_string(r.workgroup_storage_bytes) + ",\n";
-    cpp += std::string("    .needs_shader_f16 = ") + (t.abi.needs_shader_f16 ? "true" : "false") + ",\n";
+    cpp += std::string("    .needs_shader_f16 = ") + (t.abi.needs_shader_f16 ? "true" : "false") +
+           ",\n";
     cpp += std::string("    .needs_float_atomics = ") + (r.needs_float_atomics ? "true" : "false") +
            ",\n";
     cpp += std::string("    .in_wgsl = ") + (src.abi_of.empty() ? "true" : "false") + ",\n";
     cpp += "    .abi_of = " + c_string(src.abi_of) + ",\n";
     cpp += t.abi.bindings.empty() ? "    .bindings = {},\n" : "    .bindings = kBindings,\n";
-    cpp += "    .spirv = kSpirv,\n    .spirv_opt = kSpirvOpt,\n    .glsl_source = {kGlsl, sizeof kGlsl - 1},\n";
-    cpp += "    .wgsl_source = {wgsl_" + ident(src.file) + "__" + ident(wgsl_name) + ", sizeof wgsl_" +
-           ident(src.file) + "__" + ident(wgsl_name) + " - 1},\n};\n\n}  // namespace wgslvk::generated\n";
+    cpp +=
+        "    .spirv = kSpirv,\n    .spirv_opt = kSpirvOpt,\n    .glsl_source = {kGlsl, sizeof "
+        "kGlsl - 1},\n";
+    cpp += "    .wgsl_source = {wgsl_" + ident(src.file) + "__" + ident(wgsl_name) +
+           ", sizeof wgsl_" + ident(src.file) + "__" + ident(wgsl_name) +
+           " - 1},\n};\n\n}  // namespace wgslvk::generated\n";
     write_if_changed(out, cpp);
 
     if (!spvasm.empty()) write_if_changed(spvasm, emit(t.module.spirv, EmitFormat::Spvasm));
     if (!depfile.empty()) {
       std::string d = depfile_path(out) + ":";
-      for (auto& dep : t.module.dependencies) d += " \\\n  " + depfile_path(fs::absolute(dep).string());
+      for (auto& dep : t.module.dependencies)
+        d += " \\\n  " + depfile_path(fs::absolute(dep).string());
       d += " \\\n  " + depfile_path(fs::absolute(src.wgsl_path).string()) + "\n";
       write_if_changed(depfile, d);
     }

@@ -27,8 +27,15 @@ std::vector<Token> tokenize(std::string_view s, const std::string& file) {
   size_t i = 0;
   while (i < s.size()) {
     char c = s[i];
-    if (c == '\n') { ++line; ++i; continue; }
-    if (std::isspace(static_cast<unsigned char>(c))) { ++i; continue; }
+    if (c == '\n') {
+      ++line;
+      ++i;
+      continue;
+    }
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
     if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
       while (i < s.size() && s[i] != '\n') ++i;
       continue;
@@ -37,12 +44,20 @@ std::vector<Token> tokenize(std::string_view s, const std::string& file) {
       int depth = 0;
       uint32_t start = line;
       do {
-        if (s.compare(i, 2, "/*") == 0) { ++depth; i += 2; }
-        else if (s.compare(i, 2, "*/") == 0) { --depth; i += 2; }
-        else { if (s[i] == '\n') ++line; ++i; }
+        if (s.compare(i, 2, "/*") == 0) {
+          ++depth;
+          i += 2;
+        } else if (s.compare(i, 2, "*/") == 0) {
+          --depth;
+          i += 2;
+        } else {
+          if (s[i] == '\n') ++line;
+          ++i;
+        }
       } while (depth > 0 && i < s.size());
       if (depth > 0)
-        throw Error(file + ":" + std::to_string(start) + ": unterminated block comment (`/*` without its `*/`)");
+        throw Error(file + ":" + std::to_string(start) +
+                    ": unterminated block comment (`/*` without its `*/`)");
       continue;
     }
     Token t;
@@ -52,17 +67,27 @@ std::vector<Token> tokenize(std::string_view s, const std::string& file) {
       while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
       t.kind = Token::Ident;
     } else if (std::isdigit(static_cast<unsigned char>(c)) ||
-               (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+               (c == '.' && i + 1 < s.size() &&
+                std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
       bool hex = s.compare(i, 2, "0x") == 0 || s.compare(i, 2, "0X") == 0;
       j = hex ? i + 2 : i;
       while (j < s.size()) {
         char d = s[j];
-        if (std::isalnum(static_cast<unsigned char>(d)) || d == '.') { ++j; continue; }
+        if (std::isalnum(static_cast<unsigned char>(d)) || d == '.') {
+          ++j;
+          continue;
+        }
         // exponent sign: 1e-3, 0x1p+4
-        if ((d == '+' || d == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E' ||
-                                       (hex && (s[j - 1] == 'p' || s[j - 1] == 'P')))) {
-          if (!hex && (s[j - 1] == 'e' || s[j - 1] == 'E')) { ++j; continue; }
-          if (hex) { ++j; continue; }
+        if ((d == '+' || d == '-') &&
+            (s[j - 1] == 'e' || s[j - 1] == 'E' || (hex && (s[j - 1] == 'p' || s[j - 1] == 'P')))) {
+          if (!hex && (s[j - 1] == 'e' || s[j - 1] == 'E')) {
+            ++j;
+            continue;
+          }
+          if (hex) {
+            ++j;
+            continue;
+          }
         }
         break;
       }
@@ -82,9 +107,9 @@ std::vector<Token> tokenize(std::string_view s, const std::string& file) {
 }
 
 struct TypeAst {
-  std::string name;              // empty for an expression argument
-  std::vector<TypeAst> args;     // template arguments
-  std::vector<Token> expr;       // an expression argument (array count)
+  std::string name;           // empty for an expression argument
+  std::vector<TypeAst> args;  // template arguments
+  std::vector<Token> expr;    // an expression argument (array count)
   uint32_t line = 0;
   std::string text() const {
     if (name.empty()) {
@@ -132,7 +157,8 @@ std::string cut(const std::string& s) {
 
 class Parser {
  public:
-  Parser(std::string_view text, std::string file) : file_(std::move(file)), t_(tokenize(text, file_)) {}
+  Parser(std::string_view text, std::string file)
+      : file_(std::move(file)), t_(tokenize(text, file_)) {}
 
   WgslModule parse() {
     WgslModule m;
@@ -183,7 +209,10 @@ class Parser {
       } else if (k.text == "const" || k.text == "override" || k.text == "let") {
         next();
         std::string name = ident();
-        if (peek().text == ":") { next(); type(); }
+        if (peek().text == ":") {
+          next();
+          type();
+        }
         std::vector<Token> init;
         if (peek().text == "=") {
           next();
@@ -200,11 +229,17 @@ class Parser {
         if (peek().text == "<") {
           next();
           v.space = ident();
-          if (peek().text == ",") { next(); v.access = ident(); }
+          if (peek().text == ",") {
+            next();
+            v.access = ident();
+          }
           expect(">");
         }
         v.name = ident();
-        if (peek().text == ":") { next(); v.type = type(); }
+        if (peek().text == ":") {
+          next();
+          v.type = type();
+        }
         skip_to(";");
         decls.push_back(std::move(v));
       } else if (k.text == "fn") {
@@ -241,12 +276,17 @@ class Parser {
       if (v.space == "uniform") {
         wb.uniform = true;
       } else if (v.space == "storage") {
-        if (v.access.empty() || v.access == "read") wb.read_write = false;
-        else if (v.access == "read_write") wb.read_write = true;
-        else fail_line(v.line, "`" + v.name + "`: unknown access mode `" + v.access + "`");
+        if (v.access.empty() || v.access == "read")
+          wb.read_write = false;
+        else if (v.access == "read_write")
+          wb.read_write = true;
+        else
+          fail_line(v.line, "`" + v.name + "`: unknown access mode `" + v.access + "`");
       } else {
-        fail_line(v.line, "`" + v.name + "`: only var<storage> and var<uniform> bindings are "
-                          "supported (found var<" + v.space + ">)");
+        fail_line(v.line, "`" + v.name +
+                              "`: only var<storage> and var<uniform> bindings are "
+                              "supported (found var<" +
+                              v.space + ">)");
       }
       wb.type = resolve(v.type);
       globals.insert(v.name);
@@ -282,7 +322,8 @@ class Parser {
           if (tk.kind != Token::Ident || (i > 0 && cur->body[i - 1].text == ".")) continue;
           if (globals.count(tk.text)) refs.insert(tk.text);
           auto callee = by_name.find(tk.text);
-          if (callee != by_name.end() && seen_fn.insert(tk.text).second) todo.push_back(callee->second);
+          if (callee != by_name.end() && seen_fn.insert(tk.text).second)
+            todo.push_back(callee->second);
         }
       }
       ep.referenced.assign(refs.begin(), refs.end());
@@ -292,10 +333,11 @@ class Parser {
       for (const auto& b : m.bindings) {
         if (!refs.count(b.name)) continue;
         if (auto [it, fresh] = slots.emplace(std::pair{b.group, b.binding}, &b); !fresh)
-          fail_line(f.line, "entry point " + f.name + " uses both `" + it->second->name + "` (line " +
-                                std::to_string(it->second->line) + ") and `" + b.name + "` (line " +
-                                std::to_string(b.line) + ") at @group(" + std::to_string(b.group) +
-                                ") @binding(" + std::to_string(b.binding) + ")");
+          fail_line(f.line, "entry point " + f.name + " uses both `" + it->second->name +
+                                "` (line " + std::to_string(it->second->line) + ") and `" + b.name +
+                                "` (line " + std::to_string(b.line) + ") at @group(" +
+                                std::to_string(b.group) + ") @binding(" +
+                                std::to_string(b.binding) + ")");
       }
       m.entry_points.push_back(std::move(ep));
     }
@@ -318,16 +360,20 @@ class Parser {
     next();
   }
   std::string ident() {
-    if (peek().kind != Token::Ident) fail(peek(), "expected a name, found `" + cut(peek().text) + "`");
+    if (peek().kind != Token::Ident)
+      fail(peek(), "expected a name, found `" + cut(peek().text) + "`");
     return next().text;
   }
   void skip_to(const std::string& s) {
     int depth = 0;
     while (peek().kind != Token::End) {
       const std::string& x = next().text;
-      if (x == "(" || x == "[" || x == "{") ++depth;
-      else if (x == ")" || x == "]" || x == "}") --depth;
-      else if (x == s && depth == 0) return;
+      if (x == "(" || x == "[" || x == "{")
+        ++depth;
+      else if (x == ")" || x == "]" || x == "}")
+        --depth;
+      else if (x == s && depth == 0)
+        return;
     }
     fail(peek(), "expected `" + s + "` before the end of the file");
   }
@@ -335,7 +381,10 @@ class Parser {
     std::vector<Token> out;
     int depth = 0;
     while (peek().kind != Token::End) {
-      if (peek().text == ";" && depth == 0) { next(); return out; }
+      if (peek().text == ";" && depth == 0) {
+        next();
+        return out;
+      }
       if (peek().text == "(") ++depth;
       if (peek().text == ")") --depth;
       out.push_back(next());
@@ -349,7 +398,10 @@ class Parser {
     int depth = 1;
     while (peek().kind != Token::End) {
       if (peek().text == open) ++depth;
-      if (peek().text == close && --depth == 0) { next(); return out; }
+      if (peek().text == close && --depth == 0) {
+        next();
+        return out;
+      }
       out.push_back(next());
     }
     fail(peek(), "unbalanced `" + open + "`");
@@ -368,7 +420,11 @@ class Parser {
         for (auto& tk : inner) {
           if (tk.text == "(") ++depth;
           if (tk.text == ")") --depth;
-          if (tk.text == "," && depth == 0) { a.args.push_back(std::move(cur)); cur.clear(); continue; }
+          if (tk.text == "," && depth == 0) {
+            a.args.push_back(std::move(cur));
+            cur.clear();
+            continue;
+          }
           cur.push_back(tk);
         }
         if (!cur.empty()) a.args.push_back(std::move(cur));
@@ -402,13 +458,14 @@ class Parser {
   TypeAst type(int depth = 0) {
     TypeAst t;
     t.line = peek().line;
-    if (depth > kMaxNesting) fail(peek(), "types nest deeper than " + std::to_string(kMaxNesting) + " levels");
+    if (depth > kMaxNesting)
+      fail(peek(), "types nest deeper than " + std::to_string(kMaxNesting) + " levels");
     t.name = ident();
     if (peek().text == "<") {
       next();
       while (true) {
-        if (peek().kind == Token::Ident && !consts_.count(peek().text) &&
-            peek(1).text != "*" && peek(1).text != "+" && peek(1).text != "-" && peek(1).text != "/") {
+        if (peek().kind == Token::Ident && !consts_.count(peek().text) && peek(1).text != "*" &&
+            peek(1).text != "+" && peek(1).text != "-" && peek(1).text != "/") {
           t.args.push_back(type(depth + 1));
         } else {
           TypeAst e;
@@ -422,7 +479,11 @@ class Parser {
           }
           t.args.push_back(std::move(e));
         }
-        if (peek().text == ",") { next(); if (peek().text == ">") break; continue; }
+        if (peek().text == ",") {
+          next();
+          if (peek().text == ">") break;
+          continue;
+        }
         break;
       }
       expect(">");
@@ -448,7 +509,8 @@ class Parser {
       auto r = eval_mul(e, p);
       if (!r) return std::nullopt;
       int64_t out;
-      if (plus ? __builtin_add_overflow(*v, *r, &out) : __builtin_sub_overflow(*v, *r, &out)) return std::nullopt;
+      if (plus ? __builtin_add_overflow(*v, *r, &out) : __builtin_sub_overflow(*v, *r, &out))
+        return std::nullopt;
       v = out;
     }
     return v;
@@ -500,13 +562,12 @@ class Parser {
         int64_t v = std::stoll(s, &used, 0);
         if (used != s.size()) return std::nullopt;  // a float literal
         return v;
-      } catch (...) {
-        return std::nullopt;
-      }
+      } catch (...) { return std::nullopt; }
     }
     if (e[p].kind == Token::Ident) {
       std::string name = e[p++].text;
-      if ((name == "u32" || name == "i32") && p < e.size() && e[p].text == "(") return eval_unary(e, p);
+      if ((name == "u32" || name == "i32") && p < e.size() && e[p].text == "(")
+        return eval_unary(e, p);
       auto c = consts_.find(name);
       if (c != consts_.end()) return c->second;
     }
@@ -532,10 +593,14 @@ class Parser {
   }
   std::optional<TypeDesc::Scalar> suffix_scalar(char c) {
     switch (c) {
-      case 'f': return TypeDesc::Scalar::F32;
-      case 'h': return TypeDesc::Scalar::F16;
-      case 'u': return TypeDesc::Scalar::U32;
-      case 'i': return TypeDesc::Scalar::I32;
+      case 'f':
+        return TypeDesc::Scalar::F32;
+      case 'h':
+        return TypeDesc::Scalar::F16;
+      case 'u':
+        return TypeDesc::Scalar::U32;
+      case 'i':
+        return TypeDesc::Scalar::I32;
     }
     return std::nullopt;
   }
@@ -559,7 +624,8 @@ class Parser {
 
   TypeDesc resolve(const TypeAst& t, int depth = 0) {
     if (depth > 32)
-      fail_line(t.line, "types nest deeper than 32 levels at `" + t.name + "` (a struct or alias that contains itself?)");
+      fail_line(t.line, "types nest deeper than 32 levels at `" + t.name +
+                            "` (a struct or alias that contains itself?)");
     if (++resolve_steps_ > kMaxResolveSteps)
       fail_line(t.line, "the type of this declaration expands to more than " +
                             std::to_string(kMaxResolveSteps) + " members and elements");
@@ -579,13 +645,15 @@ class Parser {
     if (n.size() >= 4 && n.compare(0, 3, "vec") == 0 && n[3] >= '2' && n[3] <= '4') {
       uint32_t count = n[3] - '0';
       if (n.size() == 4) return vector(arg_type(0), count);
-      if (n.size() == 5) if (auto s = suffix_scalar(n[4])) return vector(scalar(*s, t.line, n), count);
+      if (n.size() == 5)
+        if (auto s = suffix_scalar(n[4])) return vector(scalar(*s, t.line, n), count);
     }
-    if (n.size() >= 6 && n.compare(0, 3, "mat") == 0 && n[4] == 'x' && n[3] >= '2' &&
-        n[3] <= '4' && n[5] >= '2' && n[5] <= '4') {
+    if (n.size() >= 6 && n.compare(0, 3, "mat") == 0 && n[4] == 'x' && n[3] >= '2' && n[3] <= '4' &&
+        n[5] >= '2' && n[5] <= '4') {
       uint32_t c = n[3] - '0', r = n[5] - '0';
       if (n.size() == 6) return matrix(arg_type(0), c, r);
-      if (n.size() == 7) if (auto s = suffix_scalar(n[6])) return matrix(scalar(*s, t.line, n), c, r);
+      if (n.size() == 7)
+        if (auto s = suffix_scalar(n[6])) return matrix(scalar(*s, t.line, n), c, r);
     }
     if (n == "array") {
       TypeDesc e = arg_type(0);
@@ -599,8 +667,11 @@ class Parser {
       } else {
         const TypeAst& c = t.args[1];
         std::optional<int64_t> v =
-            c.name.empty() ? eval(c.expr) : (consts_.count(c.name) ? std::optional<int64_t>(consts_[c.name]) : std::nullopt);
-        if (!v || *v <= 0) fail_line(t.line, "cannot evaluate the element count of `" + cut(t.text()) + "`");
+            c.name.empty()
+                ? eval(c.expr)
+                : (consts_.count(c.name) ? std::optional<int64_t>(consts_[c.name]) : std::nullopt);
+        if (!v || *v <= 0)
+          fail_line(t.line, "cannot evaluate the element count of `" + cut(t.text()) + "`");
         if (*v > int64_t(UINT32_MAX))
           fail_line(t.line, "the element count " + std::to_string(*v) + " of `" + t.text() +
                                 "` does not fit in 32 bits");
@@ -629,19 +700,21 @@ class Parser {
         if (const Attr* al = find_attr(m.attrs, "align")) {
           a = attr_u32(*al, 0);
           if (a == 0 || (a & (a - 1)) != 0)
-            fail_line(al->line, "@align(" + std::to_string(a) + ") of member `" + m.name + "` in `" + n +
-                                    "`: the alignment must be a power of two");
+            fail_line(al->line, "@align(" + std::to_string(a) + ") of member `" + m.name +
+                                    "` in `" + n + "`: the alignment must be a power of two");
         }
         if (const Attr* sz = find_attr(m.attrs, "size")) {
           uint64_t want = attr_u32(*sz, 0);
           if (want < size)
-            fail_line(sz->line, "@size(" + std::to_string(want) + ") of member `" + m.name + "` in `" + n +
-                                    "` is smaller than its type's size " + std::to_string(size));
+            fail_line(sz->line, "@size(" + std::to_string(want) + ") of member `" + m.name +
+                                    "` in `" + n + "` is smaller than its type's size " +
+                                    std::to_string(size));
           size = want;
         }
         offset = round_up(a, offset);
         if (offset + size > UINT32_MAX)
-          fail_line(t.line, "struct `" + n + "` is larger than 2^32 - 1 bytes at member `" + m.name + "`");
+          fail_line(t.line,
+                    "struct `" + n + "` is larger than 2^32 - 1 bytes at member `" + m.name + "`");
         dm.offset = uint32_t(offset);
         offset += size;
         align = std::max(align, a);
@@ -684,20 +757,31 @@ bool WgslModule::references(const WgslEntryPoint& ep, std::string_view var) cons
 std::string TypeDesc::wgsl() const {
   auto scalar_text = [](Scalar s) -> std::string {
     switch (s) {
-      case Scalar::F32: return "f32";
-      case Scalar::F16: return "f16";
-      case Scalar::U32: return "u32";
-      case Scalar::I32: return "i32";
-      case Scalar::Bool: return "bool";
-      default: return "<non-WGSL scalar>";
+      case Scalar::F32:
+        return "f32";
+      case Scalar::F16:
+        return "f16";
+      case Scalar::U32:
+        return "u32";
+      case Scalar::I32:
+        return "i32";
+      case Scalar::Bool:
+        return "bool";
+      default:
+        return "<non-WGSL scalar>";
     }
   };
   std::string s;
   switch (kind) {
-    case Kind::Scalar: s = scalar_text(scalar); break;
-    case Kind::Vector: s = "vec" + std::to_string(vec) + "<" + scalar_text(scalar) + ">"; break;
+    case Kind::Scalar:
+      s = scalar_text(scalar);
+      break;
+    case Kind::Vector:
+      s = "vec" + std::to_string(vec) + "<" + scalar_text(scalar) + ">";
+      break;
     case Kind::Matrix:
-      s = "mat" + std::to_string(cols) + "x" + std::to_string(vec) + "<" + scalar_text(scalar) + ">";
+      s = "mat" + std::to_string(cols) + "x" + std::to_string(vec) + "<" + scalar_text(scalar) +
+          ">";
       break;
     case Kind::Array:
       s = "array<" + (element.empty() ? std::string("?") : element[0].wgsl()) +

@@ -58,7 +58,8 @@ struct Node {
   std::string component() const {
     std::string s = str();
     if (std::string p = component_problem(s); !p.empty())
-      fail("'" + bounded(utf8_safe(s), 60) + "' " + p + " (it names a file or folder: one name, no path)");
+      fail("'" + bounded(utf8_safe(s), 60) + "' " + p +
+           " (it names a file or folder: one name, no path)");
     return s;
   }
   // "family/entry": a kernel name, each part one path component (it names the dump folder).
@@ -68,7 +69,9 @@ struct Node {
     std::string p = slash == std::string::npos ? "is not of the form 'family/entry'"
                                                : component_problem(s.substr(0, slash));
     if (p.empty()) p = component_problem(s.substr(slash + 1));
-    if (!p.empty()) fail("kernel '" + bounded(utf8_safe(s), 60) + "' " + p + " (expected 'family/entry', e.g. 'optimizer/adamw_update')");
+    if (!p.empty())
+      fail("kernel '" + bounded(utf8_safe(s), 60) + "' " + p +
+           " (expected 'family/entry', e.g. 'optimizer/adamw_update')");
     return s;
   }
   uint64_t u64() const {
@@ -103,9 +106,7 @@ struct Node {
 DType node_dtype(const Node& n) {
   try {
     return parse_dtype(n.str());
-  } catch (const std::invalid_argument& e) {
-    n.fail(e.what());
-  }
+  } catch (const std::invalid_argument& e) { n.fail(e.what()); }
 }
 
 // An array file of the case: one file name (no path, no symlink, a regular file of at most
@@ -113,13 +114,12 @@ DType node_dtype(const Node& n) {
 Array load_npy(const fs::path& dir, const Node& n) {
   std::string name = n.str();
   if (std::string p = component_problem(name); !p.empty())
-    n.fail("'" + bounded(utf8_safe(name), 60) + "' must be a file name inside the case folder: it " + p);
+    n.fail("'" + bounded(utf8_safe(name), 60) +
+           "' must be a file name inside the case folder: it " + p);
   Array a;
   try {
     a = npy_decode(read_case_file(dir, name, kMaxCaseFileBytes), (dir / name).string());
-  } catch (const std::exception& e) {
-    n.fail(e.what());
-  }
+  } catch (const std::exception& e) { n.fail(e.what()); }
   if (a.count() == 0) n.fail(name + " holds 0 elements (an empty array checks nothing)");
   return a;
 }
@@ -128,8 +128,9 @@ Array load_npy(const fs::path& dir, const Node& n) {
 uint64_t count_bytes(const Node& n, uint64_t count, DType t) {
   auto b = checked_mul(count, dtype_size(t));
   if (!b || *b > kMaxCaseFileBytes)
-    n.fail(std::to_string(count) + " " + std::string(dtype_name(t)) + " elements are more than the " +
-           std::to_string(kMaxCaseFileBytes) + " bytes a case buffer may hold");
+    n.fail(std::to_string(count) + " " + std::string(dtype_name(t)) +
+           " elements are more than the " + std::to_string(kMaxCaseFileBytes) +
+           " bytes a case buffer may hold");
   return *b;
 }
 
@@ -145,15 +146,18 @@ void encode_value(DType t, const ojson& v, std::vector<uint8_t>& out, const std:
       char* end = nullptr;
       errno = 0;
       bits = std::strtoull(s.c_str() + 2, &end, 16);
-      if (s.size() == 2 || *end || !std::isxdigit(static_cast<unsigned char>(s[2])) || errno == ERANGE)
+      if (s.size() == 2 || *end || !std::isxdigit(static_cast<unsigned char>(s[2])) ||
+          errno == ERANGE)
         fail("bad bit pattern " + show(v));
-      if (sz < 8 && bits >> (8 * sz)) fail("bit pattern " + show(v) + " is wider than " + std::string(dtype_name(t)));
+      if (sz < 8 && bits >> (8 * sz))
+        fail("bit pattern " + show(v) + " is wider than " + std::string(dtype_name(t)));
     } else if (dtype_is_float(t) && (s == "nan" || s == "inf" || s == "-inf")) {
-      float f = s == "nan" ? std::bit_cast<float>(0x7fc00000u)
-                           : (s == "inf" ? INFINITY : -INFINITY);
+      float f =
+          s == "nan" ? std::bit_cast<float>(0x7fc00000u) : (s == "inf" ? INFINITY : -INFINITY);
       bits = t == DType::F32 ? std::bit_cast<uint32_t>(f) : f32_to_f16_bits(f);
     } else {
-      fail("expected a number, \"nan\", \"inf\", \"-inf\" or a \"0x...\" bit pattern, got " + show(v));
+      fail("expected a number, \"nan\", \"inf\", \"-inf\" or a \"0x...\" bit pattern, got " +
+           show(v));
     }
   } else if (v.is_number()) {
     if (dtype_is_float(t)) {
@@ -164,13 +168,16 @@ void encode_value(DType t, const ojson& v, std::vector<uint8_t>& out, const std:
       float f = float(d);
       bits = t == DType::F32 ? std::bit_cast<uint32_t>(f) : f32_to_f16_bits(f);
     } else {
-      if (!v.is_number_integer()) fail("expected an integer for " + std::string(dtype_name(t)) + ", got " + v.dump());
+      if (!v.is_number_integer())
+        fail("expected an integer for " + std::string(dtype_name(t)) + ", got " + v.dump());
       bool is_signed = t == DType::I32 || t == DType::I16 || t == DType::I8;
       int64_t i = v.is_number_unsigned() ? int64_t(v.get<uint64_t>()) : v.get<int64_t>();
       int64_t lo = is_signed ? -(int64_t(1) << (8 * sz - 1)) : 0;
-      int64_t hi = is_signed ? (int64_t(1) << (8 * sz - 1)) - 1 : int64_t((uint64_t(1) << (8 * sz)) - 1);
+      int64_t hi =
+          is_signed ? (int64_t(1) << (8 * sz - 1)) - 1 : int64_t((uint64_t(1) << (8 * sz)) - 1);
       if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(hi)) i = hi + 1;
-      if (i < lo || i > hi) fail("value " + v.dump() + " is out of range for " + std::string(dtype_name(t)));
+      if (i < lo || i > hi)
+        fail("value " + v.dump() + " is out of range for " + std::string(dtype_name(t)));
       bits = uint64_t(i);
     }
   } else {
@@ -188,10 +195,9 @@ std::vector<uint8_t> encode_inline(const ojson& segments, const std::string& whe
     DType t;
     try {
       t = parse_dtype(it.key());
-    } catch (const std::invalid_argument& e) {
-      throw CaseError(w + ": " + e.what());
-    }
-    if (!it.value().is_array()) throw CaseError(w + "." + it.key() + ": expected an array of values");
+    } catch (const std::invalid_argument& e) { throw CaseError(w + ": " + e.what()); }
+    if (!it.value().is_array())
+      throw CaseError(w + "." + it.key() + ": expected an array of values");
     if (it.value().size() > (uint64_t(1) << 20))
       throw CaseError(w + "." + it.key() + ": " + std::to_string(it.value().size()) +
                       " inline values (at most 2^20; use a buffer with a .npy file)");
@@ -248,8 +254,10 @@ std::vector<uint8_t> BufferSpec::initial_bytes() const {
         double u = double(r >> 40) * 0x1p-24;
         double v = gen.lo + (gen.hi - gen.lo) * u;
         std::vector<uint8_t> one;
-        if (dtype_is_float(dtype)) encode_value(dtype, ojson(v), one, name);
-        else encode_value(dtype, ojson(int64_t(std::floor(v))), one, name);
+        if (dtype_is_float(dtype))
+          encode_value(dtype, ojson(v), one, name);
+        else
+          encode_value(dtype, ojson(int64_t(std::floor(v))), one, name);
         std::memcpy(out.data() + i * sz, one.data(), sz);
       }
     }
@@ -267,11 +275,14 @@ const BufferSpec* Case::find_buffer(const std::string& n) const {
 Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
   std::string file = (dir / "case.json").string();
   Node root{j, "", file};
-  root.only({"format", "kernel", "case", "description", "provenance", "buffers", "dispatches", "checks"});
+  root.only(
+      {"format", "kernel", "case", "description", "provenance", "buffers", "dispatches", "checks"});
   Case c;
   c.dir = dir;
   std::string fmt = root.at("format").str();
-  if (fmt != kCaseFormat) root.at("format").fail("unsupported format '" + fmt + "' (this build reads '" + kCaseFormat + "')");
+  if (fmt != kCaseFormat)
+    root.at("format").fail("unsupported format '" + fmt + "' (this build reads '" + kCaseFormat +
+                           "')");
   // Names that become path parts (--dump DIR/<kernel>/<case>/<buffer>.actual.npy) are single
   // path components from a safe alphabet (golden/README.md, "Untrusted input").
   c.kernel = root.at("kernel").kernel_name();
@@ -280,7 +291,8 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
   if (root.has("provenance")) c.provenance = j.at("provenance");
 
   Node bufs = root.at("buffers");
-  if (!bufs.j.is_object() || bufs.j.empty()) bufs.fail("expected a non-empty object of named buffers");
+  if (!bufs.j.is_object() || bufs.j.empty())
+    bufs.fail("expected a non-empty object of named buffers");
   for (auto it = bufs.j.begin(); it != bufs.j.end(); ++it) {
     Node b{it.value(), "buffers." + bounded(utf8_safe(it.key()), 60), file};
     if (std::string p = component_problem(it.key()); !p.empty())
@@ -324,7 +336,8 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
         if (s.gen.values.empty()) g.at("values").fail("needs at least one value");
         std::vector<uint8_t> tmp;
         for (size_t k = 0; k < s.gen.values.size(); ++k)
-          encode_value(s.dtype, s.gen.values[k], tmp, file + ": " + g.path + ".values[" + std::to_string(k) + "]");
+          encode_value(s.dtype, s.gen.values[k], tmp,
+                       file + ": " + g.path + ".values[" + std::to_string(k) + "]");
       } else {
         g.at("kind").fail("unknown generate kind '" + s.gen.kind + "' (known: uniform, choice)");
       }
@@ -361,13 +374,15 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
       std::array<uint32_t, 3> wg{1, 1, 1};
       for (size_t k = 0; k < w.j.size(); ++k) {
         wg[k] = w.at(size_t(k)).u32();
-        if (wg[k] == 0) w.at(size_t(k)).fail("0 workgroups run nothing (the case would check untouched outputs)");
+        if (wg[k] == 0)
+          w.at(size_t(k)).fail("0 workgroups run nothing (the case would check untouched outputs)");
       }
       s.workgroups = wg;
     } else {
       s.workgroups_1d = d.at("workgroups_1d").u64();
       if (s.workgroups_1d == 0)
-        d.at("workgroups_1d").fail("0 workgroups run nothing (the case would check untouched outputs)");
+        d.at("workgroups_1d")
+            .fail("0 workgroups run nothing (the case would check untouched outputs)");
     }
     Node bs = d.at("bindings");
     for (size_t k = 0; k < bs.arr().size(); ++k) {
@@ -379,26 +394,30 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
       if (b.has("values") == b.has("buffer"))
         b.fail("give exactly one of 'buffer' (a named buffer) and 'values' (inline values)");
       if (b.has("values")) {
-        if (b.has("offset") || b.has("size")) b.fail("'offset'/'size' apply to 'buffer' bindings only");
+        if (b.has("offset") || b.has("size"))
+          b.fail("'offset'/'size' apply to 'buffer' bindings only");
         bs2.is_inline = true;
         bs2.inline_values = b.j.at("values");
         bs2.inline_bytes = encode_inline(bs2.inline_values, file + ": " + b.path + ".values");
       } else {
         bs2.buffer = b.at("buffer").str();
         const BufferSpec* buf = c.find_buffer(bs2.buffer);
-        if (!buf) b.at("buffer").fail("no buffer named '" + bounded(utf8_safe(bs2.buffer), 60) + "' in 'buffers'");
+        if (!buf)
+          b.at("buffer").fail("no buffer named '" + bounded(utf8_safe(bs2.buffer), 60) +
+                              "' in 'buffers'");
         if (b.has("offset")) bs2.offset = b.at("offset").u64();
         if (b.has("size")) bs2.size = b.at("size").u64();
-        if (bs2.size && *bs2.size == 0) b.at("size").fail("a binding of 0 bytes (omit 'size' for the rest of the buffer)");
+        if (bs2.size && *bs2.size == 0)
+          b.at("size").fail("a binding of 0 bytes (omit 'size' for the rest of the buffer)");
         if (load_files || buf->kind != BufferSpec::Kind::File) {
           // Checked: offset + size may not wrap (a wrapped range would print as [256, 0)).
           uint64_t total = buf->byte_size();
-          std::string where = "lies outside buffer '" + bs2.buffer + "' of " + std::to_string(total) + " bytes";
-          if (bs2.offset >= total)
-            b.fail("offset " + std::to_string(bs2.offset) + " " + where);
+          std::string where =
+              "lies outside buffer '" + bs2.buffer + "' of " + std::to_string(total) + " bytes";
+          if (bs2.offset >= total) b.fail("offset " + std::to_string(bs2.offset) + " " + where);
           if (bs2.size && *bs2.size > total - bs2.offset)
-            b.fail("range [" + std::to_string(bs2.offset) + ", " + std::to_string(bs2.offset) + " + " +
-                   std::to_string(*bs2.size) + ") " + where);
+            b.fail("range [" + std::to_string(bs2.offset) + ", " + std::to_string(bs2.offset) +
+                   " + " + std::to_string(*bs2.size) + ") " + where);
         }
       }
       s.bindings.push_back(std::move(bs2));
@@ -407,22 +426,27 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
   }
 
   Node cs = root.at("checks");
-  if (cs.arr().empty()) cs.fail("needs at least one check (an output compared to its expected values)");
+  if (cs.arr().empty())
+    cs.fail("needs at least one check (an output compared to its expected values)");
   for (size_t i = 0; i < cs.j.size(); ++i) {
     Node k = cs.at(i);
     k.only({"buffer", "expected", "range", "compare", "ulp", "magnitude", "reason"});
     CheckSpec s;
     s.buffer = k.at("buffer").str();
     const BufferSpec* buf = c.find_buffer(s.buffer);
-    if (!buf) k.at("buffer").fail("no buffer named '" + bounded(utf8_safe(s.buffer), 60) + "' in 'buffers'");
+    if (!buf)
+      k.at("buffer").fail("no buffer named '" + bounded(utf8_safe(s.buffer), 60) +
+                          "' in 'buffers'");
     s.expected_file = k.at("expected").component();
     if (load_files) s.expected = load_npy(dir, k.at("expected"));
     s.reason = k.at("reason").str();
-    if (s.reason.empty()) k.at("reason").fail("every check states why its comparison is what it is");
+    if (s.reason.empty())
+      k.at("reason").fail("every check states why its comparison is what it is");
     std::string mode = k.at("compare").str();
     if (mode == "exact") {
       s.mode = CheckSpec::Mode::Exact;
-      if (k.has("ulp") || k.has("magnitude")) k.fail("'ulp'/'magnitude' apply to \"compare\": \"ulp\" only");
+      if (k.has("ulp") || k.has("magnitude"))
+        k.fail("'ulp'/'magnitude' apply to \"compare\": \"ulp\" only");
     } else if (mode == "ulp") {
       s.mode = CheckSpec::Mode::Ulp;
       Node u = k.at("ulp");
@@ -462,27 +486,34 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
     }
     if (load_files) {
       if (s.mode == CheckSpec::Mode::Ulp && !dtype_is_float(s.expected.dtype))
-        k.at("compare").fail("ulp comparison of integer data (" + std::string(dtype_name(s.expected.dtype)) + "); use exact");
-      if (dtype_size(s.expected.dtype) != dtype_size(buf->element_type()) && buf->kind != BufferSpec::Kind::File)
-        k.at("expected").fail(s.expected_file + " holds " + std::string(dtype_name(s.expected.dtype)) +
-                              " elements but buffer '" + s.buffer + "' is declared as " +
-                              std::string(dtype_name(buf->element_type())) + " (element sizes differ)");
+        k.at("compare").fail("ulp comparison of integer data (" +
+                             std::string(dtype_name(s.expected.dtype)) + "); use exact");
+      if (dtype_size(s.expected.dtype) != dtype_size(buf->element_type()) &&
+          buf->kind != BufferSpec::Kind::File)
+        k.at("expected")
+            .fail(s.expected_file + " holds " + std::string(dtype_name(s.expected.dtype)) +
+                  " elements but buffer '" + s.buffer + "' is declared as " +
+                  std::string(dtype_name(buf->element_type())) + " (element sizes differ)");
       uint64_t n = s.expected.count();
-      if (n == 0) k.at("expected").fail(s.expected_file + " holds 0 elements (an empty check passes vacuously)");
+      if (n == 0)
+        k.at("expected")
+            .fail(s.expected_file + " holds 0 elements (an empty check passes vacuously)");
       if (s.range_end() > n)
         k.fail("range end " + std::to_string(s.range_end()) + " is past the " + std::to_string(n) +
                " elements of " + s.expected_file);
       if (s.expected.bytes.size() > buf->byte_size())
-        k.fail(s.expected_file + " holds " + std::to_string(n) + " " + std::string(dtype_name(s.expected.dtype)) +
-               " elements, more than buffer '" + s.buffer + "' (" + std::to_string(buf->byte_size()) + " bytes)");
+        k.fail(s.expected_file + " holds " + std::to_string(n) + " " +
+               std::string(dtype_name(s.expected.dtype)) + " elements, more than buffer '" +
+               s.buffer + "' (" + std::to_string(buf->byte_size()) + " bytes)");
       if (!s.bound_file.empty() &&
           (s.bound_data.count() != n || !dtype_is_float(s.bound_data.dtype)))
         k.at("ulp").fail(s.bound_file + " must hold " + std::to_string(n) +
                          " float elements (one bound per element), like " + s.expected_file);
       if (s.magnitude == CheckSpec::Magnitude::File &&
           (s.magnitude_data.count() != n || !dtype_is_float(s.magnitude_data.dtype)))
-        k.at("magnitude").fail(s.magnitude_file + " must hold " + std::to_string(n) +
-                               " float elements, like " + s.expected_file);
+        k.at("magnitude")
+            .fail(s.magnitude_file + " must hold " + std::to_string(n) + " float elements, like " +
+                  s.expected_file);
     }
     c.checks.push_back(std::move(s));
   }
@@ -495,16 +526,13 @@ Case load_case(const fs::path& dir) {
   try {
     // Inside the case folder, not through a symlink, a regular file, at most 16 MiB.
     bytes = read_case_file(dir, "case.json", kMaxCaseJsonBytes);
-  } catch (const std::exception& e) {
-    throw CaseError(e.what());
-  }
+  } catch (const std::exception& e) { throw CaseError(e.what()); }
   ojson j;
   try {
     // Nesting limited, duplicate keys refused: a second "checks" must not replace the first.
-    j = parse_json_strict(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-  } catch (const std::exception& e) {
-    throw CaseError(f.string() + ": invalid JSON: " + e.what());
-  }
+    j = parse_json_strict(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  } catch (const std::exception& e) { throw CaseError(f.string() + ": invalid JSON: " + e.what()); }
   try {
     return parse_case(j, dir, true);
   } catch (const CaseError&) {
@@ -518,7 +546,8 @@ std::vector<fs::path> find_cases(const fs::path& root) {
   std::vector<fs::path> out;
   std::error_code ec;
   if (!fs::is_directory(root, ec))
-    throw CaseError(root.string() + ": not a directory (golden/ is found through WGSLVK_SOURCE_DIR or "
+    throw CaseError(root.string() +
+                    ": not a directory (golden/ is found through WGSLVK_SOURCE_DIR or "
                     "the build's source tree; --cases DIR names another)");
   // Symlinked folders are not followed (a link to / must not walk the whole disk); a case.json
   // that is a symlink or not a regular file is still listed, and load_case says what is wrong.
@@ -593,8 +622,10 @@ ojson case_to_json(const Case& c) {
       bs.push_back(e);
     }
     o["bindings"] = bs;
-    if (d.workgroups) o["workgroups"] = *d.workgroups;
-    else o["workgroups_1d"] = d.workgroups_1d;
+    if (d.workgroups)
+      o["workgroups"] = *d.workgroups;
+    else
+      o["workgroups_1d"] = d.workgroups_1d;
     ds.push_back(o);
   }
   j["dispatches"] = ds;
@@ -608,11 +639,16 @@ ojson case_to_json(const Case& c) {
       o["compare"] = "exact";
     } else {
       o["compare"] = "ulp";
-      if (k.bound_file.empty()) o["ulp"] = k.bound;
-      else o["ulp"] = {{"file", k.bound_file}};
-      if (k.magnitude == CheckSpec::Magnitude::Scalar) o["magnitude"] = k.magnitude_scalar;
-      else if (k.magnitude == CheckSpec::Magnitude::File) o["magnitude"] = {{"file", k.magnitude_file}};
-      else o["magnitude"] = "self";
+      if (k.bound_file.empty())
+        o["ulp"] = k.bound;
+      else
+        o["ulp"] = {{"file", k.bound_file}};
+      if (k.magnitude == CheckSpec::Magnitude::Scalar)
+        o["magnitude"] = k.magnitude_scalar;
+      else if (k.magnitude == CheckSpec::Magnitude::File)
+        o["magnitude"] = {{"file", k.magnitude_file}};
+      else
+        o["magnitude"] = "self";
     }
     o["reason"] = k.reason;
     cs.push_back(o);
@@ -640,7 +676,8 @@ std::string compact(const ojson& j) {
 void pretty(const ojson& j, int indent, std::string& out) {
   std::string one = compact(j);
   if ((!j.is_object() && !j.is_array()) || indent + one.size() <= 100 ||
-      (j.is_array() && std::all_of(j.begin(), j.end(), [](const ojson& x) { return x.is_primitive(); }))) {
+      (j.is_array() &&
+       std::all_of(j.begin(), j.end(), [](const ojson& x) { return x.is_primitive(); }))) {
     out += one;
     return;
   }
@@ -668,7 +705,8 @@ std::map<std::string, std::vector<uint8_t>> serialize_case(const Case& c) {
     if (b.kind == BufferSpec::Kind::File) files[b.file] = npy_encode(b.data);
   for (const auto& k : c.checks) {
     files[k.expected_file] = npy_encode(k.expected);
-    if (k.magnitude == CheckSpec::Magnitude::File) files[k.magnitude_file] = npy_encode(k.magnitude_data);
+    if (k.magnitude == CheckSpec::Magnitude::File)
+      files[k.magnitude_file] = npy_encode(k.magnitude_data);
     if (!k.bound_file.empty()) files[k.bound_file] = npy_encode(k.bound_data);
   }
   return files;

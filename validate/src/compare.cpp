@@ -26,12 +26,18 @@ uint64_t raw(std::span<const uint8_t> b, size_t sz, uint64_t i) {
 }
 double as_double(DType t, uint64_t bits) {
   switch (t) {
-    case DType::F32: return std::bit_cast<float>(uint32_t(bits));
-    case DType::F16: return f16_bits_to_f32(uint16_t(bits));
-    case DType::I32: return int32_t(uint32_t(bits));
-    case DType::I16: return int16_t(uint16_t(bits));
-    case DType::I8: return int8_t(uint8_t(bits));
-    default: return double(bits);
+    case DType::F32:
+      return std::bit_cast<float>(uint32_t(bits));
+    case DType::F16:
+      return f16_bits_to_f32(uint16_t(bits));
+    case DType::I32:
+      return int32_t(uint32_t(bits));
+    case DType::I16:
+      return int16_t(uint16_t(bits));
+    case DType::I8:
+      return int8_t(uint8_t(bits));
+    default:
+      return double(bits);
   }
 }
 }  // namespace
@@ -103,8 +109,9 @@ CheckResult compare(const CheckSpec& c, std::span<const uint8_t> actual) {
       } else {
         double m = c.magnitude == CheckSpec::Magnitude::Scalar
                        ? c.magnitude_scalar
-                       : std::fabs(as_double(c.magnitude_data.dtype,
-                                             raw(c.magnitude_data.bytes, dtype_size(c.magnitude_data.dtype), i)));
+                       : std::fabs(as_double(
+                             c.magnitude_data.dtype,
+                             raw(c.magnitude_data.bytes, dtype_size(c.magnitude_data.dtype), i)));
         err = std::fabs(av - ev) / ulp_at(t, std::max(std::fabs(ev), m));
       }
     }

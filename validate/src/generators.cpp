@@ -67,7 +67,8 @@ Case generate(const Generator& g, uint64_t seed) {
   ojson p;
   p["generator"] = g.source + ": " + g.kernel + "/" + g.name;
   p["seed"] = seed;
-  p["rng"] = "std::mt19937_64 with explicit bits->float (validate/include/wgslvk/validate/generators.hpp)";
+  p["rng"] =
+      "std::mt19937_64 with explicit bits->float (validate/include/wgslvk/validate/generators.hpp)";
   p["expected"] = "CPU reference wgsl_ports/" + g.kernel.substr(0, g.kernel.find('/')) +
                   "/reference.hpp (double precision, rounded to the output type), never a GPU run";
   p["regenerate"] = "wgslvk golden regen";

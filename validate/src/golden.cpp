@@ -24,7 +24,9 @@ fs::path source_dir() {
 fs::path golden_dir() { return source_dir() / "golden"; }
 
 std::string_view change_name(FileChange::Kind k) {
-  return k == FileChange::Kind::Added ? "added" : k == FileChange::Kind::Changed ? "changed" : "removed";
+  return k == FileChange::Kind::Added     ? "added"
+         : k == FileChange::Kind::Changed ? "changed"
+                                          : "removed";
 }
 
 std::vector<FileChange> regen(const fs::path& root, bool write) {

@@ -44,8 +44,10 @@ std::vector<uint8_t> npy_encode(const Array& a) {
     shape += ")";
   } else {
     for (size_t i = 0; i < a.shape.size(); ++i) shape += std::to_string(a.shape[i]) + ", ";
-    if (a.shape.size() > 1) shape.resize(shape.size() - 2);  // "(3, 4)"; 1-D keeps "(3,)"
-    else shape.resize(shape.size() - 1);
+    if (a.shape.size() > 1)
+      shape.resize(shape.size() - 2);  // "(3, 4)"; 1-D keeps "(3,)"
+    else
+      shape.resize(shape.size() - 1);
     shape += ")";
   }
   std::string header = "{'descr': '" + std::string(dtype_descr(a.dtype)) +
@@ -115,8 +117,10 @@ Array npy_decode(std::span<const uint8_t> b, const std::string& what) {
   for (const auto& t : kTypes)
     if (descr == t.descr) a.dtype = t.t, found = true;
   if (!found)
-    bad(what, "dtype '" + bounded(utf8_safe(descr), 60) + "' (supported: <f4 <f2 <u4 <i4 <u2 <i2 |u1 |i1, little-endian)");
-  if (dict_value(h, "fortran_order", what) != "False") bad(what, "fortran_order is True (C order only)");
+    bad(what, "dtype '" + bounded(utf8_safe(descr), 60) +
+                  "' (supported: <f4 <f2 <u4 <i4 <u2 <i2 |u1 |i1, little-endian)");
+  if (dict_value(h, "fortran_order", what) != "False")
+    bad(what, "fortran_order is True (C order only)");
   std::string shape = dict_value(h, "shape", what);
   const std::string shape_text = bounded(utf8_safe(shape), 80);
   uint64_t count = 1;
@@ -134,8 +138,10 @@ Array npy_decode(std::span<const uint8_t> b, const std::string& what) {
       while (j < shape.size() && isdigit(uint8_t(shape[j]))) {
         auto m = checked_mul(d, 10);
         auto s2 = m ? checked_add(*m, uint64_t(shape[j] - '0')) : std::nullopt;
-        if (!s2) overflow = true;
-        else d = *s2;
+        if (!s2)
+          overflow = true;
+        else
+          d = *s2;
         ++j;
       }
       if (j == i) bad(what, "malformed shape " + shape_text);

@@ -15,10 +15,14 @@ namespace wgslvk::validate {
 
 std::string_view status_name(CaseResult::Status s) {
   switch (s) {
-    case CaseResult::Status::Pass: return "PASS";
-    case CaseResult::Status::Fail: return "FAIL";
-    case CaseResult::Status::Skip: return "SKIP";
-    default: return "ERROR";
+    case CaseResult::Status::Pass:
+      return "PASS";
+    case CaseResult::Status::Fail:
+      return "FAIL";
+    case CaseResult::Status::Skip:
+      return "SKIP";
+    default:
+      return "ERROR";
   }
 }
 
@@ -69,18 +73,18 @@ CaseResult Runner::run(const Case& c) {
     return run_or_throw(c);
   } catch (const std::bad_alloc&) {  // a message, not an implementation word
     return error("case " + c.id() + ": out of host memory while preparing or checking the case");
-  } catch (const std::exception& e) {
-    return error(e.what());
-  }
+  } catch (const std::exception& e) { return error(e.what()); }
 }
 
 std::string Runner::case_unsupported_reason(const Case& c) const {
   for (size_t i = 0; i < c.dispatches.size(); ++i) {
     const KernelInfo* k = find_kernel(c.dispatches[i].kernel);
     if (!k)
-      throw CaseError("case " + c.id() + ": dispatches[" + std::to_string(i) + "]: unknown kernel '" +
-                      c.dispatches[i].kernel + "' (known: " + known_kernels() + ")");
-    if (std::string why = unsupported_reason(*k); !why.empty()) return k->qualified_name() + " " + why;
+      throw CaseError("case " + c.id() + ": dispatches[" + std::to_string(i) +
+                      "]: unknown kernel '" + c.dispatches[i].kernel +
+                      "' (known: " + known_kernels() + ")");
+    if (std::string why = unsupported_reason(*k); !why.empty())
+      return k->qualified_name() + " " + why;
   }
   return {};
 }
@@ -97,7 +101,8 @@ PreparedCase Runner::prepare(const Case& c) {
   PreparedCase p;
   uint64_t invocations = 0;  // over all dispatches, checked against options_.max_invocations
   // Named buffers, with their initial contents (poison for outputs).
-  const BufferUsage usage = BufferUsage::Storage | BufferUsage::Uniform | BufferUsage::CopySrc | BufferUsage::CopyDst;
+  const BufferUsage usage =
+      BufferUsage::Storage | BufferUsage::Uniform | BufferUsage::CopySrc | BufferUsage::CopyDst;
   for (const auto& b : c.buffers) {
     Buffer buf = device_.create_buffer({c.name + "." + b.name, b.byte_size(), usage});
     auto init = b.initial_bytes();
@@ -109,8 +114,8 @@ PreparedCase Runner::prepare(const Case& c) {
     const DispatchSpec& d = c.dispatches[i];
     const KernelInfo* kp = find_kernel(d.kernel);
     if (!kp)
-      throw CaseError(where + ": dispatches[" + std::to_string(i) + "]: unknown kernel '" + d.kernel +
-                      "' (known: " + known_kernels() + ")");
+      throw CaseError(where + ": dispatches[" + std::to_string(i) + "]: unknown kernel '" +
+                      d.kernel + "' (known: " + known_kernels() + ")");
     const KernelInfo& k = *kp;
     std::string dwhere = where + ": dispatches[" + std::to_string(i) + "]" +
                          (d.label.empty() ? "" : " '" + d.label + "'") + " (kernel " +
@@ -129,32 +134,37 @@ PreparedCase Runner::prepare(const Case& c) {
       std::map<uint32_t, std::vector<BindGroupEntry>> groups;
       std::set<std::pair<uint32_t, uint32_t>> seen;
       for (const auto& b : d.bindings) {
-        std::string bn = "binding (" + std::to_string(b.group) + ", " + std::to_string(b.binding) + ")";
+        std::string bn =
+            "binding (" + std::to_string(b.group) + ", " + std::to_string(b.binding) + ")";
         const KernelBinding* kb = k.find_binding(b.group, b.binding);
         if (!kb || !kb->statically_used)
-          throw CaseError(dwhere + ": " + bn + " is not used by the kernel (its bindings: " +
-                          binding_list(k) + ")");
+          throw CaseError(dwhere + ": " + bn +
+                          " is not used by the kernel (its bindings: " + binding_list(k) + ")");
         bn += " '" + std::string(kb->name) + "': " + std::string(kb->wgsl_type);
-        if (!seen.insert({b.group, b.binding}).second) throw CaseError(dwhere + ": " + bn + " is bound twice");
+        if (!seen.insert({b.group, b.binding}).second)
+          throw CaseError(dwhere + ": " + bn + " is bound twice");
         BindGroupEntry e;
         e.binding = b.binding;
         if (b.is_inline) {
           uint64_t size = std::max<uint64_t>(b.inline_bytes.size(), kb->min_binding_size);
           size = align_up(size, 16);
-          Buffer ib = device_.create_buffer({c.name + "." + std::string(kb->name), size,
-                                             BufferUsage::Uniform | BufferUsage::Storage | BufferUsage::CopyDst});
+          Buffer ib = device_.create_buffer(
+              {c.name + "." + std::string(kb->name), size,
+               BufferUsage::Uniform | BufferUsage::Storage | BufferUsage::CopyDst});
           std::vector<uint8_t> bytes = b.inline_bytes;
           bytes.resize(size, 0);
           device_.queue().write_buffer(ib, 0, bytes.data(), bytes.size());
           if (b.inline_bytes.size() < kb->min_binding_size)
             throw CaseError(dwhere + ": " + bn + ": inline values are " +
-                            std::to_string(b.inline_bytes.size()) + " bytes, the binding needs at least " +
+                            std::to_string(b.inline_bytes.size()) +
+                            " bytes, the binding needs at least " +
                             std::to_string(kb->min_binding_size));
           p.inline_buffers.push_back(ib);
           e.buffer = ib;
         } else {
           auto it = p.buffers.find(b.buffer);
-          if (it == p.buffers.end()) throw CaseError(dwhere + ": " + bn + ": no buffer '" + b.buffer + "'");
+          if (it == p.buffers.end())
+            throw CaseError(dwhere + ": " + bn + ": no buffer '" + b.buffer + "'");
           e.buffer = it->second;
           e.offset = b.offset;
           e.size = b.size;
@@ -164,8 +174,8 @@ PreparedCase Runner::prepare(const Case& c) {
       for (const auto& kb : k.bindings)
         if (kb.statically_used && !seen.count({kb.group, kb.binding}))
           throw CaseError(dwhere + ": binding (" + std::to_string(kb.group) + ", " +
-                          std::to_string(kb.binding) + ") '" + std::string(kb.name) + "': " +
-                          std::string(kb.wgsl_type) + " is not bound");
+                          std::to_string(kb.binding) + ") '" + std::string(kb.name) +
+                          "': " + std::string(kb.wgsl_type) + " is not bound");
 
       PreparedCase::Dispatch pd;
       pd.label = d.label.empty() ? k.qualified_name() : d.label;
@@ -191,18 +201,17 @@ PreparedCase Runner::prepare(const Case& c) {
         for (int a = 0; a < 3 && n; ++a) n = checked_mul(*n, k.workgroup_size[a]);
         if (n) n = checked_add(invocations, *n);
         if (!n || *n > options_.max_invocations)
-          throw CaseError(dwhere + ": workgroups [" + std::to_string(pd.workgroups[0]) + ", " +
-                          std::to_string(pd.workgroups[1]) + ", " + std::to_string(pd.workgroups[2]) +
-                          "] of " + std::to_string(k.workgroup_size[0] * k.workgroup_size[1] * k.workgroup_size[2]) +
-                          " invocations bring the case past its budget of " +
-                          std::to_string(options_.max_invocations) +
-                          " invocations (wgslvk validate --timeout 0 lifts the budget)");
+          throw CaseError(
+              dwhere + ": workgroups [" + std::to_string(pd.workgroups[0]) + ", " +
+              std::to_string(pd.workgroups[1]) + ", " + std::to_string(pd.workgroups[2]) + "] of " +
+              std::to_string(k.workgroup_size[0] * k.workgroup_size[1] * k.workgroup_size[2]) +
+              " invocations bring the case past its budget of " +
+              std::to_string(options_.max_invocations) +
+              " invocations (wgslvk validate --timeout 0 lifts the budget)");
         invocations = *n;
       }
       p.dispatches.push_back(std::move(pd));
-    } catch (const CaseError&) {
-      throw;
-    } catch (const std::exception& e) {
+    } catch (const CaseError&) { throw; } catch (const std::exception& e) {
       throw CaseError(dwhere + ": " + e.what());
     }
   }
@@ -233,12 +242,15 @@ CaseResult Runner::execute(const Case& c, const PreparedCase& p) {
 
   bool timed = options_.timestamps && device_.has_feature(Feature::TimestampQuery);
   QuerySet qs;
-  if (timed) qs = device_.create_query_set({.label = c.name + " timestamps", .count = uint32_t(2 * p.dispatches.size())});
+  if (timed)
+    qs = device_.create_query_set(
+        {.label = c.name + " timestamps", .count = uint32_t(2 * p.dispatches.size())});
   CommandEncoder enc = device_.create_command_encoder({c.name});
   for (size_t i = 0; i < p.dispatches.size(); ++i) {
     ComputePassDescriptor pdsc;
     pdsc.label = p.dispatches[i].label;
-    if (timed) pdsc.timestamp_writes = PassTimestampWrites{qs, uint32_t(2 * i), uint32_t(2 * i + 1)};
+    if (timed)
+      pdsc.timestamp_writes = PassTimestampWrites{qs, uint32_t(2 * i), uint32_t(2 * i + 1)};
     try {
       ComputePass pass = enc.begin_compute_pass(pdsc);
       p.record(pass, i);
@@ -263,7 +275,8 @@ CaseResult Runner::execute(const Case& c, const PreparedCase& p) {
   for (const auto& chk : c.checks) {
     if (!actual.count(chk.buffer)) {
       auto it = p.buffers.find(chk.buffer);
-      if (it == p.buffers.end()) throw CaseError(where + ": checks name no buffer '" + chk.buffer + "'");
+      if (it == p.buffers.end())
+        throw CaseError(where + ": checks name no buffer '" + chk.buffer + "'");
       actual[chk.buffer] = device_.read_buffer(it->second);
       Array a;
       a.dtype = chk.expected.dtype;
@@ -301,8 +314,10 @@ bool inside(const std::filesystem::path& base, const std::filesystem::path& p) {
 }
 // Creates or truncates `path`, never through a symlink.
 void write_nofollow(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
-  if (fd < 0) throw CaseError("--dump: " + path.string() + ": cannot write: " + std::strerror(errno));
+  int fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd < 0)
+    throw CaseError("--dump: " + path.string() + ": cannot write: " + std::strerror(errno));
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -331,7 +346,8 @@ void dump_result(const std::filesystem::path& dir, const Case& c, const CaseResu
     b = e + 1;
   }
   parts.push_back(c.name);
-  for (size_t i = 0; i < parts.size(); ++i) check_part(parts[i], i + 1 == parts.size() ? "case name" : "kernel part", r.id);
+  for (size_t i = 0; i < parts.size(); ++i)
+    check_part(parts[i], i + 1 == parts.size() ? "case name" : "kernel part", r.id);
   std::vector<std::pair<std::string, std::vector<uint8_t>>> files;
   for (const auto& [name, arr] : r.outputs) {
     check_part(name + ".actual.npy", "buffer name", r.id);
@@ -352,14 +368,19 @@ void dump_result(const std::filesystem::path& dir, const Case& c, const CaseResu
     d /= p;
     auto st = fs::symlink_status(d);
     if (fs::is_symlink(st))
-      throw CaseError("--dump: " + d.string() + " is a symbolic link (not followed: it could lead outside the "
-                      "dump folder " + base.string() + "); nothing written");
-    if (!fs::exists(st)) fs::create_directory(d);
-    else if (!fs::is_directory(st)) throw CaseError("--dump: " + d.string() + " exists and is not a folder");
+      throw CaseError("--dump: " + d.string() +
+                      " is a symbolic link (not followed: it could lead outside the "
+                      "dump folder " +
+                      base.string() + "); nothing written");
+    if (!fs::exists(st))
+      fs::create_directory(d);
+    else if (!fs::is_directory(st))
+      throw CaseError("--dump: " + d.string() + " exists and is not a folder");
   }
   if (!inside(base, fs::canonical(d)))
     throw CaseError("--dump: " + d.string() + " resolves to " + fs::canonical(d).string() +
-                    ", outside the dump folder " + base.string() + " (a symlink?); nothing written");
+                    ", outside the dump folder " + base.string() +
+                    " (a symlink?); nothing written");
   for (const auto& [name, bytes] : files) write_nofollow(d / name, bytes);
 }
 

@@ -72,7 +72,8 @@ std::string bounded(std::string_view s, size_t max) {
 std::string show(const nlohmann::ordered_json& j, size_t max) {
   // The depth of every parsed value is bounded by parse_json_strict, so dump() cannot recurse
   // deeply; strings with invalid UTF-8 are replaced rather than thrown on.
-  return bounded(utf8_safe(j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)), max);
+  return bounded(
+      utf8_safe(j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)), max);
 }
 
 std::string component_problem(std::string_view name) {
@@ -113,7 +114,8 @@ struct Fd {
 
 std::vector<uint8_t> read_fd(int fd, const std::string& what, uint64_t max_bytes) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0) throw std::runtime_error(what + ": cannot stat: " + std::strerror(errno));
+  if (::fstat(fd, &st) != 0)
+    throw std::runtime_error(what + ": cannot stat: " + std::strerror(errno));
   if (!S_ISREG(st.st_mode))
     throw std::runtime_error(what + ": is " + kind_of(st.st_mode) + ", not a regular file");
   uint64_t size = uint64_t(st.st_size);
@@ -126,29 +128,35 @@ std::vector<uint8_t> read_fd(int fd, const std::string& what, uint64_t max_bytes
     ssize_t r = ::read(fd, out.data() + got, size_t(std::min<uint64_t>(size - got, 1u << 26)));
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) throw std::runtime_error(what + ": read error: " + std::strerror(errno));
-    if (r == 0) throw std::runtime_error(what + ": shorter than its size (" + std::to_string(size) + " bytes) while reading");
+    if (r == 0)
+      throw std::runtime_error(what + ": shorter than its size (" + std::to_string(size) +
+                               " bytes) while reading");
     got += uint64_t(r);
   }
   return out;
 }
 
 std::string open_problem(int err) {
-  if (err == ELOOP) return "is a symbolic link (not followed: case files must be regular files in the case folder)";
+  if (err == ELOOP)
+    return "is a symbolic link (not followed: case files must be regular files in the case folder)";
   if (err == ENOENT) return "cannot open: no such file";
   return std::string("cannot open: ") + std::strerror(err);
 }
 
 }  // namespace
 
-std::vector<uint8_t> read_case_file(const fs::path& dir, std::string_view name, uint64_t max_bytes) {
+std::vector<uint8_t> read_case_file(const fs::path& dir, std::string_view name,
+                                    uint64_t max_bytes) {
   std::string what = (dir / fs::path(std::string(name))).string();
   if (std::string p = component_problem(name); !p.empty())
     throw std::runtime_error(bounded(utf8_safe(what)) + ": the file name " + p);
   Fd d;
   d.fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (d.fd < 0) throw std::runtime_error(dir.string() + ": cannot open the folder: " + std::strerror(errno));
+  if (d.fd < 0)
+    throw std::runtime_error(dir.string() + ": cannot open the folder: " + std::strerror(errno));
   Fd f;
-  f.fd = ::openat(d.fd, std::string(name).c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  f.fd = ::openat(d.fd, std::string(name).c_str(),
+                  O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (f.fd < 0) throw std::runtime_error(what + ": " + open_problem(errno));
   return read_fd(f.fd, what, max_bytes);
 }
@@ -173,8 +181,8 @@ nlohmann::ordered_json parse_json_strict(std::string_view text) {
   using ojson = nlohmann::ordered_json;
   struct Frame {
     bool object;
-    std::string key;  // object: the current key
-    size_t index = 0; // array: the current element
+    std::string key;   // object: the current key
+    size_t index = 0;  // array: the current element
     std::set<std::string> keys;
   };
   std::vector<Frame> stack;
@@ -199,7 +207,8 @@ nlohmann::ordered_json parse_json_strict(std::string_view text) {
       case ojson::parse_event_t::object_start:
       case ojson::parse_event_t::array_start:
         if (int(stack.size()) >= kMaxJsonDepth)
-          throw StrictError{"nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels at " + path()};
+          throw StrictError{"nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels at " +
+                            path()};
         stack.push_back({ev == ojson::parse_event_t::object_start, {}, 0, {}});
         break;
       case ojson::parse_event_t::object_end:
@@ -232,7 +241,8 @@ nlohmann::ordered_json parse_json_strict(std::string_view text) {
     throw std::runtime_error(utf8_safe(e.msg));
   } catch (const nlohmann::json::exception& e) {
     std::string m = e.what();
-    if (!m.empty() && m[0] == '[') m = m.substr(m.find("] ") == std::string::npos ? 0 : m.find("] ") + 2);
+    if (!m.empty() && m[0] == '[')
+      m = m.substr(m.find("] ") == std::string::npos ? 0 : m.find("] ") + 2);
     throw std::runtime_error(bounded(utf8_safe(m), 300));
   }
 }

@@ -45,7 +45,8 @@ std::string ValidateReport::verdict() const {
   if (skipped) s += ", " + std::to_string(skipped) + " skipped";
   if (errors) s += ", " + std::to_string(errors) + " case(s) ERROR";
   if (device_abandoned) s += ", device abandoned after a time-out";
-  if (!layer_messages.empty()) s += ", validation layer reported " + std::to_string(layer_messages.size()) + " message(s)";
+  if (!layer_messages.empty())
+    s += ", validation layer reported " + std::to_string(layer_messages.size()) + " message(s)";
   s += " (" + std::to_string(cases) + " cases) on " + device;
   return s;
 }
@@ -103,7 +104,8 @@ ValidateReport Validator::run(const std::function<void(const CaseResult&)>& prog
   rep.device = impl_->adapter.info().name;
   rep.driver = impl_->adapter.info().driver;
   rep.validation_layer = impl_->instance.validation_enabled();
-  rep.seed = opt.seed ? *opt.seed : (uint64_t(std::random_device{}()) << 32 | std::random_device{}());
+  rep.seed =
+      opt.seed ? *opt.seed : (uint64_t(std::random_device{}()) << 32 | std::random_device{}());
   RunOptions ro = opt.run;
   if (opt.timeout_s > 0 && !ro.max_invocations) ro.max_invocations = kDefaultMaxInvocations;
   // After an abandonment the old runner is still in use by the detached worker: keep it.
@@ -144,7 +146,8 @@ ValidateReport Validator::run(const std::function<void(const CaseResult&)>& prog
       st->cv.notify_all();
     });
     std::unique_lock lk(st->m);
-    bool finished = st->cv.wait_for(lk, std::chrono::duration<double>(opt.timeout_s), [&] { return st->done; });
+    bool finished =
+        st->cv.wait_for(lk, std::chrono::duration<double>(opt.timeout_s), [&] { return st->done; });
     if (finished) {
       lk.unlock();
       worker.join();
@@ -216,13 +219,15 @@ ValidateReport Validator::run(const std::function<void(const CaseResult&)>& prog
     if (!find_kernel(c.kernel)) {
       // The top-level kernel files the case (and names its dump folder): it must be one we have.
       std::string known;
-      for (const KernelInfo* k : all_kernels()) known += (known.empty() ? "" : ", ") + k->qualified_name();
+      for (const KernelInfo* k : all_kernels())
+        known += (known.empty() ? "" : ", ") + k->qualified_name();
       CaseResult r;
       r.id = c.id();
       r.kernel = c.kernel;
       r.source = dir.string();
       r.status = CaseResult::Status::Error;
-      r.message = (dir / "case.json").string() + ": kernel: unknown kernel '" + c.kernel + "' (known: " + known + ")";
+      r.message = (dir / "case.json").string() + ": kernel: unknown kernel '" + c.kernel +
+                  "' (known: " + known + ")";
       record(std::move(c), std::move(r));
       continue;
     }
@@ -249,8 +254,8 @@ ValidateReport Validator::run(const std::function<void(const CaseResult&)>& prog
         r.status = CaseResult::Status::Error;
         r.message = std::string("generator failed: ") + e.what();
       }
-      r.source = "randomized (generator seed " + std::to_string(seed) + ", wgslvk validate --seed " +
-                 std::to_string(rep.seed) + ")";
+      r.source = "randomized (generator seed " + std::to_string(seed) +
+                 ", wgslvk validate --seed " + std::to_string(rep.seed) + ")";
       record(std::move(c), std::move(r));
     }
   }
@@ -268,13 +273,21 @@ ValidateReport Validator::run(const std::function<void(const CaseResult&)>& prog
       if (r.kernel != name) continue;
       ++row.cases;
       switch (r.status) {
-        case CaseResult::Status::Pass: ++row.passed; break;
-        case CaseResult::Status::Fail: ++row.failed; break;
-        case CaseResult::Status::Skip: ++row.skipped; break;
-        default: ++row.errors;
+        case CaseResult::Status::Pass:
+          ++row.passed;
+          break;
+        case CaseResult::Status::Fail:
+          ++row.failed;
+          break;
+        case CaseResult::Status::Skip:
+          ++row.skipped;
+          break;
+        default:
+          ++row.errors;
       }
       if (r.status != CaseResult::Status::Pass)
-        row.messages.push_back(std::string(status_name(r.status)) + " " + r.id + " [" + r.source + "]: " + r.message);
+        row.messages.push_back(std::string(status_name(r.status)) + " " + r.id + " [" + r.source +
+                               "]: " + r.message);
       if (r.device_ms) row.device_ms += *r.device_ms, row.timed = true;
       for (const auto& chk : r.checks) {
         if (chk.mode != CheckSpec::Mode::Ulp) continue;

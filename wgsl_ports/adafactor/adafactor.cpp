@@ -36,13 +36,12 @@ MultiTensorAdafactor::MultiTensorAdafactor(Device& device, std::vector<optimizer
   if (params.empty()) fail("value", "MultiTensorAdafactor: no parameters registered");
   try {
     check_hyper(opt_.hyper, "MultiTensorAdafactor: options.hyper");
-  } catch (const std::invalid_argument& e) {
-    fail("value", e.what());
-  }
+  } catch (const std::invalid_argument& e) { fail("value", e.what()); }
   uint64_t binding = device_.limits().max_storage_buffer_binding_size;
   if (opt_.max_binding_bytes) binding = std::min(binding, opt_.max_binding_bytes);
   const uint32_t align = device_.storage_offset_alignment();
-  layout_ = optimizer::make_layout(params, optimizer::StatePrecision::FP32, align, binding, "MultiTensorAdafactor");
+  layout_ = optimizer::make_layout(params, optimizer::StatePrecision::FP32, align, binding,
+                                   "MultiTensorAdafactor");
   const uint64_t unit = align / 4;
   const uint32_t max_dim = device_.limits().max_compute_workgroups_per_dimension;
   uint64_t so = 0, sc = 0, sf = 0;
@@ -56,20 +55,22 @@ MultiTensorAdafactor::MultiTensorAdafactor(Device& device, std::vector<optimizer
     Tensor t;
     t.p = p;
     if (p.shape.size() > 2)
-      fail("shape", "MultiTensorAdafactor: parameter '" + p.name + "' has shape " + checkpoint_shape_str(p.shape) +
-                        " (rank " + std::to_string(p.shape.size()) +
+      fail("shape", "MultiTensorAdafactor: parameter '" + p.name + "' has shape " +
+                        checkpoint_shape_str(p.shape) + " (rank " + std::to_string(p.shape.size()) +
                         "): only rank 0, 1 (full second moment) and 2 (factored) are supported");
     if (p.count * 4 > binding || p.count >= (uint64_t(1) << 31))
-      fail("limits", "MultiTensorAdafactor: parameter '" + p.name + "' has " + std::to_string(p.count) +
-                         " elements (" + std::to_string(p.count * 4) +
+      fail("limits", "MultiTensorAdafactor: parameter '" + p.name + "' has " +
+                         std::to_string(p.count) + " elements (" + std::to_string(p.count * 4) +
                          " bytes), above one storage binding (" + std::to_string(binding) +
                          " bytes): a tensor is never split");
     if (p.shape.size() == 2) {
       t.dims = dims_2d(uint32_t(p.shape[0]), uint32_t(p.shape[1]));
       if (t.dims.nbx > max_dim || t.dims.nby > max_dim)
-        fail("limits", "MultiTensorAdafactor: parameter '" + p.name + "' of shape " + checkpoint_shape_str(p.shape) +
-                           " needs a " + std::to_string(t.dims.nbx) + " x " + std::to_string(t.dims.nby) +
-                           " tile grid, above maxComputeWorkgroupsPerDimension " + std::to_string(max_dim));
+        fail("limits", "MultiTensorAdafactor: parameter '" + p.name + "' of shape " +
+                           checkpoint_shape_str(p.shape) + " needs a " +
+                           std::to_string(t.dims.nbx) + " x " + std::to_string(t.dims.nby) +
+                           " tile grid, above maxComputeWorkgroupsPerDimension " +
+                           std::to_string(max_dim));
       t.row_var = take(so, t.dims.rows);
       t.col_var = take(so, t.dims.cols);
       t.row_part = take(sc, uint64_t(t.dims.nbx) * t.dims.rows);
@@ -110,8 +111,10 @@ MultiTensorAdafactor::MultiTensorAdafactor(Device& device, std::vector<optimizer
     auto words = dims_words(tensors_[i].dims);
     device_.queue().write_buffer(uniforms_, uint64_t(2 + i) * uslot_, words.data(), sizeof words);
   }
-  if (opt_.per_tensor) build_dispatches();
-  else build_batched();
+  if (opt_.per_tensor)
+    build_dispatches();
+  else
+    build_batched();
 }
 
 // ---- the batched step (adafactor_multi.wgsl) ------------------------------------------------------
@@ -119,8 +122,8 @@ MultiTensorAdafactor::MultiTensorAdafactor(Device& device, std::vector<optimizer
 namespace {
 // adafactor_multi.wgsl's AfTensor, word for word
 struct AfTensorWords {
-  uint32_t wg_a, wg_b, decay_on, w, rows, cols, nbx, nby, nparts, n, s0, s1, row_part, col_part, p_part,
-      rms_part, rr, rc, pad0, pad1;
+  uint32_t wg_a, wg_b, decay_on, w, rows, cols, nbx, nby, nparts, n, s0, s1, row_part, col_part,
+      p_part, rms_part, rr, rc, pad0, pad1;
 };
 static_assert(sizeof(AfTensorWords) == 80);
 
@@ -188,7 +191,7 @@ void MultiTensorAdafactor::build_batched() {
   // the tables: per group the 2-D entries, then the 1-D entries, each array on the alignment
   std::vector<AfTensorWords> words;
   struct GroupTables {
-    uint64_t at2 = 0, n2 = 0, at1 = 0, n1 = 0;  // entry index, count
+    uint64_t at2 = 0, n2 = 0, at1 = 0, n1 = 0;   // entry index, count
     uint64_t tiles = 0, fe = 0, e1 = 0, a1 = 0;  // workgroups per phase
   };
   std::vector<GroupTables> gt(groups.size());
@@ -208,7 +211,8 @@ void MultiTensorAdafactor::build_batched() {
         AfTensorWords e{};
         e.decay_on = t.p.decay ? 1 : 0;
         e.w = rel(0, t.p.offset);
-        e.rows = d.rows, e.cols = d.cols, e.nbx = d.nbx, e.nby = d.nby, e.nparts = d.nparts, e.n = d.n;
+        e.rows = d.rows, e.cols = d.cols, e.nbx = d.nbx, e.nby = d.nby, e.nparts = d.nparts,
+        e.n = d.n;
         e.p_part = rel(2, t.p_part);
         e.rms_part = rel(2, t.rms_part);
         if (d.factored) {
@@ -256,17 +260,21 @@ void MultiTensorAdafactor::build_batched() {
     auto whole = [&](const Buffer& b, int k) {
       return BindGroupEntry{0, b, m.s[k].lo * 4, (m.s[k].hi - m.s[k].lo) * 4};
     };
-    const BindGroupEntry W = whole(w_, 0), G = whole(g_, 0), S = whole(state_, 1), P = whole(scratch_, 2);
+    const BindGroupEntry W = whole(w_, 0), G = whole(g_, 0), S = whole(state_, 1),
+                         P = whole(scratch_, 2);
     if (q.n2) {
-      const BindGroupEntry T{0, tables_, q.at2 * sizeof(AfTensorWords), q.n2 * sizeof(AfTensorWords)};
+      const BindGroupEntry T{0, tables_, q.at2 * sizeof(AfTensorWords),
+                             q.n2 * sizeof(AfTensorWords)};
       add("adafactor_multi_sq_sums", {T, H, G, W, P}, q.tiles);
     }
     if (q.n1) {
-      const BindGroupEntry T{0, tables_, q.at1 * sizeof(AfTensorWords), q.n1 * sizeof(AfTensorWords)};
+      const BindGroupEntry T{0, tables_, q.at1 * sizeof(AfTensorWords),
+                             q.n1 * sizeof(AfTensorWords)};
       add("adafactor_multi_ema_1d", {T, H, G, W, S, P}, q.e1);
     }
     if (q.n2) {
-      const BindGroupEntry T{0, tables_, q.at2 * sizeof(AfTensorWords), q.n2 * sizeof(AfTensorWords)};
+      const BindGroupEntry T{0, tables_, q.at2 * sizeof(AfTensorWords),
+                             q.n2 * sizeof(AfTensorWords)};
       const BindGroupEntry F = whole(factors_, 3);
       add("adafactor_multi_factor_ema", {T, H, P, S, F}, q.fe);
       add("adafactor_multi_row_rsqrt", {T, H, S, F}, q.n2);
@@ -274,7 +282,8 @@ void MultiTensorAdafactor::build_batched() {
       add("adafactor_multi_apply_2d", {T, H, W, G, F, P}, q.tiles);
     }
     if (q.n1) {
-      const BindGroupEntry T{0, tables_, q.at1 * sizeof(AfTensorWords), q.n1 * sizeof(AfTensorWords)};
+      const BindGroupEntry T{0, tables_, q.at1 * sizeof(AfTensorWords),
+                             q.n1 * sizeof(AfTensorWords)};
       add("adafactor_multi_apply_1d", {T, H, W, G, S, P}, q.a1);
     }
   }
@@ -307,25 +316,32 @@ void MultiTensorAdafactor::build_dispatches() {
     const uint64_t hp = (t.p.decay ? 0 : 1) * uint64_t(uslot_), dims = uint64_t(2 + i) * uslot_;
     const BindGroupEntry W = f32(w_, t.p.offset, t.p.count), G = f32(g_, t.p.offset, t.p.count);
     const BindGroupEntry U{0, uniforms_, dims, 32}, H{0, uniforms_, hp, 48};
-    const BindGroupEntry RMS = f32(scratch_, t.rms_part, d.nparts), PP = f32(scratch_, t.p_part, d.nparts);
+    const BindGroupEntry RMS = f32(scratch_, t.rms_part, d.nparts),
+                         PP = f32(scratch_, t.p_part, d.nparts);
     if (d.factored) {
       const BindGroupEntry RP = f32(scratch_, t.row_part, uint64_t(d.nbx) * d.rows),
                            CP = f32(scratch_, t.col_part, uint64_t(d.nby) * d.cols),
                            RV = f32(state_, t.row_var, d.rows), CV = f32(state_, t.col_var, d.cols),
                            RR = f32(factors_, t.rr, d.rows), RC = f32(factors_, t.rc, d.cols);
       const Grid tiles{d.nbx, d.nby};
-      add("adafactor_sq_sums", {at(0, G), at(1, W), at(2, RP), at(3, CP), at(4, PP), at(5, U), at(6, H)}, tiles);
-      add("adafactor_factor_ema", {at(0, RP), at(1, CP), at(2, RV), at(3, CV), at(4, RC), at(5, U), at(6, H)},
+      add("adafactor_sq_sums",
+          {at(0, G), at(1, W), at(2, RP), at(3, CP), at(4, PP), at(5, U), at(6, H)}, tiles);
+      add("adafactor_factor_ema",
+          {at(0, RP), at(1, CP), at(2, RV), at(3, CV), at(4, RC), at(5, U), at(6, H)},
           grid_for_workgroups(factor_ema_workgroups(d), lim));
       add("adafactor_row_rsqrt", {at(0, RV), at(1, RR), at(2, U), at(3, H)}, {1, 1});
-      add("adafactor_update_rms", {at(0, G), at(1, RR), at(2, RC), at(3, RMS), at(4, U), at(5, H)}, tiles);
+      add("adafactor_update_rms", {at(0, G), at(1, RR), at(2, RC), at(3, RMS), at(4, U), at(5, H)},
+          tiles);
       add("adafactor_apply_2d",
-          {at(0, W), at(1, G), at(2, RR), at(3, RC), at(4, RMS), at(5, PP), at(6, U), at(7, H)}, tiles);
+          {at(0, W), at(1, G), at(2, RR), at(3, RC), at(4, RMS), at(5, PP), at(6, U), at(7, H)},
+          tiles);
     } else {
       const BindGroupEntry V = f32(state_, t.v, d.n);
-      add("adafactor_ema_1d", {at(0, G), at(1, W), at(2, V), at(3, RMS), at(4, PP), at(5, U), at(6, H)},
+      add("adafactor_ema_1d",
+          {at(0, G), at(1, W), at(2, V), at(3, RMS), at(4, PP), at(5, U), at(6, H)},
           grid_for_workgroups(d.nparts, lim));
-      add("adafactor_apply_1d", {at(0, W), at(1, G), at(2, V), at(3, RMS), at(4, PP), at(5, U), at(6, H)},
+      add("adafactor_apply_1d",
+          {at(0, W), at(1, G), at(2, V), at(3, RMS), at(4, PP), at(5, U), at(6, H)},
           grid_for_workgroups(div_ceil(d.n, kWG), lim));
     }
   }
@@ -344,9 +360,7 @@ void MultiTensorAdafactor::set_lr(double lr) {
   h.lr = lr;
   try {
     check_hyper(h, "MultiTensorAdafactor::set_lr");
-  } catch (const std::invalid_argument& e) {
-    fail("value", e.what());
-  }
+  } catch (const std::invalid_argument& e) { fail("value", e.what()); }
   opt_.hyper = h;
 }
 
@@ -381,29 +395,33 @@ const MultiTensorAdafactor::Tensor& MultiTensorAdafactor::tensor(std::string_vie
     if (t.p.name == name) return t;
   std::string known;
   for (const auto& t : tensors_) known += (known.empty() ? "" : ", ") + t.p.name;
-  fail("value", "MultiTensorAdafactor: no parameter '" + std::string(name) + "' (registered: " + known + ")");
+  fail("value", "MultiTensorAdafactor: no parameter '" + std::string(name) +
+                    "' (registered: " + known + ")");
 }
 
 static void check_count(const char* fn, const MultiTensorAdafactor::Tensor& t, size_t got) {
   if (got != t.p.count)
-    fail("shape", std::string("MultiTensorAdafactor::") + fn + ": parameter '" + t.p.name + "' has " +
-                      std::to_string(t.p.count) + " elements (shape " + checkpoint_shape_str(t.p.shape) + "), got " +
-                      std::to_string(got));
+    fail("shape", std::string("MultiTensorAdafactor::") + fn + ": parameter '" + t.p.name +
+                      "' has " + std::to_string(t.p.count) + " elements (shape " +
+                      checkpoint_shape_str(t.p.shape) + "), got " + std::to_string(got));
 }
 
 void MultiTensorAdafactor::set_weights(std::string_view name, std::span<const float> values) {
   const auto& t = tensor(name);
   check_count("set_weights", t, values.size());
-  if (!values.empty()) device_.queue().write_buffer(w_, t.p.offset * 4, values.data(), values.size_bytes());
+  if (!values.empty())
+    device_.queue().write_buffer(w_, t.p.offset * 4, values.data(), values.size_bytes());
 }
 
 void MultiTensorAdafactor::set_grads(std::string_view name, std::span<const float> values) {
   const auto& t = tensor(name);
   check_count("set_grads", t, values.size());
-  if (!values.empty()) device_.queue().write_buffer(g_, t.p.offset * 4, values.data(), values.size_bytes());
+  if (!values.empty())
+    device_.queue().write_buffer(g_, t.p.offset * 4, values.data(), values.size_bytes());
 }
 
-std::vector<float> MultiTensorAdafactor::read_f32(const Buffer& b, uint64_t offset, uint64_t count) {
+std::vector<float> MultiTensorAdafactor::read_f32(const Buffer& b, uint64_t offset,
+                                                  uint64_t count) {
   if (count == 0) return {};
   return read<float>(device_, b, offset * 4, count);
 }
@@ -419,8 +437,9 @@ std::vector<float> MultiTensorAdafactor::read_grads(std::string_view name) {
 
 static void need(const MultiTensorAdafactor::Tensor& t, bool factored, const char* fn) {
   if (t.dims.factored != factored)
-    fail("value", std::string("MultiTensorAdafactor::") + fn + ": parameter '" + t.p.name + "' of shape " +
-                      checkpoint_shape_str(t.p.shape) + " is " + (t.dims.factored ? "factored (2-D)" : "1-D"));
+    fail("value", std::string("MultiTensorAdafactor::") + fn + ": parameter '" + t.p.name +
+                      "' of shape " + checkpoint_shape_str(t.p.shape) + " is " +
+                      (t.dims.factored ? "factored (2-D)" : "1-D"));
 }
 
 std::vector<float> MultiTensorAdafactor::read_row_var(std::string_view name) {
@@ -449,7 +468,9 @@ uint64_t MultiTensorAdafactor::state_bytes() const {
   for (const auto& t : tensors_) s += state_bytes(t.p.name);
   return s;
 }
-uint64_t MultiTensorAdafactor::scratch_bytes() const { return (scratch_elems_ + factor_elems_) * 4; }
+uint64_t MultiTensorAdafactor::scratch_bytes() const {
+  return (scratch_elems_ + factor_elems_) * 4;
+}
 
 // ---- checkpoints --------------------------------------------------------------------------------
 
@@ -458,7 +479,7 @@ std::vector<optimizer::CheckpointTensor> checkpoint_tensors(const optimizer::Lay
   for (const auto& p : layout.params) {
     out.push_back({p.name, "F32", p.shape, p.count * 4});
     if (p.count == 0) continue;  // an empty tensor has no state
-    if (p.shape.size() == 2) {  // factored (the constructor's rule)
+    if (p.shape.size() == 2) {   // factored (the constructor's rule)
       out.push_back({p.name + ".row_var", "F32", {p.shape[0]}, p.shape[0] * 4});
       out.push_back({p.name + ".col_var", "F32", {p.shape[1]}, p.shape[1] * 4});
     } else {
@@ -501,9 +522,7 @@ DecodedCheckpoint decode_checkpoint(std::span<const uint8_t> file,
     h.scale_parameter = md.boolean("scale_parameter");
     try {
       check_hyper(h, "checkpoint");  // what the constructor refuses, load() refuses
-    } catch (const std::invalid_argument& e) {
-      throw optimizer::CheckpointError(e.what());
-    }
+    } catch (const std::invalid_argument& e) { throw optimizer::CheckpointError(e.what()); }
     out.state.hyper = h;
   };
   optimizer::DecodedSafetensors d = optimizer::decode_safetensors_checkpoint(
@@ -541,7 +560,8 @@ void MultiTensorAdafactor::save(const std::string& path) {
   const auto at = places(tensors_, w_, state_);
   std::vector<std::vector<uint8_t>> data(tensors.size());
   for (size_t i = 0; i < tensors.size(); ++i)
-    if (tensors[i].bytes) data[i] = device_.read_buffer(*at[i].buffer, at[i].byte_offset, tensors[i].bytes);
+    if (tensors[i].bytes)
+      data[i] = device_.read_buffer(*at[i].buffer, at[i].byte_offset, tensors[i].bytes);
   optimizer::write_checkpoint_file(path, encode_checkpoint(tensors, data, {t_, opt_.hyper}),
                                    "MultiTensorAdafactor::save");
 }
@@ -566,7 +586,8 @@ void MultiTensorAdafactor::load(const std::string& path) {
   t_ = d.state.step;
   for (size_t i = 0; i < tensors.size(); ++i)
     if (tensors[i].bytes)
-      device_.queue().write_buffer(*at[i].buffer, at[i].byte_offset, data + d.spans[i].first, tensors[i].bytes);
+      device_.queue().write_buffer(*at[i].buffer, at[i].byte_offset, data + d.spans[i].first,
+                                   tensors[i].bytes);
   CommandEncoder enc = device_.create_command_encoder({"adafactor load"});
   enc.clear_buffer(g_);
   device_.queue().submit(enc.finish());

@@ -102,7 +102,7 @@ class MultiTensorAdafactor {
   uint64_t scratch_bytes() const;  // partials + factors (per-step temporaries)
   uint64_t dispatches_per_step() const { return dispatches_.size(); }
   uint64_t binding_groups() const { return groups_; }  // batched: binding groups (0 per tensor)
-  const Buffer& tables() const { return tables_; }      // batched: the tensor tables
+  const Buffer& tables() const { return tables_; }     // batched: the tensor tables
 
   // One optimizer step: record_step into a new encoder and submit. Does not wait.
   void step();

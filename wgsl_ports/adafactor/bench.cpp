@@ -39,7 +39,8 @@ ojson words_f32(const std::array<float, 12>& w) {
   s.push_back({{"f32", a}});
   return s;
 }
-void bind(DispatchSpec& k, const std::vector<std::string>& names, const af::Dims& d, const af::Scalars& s) {
+void bind(DispatchSpec& k, const std::vector<std::string>& names, const af::Dims& d,
+          const af::Scalars& s) {
   uint32_t i = 0;
   for (const auto& n : names) CaseBuilder::bind(k, i++, n);
   CaseBuilder::bind_values(k, i++, words_u32(af::dims_words(d)));
@@ -169,33 +170,45 @@ void run_model_step(bench::Ctx& c, bool per_tensor, uint64_t group_bytes = 0) {
   char lab[64];
   std::snprintf(lab, sizeof lab, "%.1fM params, %zu tensors", params / 1e6, opt.tensors().size());
   r.label = lab;
-  r.dims = {{"params", params}, {"tensors", opt.tensors().size()}, {"dispatches", opt.dispatches_per_step()},
+  r.dims = {{"params", params},
+            {"tensors", opt.tensors().size()},
+            {"dispatches", opt.dispatches_per_step()},
             {"binding_groups", opt.binding_groups()},
-            {"state_bytes", opt.state_bytes()}, {"scratch_bytes", opt.scratch_bytes()}};
+            {"state_bytes", opt.state_bytes()},
+            {"scratch_bytes", opt.scratch_bytes()}};
   r.bytes = 12 * params;
   r.bytes_rule = "byte floor: g and w read once, w written once (state and partials not counted)";
   if (bad || moved < w1.size() / 2) {
-    r.check = "check failed: " + std::to_string(bad) + " non-finite, " + std::to_string(moved) + " moved";
+    r.check =
+        "check failed: " + std::to_string(bad) + " non-finite, " + std::to_string(moved) + " moved";
     c.add_row(r);
     return;
   }
   r.check = "ok: finite, moved";
   std::tie(r.t, r.copy) = c.time_pair_encoder(
-      [&](CommandEncoder& enc, std::optional<PassTimestampWrites> ts) { opt.record_step(enc, ts); }, r.bytes);
+      [&](CommandEncoder& enc, std::optional<PassTimestampWrites> ts) { opt.record_step(enc, ts); },
+      r.bytes);
   c.add_row(r);
   const double floor_ms = r.copy.gbps() > 0 ? double(r.bytes) / (r.copy.gbps() * 1e9) * 1e3 : 0;
-  std::printf("adafactor multi-tensor step (%s): %.4f ms median, %.2fx the byte floor %.4f ms (copy roofline); "
-              "%llu dispatches per step (%llu binding groups), state %.2f MB (AdamW fp32 would hold %.1f MB), scratch %.2f MB\n",
-              per_tensor ? "per tensor" : group_bytes ? "batched, L2-sized groups" : "batched", r.t.median, floor_ms > 0 ? r.t.median / floor_ms : 0.0, floor_ms,
-              (unsigned long long)opt.dispatches_per_step(), (unsigned long long)opt.binding_groups(), opt.state_bytes() / 1e6, params * 8 / 1e6,
-              opt.scratch_bytes() / 1e6);
+  std::printf(
+      "adafactor multi-tensor step (%s): %.4f ms median, %.2fx the byte floor %.4f ms (copy "
+      "roofline); "
+      "%llu dispatches per step (%llu binding groups), state %.2f MB (AdamW fp32 would hold %.1f "
+      "MB), scratch %.2f MB\n",
+      per_tensor    ? "per tensor"
+      : group_bytes ? "batched, L2-sized groups"
+                    : "batched",
+      r.t.median, floor_ms > 0 ? r.t.median / floor_ms : 0.0, floor_ms,
+      (unsigned long long)opt.dispatches_per_step(), (unsigned long long)opt.binding_groups(),
+      opt.state_bytes() / 1e6, params * 8 / 1e6, opt.scratch_bytes() / 1e6);
 }
 
 void bench_adafactor(bench::Ctx& c) {
   using P = std::pair<uint32_t, uint32_t>;
-  const std::vector<P> mats = c.quick() ? std::vector<P>{{256, 256}, {300, 520}}
-                                        : std::vector<P>{{256, 256}, {512, 512}, {1024, 1024}, {1024, 4096},
-                                                         {2048, 2048}, {4096, 4096}, {4096, 11008}};
+  const std::vector<P> mats =
+      c.quick() ? std::vector<P>{{256, 256}, {300, 520}}
+                : std::vector<P>{{256, 256},   {512, 512},   {1024, 1024}, {1024, 4096},
+                                 {2048, 2048}, {4096, 4096}, {4096, 11008}};
   const std::vector<uint32_t> vecs = c.quick() ? std::vector<uint32_t>{512, 4096}
                                                : std::vector<uint32_t>{512, 1024, 2048, 4096, 8192};
   for (auto [rr, cc] : mats) {
@@ -218,7 +231,8 @@ void bench_adafactor(bench::Ctx& c) {
       w.label = label;
       w.dims = dims;
       w.bytes = 8 * n;
-      w.bytes_rule = "g read once (row and column sums together), w once (rms(w) for scale_parameter)";
+      w.bytes_rule =
+          "g read once (row and column sums together), w once (rms(w) for scale_parameter)";
       bench::time_case(c, step_case(rr, cc, true), w);
     }
   }
@@ -235,7 +249,8 @@ void bench_adafactor(bench::Ctx& c) {
   if (c.selected("adafactor", "multi_tensor_step")) run_model_step(c, false);
   if (c.selected("adafactor", "multi_tensor_step_per_tensor")) run_model_step(c, true);
   // groups of <= 16 MB of w (g + w <= 32 MB, within an H100/H200's 50 MB L2): 7 dispatches each
-  if (c.selected("adafactor", "multi_tensor_step_l2_groups")) run_model_step(c, false, uint64_t(16) << 20);
+  if (c.selected("adafactor", "multi_tensor_step_l2_groups"))
+    run_model_step(c, false, uint64_t(16) << 20);
 }
 
 }  // namespace

@@ -40,7 +40,8 @@ void bind_all(DispatchSpec& k, const std::vector<std::string>& names, const af::
   CaseBuilder::bind_values(k, i, hp_json(sc));
 }
 
-void check(CaseBuilder& b, const std::string& buf, const aref::Expected& e, const std::string& reason) {
+void check(CaseBuilder& b, const std::string& buf, const aref::Expected& e,
+           const std::string& reason) {
   b.check_expected(buf, e, 0, reason, "");
 }
 
@@ -52,7 +53,8 @@ std::vector<float> grads(Rng& r, uint32_t rows, uint32_t cols) {
   for (auto& x : cs) x = std::ldexp(1.0, int(r.below(5)) - 2);
   std::vector<float> g(uint64_t(rows) * cols);
   for (uint32_t i = 0; i < rows; ++i)
-    for (uint32_t j = 0; j < cols; ++j) g[uint64_t(i) * cols + j] = float(rs[i] * cs[j] * (2 * r.unit() - 1));
+    for (uint32_t j = 0; j < cols; ++j)
+      g[uint64_t(i) * cols + j] = float(rs[i] * cs[j] * (2 * r.unit() - 1));
   return g;
 }
 std::vector<float> uniform(Rng& r, uint64_t n, double lo, double hi) {
@@ -78,11 +80,14 @@ Case step_case(uint64_t seed, const StepSpec& sp, const std::string& what) {
   auto g = grads(r, fac ? sp.rows : 1, sp.cols);
   auto w = uniform(r, d.n, -0.5, 0.5);
   if (sp.zero_rows && fac) {
-    for (uint32_t i = 0; i < sp.rows; i += 5) std::fill_n(g.begin() + uint64_t(i) * sp.cols, sp.cols, 0.0f);
-    for (uint32_t i = 0; i < sp.rows; ++i) g[uint64_t(i) * sp.cols + sp.cols / 2] = 0.0f;  // a zero column
+    for (uint32_t i = 0; i < sp.rows; i += 5)
+      std::fill_n(g.begin() + uint64_t(i) * sp.cols, sp.cols, 0.0f);
+    for (uint32_t i = 0; i < sp.rows; ++i)
+      g[uint64_t(i) * sp.cols + sp.cols / 2] = 0.0f;  // a zero column
   }
   if (sp.nonfinite) {
-    const float bad[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+    const float bad[] = {std::numeric_limits<float>::quiet_NaN(),
+                         std::numeric_limits<float>::infinity(),
                          -std::numeric_limits<float>::infinity()};
     for (int k = 0; k < 9; ++k) g[r.below(d.n)] = bad[k % 3];
   }
@@ -102,9 +107,10 @@ Case step_case(uint64_t seed, const StepSpec& sp, const std::string& what) {
   auto e = aref::step_expected(w, g, rv, cv, v, d, sc);
   b.input("w", DType::F32, w);
   b.input("g", DType::F32, g);
-  const std::string wr = "w * decay - step * u within " + std::to_string(int(std::ceil(e.w_budget))) +
-                         " ULPs of |w * decay| + |step * u| (the composed budgets of every kernel's "
-                         "rounding, reference.hpp)";
+  const std::string wr =
+      "w * decay - step * u within " + std::to_string(int(std::ceil(e.w_budget))) +
+      " ULPs of |w * decay| + |step * u| (the composed budgets of every kernel's "
+      "rounding, reference.hpp)";
   if (fac) {
     b.input("row_var", DType::F32, rv);
     b.input("col_var", DType::F32, cv);
@@ -130,8 +136,10 @@ Case step_case(uint64_t seed, const StepSpec& sp, const std::string& what) {
     bind_all(k5, {"w", "g", "rr", "rc", "rms_part", "p_part"}, d, sc);
     k5.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
     check(b, "w", e.w, wr);
-    check(b, "row_var", e.row_var, "lerp(row_var, rowmean(g^2), t^-0.8) within nbx + 33.5 ULPs of itself");
-    check(b, "col_var", e.col_var, "lerp(col_var, colmean(g^2), t^-0.8) within nby + 27.5 ULPs of itself");
+    check(b, "row_var", e.row_var,
+          "lerp(row_var, rowmean(g^2), t^-0.8) within nbx + 33.5 ULPs of itself");
+    check(b, "col_var", e.col_var,
+          "lerp(col_var, colmean(g^2), t^-0.8) within nby + 27.5 ULPs of itself");
   } else {
     b.input("v", DType::F32, v);
     b.output("rms_part", DType::F32, d.nparts);
@@ -159,23 +167,33 @@ af::Hyper hyper(double d = 1.0, double wd = 0.0, bool scale = true) {
 Case step_odd(uint64_t s) {
   Rng r(s ^ 0xaf1);
   StepSpec sp{129 + r.below(8), 257 + r.below(8), hyper(), 1};
-  return step_case(s, sp, "one step, " + std::to_string(sp.rows) + " x " + std::to_string(sp.cols) +
-                              " (several tiles both ways, partial tiles), t = 1");
+  return step_case(s, sp,
+                   "one step, " + std::to_string(sp.rows) + " x " + std::to_string(sp.cols) +
+                       " (several tiles both ways, partial tiles), t = 1");
 }
-Case step_1xn(uint64_t s) { return step_case(s, {1, 777, hyper(), 1}, "1 x 777: one row (mean(row_var) = row_var)"); }
-Case step_nx1(uint64_t s) { return step_case(s, {900, 1, hyper(), 1}, "900 x 1: one column, 8 row tiles"); }
+Case step_1xn(uint64_t s) {
+  return step_case(s, {1, 777, hyper(), 1}, "1 x 777: one row (mean(row_var) = row_var)");
+}
+Case step_nx1(uint64_t s) {
+  return step_case(s, {900, 1, hyper(), 1}, "900 x 1: one column, 8 row tiles");
+}
 Case step_zero_rows(uint64_t s) {
   StepSpec sp{131, 97, hyper(), 1};
   sp.zero_rows = true;
-  return step_case(s, sp, "every 5th row and one column of zero gradient: row_var 0, rsqrt clamped, u = 0 there");
+  return step_case(
+      s, sp,
+      "every 5th row and one column of zero gradient: row_var 0, rsqrt clamped, u = 0 there");
 }
 Case step_nonfinite(uint64_t s) {
   StepSpec sp{70, 90, hyper(), 1};
   sp.nonfinite = true;
-  return step_case(s, sp, "NaN, +Inf, -Inf gradient elements: counted as 0 in the sums and the update (AdamW's rule)");
+  return step_case(
+      s, sp,
+      "NaN, +Inf, -Inf gradient elements: counted as 0 in the sums and the update (AdamW's rule)");
 }
 Case step_clip_on(uint64_t s) {
-  return step_case(s, {64, 200, hyper(0.25), 1}, "clip threshold d = 0.25: rms(u) ~ 1, the step divided by rms(u) / d");
+  return step_case(s, {64, 200, hyper(0.25), 1},
+                   "clip threshold d = 0.25: rms(u) ~ 1, the step divided by rms(u) / d");
 }
 Case step_clip_off(uint64_t s) {
   StepSpec sp{64, 200, hyper(1e30), 3};
@@ -197,8 +215,9 @@ Case step_late(uint64_t s) {
   sp.prior_state = true;
   sp.h.relative_step = true;
   sp.h.lr = 0.5;
-  return step_case(s, sp, "t = 7 (beta_w = 7^-0.8 < 0.5: lerp from the start), prior state, relative_step "
-                          "(rho = min(0.5, 1/sqrt(7)))");
+  return step_case(s, sp,
+                   "t = 7 (beta_w = 7^-0.8 < 0.5: lerp from the start), prior state, relative_step "
+                   "(rho = min(0.5, 1/sqrt(7)))");
 }
 Case step_1d(uint64_t s) {
   Rng r(s ^ 0xaf2);
@@ -209,10 +228,13 @@ Case step_1d_mixed(uint64_t s) {
   StepSpec sp{0, 9001, hyper(0.5, 0.1), 4};
   sp.prior_state = true;
   sp.nonfinite = true;
-  return step_case(s, sp, "1-D n = 9001 (9 workgroups of partials), t = 4, prior state, weight decay 0.1, "
-                          "d = 0.5, NaN/Inf gradients");
+  return step_case(s, sp,
+                   "1-D n = 9001 (9 workgroups of partials), t = 4, prior state, weight decay 0.1, "
+                   "d = 0.5, NaN/Inf gradients");
 }
-Case step_scalar(uint64_t s) { return step_case(s, {0, 1, hyper(), 1}, "a scalar (n = 1): u = g / |g| = +-1"); }
+Case step_scalar(uint64_t s) {
+  return step_case(s, {0, 1, hyper(), 1}, "a scalar (n = 1): u = g / |g| = +-1");
+}
 
 // ---- the batched step (adafactor_multi.wgsl): every phase over a multi-tensor layout --------------
 
@@ -255,7 +277,8 @@ Case multi_step_case(uint64_t seed, const MultiSpec& sp, const std::string& what
     auto gt = grads(r, fac2 ? ts.rows : 1, ts.cols);
     auto wt = uniform(r, d.n, -0.5, 0.5);
     if (sp.nonfinite) {
-      const float bad[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+      const float bad[] = {std::numeric_limits<float>::quiet_NaN(),
+                           std::numeric_limits<float>::infinity(),
                            -std::numeric_limits<float>::infinity()};
       for (int k = 0; k < 3; ++k) gt[r.below(d.n)] = bad[k];
     }
@@ -266,15 +289,18 @@ Case multi_step_case(uint64_t seed, const MultiSpec& sp, const std::string& what
         for (auto& e : x) e = float(0.3 * r.unit() + (row || fac2 ? 0.01 : 0.0));
       return x;
     };
-    if (fac2) rv = st(d.rows, true), cv = st(d.cols, false);
-    else v = st(d.n, false);
+    if (fac2)
+      rv = st(d.rows, true), cv = st(d.cols, false);
+    else
+      v = st(d.n, false);
     auto e = aref::step_expected(wt, gt, rv, cv, v, d, sc);
     budget = std::max(budget, e.w_budget);
     push_expected(ew, e.w);
     std::array<uint32_t, 20> words{};
     words[2] = ts.decay ? 1 : 0;
     words[3] = uint32_t(w.size());
-    words[4] = d.rows, words[5] = d.cols, words[6] = d.nbx, words[7] = d.nby, words[8] = d.nparts, words[9] = d.n;
+    words[4] = d.rows, words[5] = d.cols, words[6] = d.nbx, words[7] = d.nby, words[8] = d.nparts,
+    words[9] = d.n;
     w.insert(w.end(), wt.begin(), wt.end());
     g.insert(g.end(), gt.begin(), gt.end());
     if (fac2) {
@@ -335,30 +361,34 @@ Case multi_step_case(uint64_t seed, const MultiSpec& sp, const std::string& what
     k("adafactor_multi_apply_2d", "tab2", {"w", "g", "fac", "part"}, tiles);
   }
   if (n1) k("adafactor_multi_apply_1d", "tab1", {"w", "g", "state", "part"}, a1);
-  check(b, "w", ew, "each tensor's w * decay - step * u within its composed budget (worst " +
-                        std::to_string(int(std::ceil(budget))) +
-                        " ULPs) of |w * decay| + |step * u| (reference.hpp step_expected)");
-  check(b, "state", es, "each tensor's row_var / col_var (nbx or nby + 33.5 ULPs) or v (7.5 ULPs) of itself");
+  check(b, "w", ew,
+        "each tensor's w * decay - step * u within its composed budget (worst " +
+            std::to_string(int(std::ceil(budget))) +
+            " ULPs) of |w * decay| + |step * u| (reference.hpp step_expected)");
+  check(b, "state", es,
+        "each tensor's row_var / col_var (nbx or nby + 33.5 ULPs) or v (7.5 ULPs) of itself");
   return b.c;
 }
 
 std::vector<MultiTensorSpec> mixed_layout() {
-  return {{40, 300, true},    // 2 column tiles
-          {0, 777, false},    // 1-D
-          {129, 257, true},   // 2 x 2 tiles, one row and one column over
-          {1, 1000, false},   // 1 x n
-          {1000, 1, true},    // n x 1: 8 row tiles
-          {0, 3001, true},    // 3 ema_1d workgroups of 256 threads: the grid stride
-          {0, 1, false},      // a scalar
+  return {{40, 300, true},   // 2 column tiles
+          {0, 777, false},   // 1-D
+          {129, 257, true},  // 2 x 2 tiles, one row and one column over
+          {1, 1000, false},  // 1 x n
+          {1000, 1, true},   // n x 1: 8 row tiles
+          {0, 3001, true},   // 3 ema_1d workgroups of 256 threads: the grid stride
+          {0, 1, false},     // a scalar
           {64, 64, false}};
 }
 // smaller (the golden folder's size): one multi-tile 2-D tensor, 1-D, 1 x n, n x 1, a scalar
 std::vector<MultiTensorSpec> small_layout() {
-  return {{40, 300, true}, {0, 777, false}, {1, 300, false}, {300, 1, true}, {0, 1, false}, {20, 20, false}};
+  return {{40, 300, true}, {0, 777, false}, {1, 300, false},
+          {300, 1, true},  {0, 1, false},   {20, 20, false}};
 }
 Case multi_mixed(uint64_t s) {
   MultiSpec sp{mixed_layout(), hyper(1.0, 0.1), 1};
-  return multi_step_case(s, sp, "8 tensors (2-D, 1-D, 1 x n, n x 1, odd, scalar), weight decay 0.1 on some, t = 1");
+  return multi_step_case(
+      s, sp, "8 tensors (2-D, 1-D, 1 x n, n x 1, odd, scalar), weight decay 0.1 on some, t = 1");
 }
 Case multi_late(uint64_t s) {
   MultiSpec sp{small_layout(), hyper(1.0, 0.1), 7};
@@ -370,19 +400,23 @@ Case multi_late(uint64_t s) {
 Case multi_nonfinite(uint64_t s) {
   MultiSpec sp{mixed_layout(), hyper(), 1};
   sp.nonfinite = true;
-  return multi_step_case(s, sp, "mixed layout, NaN/+Inf/-Inf gradient elements in every tensor (counted as 0)");
+  return multi_step_case(
+      s, sp, "mixed layout, NaN/+Inf/-Inf gradient elements in every tensor (counted as 0)");
 }
 Case multi_clip_on(uint64_t s) {
-  return multi_step_case(s, {small_layout(), hyper(0.25), 1}, "small layout, clip threshold d = 0.25");
+  return multi_step_case(s, {small_layout(), hyper(0.25), 1},
+                         "small layout, clip threshold d = 0.25");
 }
 Case multi_no_scale(uint64_t s) {
   MultiSpec sp{small_layout(), hyper(1.0, 0.2, false), 2};
   sp.prior_state = true;
   sp.h.lr = 1e-3;
-  return multi_step_case(s, sp, "small layout, scale_parameter off, lr 1e-3, weight decay 0.2, t = 2");
+  return multi_step_case(s, sp,
+                         "small layout, scale_parameter off, lr 1e-3, weight decay 0.2, t = 2");
 }
 Case multi_1d_only(uint64_t s) {
-  MultiSpec sp{{{0, 513, true}, {0, 9001, false}, {0, 1, true}, {0, 2048, false}}, hyper(0.5, 0.1), 4};
+  MultiSpec sp{
+      {{0, 513, true}, {0, 9001, false}, {0, 1, true}, {0, 2048, false}}, hyper(0.5, 0.1), 4};
   sp.prior_state = true;
   return multi_step_case(s, sp, "1-D tensors only (no 2-D phases), t = 4, prior state, d = 0.5");
 }
@@ -407,8 +441,8 @@ Case k_sq_sums(uint64_t s) {
   CaseBuilder b;
   const af::Dims d = rand_dims(r);
   const af::Scalars sc = rand_scalars(r, true);
-  b.c.description = "row/column partial sums of g^2 and the w^2 partials, " + std::to_string(d.rows) + " x " +
-                    std::to_string(d.cols);
+  b.c.description = "row/column partial sums of g^2 and the w^2 partials, " +
+                    std::to_string(d.rows) + " x " + std::to_string(d.cols);
   auto g = grads(r, d.rows, d.cols);
   auto w = uniform(r, d.n, -1, 1);
   auto e = aref::sq_sums_expected(g, w, d, true);
@@ -420,9 +454,11 @@ Case k_sq_sums(uint64_t s) {
   auto& k = b.dispatch("adafactor/adafactor_sq_sums");
   bind_all(k, {"g", "w", "row_part", "col_part", "p_part"}, d, sc);
   k.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
-  check(b, "row_part", e.row_part, "sum of g^2 over a 256-column tile: 21 adds/products on a term's path");
+  check(b, "row_part", e.row_part,
+        "sum of g^2 over a 256-column tile: 21 adds/products on a term's path");
   check(b, "col_part", e.col_part, "sum of g^2 over a 128-row tile: 15 on a term's path");
-  check(b, "p_part", e.p_part, "sum of w^2 over a tile: 137 on a term's path (128 per thread, tree 8)");
+  check(b, "p_part", e.p_part,
+        "sum of w^2 over a tile: 137 on a term's path (128 per thread, tree 8)");
   return b.c;
 }
 
@@ -431,9 +467,11 @@ Case k_factor_ema(uint64_t s) {
   CaseBuilder b;
   const af::Dims d = rand_dims(r);
   const af::Scalars sc = rand_scalars(r, true);
-  b.c.description = "finish the sums, EMA of row/column state (beta_w " + std::to_string(sc.beta_w) +
-                    "), rsqrt(col_var), " + std::to_string(d.rows) + " x " + std::to_string(d.cols);
-  auto rp = uniform(r, uint64_t(d.nbx) * d.rows, 0, 50), cp = uniform(r, uint64_t(d.nby) * d.cols, 0, 30);
+  b.c.description = "finish the sums, EMA of row/column state (beta_w " +
+                    std::to_string(sc.beta_w) + "), rsqrt(col_var), " + std::to_string(d.rows) +
+                    " x " + std::to_string(d.cols);
+  auto rp = uniform(r, uint64_t(d.nbx) * d.rows, 0, 50),
+       cp = uniform(r, uint64_t(d.nby) * d.cols, 0, 30);
   auto rv = uniform(r, d.rows, 0, 0.5), cv = uniform(r, d.cols, 0, 0.5);
   rv[0] = 0.0f;
   rp[0] = 0.0f;  // a zero row: row_var stays 0
@@ -457,7 +495,8 @@ Case k_row_rsqrt(uint64_t s) {
   CaseBuilder b;
   const af::Dims d = af::dims_2d(1 + r.below(3000), 7);
   const af::Scalars sc = rand_scalars(r, true);
-  b.c.description = "mean(row_var) in one workgroup, rsqrt(row_var / max(mean, eps1)), R = " + std::to_string(d.rows);
+  b.c.description = "mean(row_var) in one workgroup, rsqrt(row_var / max(mean, eps1)), R = " +
+                    std::to_string(d.rows);
   auto rv = uniform(r, d.rows, 0, 2);
   for (uint32_t i = 0; i < d.rows; i += 7) rv[i] = 0.0f;  // zero rows: clamped to TINY
   auto e = aref::row_rsqrt_expected(rv, d, sc);
@@ -466,7 +505,8 @@ Case k_row_rsqrt(uint64_t s) {
   auto& k = b.dispatch("adafactor/adafactor_row_rsqrt");
   bind_all(k, {"row_var", "rr"}, d, sc);
   k.workgroups_1d = 1;
-  check(b, "rr", e, "the mean's adds, two divisions, inverseSqrt: (ceil(R/256) + 19) / 2 + 4.5 ULPs");
+  check(b, "rr", e,
+        "the mean's adds, two divisions, inverseSqrt: (ceil(R/256) + 19) / 2 + 4.5 ULPs");
   return b.c;
 }
 
@@ -475,8 +515,8 @@ Case k_update_rms(uint64_t s) {
   CaseBuilder b;
   const af::Dims d = rand_dims(r);
   const af::Scalars sc = rand_scalars(r, true);
-  b.c.description = "partial sums of u^2, u = g * min(rr * rc, 1/eps1), " + std::to_string(d.rows) + " x " +
-                    std::to_string(d.cols) + ", some factors clamped";
+  b.c.description = "partial sums of u^2, u = g * min(rr * rc, 1/eps1), " + std::to_string(d.rows) +
+                    " x " + std::to_string(d.cols) + ", some factors clamped";
   auto g = grads(r, d.rows, d.cols);
   auto rr = uniform(r, d.rows, 0.25, 4), rc = uniform(r, d.cols, 1, 100);
   rc[0] = 1e20f;  // clamped to 1/eps1
@@ -497,8 +537,9 @@ Case k_apply_2d(uint64_t s) {
   CaseBuilder b;
   const af::Dims d = rand_dims(r);
   const af::Scalars sc = rand_scalars(r, r.below(2) == 0);
-  b.c.description = "clip scale from the partials (redundant per workgroup), decay " + std::to_string(sc.decay) +
-                    ", d " + std::to_string(sc.d) + ", update, " + std::to_string(d.rows) + " x " + std::to_string(d.cols);
+  b.c.description = "clip scale from the partials (redundant per workgroup), decay " +
+                    std::to_string(sc.decay) + ", d " + std::to_string(sc.d) + ", update, " +
+                    std::to_string(d.rows) + " x " + std::to_string(d.cols);
   auto w = uniform(r, d.n, -1, 1);
   auto g = grads(r, d.rows, d.cols);
   auto rr = uniform(r, d.rows, 0.25, 4), rc = uniform(r, d.cols, 1, 10);
@@ -515,7 +556,9 @@ Case k_apply_2d(uint64_t s) {
   auto& k = b.dispatch("adafactor/adafactor_apply_2d");
   bind_all(k, {"w", "g", "rr", "rc", "rms_part", "p_part"}, d, sc);
   k.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
-  check(b, "w", e, "w * decay - step * u within the step's and u's budgets + 2.5 ULPs of |w decay| + |step u|");
+  check(
+      b, "w", e,
+      "w * decay - step * u within the step's and u's budgets + 2.5 ULPs of |w decay| + |step u|");
   return b.c;
 }
 
@@ -524,7 +567,8 @@ Case k_ema_1d(uint64_t s) {
   CaseBuilder b;
   const af::Dims d = af::dims_1d(1 + r.below(12000));
   const af::Scalars sc = rand_scalars(r, true);
-  b.c.description = "1-D: v = lerp(v, g^2, beta_w), partial sums of u^2 and w^2, n = " + std::to_string(d.n);
+  b.c.description =
+      "1-D: v = lerp(v, g^2, beta_w), partial sums of u^2 and w^2, n = " + std::to_string(d.n);
   auto g = grads(r, 1, d.n);
   auto w = uniform(r, d.n, -1, 1);
   auto v = uniform(r, d.n, 0, 0.3);
@@ -548,8 +592,8 @@ Case k_apply_1d(uint64_t s) {
   CaseBuilder b;
   const af::Dims d = af::dims_1d(1 + r.below(12000));
   const af::Scalars sc = rand_scalars(r, r.below(2) == 0);
-  b.c.description = "1-D apply: clip scale from the partials, decay " + std::to_string(sc.decay) + ", n = " +
-                    std::to_string(d.n);
+  b.c.description = "1-D apply: clip scale from the partials, decay " + std::to_string(sc.decay) +
+                    ", n = " + std::to_string(d.n);
   auto w = uniform(r, d.n, -1, 1);
   auto g = grads(r, 1, d.n);
   auto v = uniform(r, d.n, 0.01, 0.3);
@@ -564,7 +608,9 @@ Case k_apply_1d(uint64_t s) {
   auto& k = b.dispatch("adafactor/adafactor_apply_1d");
   bind_all(k, {"w", "g", "v", "rms_part", "p_part"}, d, sc);
   k.workgroups_1d = (d.n + af::kWG - 1) / af::kWG;
-  check(b, "w", e, "w * decay - step * u within the step's and u's budgets + 2.5 ULPs of |w decay| + |step u|");
+  check(
+      b, "w", e,
+      "w * decay - step * u within the step's and u's budgets + 2.5 ULPs of |w decay| + |step u|");
   return b.c;
 }
 

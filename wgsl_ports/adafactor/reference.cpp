@@ -62,8 +62,10 @@ void check_hyper(const Hyper& h, const std::string& who) {
     throw std::invalid_argument(o.str());
   };
   if (!(std::isfinite(h.lr) && h.lr >= 0)) bad("lr", h.lr, "finite and >= 0");
-  if (!(std::isfinite(h.beta2_decay) && h.beta2_decay <= 0)) bad("beta2_decay", h.beta2_decay, "finite and <= 0");
-  if (!(std::isfinite(h.eps1) && h.eps1 >= 1e-15 && h.eps1 < 1)) bad("eps1", h.eps1, "in [1e-15, 1)");
+  if (!(std::isfinite(h.beta2_decay) && h.beta2_decay <= 0))
+    bad("beta2_decay", h.beta2_decay, "finite and <= 0");
+  if (!(std::isfinite(h.eps1) && h.eps1 >= 1e-15 && h.eps1 < 1))
+    bad("eps1", h.eps1, "in [1e-15, 1)");
   if (!(std::isfinite(h.eps2) && h.eps2 >= 0)) bad("eps2", h.eps2, "finite and >= 0");
   if (!(std::isfinite(h.d) && h.d > 0)) bad("d (clip threshold)", h.d, "finite and > 0");
   if (!(std::isfinite(h.weight_decay) && h.weight_decay >= 0))
@@ -86,7 +88,8 @@ Scalars scalars(const Hyper& h, uint64_t t, bool decay) {
 }
 
 std::array<float, 12> hp_words(const Scalars& s) {
-  return {s.beta_w, s.eps1, s.eps1_sq, s.inv_eps1, s.eps2, s.d, s.rho, s.decay, s.scale_param, 0, 0, 0};
+  return {s.beta_w, s.eps1,  s.eps1_sq,     s.inv_eps1, s.eps2, s.d,
+          s.rho,    s.decay, s.scale_param, 0,          0,      0};
 }
 
 Dims dims_2d(uint32_t rows, uint32_t cols) {
@@ -142,13 +145,15 @@ State init_state(const Dims& d) {
   return s;
 }
 
-void step(const Dims& d, const Scalars& s, std::span<double> w, std::span<const double> g, State& st) {
+void step(const Dims& d, const Scalars& s, std::span<double> w, std::span<const double> g,
+          State& st) {
   const uint64_t n = d.n;
   auto gv = [&](uint64_t i) { return std::isfinite(g[i]) ? g[i] : 0.0; };
   double pw = 0;
   for (uint64_t i = 0; i < n; ++i) pw += w[i] * w[i];
   const double rms_w = std::sqrt(pw / double(n));
-  const double alpha = double(s.rho) * (s.scale_param != 0.0f ? std::max(double(s.eps2), rms_w) : 1.0);
+  const double alpha =
+      double(s.rho) * (s.scale_param != 0.0f ? std::max(double(s.eps2), rms_w) : 1.0);
   const double bw = s.beta_w, e1 = s.eps1, e1sq = s.eps1_sq;
   std::vector<double> u(n);
   if (d.factored) {
@@ -229,9 +234,11 @@ SqSumsExpected sq_sums_expected(std::span<const float> g, std::span<const float>
 // row_var: nbx adds, / C (C as f32: 1 u; 5 u), lerp (+6 u): nbx + 12 u of the value (lerp of
 // non-negative values has no cancellation beyond its inputs' errors). col_var: nby + 12.
 // rc = inverseSqrt(max(col_var, TINY)): half the argument's budget + 4 u.
-FactorEmaExpected factor_ema_expected(std::span<const float> row_part, std::span<const float> col_part,
-                                      std::span<const float> row_var, std::span<const float> col_var,
-                                      const Dims& d, const Scalars& s) {
+FactorEmaExpected factor_ema_expected(std::span<const float> row_part,
+                                      std::span<const float> col_part,
+                                      std::span<const float> row_var,
+                                      std::span<const float> col_var, const Dims& d,
+                                      const Scalars& s) {
   FactorEmaExpected e;
   const uint32_t R = d.rows, C = d.cols;
   for (uint32_t r = 0; r < R; ++r) {
@@ -319,9 +326,9 @@ Expected apply_2d_expected(std::span<const float> w, std::span<const float> g,
                            std::span<const float> rms_part, std::span<const float> p_part,
                            const Dims& d, const Scalars& s) {
   const double fa = finalize_adds(d.nparts);
-  const StepScale st = step_scale(sum_span(rms_part.first(d.nparts)), fa,
-                                  s.scale_param != 0 ? sum_span(p_part.first(d.nparts)) : 0, fa,
-                                  d.n, s);
+  const StepScale st =
+      step_scale(sum_span(rms_part.first(d.nparts)), fa,
+                 s.scale_param != 0 ? sum_span(p_part.first(d.nparts)) : 0, fa, d.n, s);
   Expected e;
   for (uint64_t i = 0; i < d.n; ++i) {
     const uint32_t r = uint32_t(i / d.cols), c = uint32_t(i % d.cols);
@@ -361,9 +368,9 @@ Expected apply_1d_expected(std::span<const float> w, std::span<const float> g,
                            std::span<const float> v, std::span<const float> rms_part,
                            std::span<const float> p_part, const Dims& d, const Scalars& s) {
   const double fa = finalize_adds(d.nparts);
-  const StepScale st = step_scale(sum_span(rms_part.first(d.nparts)), fa,
-                                  s.scale_param != 0 ? sum_span(p_part.first(d.nparts)) : 0, fa,
-                                  d.n, s);
+  const StepScale st =
+      step_scale(sum_span(rms_part.first(d.nparts)), fa,
+                 s.scale_param != 0 ? sum_span(p_part.first(d.nparts)) : 0, fa, d.n, s);
   Expected e;
   for (uint64_t i = 0; i < d.n; ++i) {
     const double u = gz(g[i]) / std::sqrt(std::max(double(v[i]), double(s.eps1_sq)));
@@ -389,13 +396,15 @@ StepExpected step_expected(std::span<const float> w, std::span<const float> g,
     const double rv_b = d.nbx + 21 + 12.0, cv_b = d.nby + 15 + 12.0;
     for (uint32_t r = 0; r < R; ++r) {
       double acc = 0;
-      for (uint32_t c = 0; c < C; ++c) acc += gz(g[uint64_t(r) * C + c]) * gz(g[uint64_t(r) * C + c]);
+      for (uint32_t c = 0; c < C; ++c)
+        acc += gz(g[uint64_t(r) * C + c]) * gz(g[uint64_t(r) * C + c]);
       rv[r] = lerp_t(row_var[r], acc / C, s.beta_w);
       push(e.row_var, rv[r], 0, rv_b);
     }
     for (uint32_t c = 0; c < C; ++c) {
       double acc = 0;
-      for (uint32_t r = 0; r < R; ++r) acc += gz(g[uint64_t(r) * C + c]) * gz(g[uint64_t(r) * C + c]);
+      for (uint32_t r = 0; r < R; ++r)
+        acc += gz(g[uint64_t(r) * C + c]) * gz(g[uint64_t(r) * C + c]);
       cv[c] = lerp_t(col_var[c], acc / R, s.beta_w);
       push(e.col_var, cv[c], 0, cv_b);
       rc[c] = 1.0 / std::sqrt(std::max(cv[c], kTiny));
@@ -421,7 +430,8 @@ StepExpected step_expected(std::span<const float> w, std::span<const float> g,
   const double fa = finalize_adds(d.nparts);
   const StepScale st = step_scale(su, 2 * u_budget + su_adds + fa, sp, sp_adds + fa, d.n, s);
   e.w_budget = st.budget + u_budget + 1 + 2.5;
-  for (uint64_t i = 0; i < n; ++i) push_w(e.w, w[i], s.decay, st.step, u[i], st.budget + u_budget + 1);
+  for (uint64_t i = 0; i < n; ++i)
+    push_w(e.w, w[i], s.decay, st.step, u[i], st.budget + u_budget + 1);
   return e;
 }
 

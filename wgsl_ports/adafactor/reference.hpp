@@ -88,7 +88,8 @@ struct State {
 State init_state(const Dims& d);
 // One step in double, torch's formulas (var_ij as a product, then the eps1^2 clamp), with the
 // uniform's values `s` taken exactly. w and st updated in place.
-void step(const Dims& d, const Scalars& s, std::span<double> w, std::span<const double> g, State& st);
+void step(const Dims& d, const Scalars& s, std::span<double> w, std::span<const double> g,
+          State& st);
 // rms of u and the step alpha / max(1, rms(u) / d) of the last call (for tests).
 struct StepInfo {
   double rms_u = 0, rms_w = 0, alpha = 0, denom = 1;
@@ -111,9 +112,11 @@ SqSumsExpected sq_sums_expected(std::span<const float> g, std::span<const float>
 struct FactorEmaExpected {
   Expected row_var, col_var, rc;
 };
-FactorEmaExpected factor_ema_expected(std::span<const float> row_part, std::span<const float> col_part,
-                                      std::span<const float> row_var, std::span<const float> col_var,
-                                      const Dims& d, const Scalars& s);
+FactorEmaExpected factor_ema_expected(std::span<const float> row_part,
+                                      std::span<const float> col_part,
+                                      std::span<const float> row_var,
+                                      std::span<const float> col_var, const Dims& d,
+                                      const Scalars& s);
 Expected row_rsqrt_expected(std::span<const float> row_var, const Dims& d, const Scalars& s);
 Expected update_rms_expected(std::span<const float> g, std::span<const float> rr,
                              std::span<const float> rc, const Dims& d, const Scalars& s);

@@ -87,7 +87,9 @@ struct Data {
   }
 };
 
-void bind_params(wgslvk::validate::DispatchSpec& d, const Shape& s) { CaseBuilder::bind_values(d, 0, params(s)); }
+void bind_params(wgslvk::validate::DispatchSpec& d, const Shape& s) {
+  CaseBuilder::bind_values(d, 0, params(s));
+}
 
 // `wide`: attn_fwd_fa2_wide (attention_native.wgsl, ours) in place of attn_fwd_fa2.
 Case fwd_case(const Data& x, bool fa2, bool wide = false) {
@@ -199,7 +201,6 @@ Row make_row(const char* kernel, const std::string& label, const Shape& s, uint6
   return r;
 }
 
-
 void bench_attention(Ctx& c) {
   for (const Preset& p : presets(c)) {
     const Shape& s = p.s;
@@ -219,7 +220,8 @@ void bench_attention(Ctx& c) {
     double t_fa2 = 0, t_naive = 0, t_wide = 0;
     if (c.selected("attention", "attn_fwd_fa2")) {
       Row& r = time_case(c, fwd_case(x, true),
-                         make_row("attn_fwd_fa2", label(p), s, qkv_b + out_b + row_b, "read qkv, write out and lse; no attention matrix", fwd_flops));
+                         make_row("attn_fwd_fa2", label(p), s, qkv_b + out_b + row_b,
+                                  "read qkv, write out and lse; no attention matrix", fwd_flops));
       t_fa2 = r.t.median;
     }
     if (c.selected("attention", "attn_fwd_fa2_wide")) {
@@ -231,15 +233,17 @@ void bench_attention(Ctx& c) {
     if (c.selected("attention", "attn_naive_forward")) {
       Row& r = time_case(
           c, fwd_case(x, false),
-          make_row("attn_naive_forward", label(p), s, qkv_b + out_b + 4 * att_b, "read qkv, write out, plus the attention matrix (" +
-                         human_count(att_b) + "B) written by scores, read and written by "
-                         "softmax, read by the weighted sum (4x)", fwd_flops));
+          make_row("attn_naive_forward", label(p), s, qkv_b + out_b + 4 * att_b,
+                   "read qkv, write out, plus the attention matrix (" + human_count(att_b) +
+                       "B) written by scores, read and written by "
+                       "softmax, read by the weighted sum (4x)",
+                   fwd_flops));
       t_naive = r.t.median;
     }
     if (t_fa2 > 0 && t_naive > 0) {
       char buf[200];
-      std::snprintf(buf, sizeof buf, "attention forward %s: naive / FA2 time = %.2f", label(p).c_str(),
-                    t_naive / t_fa2);
+      std::snprintf(buf, sizeof buf, "attention forward %s: naive / FA2 time = %.2f",
+                    label(p).c_str(), t_naive / t_fa2);
       c.note(buf);
     }
     if (t_wide > 0 && t_naive > 0) {
@@ -252,35 +256,40 @@ void bench_attention(Ctx& c) {
     t_fa2 = t_naive = t_wide = 0;
     if (c.selected("attention", "attn_bwd_fa2")) {
       Row& r = time_case(c, bwd_case(x, true),
-                         make_row("attn_bwd_fa2", label(p), s, 2 * qkv_b + 2 * out_b + 3 * row_b, "attn_dsum + attn_dscores_fa2 + attn_dv_fa2: read qkv, out, "
-                                        "dout, lse; write dsum, dqkv; no attention matrix", 2.5 * fwd_flops));
+                         make_row("attn_bwd_fa2", label(p), s, 2 * qkv_b + 2 * out_b + 3 * row_b,
+                                  "attn_dsum + attn_dscores_fa2 + attn_dv_fa2: read qkv, out, "
+                                  "dout, lse; write dsum, dqkv; no attention matrix",
+                                  2.5 * fwd_flops));
       t_fa2 = r.t.median;
     }
     if (c.selected("attention", "attn_bwd_fa2_wide")) {
-      Row& r = time_case(c, bwd_case(x, true, Fa2Backward::Wide),
-                         make_row("attn_bwd_fa2_wide", label(p), s,
-                                  2 * qkv_b + 2 * out_b + 3 * row_b,
-                                  "attn_dsum + attn_dscores_fa2_wide + attn_dv_fa2_wide: read qkv, "
-                                  "out, dout, lse; write dsum, dqkv; no attention matrix",
-                                  2.5 * fwd_flops));
+      Row& r =
+          time_case(c, bwd_case(x, true, Fa2Backward::Wide),
+                    make_row("attn_bwd_fa2_wide", label(p), s, 2 * qkv_b + 2 * out_b + 3 * row_b,
+                             "attn_dsum + attn_dscores_fa2_wide + attn_dv_fa2_wide: read qkv, "
+                             "out, dout, lse; write dsum, dqkv; no attention matrix",
+                             2.5 * fwd_flops));
       t_wide = r.t.median;
     }
     double t_tiled = 0;
     if (c.selected("attention", "attn_bwd_fa2_tiled")) {
-      Row& r = time_case(c, bwd_case(x, true, Fa2Backward::Tiled),
-                         make_row("attn_bwd_fa2_tiled", label(p), s,
-                                  2 * qkv_b + 2 * out_b + 3 * row_b,
-                                  "attn_dsum + attn_bwd_fa2_tiled: read qkv, out, dout, lse; "
-                                  "write dsum, dqkv; no attention matrix",
-                                  2.5 * fwd_flops));
+      Row& r =
+          time_case(c, bwd_case(x, true, Fa2Backward::Tiled),
+                    make_row("attn_bwd_fa2_tiled", label(p), s, 2 * qkv_b + 2 * out_b + 3 * row_b,
+                             "attn_dsum + attn_bwd_fa2_tiled: read qkv, out, dout, lse; "
+                             "write dsum, dqkv; no attention matrix",
+                             2.5 * fwd_flops));
       t_tiled = r.t.median;
     }
     if (c.selected("attention", "attn_naive_backward")) {
       Row& r = time_case(
           c, bwd_case(x, false),
-          make_row("attn_naive_backward", label(p), s, 2 * qkv_b + 2 * out_b + 2 * row_b + 4 * att_b, "attn_dsum + attn_dscores + attn_dqkv: read qkv, out, dout; write dsum, "
-                         "dqkv; plus att read twice, dscores written once and read once (4x " +
-                         human_count(att_b) + "B)", 2.5 * fwd_flops));
+          make_row("attn_naive_backward", label(p), s,
+                   2 * qkv_b + 2 * out_b + 2 * row_b + 4 * att_b,
+                   "attn_dsum + attn_dscores + attn_dqkv: read qkv, out, dout; write dsum, "
+                   "dqkv; plus att read twice, dscores written once and read once (4x " +
+                       human_count(att_b) + "B)",
+                   2.5 * fwd_flops));
       t_naive = r.t.median;
     }
     if (t_fa2 > 0 && t_naive > 0) {

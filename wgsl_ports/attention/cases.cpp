@@ -59,8 +59,8 @@ Problem random_problem(uint64_t seed, const Shape& s, bool backward, bool large 
 }
 
 std::string shape_text(const Shape& s) {
-  return "B=" + std::to_string(s.batch) + " T=" + std::to_string(s.seq) + " H=" +
-         std::to_string(s.heads) + " hd=" + std::to_string(s.head_dim);
+  return "B=" + std::to_string(s.batch) + " T=" + std::to_string(s.seq) +
+         " H=" + std::to_string(s.heads) + " hd=" + std::to_string(s.head_dim);
 }
 
 // A random small shape (goldens stay small): hd one of 32/64/80, B*H one of 1/2, T in [5, 48]
@@ -228,8 +228,9 @@ Case fwd_fa2_tile_edges(uint64_t seed) {
                       "and 31/32/33; hd = 80 (not a power of two)");
 }
 Case fwd_fa2_t100(uint64_t seed) {
-  return fwd_fa2_case(random_problem(seed, make_shape(2, 100, 2, 4), false),
-                      "T = 100, B*H = 4, hd = 4: 7 tiles, the last of 4 rows; 7 rescales of (m, l, O)");
+  return fwd_fa2_case(
+      random_problem(seed, make_shape(2, 100, 2, 4), false),
+      "T = 100, B*H = 4, hd = 4: 7 tiles, the last of 4 rows; 7 rescales of (m, l, O)");
 }
 Case fwd_fa2_large_logits(uint64_t seed) {
   return fwd_fa2_case(random_problem(seed, make_shape(1, 40, 1, 64), false, true),
@@ -416,7 +417,8 @@ Shape random_shape_wide(uint64_t seed) {
 Case fwd_fa2_wide_basic(uint64_t seed) {
   return fwd_fa2_case(random_problem(seed, random_shape_wide(seed), false),
                       "attn_fwd_fa2_wide: 8 invocations per Q row, each owning head columns "
-                      "g + 8t; scores from 8 partial dots", "attention/attn_fwd_fa2_wide");
+                      "g + 8t; scores from 8 partial dots",
+                      "attention/attn_fwd_fa2_wide");
 }
 Case fwd_fa2_wide_t17_hd128(uint64_t seed) {
   return fwd_fa2_case(random_problem(seed, make_shape(1, 17, 1, 128), false),

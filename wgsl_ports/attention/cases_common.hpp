@@ -82,8 +82,9 @@ inline const char* kWhyLse =
 inline const char* kWhyAtt =
     "forward_bounds att_err: P_ij (w_ij + W_i + sigma_i + 7u) + 2^-126 (score and exp errors, the "
     "row sum, the 2.5 ULP division); in ULP of P_ij; exact 0.0 above the diagonal";
-inline const char* kWhyDsum = "backward_bounds: sum_c |dout| out_err + (hd+1)u sum_c |dout out|; in ULP of "
-                       "sum_c |dout out|";
+inline const char* kWhyDsum =
+    "backward_bounds: sum_c |dout| out_err + (hd+1)u sum_c |dout out|; in ULP of "
+    "sum_c |dout out|";
 inline const char* kWhyDscores =
     "backward_bounds: dP (|G| + dG) + P (3u |G| + dG), G = dP - dsum, dG = hd u sum|dout v| + "
     "dsum's error, dP = P's error (att_err or recomputed exp); in ULP of P (|dP| + |dsum|); exact "

@@ -29,9 +29,12 @@ struct KernelDispatch {
 
 inline std::string_view fa2_backward_name(Fa2Backward v) {
   switch (v) {
-    case Fa2Backward::Ported: return "ported";
-    case Fa2Backward::Wide: return "wide";
-    case Fa2Backward::Tiled: return "tiled";
+    case Fa2Backward::Ported:
+      return "ported";
+    case Fa2Backward::Wide:
+      return "wide";
+    case Fa2Backward::Tiled:
+      return "tiled";
   }
   return "?";
 }
@@ -63,7 +66,8 @@ inline std::vector<KernelDispatch> fa2_backward_dispatches(const Shape& s, Fa2Ba
     const uint64_t bh = uint64_t(s.batch) * s.heads;
     const uint64_t jobs = 2 * ((uint64_t(s.seq) + kTiledBlock - 1) / kTiledBlock);
     if (bh > lim) throw bad("batch * heads", bh, "(attn_bwd_fa2_tiled's grid x: at most 65535)");
-    if (jobs > lim) throw bad("seq", s.seq, "(attn_bwd_fa2_tiled's grid y = 2 ceil(seq/32) > 65535)");
+    if (jobs > lim)
+      throw bad("seq", s.seq, "(attn_bwd_fa2_tiled's grid y = 2 ceil(seq/32) > 65535)");
     return {{"attention/attn_bwd_fa2_tiled", uint32_t(bh), uint32_t(jobs), 1}};
   }
   if (s.q_tiles() > lim) throw bad("seq", s.seq, "(grid x = ceil(seq/16) > 65535)");

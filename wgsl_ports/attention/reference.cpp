@@ -38,7 +38,9 @@ struct Idx {
   uint64_t v(uint64_t b, uint64_t i, uint64_t h) const { return q(b, i, h) + 2 * d; }
   uint64_t o(uint64_t b, uint64_t i, uint64_t h) const { return (b * T + i) * d + h * hd; }
   uint64_t row(uint64_t b, uint64_t h, uint64_t i) const { return (b * s.heads + h) * T + i; }
-  uint64_t att(uint64_t b, uint64_t h, uint64_t i, uint64_t j) const { return row(b, h, i) * T + j; }
+  uint64_t att(uint64_t b, uint64_t h, uint64_t i, uint64_t j) const {
+    return row(b, h, i) * T + j;
+  }
 };
 
 double dot(const double* a, const double* b, uint64_t n) {
@@ -175,7 +177,8 @@ void naive_dqkv(const Shape& s, std::span<const double> qkv, std::span<const dou
       for (uint64_t t = 0; t < T; ++t)
         for (uint64_t c = 0; c < s.head_dim; ++c) {
           double dq = 0, dk = 0, dv = 0;
-          for (uint64_t j = 0; j <= t; ++j) dq += dscores[x.att(b, h, t, j)] * qkv[x.k(b, j, h) + c];
+          for (uint64_t j = 0; j <= t; ++j)
+            dq += dscores[x.att(b, h, t, j)] * qkv[x.k(b, j, h) + c];
           for (uint64_t i = t; i < T; ++i) {
             dk += dscores[x.att(b, h, i, t)] * qkv[x.q(b, i, h) + c];
             dv += att[x.att(b, h, i, t)] * dout[x.o(b, i, h) + c];
@@ -209,18 +212,18 @@ void fa2_forward(const Shape& s, std::span<const double> qkv, std::span<double> 
   double sc[kTile], p[kTile];
   for (uint64_t b = 0; b < s.batch; ++b)
     for (uint64_t h = 0; h < s.heads; ++h)
-      for (uint64_t qt = 0; qt < s.q_tiles(); ++qt)     // one workgroup
-        for (uint64_t r = 0; r < kTile; ++r) {           // one invocation per Q row
+      for (uint64_t qt = 0; qt < s.q_tiles(); ++qt)  // one workgroup
+        for (uint64_t r = 0; r < kTile; ++r) {       // one invocation per Q row
           const uint64_t i = qt * kTile + r;
           if (i >= T) break;
           double m = 0, l = 0;
           std::fill(o.begin(), o.end(), 0.0);
-          for (uint64_t kb = 0; kb <= qt; ++kb) {        // K/V blocks up to the diagonal
+          for (uint64_t kb = 0; kb <= qt; ++kb) {  // K/V blocks up to the diagonal
             const uint64_t j0 = kb * kTile;
             double bmax = -INFINITY;
             for (uint64_t jj = 0; jj < kTile; ++jj) {
               const uint64_t j = j0 + jj;
-              if (j > i) break;                          // causal mask (also j >= T)
+              if (j > i) break;  // causal mask (also j >= T)
               sc[jj] = s.scale * dot(&qkv[x.q(b, i, h)], &qkv[x.k(b, j, h)], hd);
               bmax = std::max(bmax, sc[jj]);
             }
@@ -276,8 +279,10 @@ void fa2_backward(const Shape& s, std::span<const double> qkv, std::span<const d
           for (uint64_t kb = 0; kb <= qt; ++kb) {
             const uint64_t j0 = kb * kTile;
             for (uint64_t jj = 0; jj < kTile; ++jj)
-              if (j0 + jj <= i) pair(b, h, i, j0 + jj, p[jj], ds[jj]);
-              else ds[jj] = 0.0;
+              if (j0 + jj <= i)
+                pair(b, h, i, j0 + jj, p[jj], ds[jj]);
+              else
+                ds[jj] = 0.0;
             for (uint64_t c = 0; c < hd; ++c)
               for (uint64_t jj = 0; jj < kTile && j0 + jj <= i; ++jj)
                 acc[c] += ds[jj] * qkv[x.k(b, j0 + jj, h) + c];
@@ -290,14 +295,16 @@ void fa2_backward(const Shape& s, std::span<const double> qkv, std::span<const d
         for (uint64_t r = 0; r < kTile; ++r) {
           const uint64_t j = kt * kTile + r;
           if (j >= T) break;
-          std::fill(acc.begin(), acc.end(), 0.0);   // dk
+          std::fill(acc.begin(), acc.end(), 0.0);    // dk
           std::fill(acc2.begin(), acc2.end(), 0.0);  // dv
           for (uint64_t qb = kt; qb < nt; ++qb) {
             const uint64_t i0 = qb * kTile;
             for (uint64_t ii = 0; ii < kTile; ++ii) {
               const uint64_t i = i0 + ii;
-              if (i >= j && i < T) pair(b, h, i, j, p[ii], ds[ii]);
-              else p[ii] = ds[ii] = 0.0;
+              if (i >= j && i < T)
+                pair(b, h, i, j, p[ii], ds[ii]);
+              else
+                p[ii] = ds[ii] = 0.0;
             }
             for (uint64_t c = 0; c < hd; ++c)
               for (uint64_t ii = 0; ii < kTile && i0 + ii < T; ++ii) {
@@ -379,8 +386,8 @@ void scores_bounds(const Shape& s, std::span<const double> qkv, std::span<double
     for (uint64_t h = 0; h < s.heads; ++h)
       for (uint64_t i = 0; i < s.seq; ++i)
         for (uint64_t j = 0; j < s.seq; ++j) {
-          const double S = j <= i ? std::fabs(s.scale) * absdot(&qkv[x.q(b, i, h)],
-                                                                &qkv[x.k(b, j, h)], s.head_dim)
+          const double S = j <= i ? std::fabs(s.scale) *
+                                        absdot(&qkv[x.q(b, i, h)], &qkv[x.k(b, j, h)], s.head_dim)
                                   : 0.0;
           err[x.att(b, h, i, j)] = double(s.head_dim + 2) * kU * S;
           mag[x.att(b, h, i, j)] = S;
@@ -473,9 +480,9 @@ BackwardBounds backward_bounds(const Shape& s, std::span<const double> qkv,
           const double y = lse[r] - t.sc[e];
           // The P a backward kernel uses: FA2 recomputes exp(s - L) (score error, L's error,
           // exp (6 + 4y) u and the subtraction u y); naive reads att (att_err).
-          Pabs[e] = std::max(P * (double(hd + 1) * kU * t.S[e] + fb.lse_err[r] + (6 + 5 * y) * kU) +
-                                 kFlush,
-                             t.att_err(i, j));
+          Pabs[e] = std::max(
+              P * (double(hd + 1) * kU * t.S[e] + fb.lse_err[r] + (6 + 5 * y) * kU) + kFlush,
+              t.att_err(i, j));
           const double* v = &qkv[x.v(b, j, h)];
           const double dp = dot(go, v, hd), DP = absdot(go, v, hd);
           const double G = dp - D[r];

@@ -30,7 +30,7 @@
 
 namespace wgslvk::attention {
 
-inline constexpr uint32_t kTile = 16;        // FA2: Q tile rows per workgroup = K/V block rows
+inline constexpr uint32_t kTile = 16;         // FA2: Q tile rows per workgroup = K/V block rows
 inline constexpr uint32_t kMaxHeadDim = 128;  // FA2 kernels: private/workgroup arrays sized for it
 
 // The kernels' uniform `p: AttnParams` (batch, seq, heads, head_dim, scale).
@@ -53,7 +53,7 @@ Shape make_shape(uint32_t batch, uint32_t seq, uint32_t heads, uint32_t head_dim
 namespace ref {
 
 using wgslvk::f32_ulp_of;
-inline constexpr double kU = 0x1p-24;      // unit roundoff of f32
+inline constexpr double kU = 0x1p-24;       // unit roundoff of f32
 inline constexpr double kFlush = 0x1p-126;  // a product or exp result below it may flush to 0
 
 // ---- naive attention (the log's starting point) -------------------------------------------------

@@ -19,8 +19,10 @@ constexpr uint64_t kCheck = 1u << 20;
 using wgslvk::bench::fast_uniform;
 
 void check_first(CaseBuilder& b, const std::string& buf, const eref::Expected& e) {
-  std::vector<float> bound(e.bound.begin(), e.bound.end()), mag(e.magnitude.begin(), e.magnitude.end());
-  auto& k = b.check_ulp(buf, Array::of(DType::F32, e.value), 0, "reference.hpp bound, first elements");
+  std::vector<float> bound(e.bound.begin(), e.bound.end()),
+      mag(e.magnitude.begin(), e.magnitude.end());
+  auto& k =
+      b.check_ulp(buf, Array::of(DType::F32, e.value), 0, "reference.hpp bound, first elements");
   CaseBuilder::per_element_bound(k, bound);
   CaseBuilder::magnitude(k, mag);
 }
@@ -43,7 +45,8 @@ Case gelu_case(uint64_t n, bool backward) {
     CaseBuilder::bind(d, 1, "dy");
     CaseBuilder::bind(d, 2, "dx");
     CaseBuilder::bind_values(d, 3, dims(n / 4));
-    check_first(b, "dx", eref::gelu_backward_expected(std::span(x).first(m), std::span(dy).first(m)));
+    check_first(b, "dx",
+                eref::gelu_backward_expected(std::span(x).first(m), std::span(dy).first(m)));
   } else {
     b.output("y", DType::F32, n);
     CaseBuilder::bind(d, 1, "y");
@@ -100,9 +103,10 @@ bool under_cap(const bench::Ctx& c, uint64_t n) {
 }
 
 void bench_elementwise(bench::Ctx& c) {
-  std::vector<uint32_t> rows = c.quick() ? std::vector<uint32_t>{256} : std::vector<uint32_t>{4096, 16384};
-  std::vector<uint32_t> ds = c.quick() ? std::vector<uint32_t>{96, 768}
-                                       : std::vector<uint32_t>{96, 128, 192, 256, 768};
+  std::vector<uint32_t> rows =
+      c.quick() ? std::vector<uint32_t>{256} : std::vector<uint32_t>{4096, 16384};
+  std::vector<uint32_t> ds =
+      c.quick() ? std::vector<uint32_t>{96, 768} : std::vector<uint32_t>{96, 128, 192, 256, 768};
   const uint32_t T = 256;
   for (uint32_t r : rows)
     for (uint32_t d : ds) {
@@ -111,8 +115,8 @@ void bench_elementwise(bench::Ctx& c) {
       auto row = [&](const char* k, uint64_t elems, uint64_t bytes, const char* rule, double fl) {
         bench::Row w;
         w.kernel = k;
-        w.label = "rows=" + std::to_string(r) + " d=" + std::to_string(d) + " n=" +
-                  bench::human_count(elems);
+        w.label = "rows=" + std::to_string(r) + " d=" + std::to_string(d) +
+                  " n=" + bench::human_count(elems);
         w.dims = dims;
         w.dims["n"] = elems;
         w.bytes = bytes;

@@ -26,15 +26,16 @@ void check_exact_tail(CaseBuilder& b, const std::string& buf, std::vector<float>
   v.resize(n + tail, f32_bits(kPoison32));
   auto arr = Array::of(DType::F32, v);
   b.check_exact(buf, arr, reason, 0, n);
-  if (tail) b.check_exact(buf, arr, "past n4 vec4s nothing is written: the poison stays", n, n + tail);
+  if (tail)
+    b.check_exact(buf, arr, "past n4 vec4s nothing is written: the poison stays", n, n + tail);
 }
 
 // GELU inputs: mostly |x| < 8 where gelu bends, then binades up to 2^13, and the named points.
 std::vector<float> gelu_inputs(Rng& r, uint64_t n, bool nonfinite) {
   std::vector<float> x(n);
   for (auto& v : x) v = r.below(4) ? r.uniform(-8, 8) : r.log_uniform(-10, 14);
-  const float named[] = {0.0f, -0.0f, 1e4f, -1e4f, 1e3f, -1e3f, 100.0f, -100.0f, 9.7f, -9.7f,
-                         10.0f, -10.0f, 5.5f, -5.5f, 0.5f, -0.75f, 1e-6f, -1e-6f};
+  const float named[] = {0.0f,  -0.0f, 1e4f,   -1e4f, 1e3f,  -1e3f, 100.0f, -100.0f, 9.7f,
+                         -9.7f, 10.0f, -10.0f, 5.5f,  -5.5f, 0.5f,  -0.75f, 1e-6f,   -1e-6f};
   for (size_t k = 0; k < std::size(named) && k * 3 < n; ++k) x[k * 3] = named[k];
   if (nonfinite && n > 64) {
     x[1] = INFINITY;
@@ -49,8 +50,10 @@ ojson dims(uint64_t n4, uint32_t d4 = 0, uint32_t T = 0) {
 }
 
 void set_grid(DispatchSpec& d, uint64_t n, const std::array<uint32_t, 3>* grid) {
-  if (grid) d.workgroups = *grid;
-  else d.workgroups_1d = elementwise::workgroups_for(n);
+  if (grid)
+    d.workgroups = *grid;
+  else
+    d.workgroups_1d = elementwise::workgroups_for(n);
 }
 
 Case gelu_case(uint64_t seed, bool backward, uint32_t rows, uint32_t d, bool nonfinite,

@@ -70,7 +70,6 @@ void pos_embed_add(std::span<double> x, std::span<const double> pos, uint32_t ro
     for (uint32_t j = 0; j < d; ++j) x[r * d + j] += pos[(r % T) * d + j];
 }
 
-
 double gelu_backward_bound(float x) {
   const double u = std::fabs(gelu_u(double(x)));
   if (std::isnan(u)) return kGeluBackwardUlpsBase;  // a NaN is matched by any NaN
@@ -105,8 +104,8 @@ Expected gelu_backward_expected(std::span<const float> x, std::span<const float>
     const double t = std::fabs(xd * ee * r * r * 2.0 * kK * (1.0 + 3.0 * kC * xd * xd));
     // Past |u| = 40 the kernel returns exactly 0 or 1; the true value is within exp(-80)|x|^3 of
     // it, far below an ULP of |dy|, the magnitude there.
-    e.magnitude[i] = std::fabs(u) > 40 ? std::fabs(double(dy[i]))
-                                       : std::fabs(double(dy[i])) * (s + t);
+    e.magnitude[i] =
+        std::fabs(u) > 40 ? std::fabs(double(dy[i])) : std::fabs(double(dy[i])) * (s + t);
     if (!std::isfinite(e.magnitude[i])) e.magnitude[i] = 0.0;  // NaN / inf expected: exact
     e.bound[i] = gelu_backward_bound(x[i]);
   }

@@ -45,9 +45,13 @@ void run_embedding_kernels(Ctx& c) {
   Device& d = c.device();
   // The row-wise lookups (ours) beside the ports, at the same shapes and byte counts (every
   // sweep shape has d_model % 4 == 0).
-  const char* names[] = {"embed_lookup", "embed_lookup_rows", "embed_lookup_w16",
-                         "embed_lookup_w16_rows", "embed_backward",
-                         "embed_backward_atomic_float", "embed_backward_deterministic"};
+  const char* names[] = {"embed_lookup",
+                         "embed_lookup_rows",
+                         "embed_lookup_w16",
+                         "embed_lookup_w16_rows",
+                         "embed_backward",
+                         "embed_backward_atomic_float",
+                         "embed_backward_deterministic"};
   for (const char* kn : names) {
     std::string qn = std::string("embedding/") + kn;
     if (!c.selected("embedding", kn) && !c.selected("embedding", qn)) continue;
@@ -67,7 +71,8 @@ void run_embedding_kernels(Ctx& c) {
       uint64_t tab_elems = uint64_t(sh.vocab) * sh.d, act = uint64_t(sh.seq) * sh.d;
       uint64_t tab_bytes = (w16 ? 2 : 4) * tab_elems;
       if (!c.fits_binding(tab_bytes) || !c.fits_binding(4 * act)) {
-        c.note(qn + " " + std::to_string(sh.vocab) + "x" + std::to_string(sh.d) + " over the binding limit");
+        c.note(qn + " " + std::to_string(sh.vocab) + "x" + std::to_string(sh.d) +
+               " over the binding limit");
         continue;
       }
       auto tok = sweep_tokens(sh.seq, sh.vocab);
@@ -77,14 +82,19 @@ void run_embedding_kernels(Ctx& c) {
       char lab[64];
       std::snprintf(lab, sizeof lab, "s%u d%u V%s", sh.seq, sh.d, human_count(sh.vocab).c_str());
       r.label = lab;
-      r.dims = {{"seq", sh.seq}, {"d_model", sh.d}, {"vocab", sh.vocab}, {"distinct_tokens", distinct.size()}};
+      r.dims = {{"seq", sh.seq},
+                {"d_model", sh.d},
+                {"vocab", sh.vocab},
+                {"distinct_tokens", distinct.size()}};
       if (lookup) {
         r.bytes = w16 ? bytes_lookup_w16(sh.seq, sh.d) : bytes_lookup(sh.seq, sh.d);
         r.bytes_rule = w16 ? "2 B f16 table read + 4 B write per output element, 4 B per token"
                            : "4 B table read + 4 B write per output element, 4 B per token";
       } else {
         r.bytes = bytes_backward(sh.seq, sh.d, distinct.size());
-        r.bytes_rule = "4 B grad_out read per element, 4 B per token, 8 B (read+write) per element of each distinct table row";
+        r.bytes_rule =
+            "4 B grad_out read per element, 4 B per token, 8 B (read+write) per element of each "
+            "distinct table row";
       }
       time_case(c, embedding_sweep_case(qn, sh.seq, sh.d, sh.vocab, kCheckedRows), std::move(r));
     }

@@ -52,8 +52,10 @@ std::vector<uint32_t> random_tokens(Rng& r, Shape s, bool oov) {
 ojson dims_values(Shape s, uint32_t w = 0) { return CaseBuilder::u32s({s.seq, s.d, s.vocab, w}); }
 
 void set_workgroups(DispatchSpec& d, uint64_t total, const std::array<uint32_t, 3>* explicit_grid) {
-  if (explicit_grid) d.workgroups = *explicit_grid;
-  else d.workgroups_1d = div_ceil(total, 256);
+  if (explicit_grid)
+    d.workgroups = *explicit_grid;
+  else
+    d.workgroups_1d = div_ceil(total, 256);
 }
 
 // ---- embed_lookup / embed_lookup_w16 -------------------------------------------------------------
@@ -94,17 +96,22 @@ Case lookup_case(uint64_t seed, bool w16, Shape s, bool oov, uint32_t repeat_set
     eref::lookup(tokens, table, out, dims);
   }
   b.output("out", DType::F32, s.total() + tail);
-  const char* kernel = native.on ? (w16 ? "embedding/embed_lookup_w16_rows" : "embedding/embed_lookup_rows")
-                                 : (w16 ? "embedding/embed_lookup_w16" : "embedding/embed_lookup");
+  const char* kernel =
+      native.on ? (w16 ? "embedding/embed_lookup_w16_rows" : "embedding/embed_lookup_rows")
+                : (w16 ? "embedding/embed_lookup_w16" : "embedding/embed_lookup");
   auto& d = b.dispatch(kernel);
   CaseBuilder::bind(d, 0, "tokens");
   CaseBuilder::bind(d, 1, "table");
   CaseBuilder::bind(d, 2, "out");
   if (native.on) {
-    const uint32_t w = native.rows_per_wg ? native.rows_per_wg : wgslvk::embedding::lookup_rows_per_workgroup(s.d);
+    const uint32_t w =
+        native.rows_per_wg ? native.rows_per_wg : wgslvk::embedding::lookup_rows_per_workgroup(s.d);
     CaseBuilder::bind_values(d, 3, dims_values(s, w));
-    if (grid) d.workgroups = *grid;
-    else d.workgroups_1d = div_ceil(uint64_t(s.seq), std::clamp(w, 1u, wgslvk::embedding::kLookupRowsWG));
+    if (grid)
+      d.workgroups = *grid;
+    else
+      d.workgroups_1d =
+          div_ceil(uint64_t(s.seq), std::clamp(w, 1u, wgslvk::embedding::kLookupRowsWG));
   } else {
     CaseBuilder::bind_values(d, 3, dims_values(s));
     set_workgroups(d, s.total(), grid);
@@ -127,8 +134,9 @@ Case lookup_case(uint64_t seed, bool w16, Shape s, bool oov, uint32_t repeat_set
                       "(kLookupUlps = 0)",
                 0, s.total());
   if (tail)
-    b.check_exact("out", e, "surplus invocations of the grid exit on `i >= total`: the poisoned "
-                            "elements past the output stay unchanged",
+    b.check_exact("out", e,
+                  "surplus invocations of the grid exit on `i >= total`: the poisoned "
+                  "elements past the output stay unchanged",
                   s.total(), s.total() + tail);
   return b.c;
 }
@@ -142,7 +150,8 @@ Case rows_basic(uint64_t seed) {
   Shape s{20 + r.below(40), 4 * (1 + r.below(24)), 30 + r.below(100)};
   return lookup_case(seed, W16, s, false, 0, nullptr, 0,
                      "random in-vocabulary tokens, d_model a random multiple of 4 (the host's rows "
-                     "per workgroup), same output as the port bit for bit", {true, 0});
+                     "per workgroup), same output as the port bit for bit",
+                     {true, 0});
 }
 template <bool W16>
 Case rows_oov(uint64_t seed) {
@@ -155,30 +164,35 @@ template <bool W16>
 Case rows_long_rows(uint64_t seed) {
   return lookup_case(seed, W16, {9, 1028, 20}, true, 0, nullptr, 0,
                      "d_model 1028: 257 vec4 per row over 64 lanes, a second 4-load iteration for "
-                     "lane 0 only (the guarded loads and stores of the tail)", {true, 0});
+                     "lane 0 only (the guarded loads and stores of the tail)",
+                     {true, 0});
 }
 template <bool W16>
 Case rows_small_d(uint64_t seed) {
   return lookup_case(seed, W16, {70, 4, 33}, true, 0, nullptr, 0,
                      "d_model 4: 64 rows per workgroup of one lane each; the second workgroup's "
-                     "58 surplus row slots exit", {true, 0});
+                     "58 surplus row slots exit",
+                     {true, 0});
 }
 Case rows_small_d12(uint64_t seed) {
   return lookup_case(seed, false, {37, 12, 33}, true, 0, nullptr, 0,
                      "d_model 12: 3 vec4 per row, 4 lanes per row (one idle), 16 rows per "
-                     "workgroup, surplus slots in the last", {true, 0});
+                     "workgroup, surplus slots in the last",
+                     {true, 0});
 }
 Case rows_grid_2d(uint64_t seed) {
   static const std::array<uint32_t, 3> grid{4, 2, 1};
   return lookup_case(seed, false, {21, 64, 90}, true, 0, &grid, 192,
                      "a 4 x 2 workgroup grid (4 rows per workgroup): the flat workgroup index "
                      "wid.y * nwg.x + wid.x covers rows 16..20 from y = 1; 11 surplus row slots "
-                     "exit and the poison past the output stays", {true, 0});
+                     "exit and the poison past the output stays",
+                     {true, 0});
 }
 Case rows_odd_rows_per_wg(uint64_t seed) {
   return lookup_case(seed, false, {20, 8, 25}, true, 0, nullptr, 48,
                      "dims.w = 3 (not the host's power of two): 21 lanes per row, lane slots >= 3 "
-                     "exit; still the port's output, nothing written past it", {true, 3});
+                     "exit; still the port's output, nothing written past it",
+                     {true, 3});
 }
 Case rows_unaligned(uint64_t seed) {
   return lookup_case(seed, false, {10, 6, 12}, false, 0, nullptr, 0,
@@ -226,8 +240,9 @@ std::vector<float> random_grads(Rng& r, uint64_t n, bool nonfinite) {
   std::vector<float> g(n);
   for (auto& x : g) x = r.log_uniform(-8, 1);
   if (nonfinite && n > 16) {
-    const float special[] = {f32_bits(0x7fc00000u), INFINITY, -INFINITY, 0.0f, -0.0f,
-                             f32_bits(0xffc00001u), f32_bits(0x7f800001u)};
+    const float special[] = {
+        f32_bits(0x7fc00000u), INFINITY, -INFINITY, 0.0f, -0.0f, f32_bits(0xffc00001u),
+        f32_bits(0x7f800001u)};
     for (size_t k = 0; k < n / 5; ++k) g[r.below(n)] = special[k % std::size(special)];
   }
   return g;
@@ -236,7 +251,8 @@ std::vector<float> random_grads(Rng& r, uint64_t n, bool nonfinite) {
 // The atomic variants' check of grad_table (the elements `e` covers): n terms added in an order
 // the atomics choose, n ULPs of M (kBackwardUlpsPerTerm); an element that receives nothing keeps
 // its initial value exactly.
-void check_atomic_backward(CaseBuilder& b, const eref::BackwardExpected& e, const std::string& where) {
+void check_atomic_backward(CaseBuilder& b, const eref::BackwardExpected& e,
+                           const std::string& where) {
   std::vector<float> bound(e.value.size()), mag(e.value.size());
   for (size_t i = 0; i < e.value.size(); ++i) {
     bound[i] = e.terms[i] <= 1 ? 0.0f : float(eref::kBackwardUlpsPerTerm * e.terms[i]);
@@ -245,7 +261,8 @@ void check_atomic_backward(CaseBuilder& b, const eref::BackwardExpected& e, cons
   auto& k = b.check_ulp("grad_table", Array::of(DType::F32, e.value), 0,
                         "f32 atomic adds in an unspecified order: each element is within "
                         "kBackwardUlpsPerTerm (1) x n ULPs of M = |initial| + sum |contributions| "
-                        "(n = initial + contributions, bound file); untouched elements exact" + where);
+                        "(n = initial + contributions, bound file); untouched elements exact" +
+                            where);
   CaseBuilder::per_element_bound(k, bound);
   CaseBuilder::magnitude(k, mag);
 }
@@ -406,16 +423,19 @@ std::vector<uint32_t> sweep_tokens(uint32_t seq, uint32_t vocab) {
 
 Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d, uint32_t vocab,
                           uint32_t checked_rows) {
-  const bool native = kernel == "embedding/embed_lookup_rows" || kernel == "embedding/embed_lookup_w16_rows";
-  const bool w16 = kernel == "embedding/embed_lookup_w16" || kernel == "embedding/embed_lookup_w16_rows";
+  const bool native =
+      kernel == "embedding/embed_lookup_rows" || kernel == "embedding/embed_lookup_w16_rows";
+  const bool w16 =
+      kernel == "embedding/embed_lookup_w16" || kernel == "embedding/embed_lookup_w16_rows";
   const bool lookup = !w16 && (kernel == "embedding/embed_lookup" || native);
-  const bool cas = kernel == "embedding/embed_backward", fa = kernel == "embedding/embed_backward_atomic_float";
+  const bool cas = kernel == "embedding/embed_backward",
+             fa = kernel == "embedding/embed_backward_atomic_float";
   const bool det = kernel == "embedding/embed_backward_deterministic";
   if (!(lookup || w16 || cas || fa || det))
     throw std::invalid_argument("embedding_sweep_case: unknown kernel '" + kernel + "'");
   if (native && d % 4 != 0)
-    throw std::invalid_argument("embedding_sweep_case: " + kernel + " needs d_model % 4 == 0, got " +
-                                std::to_string(d));
+    throw std::invalid_argument("embedding_sweep_case: " + kernel +
+                                " needs d_model % 4 == 0, got " + std::to_string(d));
   if (seq == 0 || d == 0 || vocab == 0)
     throw std::invalid_argument("embedding_sweep_case: empty shape " + std::to_string(seq) + " x " +
                                 std::to_string(d) + ", vocab " + std::to_string(vocab));
@@ -423,7 +443,8 @@ Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d, u
   validate::Rng r(0xe3b0 + s.total() + vocab);
   CaseBuilder b;
   b.c.kernel = kernel;
-  b.c.name = "sweep_s" + std::to_string(seq) + "_d" + std::to_string(d) + "_V" + std::to_string(vocab);
+  b.c.name =
+      "sweep_s" + std::to_string(seq) + "_d" + std::to_string(d) + "_V" + std::to_string(vocab);
   const auto tokens = sweep_tokens(seq, vocab);
   b.input("tokens", DType::U32, tokens);
   auto& disp = b.dispatch(kernel);
@@ -494,8 +515,8 @@ Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d, u
   for (int k = 0; k < 60; ++k) gvals.push_back(validate::json_f32(r.log_uniform(-8, 1)));
   for (const char* e : {"nan", "inf", "-inf"}) gvals.push_back(e);
   gvals.push_back(0.0);
-  auto grad_out =
-      b.generated_prefix<float>("grad_out", DType::F32, s.total(), CaseBuilder::choice(r.bits(), gvals), s.total());
+  auto grad_out = b.generated_prefix<float>("grad_out", DType::F32, s.total(),
+                                            CaseBuilder::choice(r.bits(), gvals), s.total());
   ojson tvals = ojson::array();
   for (int k = 0; k < 64; ++k) tvals.push_back(validate::json_f32(r.log_uniform(-6, 0)));
   auto table = b.generated_prefix<float>("grad_table", DType::F32, uint64_t(vocab) * d,
@@ -514,7 +535,8 @@ Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d, u
     CaseBuilder::bind(disp, 4, "order");
     CaseBuilder::bind(disp, 5, "seg_start");
     disp.workgroups_1d = div_ceil(uint64_t(seg.count()) * d, 256);
-    b.check_exact("grad_table", Array::of(DType::F32, ref::backward_sequential_f32(tokens, grad_out, table, sub)),
+    b.check_exact("grad_table",
+                  Array::of(DType::F32, ref::backward_sequential_f32(tokens, grad_out, table, sub)),
                   "one writer per element adding in position order: bit exact against the "
                   "sequential f32 sum (kDeterministicUlps = 0), first rows");
     return b.c;

@@ -25,7 +25,7 @@ std::vector<uint32_t> sweep_tokens(uint32_t seq, uint32_t vocab);
 // "embed_backward_deterministic" (with the family prefix), at seq x d over a vocab-row table; the
 // row-wise lookups with the host's launch (Embedding's LookupPath::native). Throws
 // std::invalid_argument for another name, an empty shape, or d % 4 != 0 for a row-wise lookup.
-validate::Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d, uint32_t vocab,
-                                    uint32_t checked_rows);
+validate::Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d,
+                                    uint32_t vocab, uint32_t checked_rows);
 
 }  // namespace wgslvk::embedding

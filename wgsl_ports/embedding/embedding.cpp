@@ -47,9 +47,8 @@ uint64_t check_binding(Device& dev, std::string_view kernel, uint32_t binding,
   const uint64_t bytes = elems * elem_bytes;
   const uint64_t bound = align_up(bytes, 4);
   const uint64_t limit = dev.limits().max_storage_buffer_binding_size;
-  const std::string what =
-      "binding " + s(binding) + " `" + std::string(name) + "` (" + shape + " x " + s(elem_bytes) +
-      " B = " + s(bytes) + " bytes)";
+  const std::string what = "binding " + s(binding) + " `" + std::string(name) + "` (" + shape +
+                           " x " + s(elem_bytes) + " B = " + s(bytes) + " bytes)";
   if (bound > limit)
     fail("limits", kernel,
          what + " is larger than maxStorageBufferBindingSize " + s(limit) +
@@ -67,27 +66,36 @@ uint64_t check_binding(Device& dev, std::string_view kernel, uint32_t binding,
 
 std::string_view variant_name(BackwardVariant v) {
   switch (v) {
-    case BackwardVariant::Cas: return "cas";
-    case BackwardVariant::FloatAtomics: return "float_atomics";
-    case BackwardVariant::Deterministic: return "deterministic";
+    case BackwardVariant::Cas:
+      return "cas";
+    case BackwardVariant::FloatAtomics:
+      return "float_atomics";
+    case BackwardVariant::Deterministic:
+      return "deterministic";
   }
   return "?";
 }
 
 std::string_view variant_kernel(BackwardVariant v) {
   switch (v) {
-    case BackwardVariant::Cas: return kBackward;
-    case BackwardVariant::FloatAtomics: return kBackwardFloat;
-    case BackwardVariant::Deterministic: return kBackwardDet;
+    case BackwardVariant::Cas:
+      return kBackward;
+    case BackwardVariant::FloatAtomics:
+      return kBackwardFloat;
+    case BackwardVariant::Deterministic:
+      return kBackwardDet;
   }
   return kBackward;
 }
 
 std::string_view lookup_path_name(LookupPath p) {
   switch (p) {
-    case LookupPath::automatic: return "automatic";
-    case LookupPath::port: return "port";
-    case LookupPath::native: return "native";
+    case LookupPath::automatic:
+      return "automatic";
+    case LookupPath::port:
+      return "port";
+    case LookupPath::native:
+      return "native";
   }
   return "?";
 }
@@ -137,8 +145,8 @@ struct Embedding::Call {
   std::vector<BindGroupEntry> entries;
 
   Buffer make(const std::string& what, BufferUsage usage, const void* data, uint64_t bytes) {
-    Buffer b = dev.create_buffer({std::string(kernel) + " " + what, align_up(bytes, 4),
-                                  usage | BufferUsage::CopyDst});
+    Buffer b = dev.create_buffer(
+        {std::string(kernel) + " " + what, align_up(bytes, 4), usage | BufferUsage::CopyDst});
     dev.queue().write_buffer(b, 0, data, bytes);
     return b;
   }
@@ -226,12 +234,14 @@ static void require_features(Device& dev, std::string_view name) {
   const std::string device = "device '" + dev.adapter_name() + "'";
   if (k.needs_shader_f16 && !dev.has_feature(Feature::ShaderF16)) {
     if (name == kLookupW16)
-      fail("feature", name,
-           device + " was created without \"shader-f16\" (Vulkan shaderFloat16 + "
-           "storageBuffer16BitAccess), so binding 1 `table_w16: array<f16>` cannot be read; "
-           "request Feature::ShaderF16 if the adapter has it, or use LookupPath::automatic or "
-           "native (embed_lookup_w16_rows reads the table as u32 pairs) with d_model a multiple "
-           "of 4");
+      fail(
+          "feature", name,
+          device +
+              " was created without \"shader-f16\" (Vulkan shaderFloat16 + "
+              "storageBuffer16BitAccess), so binding 1 `table_w16: array<f16>` cannot be read; "
+              "request Feature::ShaderF16 if the adapter has it, or use LookupPath::automatic or "
+              "native (embed_lookup_w16_rows reads the table as u32 pairs) with d_model a multiple "
+              "of 4");
     fail("feature", name,
          device + " was created without \"shader-f16\", and " + std::string(k.wgsl_file) +
              " starts with `enable f16;` (for embed_lookup_w16; WGSL enables are module-wide), "
@@ -242,16 +252,17 @@ static void require_features(Device& dev, std::string_view name) {
   }
   if (k.needs_float_atomics && !dev.has_feature(Feature::Float32AtomicAdd))
     fail("feature", name,
-         device + " was created without float32-atomic-add (VK_EXT_shader_atomic_float "
-         "shaderBufferFloat32AtomicAdd), needed for the native atomicAdd on binding 2 "
-         "`grad_table`; use BackwardVariant::cas (the default)");
+         device +
+             " was created without float32-atomic-add (VK_EXT_shader_atomic_float "
+             "shaderBufferFloat32AtomicAdd), needed for the native atomicAdd on binding 2 "
+             "`grad_table`; use BackwardVariant::cas (the default)");
 }
 
 // ---- lookup -------------------------------------------------------------------------------------
 
 OovReport Embedding::run_lookup(bool w16, std::span<const uint32_t> tokens,
-                                const Buffer* token_buffer, const Buffer& table,
-                                const Buffer& out, Dims dims, const Recording& rec) {
+                                const Buffer* token_buffer, const Buffer& table, const Buffer& out,
+                                Dims dims, const Recording& rec) {
   const std::string_view name = lookup_kernel(dims, w16);
   const bool native = name == kLookupRows || name == kLookupW16Rows;
   require_features(device_, name);
@@ -268,9 +279,9 @@ OovReport Embedding::run_lookup(bool w16, std::span<const uint32_t> tokens,
                     uint64_t(dims.vocab_size) * dims.d_model, table_elem_bytes,
                     "vocab_size " + s(dims.vocab_size) + " x d_model " + s(dims.d_model));
   const uint64_t out_elems = uint64_t(dims.seq_len) * dims.d_model;
-  const uint64_t out_bytes = check_binding(device_, name, 2, w16 ? "out_w16" : "out", out,
-                                           out_elems, 4, "seq_len " + s(dims.seq_len) +
-                                                             " x d_model " + s(dims.d_model));
+  const uint64_t out_bytes =
+      check_binding(device_, name, 2, w16 ? "out_w16" : "out", out, out_elems, 4,
+                    "seq_len " + s(dims.seq_len) + " x d_model " + s(dims.d_model));
   OovReport report = count_oov(tokens, dims.vocab_size);
   if (dims.seq_len == 0) return report;  // nothing to dispatch (and no empty binding, R3)
 
@@ -283,8 +294,8 @@ OovReport Embedding::run_lookup(bool w16, std::span<const uint32_t> tokens,
   call.bind(2, out, out_bytes);
   if (native) {
     // Whole vec4 / vec2<u32> elements: with d_model % 4 == 0 both sizes are multiples of 16 / 8.
-    call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size,
-                    lookup_rows_per_workgroup(dims.d_model)});
+    call.bind_dims(
+        {dims.seq_len, dims.d_model, dims.vocab_size, lookup_rows_per_workgroup(dims.d_model)});
     call.dispatch(pipeline(name), lookup_rows_workgroups(dims.seq_len, dims.d_model), rec.encoder,
                   rec.timestamps);
     return report;
@@ -341,10 +352,9 @@ OovReport Embedding::run_backward(std::span<const uint32_t> tokens, const Buffer
   const uint64_t grad_bytes =
       check_binding(device_, name, 1, "grad_out", grad_out, grad_elems, 4,
                     "seq_len " + s(dims.seq_len) + " x d_model " + s(dims.d_model));
-  const uint64_t table_bytes =
-      check_binding(device_, name, 2, "grad_table", grad_table,
-                    uint64_t(dims.vocab_size) * dims.d_model, 4,
-                    "vocab_size " + s(dims.vocab_size) + " x d_model " + s(dims.d_model));
+  const uint64_t table_bytes = check_binding(
+      device_, name, 2, "grad_table", grad_table, uint64_t(dims.vocab_size) * dims.d_model, 4,
+      "vocab_size " + s(dims.vocab_size) + " x d_model " + s(dims.d_model));
   OovReport report = count_oov(tokens, dims.vocab_size);
   if (dims.seq_len == 0) return report;
 

@@ -54,11 +54,11 @@ namespace wgslvk::embedding {
 
 enum class BackwardVariant {
   Cas,            // the seed's embed_backward: f32 add by a CAS loop on atomic<u32> (default)
-  FloatAtomics,  // embed_backward_atomic_float: native atomicAdd, needs Feature::Float32AtomicAdd
+  FloatAtomics,   // embed_backward_atomic_float: native atomicAdd, needs Feature::Float32AtomicAdd
   Deterministic,  // embed_backward_deterministic: bitwise identical from run to run
 };
-std::string_view variant_name(BackwardVariant v);     // "cas", "float_atomics", "deterministic"
-std::string_view variant_kernel(BackwardVariant v);   // "embedding/embed_backward", ...
+std::string_view variant_name(BackwardVariant v);    // "cas", "float_atomics", "deterministic"
+std::string_view variant_kernel(BackwardVariant v);  // "embedding/embed_backward", ...
 
 enum class LookupPath {
   automatic,  // native when d_model % 4 == 0, else the port (default)
@@ -109,10 +109,9 @@ class Embedding {
   OovReport lookup(const Buffer& tokens, const Buffer& table, const Buffer& out, Dims dims);
 
   // The same with the table in f16 storage (2 B per element). Needs Feature::ShaderF16.
-  OovReport lookup_w16(std::span<const uint32_t> tokens, const Buffer& table_w16,
-                       const Buffer& out, Dims dims);
-  OovReport lookup_w16(const Buffer& tokens, const Buffer& table_w16, const Buffer& out,
+  OovReport lookup_w16(std::span<const uint32_t> tokens, const Buffer& table_w16, const Buffer& out,
                        Dims dims);
+  OovReport lookup_w16(const Buffer& tokens, const Buffer& table_w16, const Buffer& out, Dims dims);
 
   // grad_table[tokens[s]*d_model + d] += grad_out[s*d_model + d] over in-vocabulary positions,
   // skipping zero and non-finite gradients. grad_table is accumulated into (zero it first for a

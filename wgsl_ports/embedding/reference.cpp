@@ -19,9 +19,7 @@ void expect_size(const char* fn, const char* what, size_t got, uint64_t want) {
 }
 
 // The kernels' skip test: `val == 0.0 || !is_finite(val)` (exponent bits, R15).
-bool skipped(float v) {
-  return v == 0.0f || !wgslvk::is_finite_bits(v);
-}
+bool skipped(float v) { return v == 0.0f || !wgslvk::is_finite_bits(v); }
 
 template <class T, class Conv>
 void lookup_impl(const char* fn, std::span<const uint32_t> tokens, std::span<const T> table,

@@ -29,7 +29,8 @@ ojson params(Shape s, float scale) {
 }
 
 void check_first(CaseBuilder& b, const std::string& buf, const lref::Expected& e) {
-  std::vector<float> bound(e.bound.begin(), e.bound.end()), mag(e.magnitude.begin(), e.magnitude.end());
+  std::vector<float> bound(e.bound.begin(), e.bound.end()),
+      mag(e.magnitude.begin(), e.magnitude.end());
   auto& k = b.check_ulp(buf, Array::of(DType::F32, e.value), 0, "reference.hpp bound, first rows");
   CaseBuilder::per_element_bound(k, bound);
   CaseBuilder::magnitude(k, mag);
@@ -94,9 +95,10 @@ Case backward_case(Shape s) {
 }
 
 void bench_loss(bench::Ctx& c) {
-  std::vector<uint32_t> rows = c.quick() ? std::vector<uint32_t>{64} : std::vector<uint32_t>{4096, 16384};
-  std::vector<uint32_t> vocabs = c.quick() ? std::vector<uint32_t>{1000}
-                                           : std::vector<uint32_t>{16384, 50304};
+  std::vector<uint32_t> rows =
+      c.quick() ? std::vector<uint32_t>{64} : std::vector<uint32_t>{4096, 16384};
+  std::vector<uint32_t> vocabs =
+      c.quick() ? std::vector<uint32_t>{1000} : std::vector<uint32_t>{16384, 50304};
   for (uint32_t r : rows)
     for (uint32_t v : vocabs) {
       const uint64_t n = uint64_t(r) * v;

@@ -50,12 +50,12 @@ Data make_data(Rng& r, Shape s, bool extreme, bool ignore) {
   }
   if (extreme && s.rows >= 6) {
     auto row = [&](uint32_t k) { return d.logits.data() + uint64_t(k) * s.vocab; };
-    row(0)[d.targets[0]] = 1e4f;                      // confident and right: loss ~0
-    row(1)[(d.targets[1] + 1) % s.vocab] = 1e4f;      // confident and wrong: loss ~1e4
-    row(1)[d.targets[1]] = -1e4f;                     // ... and the target at -1e4: ~2e4
-    std::fill_n(row(2), s.vocab, -1e4f);              // all -1e4 but one
+    row(0)[d.targets[0]] = 1e4f;                  // confident and right: loss ~0
+    row(1)[(d.targets[1] + 1) % s.vocab] = 1e4f;  // confident and wrong: loss ~1e4
+    row(1)[d.targets[1]] = -1e4f;                 // ... and the target at -1e4: ~2e4
+    std::fill_n(row(2), s.vocab, -1e4f);          // all -1e4 but one
     row(2)[s.vocab / 2] = 0.0f;
-    std::fill_n(row(3), s.vocab, -1e4f);              // all equal: lse = -1e4 + log(vocab)
+    std::fill_n(row(3), s.vocab, -1e4f);  // all equal: lse = -1e4 + log(vocab)
     for (uint32_t j = 0; j < s.vocab; j += 3) row(4)[j] = j % 2 ? 1e4f : -1e4f;
   }
   if (ignore && s.rows >= 8) {
@@ -83,8 +83,10 @@ Case forward_case(uint64_t seed, Shape s, bool extreme, bool ignore,
   CaseBuilder::bind(k, 2, "loss");
   CaseBuilder::bind(k, 3, "lse");
   CaseBuilder::bind_values(k, 4, ce_params(s, 1.0f));
-  if (grid) k.workgroups = *grid;
-  else k.workgroups_1d = wgslvk::loss::row_workgroups(s);
+  if (grid)
+    k.workgroups = *grid;
+  else
+    k.workgroups_1d = wgslvk::loss::row_workgroups(s);
   check(b, "loss", e.loss, kTail,
         "lse - x[target] within E/ulp + 1/2 ULPs of |lse| + |x[target]| (E: the online sum's "
         "exp and add errors, WGSL log's, reference.hpp); exactly 0 for ignored rows");
@@ -99,7 +101,8 @@ Case mean_case(uint64_t seed, Shape s, bool none_valid, const std::string& what)
   std::vector<float> loss(s.rows);
   std::vector<uint32_t> targets(s.rows);
   for (uint32_t k = 0; k < s.rows; ++k) {
-    targets[k] = none_valid ? s.ignore_index : (r.below(5) == 0 ? s.ignore_index : r.below(s.vocab));
+    targets[k] =
+        none_valid ? s.ignore_index : (r.below(5) == 0 ? s.ignore_index : r.below(s.vocab));
     loss[k] = float(12 * r.unit());
     if (!wgslvk::loss::valid_row(targets[k], s)) loss[k] = 0.0f;  // as the forward writes them
   }
@@ -151,8 +154,10 @@ Case backward_case(uint64_t seed, Shape s, float scale, bool extreme, bool ignor
   CaseBuilder::bind(k, 3, "stats");
   CaseBuilder::bind(k, 4, "dlogits");
   CaseBuilder::bind_values(k, 5, ce_params(s, scale));
-  if (grid) k.workgroups = *grid;
-  else k.workgroups_1d = wgslvk::loss::row_workgroups(s);
+  if (grid)
+    k.workgroups = *grid;
+  else
+    k.workgroups_1d = wgslvk::loss::row_workgroups(s);
   check(b, "dlogits", e, kTail,
         "(exp(x - lse) - onehot) * scale / n_valid within 14 + 5|x - lse| ULPs of (p + onehot) "
         "|scale / n_valid| (WGSL exp's 3 + 2|arg| ULP; x - lse rounded; reference.hpp); ignored "
@@ -202,9 +207,9 @@ Case mean_none_valid(uint64_t seed) {
 Case bwd_basic(uint64_t seed) {
   Rng r(seed ^ 0x7c3);
   Shape s{8 + r.below(8), 257 + r.below(500), 0xFFFFFFFFu};
-  return backward_case(seed, s, 1.0f, false, true, nullptr,
-                       "random logits, vocab " + std::to_string(s.vocab) +
-                           ", ignored rows (all-zero gradients)");
+  return backward_case(
+      seed, s, 1.0f, false, true, nullptr,
+      "random logits, vocab " + std::to_string(s.vocab) + ", ignored rows (all-zero gradients)");
 }
 Case bwd_extreme(uint64_t seed) {
   return backward_case(seed, {10, 601, 0xFFFFFFFFu}, 0.5f, true, true, nullptr,

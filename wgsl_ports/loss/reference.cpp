@@ -70,7 +70,6 @@ void ce_backward(std::span<const double> logits, std::span<const uint32_t> targe
   }
 }
 
-
 ForwardExpected forward_expected(std::span<const float> logits, std::span<const uint32_t> targets,
                                  Shape s) {
   const uint64_t n = uint64_t(s.rows) * s.vocab;

@@ -74,8 +74,7 @@ struct MeanExpected {
   double bound = 0;
   uint32_t n_valid = 0;
 };
-MeanExpected mean_expected(std::span<const float> loss, std::span<const uint32_t> targets,
-                           Shape s);
+MeanExpected mean_expected(std::span<const float> loss, std::span<const uint32_t> targets, Shape s);
 
 // cross_entropy_backward given the f32 lse (an input, taken exactly) and n_valid:
 // with t = x - lse and p = exp(t): 14 + 5|t| ULPs of M = (p + onehot) |scale / n_valid|.

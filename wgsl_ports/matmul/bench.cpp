@@ -27,7 +27,8 @@ constexpr uint32_t kCheckedRows = 2;
 std::vector<float> generated(const Generate& g, uint64_t n) {
   std::vector<float> v(n);
   for (uint64_t i = 0; i < n; ++i)
-    v[i] = float(g.lo + (g.hi - g.lo) * (double(validate::splitmix64_at(g.seed, i) >> 40) * 0x1p-24));
+    v[i] =
+        float(g.lo + (g.hi - g.lo) * (double(validate::splitmix64_at(g.seed, i) >> 40) * 0x1p-24));
   return v;
 }
 
@@ -104,8 +105,11 @@ std::vector<Shape> shapes(const Ctx& c) {
     const char* name;
     uint32_t d_in, d_out;
   };
-  const Layer layers[] = {{"qkv", d, 3 * d}, {"attn_proj", d, d}, {"mlp_up", d, 4 * d},
-                          {"mlp_down", 4 * d, d}, {"logits", d, vocab}};
+  const Layer layers[] = {{"qkv", d, 3 * d},
+                          {"attn_proj", d, d},
+                          {"mlp_up", d, 4 * d},
+                          {"mlp_down", 4 * d, d},
+                          {"logits", d, vocab}};
   for (const auto& l : layers) {
     auto dims = [](const Dims& x) {
       return std::to_string(x.M) + "x" + std::to_string(x.N) + "x" + std::to_string(x.K);
@@ -125,7 +129,7 @@ uint64_t min_bytes(Kernel k, const Dims& d) {
 }
 
 void bench_matmul(Ctx& c) {
-  const Kernel kernels[] = {Kernel::Naive,    Kernel::Tiled,     Kernel::Blocked4, Kernel::Vec4,
+  const Kernel kernels[] = {Kernel::Naive,    Kernel::Tiled,    Kernel::Blocked4, Kernel::Vec4,
                             Kernel::Blocked8, Kernel::TiledF16, Kernel::Native};
   for (const auto& s : shapes(c)) {
     if (!shape_wanted(s.label)) continue;
@@ -179,7 +183,8 @@ void bench_matmul(Ctx& c) {
       CaseBuilder::bind(s, 1, "db");
       CaseBuilder::bind_values(s, 2, CaseBuilder::u32s({rows, n, 0, 0}));
       s.workgroups_1d = (n + 63) / 64;
-      cb.check_exact("db", Array::of(DType::F32, ref::bias_grad_kernel_order(dy, {}, rows, n, false)),
+      cb.check_exact("db",
+                     Array::of(DType::F32, ref::bias_grad_kernel_order(dy, {}, rows, n, false)),
                      "fixed order: bit exact against bias_grad_kernel_order");
       Row row;
       row.kernel = "matmul_bias_grad";

@@ -58,13 +58,16 @@ DispatchSpec& add_dispatch(CaseBuilder& cb, Kernel k, const Dims& d, const std::
   CaseBuilder::bind(s, 2, c);
   CaseBuilder::bind(s, 3, bias);
   CaseBuilder::bind_values(s, 4, CaseBuilder::u32s({d.M, d.N, d.K, d.flags}));
-  if (grid) s.workgroups = *grid;
-  else s.workgroups_1d = matmul::workgroups(k, d);
+  if (grid)
+    s.workgroups = *grid;
+  else
+    s.workgroups_1d = matmul::workgroups(k, d);
   return s;
 }
 
 // C's buffer: c_old (accumulate) or poison, then kTail poison.
-void add_c(CaseBuilder& cb, const std::string& name, const Dims& d, const std::vector<float>& c_old) {
+void add_c(CaseBuilder& cb, const std::string& name, const Dims& d,
+           const std::vector<float>& c_old) {
   if (!d.accumulate()) {
     cb.output(name, DType::F32, d.c_count() + kTail);
     return;
@@ -84,10 +87,11 @@ void check_c(CaseBuilder& cb, const std::string& name, const mref::Expected& e,
   Array expected = Array::of(DType::F32, value);
   auto& k = cb.check_ulp(
       name, expected, e.bound,
-      what + ": an f32 sum of n terms (K products + bias + old C) in any order, FMA or not, is "
-             "within gamma_n S of the exact value, S = sum |a_ik b_kj| + |bias| + |old C| (the "
-             "magnitude file); reference exact in double rounded once: bound_ulps(n) = "
-             "n * 17/16 + 1 ULPs of S (matmul/reference.hpp)",
+      what +
+          ": an f32 sum of n terms (K products + bias + old C) in any order, FMA or not, is "
+          "within gamma_n S of the exact value, S = sum |a_ik b_kj| + |bias| + |old C| (the "
+          "magnitude file); reference exact in double rounded once: bound_ulps(n) = "
+          "n * 17/16 + 1 ULPs of S (matmul/reference.hpp)",
       0, e.value.size());
   if (scalar_magnitude) {
     k.magnitude = CheckSpec::Magnitude::Scalar;
@@ -183,10 +187,10 @@ Case nonfinite(uint64_t seed) {
   auto tweak = [](std::vector<float>& a, std::vector<float>& b, const Dims& d) {
     const float inf = std::numeric_limits<float>::infinity();
     a[3 * d.K + 5] = std::numeric_limits<float>::quiet_NaN();  // row 3 of C: NaN
-    b[7 * d.N + 10] = inf;                                       // column 10: +-inf by sign of a[i, 7]
-    b[9 * d.N + 13] = inf;                                       // column 13: +inf and -inf: NaN where
-    b[11 * d.N + 13] = -inf;                                     //   a[i, 9], a[i, 11] share a sign
-    a[14 * d.K + 7] = 0.0f;                                      // C[14, 10]: 0 * inf = NaN
+    b[7 * d.N + 10] = inf;    // column 10: +-inf by sign of a[i, 7]
+    b[9 * d.N + 13] = inf;    // column 13: +inf and -inf: NaN where
+    b[11 * d.N + 13] = -inf;  //   a[i, 9], a[i, 11] share a sign
+    a[14 * d.K + 7] = 0.0f;   // C[14, 10]: 0 * inf = NaN
   };
   return single(seed, K, {16, 20, 12, 0},
                 "NaN/Inf: the plain IEEE sum: a NaN in A row 3 makes C row 3 NaN, +inf in B gives "
@@ -196,8 +200,9 @@ Case nonfinite(uint64_t seed) {
 template <Kernel K>
 Case grid_3x2(uint64_t seed) {
   uint32_t t = matmul::tile_edge(K);
-  Dims d = !t ? Dims{5 * 256 - 8, 1, 1, 0}
-             : vec4_kind(K) ? Dims{4 * t + 4, 4, 1, matmul::kTransA} : Dims{4 * t + 1, 4, 1, 0};
+  Dims d = !t             ? Dims{5 * 256 - 8, 1, 1, 0}
+           : vec4_kind(K) ? Dims{4 * t + 4, 4, 1, matmul::kTransA}
+                          : Dims{4 * t + 1, 4, 1, 0};
   return single(seed, K, d,
                 "five workgroups of work on an explicit 3 x 2 grid: flat_wg row y = 1 and one "
                 "surplus workgroup that must return",
@@ -213,8 +218,9 @@ Case layer_fwd_bwd(uint64_t seed) {
   const uint32_t rows = 20, d_in = 12, d_out = 16;
   Dims fwd = Dims::forward(rows, d_in, d_out, true), dx = Dims::grad_input(rows, d_in, d_out),
        dw = Dims::grad_weight(rows, d_in, d_out, true);
-  cb.c.description = "a GPT layer's three products chained: y = x W + b, dX = dY W^T, "
-                     "dW += x^T dY (rows 20, d_in 12, d_out 16)";
+  cb.c.description =
+      "a GPT layer's three products chained: y = x W + b, dX = dY W^T, "
+      "dW += x^T dY (rows 20, d_in 12, d_out 16)";
   auto x = binades(r, uint64_t(rows) * d_in), w = binades(r, uint64_t(d_in) * d_out),
        bias = binades(r, d_out), dy = binades(r, uint64_t(rows) * d_out),
        dw_old = binades(r, uint64_t(d_in) * d_out);
@@ -247,8 +253,9 @@ Case vec4_unaligned(uint64_t seed) {
   Rng r(seed);
   CaseBuilder cb;
   Dims d{24, 24, 33, 0};
-  cb.c.description = "K = 33 is not a multiple of 4: matmul_vec4 returns before any load or store "
-                     "(the host picks matmul_blocked4 for such shapes)";
+  cb.c.description =
+      "K = 33 is not a multiple of 4: matmul_vec4 returns before any load or store "
+      "(the host picks matmul_blocked4 for such shapes)";
   cb.input("a", DType::F32, binades(r, 24 * 36));  // bound padded to whole vec4 rows
   cb.input("b", DType::F32, binades(r, 36 * 24));
   cb.input("bias", DType::F32, std::vector<float>{7.0f});
@@ -265,8 +272,8 @@ Case bias_grad_case(uint64_t seed, bool accumulate) {
   CaseBuilder cb;
   uint32_t M = 5 + r.below(60), N = 1 + r.below(100);
   if (seed == 4901 || seed == 4902) M = 41, N = 70;  // two workgroups, the second partial
-  cb.c.description = std::string("db") + (accumulate ? " += " : " = ") +
-                     "column sums of dY [" + std::to_string(M) + ", " + std::to_string(N) +
+  cb.c.description = std::string("db") + (accumulate ? " += " : " = ") + "column sums of dY [" +
+                     std::to_string(M) + ", " + std::to_string(N) +
                      "]: 4 row lanes summed in order, then (p0 + p1) + (p2 + p3)";
   auto dy = binades(r, uint64_t(M) * N), db_old = binades(r, N);
   cb.input("dy", DType::F32, dy);
@@ -276,13 +283,15 @@ Case bias_grad_case(uint64_t seed, bool accumulate) {
   auto& s = cb.dispatch("matmul/matmul_bias_grad", "column sums");
   CaseBuilder::bind(s, 0, "dy");
   CaseBuilder::bind(s, 1, "db");
-  CaseBuilder::bind_values(s, 2, CaseBuilder::u32s({M, N, accumulate ? uint32_t(matmul::kAccumulate) : 0u, 0}));
+  CaseBuilder::bind_values(
+      s, 2, CaseBuilder::u32s({M, N, accumulate ? uint32_t(matmul::kAccumulate) : 0u, 0}));
   s.workgroups_1d = (N + 63) / 64;
   auto exact = mref::bias_grad_kernel_order(dy, db_old, M, N, accumulate);
   exact.resize(N + kTail, kPoison);
-  cb.check_exact("db", Array::of(DType::F32, exact),
-                 "fixed summation order, f32 adds only (no contraction possible): bit exact against "
-                 "bias_grad_kernel_order (round-to-nearest-even, no flushing); the tail stays poison");
+  cb.check_exact(
+      "db", Array::of(DType::F32, exact),
+      "fixed summation order, f32 adds only (no contraction possible): bit exact against "
+      "bias_grad_kernel_order (round-to-nearest-even, no flushing); the tail stays poison");
   return cb.c;
 }
 Case bias_grad_basic(uint64_t seed) { return bias_grad_case(seed, false); }
@@ -298,7 +307,8 @@ Case native_n64(uint64_t seed) {
     d.kernel = "matmul/matmul_native_n64";
     for (const auto& b : d.bindings)
       if (b.binding == 4 && b.is_inline) {
-        uint64_t M = b.inline_values["u32"][0].get<uint64_t>(), N = b.inline_values["u32"][1].get<uint64_t>();
+        uint64_t M = b.inline_values["u32"][0].get<uint64_t>(),
+                 N = b.inline_values["u32"][1].get<uint64_t>();
         uint64_t wgs = ((M + 127) / 128) * ((N + 63) / 64);
         if (d.workgroups) {  // an explicit grid with surplus workgroups: keep its shape, cover wgs
           auto& w = *d.workgroups;
@@ -335,12 +345,15 @@ void register_matmul(std::vector<Generator>& g) {
   add_kernel<Kernel::Vec4>(g, src);
   g.push_back({"matmul/matmul_vec4", "unaligned_writes_nothing", 4309, false, vec4_unaligned, src});
   // The seed's broken integration is correct under layout "auto" (the goldens' layout).
-  g.push_back({"matmul/matmul_vec4_readonly", "basic", 4401, true, basic<Kernel::Vec4Readonly>, src});
+  g.push_back(
+      {"matmul/matmul_vec4_readonly", "basic", 4401, true, basic<Kernel::Vec4Readonly>, src});
   add_kernel<Kernel::Blocked8>(g, src);
   add_kernel<Kernel::TiledF16>(g, src);
   add_kernel<Kernel::Native>(g, src);
-  g.push_back({"matmul/matmul_native_n64", "basic", 4951, true, native_n64<basic<Kernel::Native>>, src});
-  g.push_back({"matmul/matmul_native_n64", "odd_sizes", 4955, false, native_n64<odd<Kernel::Native>>, src});
+  g.push_back(
+      {"matmul/matmul_native_n64", "basic", 4951, true, native_n64<basic<Kernel::Native>>, src});
+  g.push_back(
+      {"matmul/matmul_native_n64", "odd_sizes", 4955, false, native_n64<odd<Kernel::Native>>, src});
   g.push_back({"matmul/matmul_native_n64", "layer_fwd_bwd", 4957, false,
                native_n64<layer_fwd_bwd<Kernel::Native>>, src});
   g.push_back({"matmul/matmul_bias_grad", "basic", 4901, true, bias_grad_basic, src});

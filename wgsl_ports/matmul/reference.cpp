@@ -11,14 +11,22 @@ namespace wgslvk::matmul {
 
 std::string_view kernel_name(Kernel k) {
   switch (k) {
-    case Kernel::Naive: return "matmul_naive";
-    case Kernel::Tiled: return "matmul_tiled";
-    case Kernel::Blocked4: return "matmul_blocked4";
-    case Kernel::Vec4: return "matmul_vec4";
-    case Kernel::Vec4Readonly: return "matmul_vec4_readonly";
-    case Kernel::Blocked8: return "matmul_blocked8";
-    case Kernel::TiledF16: return "matmul_tiled_f16";
-    case Kernel::Native: return "matmul_native";
+    case Kernel::Naive:
+      return "matmul_naive";
+    case Kernel::Tiled:
+      return "matmul_tiled";
+    case Kernel::Blocked4:
+      return "matmul_blocked4";
+    case Kernel::Vec4:
+      return "matmul_vec4";
+    case Kernel::Vec4Readonly:
+      return "matmul_vec4_readonly";
+    case Kernel::Blocked8:
+      return "matmul_blocked8";
+    case Kernel::TiledF16:
+      return "matmul_tiled_f16";
+    case Kernel::Native:
+      return "matmul_native";
   }
   return "?";
 }
@@ -27,14 +35,18 @@ std::string qualified_name(Kernel k) { return "matmul/" + std::string(kernel_nam
 
 uint32_t tile_edge(Kernel k) {
   switch (k) {
-    case Kernel::Naive: return 0;
+    case Kernel::Naive:
+      return 0;
     case Kernel::Tiled:
-    case Kernel::TiledF16: return 16;
+    case Kernel::TiledF16:
+      return 16;
     case Kernel::Blocked4:
     case Kernel::Vec4:
-    case Kernel::Vec4Readonly: return 64;
+    case Kernel::Vec4Readonly:
+      return 64;
     case Kernel::Blocked8:
-    case Kernel::Native: return 128;
+    case Kernel::Native:
+      return 128;
   }
   return 0;
 }
@@ -143,8 +155,7 @@ void bias_grad(std::span<const double> dy, std::span<double> db, uint32_t M, uin
 }
 
 Expected matmul(std::span<const float> a, std::span<const float> b, std::span<const float> bias,
-                std::span<const float> c_old, const Dims& d, uint32_t row_begin,
-                uint32_t row_end) {
+                std::span<const float> c_old, const Dims& d, uint32_t row_begin, uint32_t row_end) {
   check_sizes(a.size(), b.size(), bias.size(), c_old.size(), d, d.accumulate(),
               "matmul::ref::matmul (f32)");
   if (row_end == 0) row_end = d.M;

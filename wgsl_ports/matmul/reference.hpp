@@ -50,11 +50,11 @@ struct Dims {
 // ---- kernels and their shape rules --------------------------------------------------------------
 
 enum class Kernel { Naive, Tiled, Blocked4, Vec4, Vec4Readonly, Blocked8, TiledF16, Native };
-inline constexpr Kernel kAllKernels[] = {Kernel::Naive,         Kernel::Tiled,    Kernel::Blocked4,
-                                         Kernel::Vec4,          Kernel::Vec4Readonly,
-                                         Kernel::Blocked8,      Kernel::TiledF16, Kernel::Native};
-std::string_view kernel_name(Kernel k);       // "matmul_naive"
-std::string qualified_name(Kernel k);         // "matmul/matmul_naive"
+inline constexpr Kernel kAllKernels[] = {Kernel::Naive,    Kernel::Tiled,        Kernel::Blocked4,
+                                         Kernel::Vec4,     Kernel::Vec4Readonly, Kernel::Blocked8,
+                                         Kernel::TiledF16, Kernel::Native};
+std::string_view kernel_name(Kernel k);  // "matmul_naive"
+std::string qualified_name(Kernel k);    // "matmul/matmul_naive"
 // Output tile edge per workgroup (naive: one element per invocation, 256 per workgroup).
 uint32_t tile_edge(Kernel k);
 // Workgroups of one dispatch (laid out by grid_for_workgroups: 2-D above 65535).
@@ -68,8 +68,8 @@ Kernel vec4_or_fallback(const Dims& d);
 
 // matmul_tiled_f16's B: two f16 per u32, low half first, along the stored row (N, or K with
 // TRANS_B), each stored row padded to whole words (the pad half is 0).
-uint32_t f16_row_words(const Dims& d);                  // (ldb + 1) / 2
-uint64_t f16_words(const Dims& d);                      // stored rows x f16_row_words
+uint32_t f16_row_words(const Dims& d);  // (ldb + 1) / 2
+uint64_t f16_words(const Dims& d);      // stored rows x f16_row_words
 // Rounds B to f16 (nearest even, as pack2x16float may; values above 65504 become inf) and packs.
 std::vector<uint32_t> pack_b_f16(std::span<const float> b, const Dims& d);
 // The f16-rounded B back in f32 (exact), in B's stored layout: what matmul_tiled_f16 multiplies.

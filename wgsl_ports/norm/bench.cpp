@@ -31,7 +31,8 @@ ojson params(Shape s, uint32_t rpb) {
 
 void check_first(CaseBuilder& b, const std::string& buf, const nref::Expected& e, uint64_t n) {
   std::vector<float> v(e.value.begin(), e.value.begin() + n),
-      bound(e.bound.begin(), e.bound.begin() + n), mag(e.magnitude.begin(), e.magnitude.begin() + n);
+      bound(e.bound.begin(), e.bound.begin() + n),
+      mag(e.magnitude.begin(), e.magnitude.begin() + n);
   auto& k = b.check_ulp(buf, Array::of(DType::F32, v), 0, "reference.hpp bounds, first rows");
   CaseBuilder::per_element_bound(k, bound);
   CaseBuilder::magnitude(k, mag);
@@ -42,7 +43,8 @@ Case forward_case(Shape s) {
   auto x = fast_uniform(s.rows * 31 + s.d, uint64_t(s.rows) * s.d, -2, 2);
   auto gamma = fast_uniform(7, s.d, 0.5, 1.5), beta = fast_uniform(8, s.d, -1, 1);
   const Shape sub{std::min(s.rows, kCheckRows), s.d};
-  auto e = nref::forward_expected(std::span(x).first(uint64_t(sub.rows) * s.d), gamma, beta, kEps, sub);
+  auto e =
+      nref::forward_expected(std::span(x).first(uint64_t(sub.rows) * s.d), gamma, beta, kEps, sub);
   b.input("x", DType::F32, x);
   b.input("gamma", DType::F32, gamma);
   b.input("beta", DType::F32, beta);
@@ -72,7 +74,8 @@ Case backward_case(Shape s, uint32_t rpb, const std::string& main) {
     double m = 0, v = 0;
     for (uint32_t j = 0; j < s.d; ++j) m += x[uint64_t(r) * s.d + j];
     m /= s.d;
-    for (uint32_t j = 0; j < s.d; ++j) v += (x[uint64_t(r) * s.d + j] - m) * (x[uint64_t(r) * s.d + j] - m);
+    for (uint32_t j = 0; j < s.d; ++j)
+      v += (x[uint64_t(r) * s.d + j] - m) * (x[uint64_t(r) * s.d + j] - m);
     mean[r] = float(m);
     rstd[r] = float(1 / std::sqrt(v / s.d + kEps));
   }
@@ -109,9 +112,10 @@ Case backward_case(Shape s, uint32_t rpb, const std::string& main) {
 }
 
 void bench_norm(bench::Ctx& c) {
-  std::vector<uint32_t> rows = c.quick() ? std::vector<uint32_t>{256} : std::vector<uint32_t>{4096, 16384};
-  std::vector<uint32_t> ds = c.quick() ? std::vector<uint32_t>{96, 768}
-                                       : std::vector<uint32_t>{96, 128, 192, 256, 768};
+  std::vector<uint32_t> rows =
+      c.quick() ? std::vector<uint32_t>{256} : std::vector<uint32_t>{4096, 16384};
+  std::vector<uint32_t> ds =
+      c.quick() ? std::vector<uint32_t>{96, 768} : std::vector<uint32_t>{96, 128, 192, 256, 768};
   for (uint32_t r : rows)
     for (uint32_t d : ds) {
       const Shape s{r, d};
@@ -142,23 +146,26 @@ void bench_norm(bench::Ctx& c) {
           if (target != norm::kTargetBlocks && !sweep) continue;
           if (!fused && (target == 256u || target == 1024u)) continue;
           if (!c.selected("norm", kname) && !sweep) continue;
-          if (kname == "layernorm_backward_fused_prefetch" && !c.options().only.count(kname) && !sweep)
+          if (kname == "layernorm_backward_fused_prefetch" && !c.options().only.count(kname) &&
+              !sweep)
             continue;
           const uint32_t rpb = norm::default_rows_per_block(s, target);
           if (std::find(done.begin(), done.end(), rpb) != done.end()) continue;
           done.push_back(rpb);
           bench::Row row;
-          row.kernel = target == norm::kTargetBlocks
-                           ? kname
-                           : kname + "[" + std::to_string(norm::backward_blocks(s, rpb)) + " blocks]";
+          row.kernel =
+              target == norm::kTargetBlocks
+                  ? kname
+                  : kname + "[" + std::to_string(norm::backward_blocks(s, rpb)) + " blocks]";
           row.label = label;
           row.dims = dims;
           row.dims["rows_per_block"] = rpb;
           // The same byte count for both pairs: x, dy read once, gamma once, mean and rstd once
           // (4 B per row each), dx written once, dgamma and dbeta written (4 B per column each).
           row.bytes = n * 12 + uint64_t(d) * 12 + uint64_t(r) * 8;
-          row.bytes_rule = "read x, dy, gamma, mean, rstd; write dx, dgamma, dbeta (the per-block "
-                           "partials, 2 x d x blocks written and read, not counted); both dispatches";
+          row.bytes_rule =
+              "read x, dy, gamma, mean, rstd; write dx, dgamma, dbeta (the per-block "
+              "partials, 2 x d x blocks written and read, not counted); both dispatches";
           row.flops = double(n) * 14;
           bench::time_case(c, backward_case(s, rpb, kname), row);
         }

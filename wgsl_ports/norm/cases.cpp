@@ -30,7 +30,8 @@ ojson ln_params(Shape s, float eps, uint32_t rpb) {
 // past it unchanged.
 void check(CaseBuilder& b, const std::string& buf, const nref::Expected& e, uint64_t tail,
            const std::string& reason) {
-  b.check_expected(buf, e, tail, reason, "rows past `rows` store nothing: the poison after the output stays");
+  b.check_expected(buf, e, tail, reason,
+                   "rows past `rows` store nothing: the poison after the output stays");
 }
 
 // Rows of x: uniform(-2, 2) scaled by a random binade, some rows shifted by a large offset (the
@@ -43,8 +44,7 @@ std::vector<float> random_x(Rng& r, Shape s) {
     for (uint32_t j = 0; j < s.d; ++j)
       x[uint64_t(row) * s.d + j] = float(offset + scale * (4 * r.unit() - 2));
   }
-  if (s.rows > 2)
-    std::fill_n(x.begin() + uint64_t(s.rows / 2) * s.d, s.d, 0.75f);
+  if (s.rows > 2) std::fill_n(x.begin() + uint64_t(s.rows / 2) * s.d, s.d, 0.75f);
   return x;
 }
 
@@ -58,8 +58,10 @@ std::vector<float> random_params(Rng& r, uint32_t n, double lo, double hi, bool 
 }
 
 void set_grid(DispatchSpec& d, uint64_t n, const std::array<uint32_t, 3>* grid) {
-  if (grid) d.workgroups = *grid;
-  else d.workgroups_1d = n;
+  if (grid)
+    d.workgroups = *grid;
+  else
+    d.workgroups_1d = n;
 }
 
 Case forward_case(uint64_t seed, Shape s, const std::array<uint32_t, 3>* grid,
@@ -94,7 +96,8 @@ Case forward_case(uint64_t seed, Shape s, const std::array<uint32_t, 3>* grid,
   check(b, "y", e.y, tail_rows * s.d,
         "y within 1.5 h + 19 + q/u ULPs of |gamma| rstd (|x - mean| + mean|x|) + |beta| "
         "(reference.hpp: row sums of depth h, the mean's error through rstd)");
-  check(b, "mean", e.mean, tail_rows, "mean within h + 6 ULPs of mean|x| (a sum of depth h, a division)");
+  check(b, "mean", e.mean, tail_rows,
+        "mean within h + 6 ULPs of mean|x| (a sum of depth h, a division)");
   check(b, "rstd", e.rstd, tail_rows,
         "rstd within h/2 + 10 + q/u ULPs of rstd (positive sum, division, inverseSqrt 2 ULP)");
   return b.c;
@@ -135,8 +138,8 @@ Case backward_case(uint64_t seed, Shape s, uint32_t rpb, const std::array<uint32
   b.output("dgamma", DType::F32, s.d);
   b.output("dbeta", DType::F32, s.d);
   auto& d = b.dispatch(variant == Bwd::Prefetch ? "norm/layernorm_backward_fused_prefetch"
-                       : fused                   ? "norm/layernorm_backward_fused"
-                                                 : "norm/layernorm_backward",
+                       : fused                  ? "norm/layernorm_backward_fused"
+                                                : "norm/layernorm_backward",
                        "dx and the blocks' partials");
   CaseBuilder::bind(d, 0, "x");
   CaseBuilder::bind(d, 1, "gamma");
@@ -147,14 +150,15 @@ Case backward_case(uint64_t seed, Shape s, uint32_t rpb, const std::array<uint32
   CaseBuilder::bind(d, 6, "partials");
   CaseBuilder::bind_values(d, 7, ln_params(s, kEps, rpb));
   set_grid(d, norm::backward_blocks(s, rpb), grid);
-  auto& f = b.dispatch(fused ? "norm/layernorm_backward_fused_dparams"
-                             : "norm/layernorm_backward_dparams",
-                       "dgamma, dbeta from the partials");
+  auto& f = b.dispatch(
+      fused ? "norm/layernorm_backward_fused_dparams" : "norm/layernorm_backward_dparams",
+      "dgamma, dbeta from the partials");
   CaseBuilder::bind(f, 0, "partials");
   CaseBuilder::bind(f, 1, "dgamma");
   CaseBuilder::bind(f, 2, "dbeta");
   // finalize_rows (tests only): a host that tells the finalize another row count.
-  CaseBuilder::bind_values(f, 3, ln_params({finalize_rows ? finalize_rows : s.rows, s.d}, kEps, rpb));
+  CaseBuilder::bind_values(f, 3,
+                           ln_params({finalize_rows ? finalize_rows : s.rows, s.d}, kEps, rpb));
   f.workgroups_1d = norm::dparams_workgroups(s);
   check(b, "dx", e.dx, 0,
         "dx within h + 15 ULPs of rstd (|g| + mean|g| + |xhat| mean|g xhat|) (two row sums of "
@@ -170,7 +174,8 @@ Case backward_case(uint64_t seed, Shape s, uint32_t rpb, const std::array<uint32
 // the lanes: bound that + 1 (reference rounding) ULPs of the sum of |partials|.
 // fused: layernorm_backward_fused_dparams (norm_native.wgsl): 64 lanes per column, so
 // ceil(n_blocks / 64) + 6 adds on a term's path, + 1 for the reference's rounding.
-Case dparams_case(uint64_t seed, Shape s, uint32_t rpb, const std::string& what, bool fused = false) {
+Case dparams_case(uint64_t seed, Shape s, uint32_t rpb, const std::string& what,
+                  bool fused = false) {
   Rng r(seed);
   CaseBuilder b;
   b.c.description = what;
@@ -219,8 +224,9 @@ const uint32_t kDs[] = {80, 96, 768};
 Case forward_basic(uint64_t seed) {
   Rng r(seed ^ 0x4e31);
   Shape s{1 + r.below(12), kDs[r.below(3)]};
-  return forward_case(seed, s, nullptr, "random rows (binades, offsets, one constant row), d " +
-                                            std::to_string(s.d) + ", rows " + std::to_string(s.rows));
+  return forward_case(seed, s, nullptr,
+                      "random rows (binades, offsets, one constant row), d " + std::to_string(s.d) +
+                          ", rows " + std::to_string(s.rows));
 }
 Case forward_d80(uint64_t seed) {
   return forward_case(seed, {37, 80}, nullptr,
@@ -231,11 +237,14 @@ Case forward_d96(uint64_t seed) {
   return forward_case(seed, {29, 96}, nullptr, "d = 96 (the Small preset), 29 rows");
 }
 Case forward_d768(uint64_t seed) {
-  return forward_case(seed, {3, 768}, nullptr, "d = 768 (GPT-2 small): 64 lanes per row holding 3 vec4s each, 4 rows per workgroup");
+  return forward_case(
+      seed, {3, 768}, nullptr,
+      "d = 768 (GPT-2 small): 64 lanes per row holding 3 vec4s each, 4 rows per workgroup");
 }
 Case forward_d1040(uint64_t seed) {
-  return forward_case(seed, {2, 1040}, nullptr,
-                      "d = 1040: 260 vec4s over 128 lanes (3 per lane, the third only for lanes < 4)");
+  return forward_case(
+      seed, {2, 1040}, nullptr,
+      "d = 1040: 260 vec4s over 128 lanes (3 per lane, the third only for lanes < 4)");
 }
 Case forward_grid_2d(uint64_t seed) {
   static const std::array<uint32_t, 3> grid{2, 2, 1};
@@ -250,8 +259,8 @@ Case backward_basic(uint64_t seed) {
   const uint32_t rpw = norm::rows_per_workgroup(s.d);
   const uint32_t rpb = r.below(2) ? norm::default_rows_per_block(s) : 1 + r.below(3 * rpw);
   return backward_case(seed, s, rpb, nullptr,
-                       "random rows, d " + std::to_string(s.d) + ", rows " + std::to_string(s.rows) +
-                           ", rows_per_block " + std::to_string(rpb));
+                       "random rows, d " + std::to_string(s.d) + ", rows " +
+                           std::to_string(s.rows) + ", rows_per_block " + std::to_string(rpb));
 }
 Case backward_blocks_d96(uint64_t seed) {
   return backward_case(seed, {53, 96}, 5, nullptr,
@@ -288,8 +297,8 @@ Case fused_basic(uint64_t seed) {
   const uint32_t rpw = norm::rows_per_workgroup(s.d);
   const uint32_t rpb = r.below(2) ? norm::default_rows_per_block(s) : 1 + r.below(3 * rpw);
   return backward_case(seed, s, rpb, nullptr,
-                       "random rows, d " + std::to_string(s.d) + ", rows " + std::to_string(s.rows) +
-                           ", rows_per_block " + std::to_string(rpb),
+                       "random rows, d " + std::to_string(s.d) + ", rows " +
+                           std::to_string(s.rows) + ", rows_per_block " + std::to_string(rpb),
                        Bwd::Fused);
 }
 Case fused_d20(uint64_t seed) {
@@ -340,8 +349,9 @@ Case fused_dparams_basic(uint64_t seed) {
   const Shape s{1 + r.below(300), kDs[r.below(3)]};
   const uint32_t rpb = 4 + r.below(13);
   return dparams_case(seed, s, rpb,
-                      "random partials over binades, " + std::to_string(norm::backward_blocks(s, rpb)) +
-                          " blocks, d " + std::to_string(s.d) + " (columns past d write nothing)",
+                      "random partials over binades, " +
+                          std::to_string(norm::backward_blocks(s, rpb)) + " blocks, d " +
+                          std::to_string(s.d) + " (columns past d write nothing)",
                       true);
 }
 Case fused_dparams_200_blocks(uint64_t seed) {
@@ -368,12 +378,14 @@ Case dparams_basic(uint64_t seed) {
   const Shape s{1 + r.below(300), kDs[r.below(3)]};
   const uint32_t rpb = 1 + r.below(16);
   return dparams_case(seed, s, rpb,
-                      "random partials over binades, " + std::to_string(norm::backward_blocks(s, rpb)) +
-                          " blocks, d " + std::to_string(s.d) + " (columns past d write nothing)");
+                      "random partials over binades, " +
+                          std::to_string(norm::backward_blocks(s, rpb)) + " blocks, d " +
+                          std::to_string(s.d) + " (columns past d write nothing)");
 }
 Case dparams_37_blocks(uint64_t seed) {
-  return dparams_case(seed, {37, 100}, 1, "37 blocks (lanes 0..4 add 3, the rest 2), d = 100: the "
-                                          "7th workgroup holds 4 columns, 12 idle");
+  return dparams_case(seed, {37, 100}, 1,
+                      "37 blocks (lanes 0..4 add 3, the rest 2), d = 100: the "
+                      "7th workgroup holds 4 columns, 12 idle");
 }
 
 }  // namespace

@@ -126,7 +126,6 @@ void layernorm_backward(std::span<const double> x, std::span<const double> gamma
   }
 }
 
-
 namespace {
 void resize(Expected& e, size_t n) {
   e.value.resize(n);

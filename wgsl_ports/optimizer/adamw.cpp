@@ -84,9 +84,12 @@ uint32_t default_norm_workgroups(NormMode mode, uint64_t n) {
 
 std::string_view precision_name(StatePrecision p) {
   switch (p) {
-    case StatePrecision::FP32: return "fp32";
-    case StatePrecision::F16Mirror: return "f16_mirror";
-    case StatePrecision::Float8Blocks: return "int8";
+    case StatePrecision::FP32:
+      return "fp32";
+    case StatePrecision::F16Mirror:
+      return "f16_mirror";
+    case StatePrecision::Float8Blocks:
+      return "int8";
   }
   return "?";
 }
@@ -94,11 +97,16 @@ std::string_view precision_name(StatePrecision p) {
 void check_adamw_options(const AdamWOptions& o, const std::string& who) {
   auto refuse = [&](const std::string& what) { fail("value", who + ": " + what); };
   if (o.max_grad_norm && !(*o.max_grad_norm > 0.0f && std::isfinite(*o.max_grad_norm)))
-    refuse("max_grad_norm = " + fmt_float(*o.max_grad_norm) + " (finite and > 0, or nullopt for no clipping)");
-  if (!(o.lr >= 0.0f && std::isfinite(o.lr))) refuse("lr = " + fmt_float(o.lr) + " (finite and >= 0)");
-  if (!(o.beta1 >= 0.0f && o.beta1 < 1.0f)) refuse("beta1 = " + fmt_float(o.beta1) + " (in [0, 1))");
-  if (!(o.beta2 >= 0.0f && o.beta2 < 1.0f)) refuse("beta2 = " + fmt_float(o.beta2) + " (in [0, 1))");
-  if (!(o.eps > 0.0f && std::isfinite(o.eps))) refuse("eps = " + fmt_float(o.eps) + " (finite and > 0)");
+    refuse("max_grad_norm = " + fmt_float(*o.max_grad_norm) +
+           " (finite and > 0, or nullopt for no clipping)");
+  if (!(o.lr >= 0.0f && std::isfinite(o.lr)))
+    refuse("lr = " + fmt_float(o.lr) + " (finite and >= 0)");
+  if (!(o.beta1 >= 0.0f && o.beta1 < 1.0f))
+    refuse("beta1 = " + fmt_float(o.beta1) + " (in [0, 1))");
+  if (!(o.beta2 >= 0.0f && o.beta2 < 1.0f))
+    refuse("beta2 = " + fmt_float(o.beta2) + " (in [0, 1))");
+  if (!(o.eps > 0.0f && std::isfinite(o.eps)))
+    refuse("eps = " + fmt_float(o.eps) + " (finite and > 0)");
   if (!(o.weight_decay >= 0.0f && std::isfinite(o.weight_decay)))
     refuse("weight_decay = " + fmt_float(o.weight_decay) + " (finite and >= 0)");
 }
@@ -113,9 +121,9 @@ Layout make_layout(std::span<const ParamSpec> params, StatePrecision precision, 
                        " is not a power of two >= 4");
   Layout L;
   L.alignment = alignment;
-  uint64_t unit = alignment / 4;                                       // f32 roles
+  uint64_t unit = alignment / 4;  // f32 roles
   if (precision == StatePrecision::F16Mirror) unit = std::max<uint64_t>(unit, alignment / 2);
-  if (precision == StatePrecision::Float8Blocks)                               // codes, block scales
+  if (precision == StatePrecision::Float8Blocks)  // codes, block scales
     unit = std::max<uint64_t>({unit, alignment, uint64_t(alignment / 4) * 256});
   L.unit = unit;
 
@@ -147,9 +155,9 @@ Layout make_layout(std::span<const ParamSpec> params, StatePrecision precision, 
   uint64_t limit = std::min<uint64_t>(max_binding_bytes / 4, uint64_t(1) << 31);
   L.chunk = limit / unit * unit;
   if (L.chunk == 0)
-    fail("limits", who + ": maxStorageBufferBindingSize " +
-                       std::to_string(max_binding_bytes) + " holds less than one layout unit (" +
-                       std::to_string(unit) + " f32 elements)");
+    fail("limits", who + ": maxStorageBufferBindingSize " + std::to_string(max_binding_bytes) +
+                       " holds less than one layout unit (" + std::to_string(unit) +
+                       " f32 elements)");
   return L;
 }
 
@@ -160,9 +168,10 @@ MultiTensorAdamW::MultiTensorAdamW(Device& device, std::vector<ParamSpec> params
     : device_(device), opt_(options) {
   if (params.empty()) fail("value", "MultiTensorAdamW: no parameters registered");
   if (opt_.precision == StatePrecision::F16Mirror && !device_.has_feature(Feature::ShaderF16))
-    fail("feature", "MultiTensorAdamW: state precision f16_mirror needs adamw_update_f16, which "
-                    "needs the \"shader-f16\" feature; device '" + device_.adapter_name() +
-                    "' was created without it");
+    fail("feature",
+         "MultiTensorAdamW: state precision f16_mirror needs adamw_update_f16, which "
+         "needs the \"shader-f16\" feature; device '" +
+             device_.adapter_name() + "' was created without it");
   check_adamw_options(opt_, "MultiTensorAdamW");
   uint64_t binding = device_.limits().max_storage_buffer_binding_size;
   if (opt_.max_binding_bytes) binding = std::min(binding, opt_.max_binding_bytes);
@@ -175,8 +184,9 @@ MultiTensorAdamW::MultiTensorAdamW(Device& device, std::vector<ParamSpec> params
       fail("limits", std::string("MultiTensorAdamW: buffer '") + label + "' needs " +
                          std::to_string(bytes) + " bytes, above maxBufferSize " +
                          std::to_string(device_.limits().max_buffer_size));
-    return device_.create_buffer({label, align_up(bytes, 4),
-                                  BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst});
+    return device_.create_buffer(
+        {label, align_up(bytes, 4),
+         BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst});
   };
   w_ = make("adamw.w", n * 4);
   g_ = make("adamw.g", n * 4);
@@ -233,8 +243,9 @@ void MultiTensorAdamW::build_dispatches() {
   }
   // slots between chunks (alignment gaps) are never written: zero from creation, they add 0
   if (opt_.norm == NormMode::Deterministic)
-    partials_ = device_.create_buffer({"adamw.partials", std::max<uint64_t>(align_up(pend, 4), 4),
-                                       BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst});
+    partials_ =
+        device_.create_buffer({"adamw.partials", std::max<uint64_t>(align_up(pend, 4), 4),
+                               BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst});
   for (uint64_t c = 0, k = 0; c < used_end; c += L.chunk, ++k) {
     uint64_t cnt = std::min(L.chunk, used_end - c);
     uint64_t slot = size_slot(cnt);
@@ -245,7 +256,8 @@ void MultiTensorAdamW::build_dispatches() {
                       grid});
     } else {
       norm.push_back({&kernel("optimizer/reduce_norm_sq_partials"),
-                      {{0, g_, c * 4, cnt * 4}, {1, partials_, pofs[k], uint64_t(norm_wgs_[k]) * 4},
+                      {{0, g_, c * 4, cnt * 4},
+                       {1, partials_, pofs[k], uint64_t(norm_wgs_[k]) * 4},
                        {2, {}, slot, 16}},
                       grid});
     }
@@ -259,7 +271,8 @@ void MultiTensorAdamW::build_dispatches() {
                     {1, 1}});
   else
     norm.push_back({&kernel("optimizer/finalize_grad_stats_partials"),
-                    {{0, partials_, 0, std::max<uint64_t>(pend, 4)}, {1, stats_, 0, 8},
+                    {{0, partials_, 0, std::max<uint64_t>(pend, 4)},
+                     {1, stats_, 0, 8},
                      {2, {}, 3 * uint64_t(uslot_), 16}},
                     {1, 1}});
 
@@ -267,14 +280,16 @@ void MultiTensorAdamW::build_dispatches() {
   std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [begin, end)
   std::vector<bool> decays;
   if (opt_.mode == UpdateMode::MultiTensor) {
-    if (L.decay_end > L.decay_begin) ranges.push_back({L.decay_begin, L.decay_end}), decays.push_back(true);
+    if (L.decay_end > L.decay_begin)
+      ranges.push_back({L.decay_begin, L.decay_end}), decays.push_back(true);
     if (L.no_decay_end > L.no_decay_begin)
       ranges.push_back({L.no_decay_begin, L.no_decay_end}), decays.push_back(false);
   } else {
     for (const auto& p : L.params)
       if (p.count) ranges.push_back({p.offset, p.offset + p.count}), decays.push_back(p.decay);
   }
-  const bool q8v4 = opt_.precision == StatePrecision::Float8Blocks && opt_.int8_update == Int8Update::Vec4;
+  const bool q8v4 =
+      opt_.precision == StatePrecision::Float8Blocks && opt_.int8_update == Int8Update::Vec4;
   const KernelInfo* uk =
       &kernel(opt_.precision == StatePrecision::FP32        ? "optimizer/adamw_update"
               : opt_.precision == StatePrecision::F16Mirror ? "optimizer/adamw_update_f16"
@@ -314,8 +329,8 @@ void MultiTensorAdamW::build_dispatches() {
     }
   }
 
-  uniforms_ = device_.create_buffer(
-      {"adamw.uniforms", uint64_t(4 + sizes.size()) * uslot_, BufferUsage::Uniform | BufferUsage::CopyDst});
+  uniforms_ = device_.create_buffer({"adamw.uniforms", uint64_t(4 + sizes.size()) * uslot_,
+                                     BufferUsage::Uniform | BufferUsage::CopyDst});
   for (size_t i = 0; i < sizes.size(); ++i)
     device_.queue().write_buffer(uniforms_, uint64_t(4 + i) * uslot_, &sizes[i], 4);
   write_uniforms();
@@ -363,9 +378,9 @@ void MultiTensorAdamW::record_step(CommandEncoder& encoder, const QuerySet& quer
                                    uint32_t base) {
   if (!query_set || uint64_t(base) + kStepTimestamps > query_set.count())
     fail("value", "MultiTensorAdamW::record_step: query set of " +
-                      std::to_string(query_set ? query_set.count() : 0) +
-                      " queries, base " + std::to_string(base) + " needs " +
-                      std::to_string(kStepTimestamps) + " from there");
+                      std::to_string(query_set ? query_set.count() : 0) + " queries, base " +
+                      std::to_string(base) + " needs " + std::to_string(kStepTimestamps) +
+                      " from there");
   record(encoder, PassTimestampWrites{query_set, base, base + kStepTimestamps - 1}, &query_set,
          base);
 }
@@ -421,8 +436,8 @@ const ParamEntry& MultiTensorAdamW::param(std::string_view name) const {
     if (p.name == name) return p;
   std::string known;
   for (const auto& p : layout_.params) known += (known.empty() ? "" : ", ") + p.name;
-  fail("value", "MultiTensorAdamW: no parameter '" + std::string(name) + "' (registered: " +
-                    known + ")");
+  fail("value",
+       "MultiTensorAdamW: no parameter '" + std::string(name) + "' (registered: " + known + ")");
 }
 
 void MultiTensorAdamW::write_role(const Buffer& b, uint64_t off, const void* data, uint64_t bytes) {
@@ -489,7 +504,8 @@ std::vector<float> MultiTensorAdamW::read_state(std::string_view name, const Buf
                                                 const Buffer& codes, const Buffer& scales,
                                                 float (*decode)(uint32_t, float)) {
   const auto& p = param(name);
-  if (opt_.precision != StatePrecision::Float8Blocks) return as_floats(read_bytes(f32, p.offset * 4, p.count * 4));
+  if (opt_.precision != StatePrecision::Float8Blocks)
+    return as_floats(read_bytes(f32, p.offset * 4, p.count * 4));
   auto c = read_bytes(codes, p.offset, p.count);
   auto sc = as_floats(read_bytes(scales, p.offset / 256 * 4, div_ceil(p.count, 256) * 4));
   std::vector<float> out(p.count);
@@ -507,8 +523,9 @@ std::vector<float> MultiTensorAdamW::read_v(std::string_view name) {
 
 std::vector<uint16_t> MultiTensorAdamW::read_w16(std::string_view name) {
   const auto& p = param(name);
-  if (!w16_) fail("value", "MultiTensorAdamW::read_w16: state precision is " +
-                               std::string(precision_name(opt_.precision)) + ", not f16_mirror");
+  if (!w16_)
+    fail("value", "MultiTensorAdamW::read_w16: state precision is " +
+                      std::string(precision_name(opt_.precision)) + ", not f16_mirror");
   auto b = read_bytes(w16_, p.offset * 2, p.count * 2);
   std::vector<uint16_t> h(p.count);
   if (!h.empty()) std::memcpy(h.data(), b.data(), h.size() * 2);
@@ -528,7 +545,9 @@ void adamw_one_call(Device& device, const Buffer& param, const Buffer& grad, con
   const Buffer* bufs[4] = {&param, &grad, &m, &v};
   const char* names[4] = {"param", "grad", "m", "v"};
   for (int i = 0; i < 4; ++i) {
-    if (!*bufs[i]) fail("value", std::string(fn) + ": binding " + std::to_string(i) + " (" + names[i] + ") is a null buffer");
+    if (!*bufs[i])
+      fail("value", std::string(fn) + ": binding " + std::to_string(i) + " (" + names[i] +
+                        ") is a null buffer");
     if (bufs[i]->size() < n * 4)
       fail("value", std::string(fn) + ": binding " + std::to_string(i) + " (" + names[i] +
                         "): buffer '" + bufs[i]->label() + "' holds " +
@@ -538,7 +557,8 @@ void adamw_one_call(Device& device, const Buffer& param, const Buffer& grad, con
         fail("value", std::string(fn) + ": " + names[j] + " and " + names[i] +
                           " are the same buffer '" + bufs[i]->label() + "'");
   }
-  for (auto [nm, bc] : {std::pair{"bias_correction1", bias_correction1}, {"bias_correction2", bias_correction2}})
+  for (auto [nm, bc] :
+       {std::pair{"bias_correction1", bias_correction1}, {"bias_correction2", bias_correction2}})
     if (!(bc > 0.0f && std::isfinite(bc)))
       fail("value", std::string(fn) + ": " + nm + " = " + fmt_float(bc) +
                         " (the caller passes 1 - beta^t, in (0, 1])");
@@ -546,14 +566,18 @@ void adamw_one_call(Device& device, const Buffer& param, const Buffer& grad, con
   const uint32_t align = device.storage_offset_alignment();
   const uint64_t unit = align / 4;
   const uint64_t chunk =
-      std::min<uint64_t>(device.limits().max_storage_buffer_binding_size / 4, uint64_t(1) << 31) / unit * unit;
+      std::min<uint64_t>(device.limits().max_storage_buffer_binding_size / 4, uint64_t(1) << 31) /
+      unit * unit;
   const uint32_t us = std::max<uint32_t>(device.uniform_offset_alignment(), 16);
   const uint64_t nchunks = div_ceil(n, chunk);
-  Buffer u = device.create_buffer({"adamw_one_call.uniforms", (2 + nchunks) * us, BufferUsage::Uniform | BufferUsage::CopyDst});
-  std::array<float, 4> hp{lr, beta1, beta2, weight_decay}, bc{bias_correction1, bias_correction2, epsilon, 0};
+  Buffer u = device.create_buffer(
+      {"adamw_one_call.uniforms", (2 + nchunks) * us, BufferUsage::Uniform | BufferUsage::CopyDst});
+  std::array<float, 4> hp{lr, beta1, beta2, weight_decay},
+      bc{bias_correction1, bias_correction2, epsilon, 0};
   device.queue().write_buffer(u, 0, hp.data(), 16);
   device.queue().write_buffer(u, us, bc.data(), 16);
-  ComputePipeline pipe = device.create_compute_pipeline({"", &kernel("optimizer/adamw_one_call"), {}, false});
+  ComputePipeline pipe =
+      device.create_compute_pipeline({"", &kernel("optimizer/adamw_one_call"), {}, false});
   CommandEncoder enc = device.create_command_encoder({"adamw_one_call"});
   ComputePass pass = enc.begin_compute_pass({"adamw_one_call", std::nullopt});
   pass.set_pipeline(pipe);
@@ -561,10 +585,15 @@ void adamw_one_call(Device& device, const Buffer& param, const Buffer& grad, con
     uint64_t c = k * chunk, cnt = std::min(chunk, n - c);
     uint32_t sz = uint32_t(cnt);
     device.queue().write_buffer(u, (2 + k) * us, &sz, 4);
-    BindGroup bg = device.create_bind_group(
-        {"adamw_one_call", pipe.get_bind_group_layout(0),
-         {{0, param, c * 4, cnt * 4}, {1, grad, c * 4, cnt * 4}, {2, m, c * 4, cnt * 4},
-          {3, v, c * 4, cnt * 4}, {4, u, (2 + k) * us, 16}, {5, u, 0, 16}, {6, u, us, 16}}});
+    BindGroup bg = device.create_bind_group({"adamw_one_call",
+                                             pipe.get_bind_group_layout(0),
+                                             {{0, param, c * 4, cnt * 4},
+                                              {1, grad, c * 4, cnt * 4},
+                                              {2, m, c * 4, cnt * 4},
+                                              {3, v, c * 4, cnt * 4},
+                                              {4, u, (2 + k) * us, 16},
+                                              {5, u, 0, 16},
+                                              {6, u, us, 16}}});
     pass.set_bind_group(0, bg);
     Grid grid = grid_for_workgroups(div_ceil(cnt, kWG), device.limits());
     pass.dispatch_workgroups(grid.x, grid.y);

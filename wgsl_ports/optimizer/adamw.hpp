@@ -58,9 +58,9 @@
 namespace wgslvk::optimizer {
 
 enum class StatePrecision {
-  FP32,       // m, v f32 (adamw_update): 8 bytes of state per parameter
-  F16Mirror,  // FP32 plus the fused f16 copy of w (adamw_update_f16, needs shader-f16)
-  Float8Blocks,       // 8-bit m, v (adamw_8bit_update[_vec4]): 2 + 8/256 bytes of state per parameter
+  FP32,          // m, v f32 (adamw_update): 8 bytes of state per parameter
+  F16Mirror,     // FP32 plus the fused f16 copy of w (adamw_update_f16, needs shader-f16)
+  Float8Blocks,  // 8-bit m, v (adamw_8bit_update[_vec4]): 2 + 8/256 bytes of state per parameter
 };
 enum class NormMode { Atomic, Deterministic };
 // The kernel of the Float8Blocks update (issue 15). Both give bit-identical w, g, codes and scales (the
@@ -91,7 +91,8 @@ struct AdamWOptions {
   std::optional<float> max_grad_norm = 1.0f;
   StatePrecision precision = StatePrecision::FP32;
   NormMode norm = NormMode::Deterministic;  // faster and reproducible (see above)
-  Int8Update int8_update = Int8Update::Vec4;  // StatePrecision::Float8Blocks only; same bits either way
+  Int8Update int8_update =
+      Int8Update::Vec4;  // StatePrecision::Float8Blocks only; same bits either way
   UpdateMode mode = UpdateMode::MultiTensor;
   // Upper bound on one binding, below the device's maxStorageBufferBindingSize (0: the device's).
   uint64_t max_binding_bytes = 0;
@@ -128,10 +129,10 @@ struct ParamEntry {
 struct Layout {
   uint32_t alignment = 0;  // bytes, the device's storage offset alignment
   uint64_t unit = 0;       // elements: every tensor and block starts at a multiple of this
-  uint64_t decay_begin = 0, decay_end = 0;        // elements [begin, end), end = last tensor's end
+  uint64_t decay_begin = 0, decay_end = 0;  // elements [begin, end), end = last tensor's end
   uint64_t no_decay_begin = 0, no_decay_end = 0;
-  uint64_t total = 0;      // elements per f32 role buffer (a multiple of unit)
-  uint64_t chunk = 0;      // elements per dispatch at most (a multiple of unit)
+  uint64_t total = 0;              // elements per f32 role buffer (a multiple of unit)
+  uint64_t chunk = 0;              // elements per dispatch at most (a multiple of unit)
   std::vector<ParamEntry> params;  // decay ones first, each group in registration order
 };
 // The layout alone (no device): what the constructor uses. `caller` prefixes error messages
@@ -175,7 +176,8 @@ class MultiTensorAdamW {
   void set_grads(std::string_view name, std::span<const float> values);
   std::vector<float> read_weights(std::string_view name);
   std::vector<float> read_grads(std::string_view name);
-  std::vector<float> read_m(std::string_view name);  // FP32/F16Mirror: f32; Float8Blocks: dequantized
+  std::vector<float> read_m(
+      std::string_view name);  // FP32/F16Mirror: f32; Float8Blocks: dequantized
   std::vector<float> read_v(std::string_view name);
   std::vector<uint16_t> read_w16(std::string_view name);  // F16Mirror only
   float read_grad_norm();

@@ -59,7 +59,6 @@ inline uint64_t bytes_adamw_8bit(uint64_t n) { return 20 * n + 16 * ((n + 255) /
 // reduce_norm_sq: reads g once (4 B); the scalar result is noise.
 inline uint64_t bytes_reduce(uint64_t n) { return 4 * n; }
 
-
 // ---- optimizer kernels: the family's sweep cases (cases.hpp) through time_case ------------------
 // Each row times the case cases.cpp builds at the row's size, after checking it as `wgslvk
 // validate` does (the goldens' references and bounds; the update kernels' first kChecked elements,
@@ -69,10 +68,13 @@ constexpr uint64_t kChecked = uint64_t(1) << 16;
 
 std::vector<uint64_t> optimizer_sizes(const Ctx& c) {
   std::vector<uint64_t> s;
-  if (c.options().quick) s = {uint64_t(1) << 16, uint64_t(1) << 18};
-  else s = {uint64_t(1) << 20, uint64_t(1) << 22, uint64_t(1) << 24, uint64_t(1) << 25,
-            uint64_t(1) << 26, uint64_t(1) << 27};
-  if (c.options().max_elems) std::erase_if(s, [&](uint64_t n) { return n > c.options().max_elems; });
+  if (c.options().quick)
+    s = {uint64_t(1) << 16, uint64_t(1) << 18};
+  else
+    s = {uint64_t(1) << 20, uint64_t(1) << 22, uint64_t(1) << 24,
+         uint64_t(1) << 25, uint64_t(1) << 26, uint64_t(1) << 27};
+  if (c.options().max_elems)
+    std::erase_if(s, [&](uint64_t n) { return n > c.options().max_elems; });
   return s;
 }
 
@@ -89,27 +91,33 @@ void run_norm_two_level(Ctx& c) {
     return;
   const std::vector<uint32_t> fixed = {512, 1024, 2048, 4096, 8192};
   for (uint64_t n : optimizer_sizes(c)) {
-    if (!c.fits_binding(4 * n)) { c.note("norm_two_level n=" + std::to_string(n) + " over the binding limit"); continue; }
+    if (!c.fits_binding(4 * n)) {
+      c.note("norm_two_level n=" + std::to_string(n) + " over the binding limit");
+      continue;
+    }
     std::vector<std::pair<std::string, uint32_t>> choices;
     choices.push_back({"", default_norm_workgroups(NormMode::Deterministic, n)});
     for (uint32_t w : fixed)
       if (w <= div_ceil(n, 256)) choices.push_back({"[" + std::to_string(w) + " wg]", w});
     for (auto& [suffix, wgs] : choices) {
-      auto add = [&](const std::string& kernel, TwoLevelPart part, uint64_t bytes, const std::string& rule,
-                     bool plot) {
+      auto add = [&](const std::string& kernel, TwoLevelPart part, uint64_t bytes,
+                     const std::string& rule, bool plot) {
         Row r;
         r.kernel = kernel + suffix;
         r.label = "n=" + human_count(n) + " wg=" + std::to_string(wgs);
-        r.dims = {{"n", n}, {"workgroups", wgs}, {"partials", wgs}, {"size_derived", suffix.empty()}};
+        r.dims = {
+            {"n", n}, {"workgroups", wgs}, {"partials", wgs}, {"size_derived", suffix.empty()}};
         r.bytes = bytes;
         r.bytes_rule = rule;
         r.plot = plot && suffix.empty();
         time_case(c, norm_two_level_sweep_case(n, wgs, part), std::move(r));
       };
       add("optimizer/norm_two_level", TwoLevelPart::Both, bytes_reduce(n),
-          "4 B/elem: read g once (reduce_norm_sq_partials + finalize_grad_stats_partials, one pass)", true);
-      add("optimizer/reduce_norm_sq_partials", TwoLevelPart::Reduce, bytes_reduce(n), "4 B/elem: read g once",
-          false);
+          "4 B/elem: read g once (reduce_norm_sq_partials + finalize_grad_stats_partials, one "
+          "pass)",
+          true);
+      add("optimizer/reduce_norm_sq_partials", TwoLevelPart::Reduce, bytes_reduce(n),
+          "4 B/elem: read g once", false);
       add("optimizer/finalize_grad_stats_partials", TwoLevelPart::Finalize, 4 * uint64_t(wgs),
           "4 B/partial: read the partials once", false);
     }
@@ -135,7 +143,10 @@ void check_q8_vec4_against_seed(Ctx& c) {
     w[i] = rand_sym(901, i);
     float gi = rand_sym(902, i) * std::ldexp(1.0f, -int(rand_bits(903, i) % 20));
     uint32_t sp = rand_bits(904, i) % 4096;
-    g[i] = sp == 0 ? std::numeric_limits<float>::quiet_NaN() : sp == 1 ? INFINITY : sp == 2 ? -INFINITY : gi;
+    g[i] = sp == 0   ? std::numeric_limits<float>::quiet_NaN()
+           : sp == 1 ? INFINITY
+           : sp == 2 ? -INFINITY
+                     : gi;
   }
   for (uint64_t k = 0; k < words; ++k) {
     bool zero = (k / 64) % 17 == 5;  // every 17th block all zero
@@ -152,29 +163,42 @@ void check_q8_vec4_against_seed(Ctx& c) {
     vs[b] = zero ? 0.0f : std::bit_cast<float>((80 + rand_bits(908, b) % 40) << 23);
   }
   const float hp[4] = {1e-3f, 0.9f, 0.999f, 0.01f};
-  const float bias[4] = {float(std::pow(0.9, 1000.0)), float(std::pow(0.999, 1000.0)), 1e-8f, 1000.0f};
+  const float bias[4] = {float(std::pow(0.9, 1000.0)), float(std::pow(0.999, 1000.0)), 1e-8f,
+                         1000.0f};
   const float stats[2] = {3.0f, 0.37f};
   const uint32_t nn = uint32_t(n);
   std::vector<std::vector<uint8_t>> out[2];
   for (int k = 0; k < 2; ++k) {
-    const KernelInfo& ker = kernel(k == 0 ? "optimizer/adamw_8bit_update" : "optimizer/adamw_8bit_update_vec4");
+    const KernelInfo& ker =
+        kernel(k == 0 ? "optimizer/adamw_8bit_update" : "optimizer/adamw_8bit_update_vec4");
     Buffer bw = utils::make_buffer_from(d, "w", w), bg = utils::make_buffer_from(d, "g", g);
-    Buffer bmp = utils::make_buffer_from(d, "m_packed", mp), bvp = utils::make_buffer_from(d, "v_packed", vp);
-    Buffer bms = utils::make_buffer_from(d, "m_scale", ms), bvs = utils::make_buffer_from(d, "v_scale", vs);
+    Buffer bmp = utils::make_buffer_from(d, "m_packed", mp),
+           bvp = utils::make_buffer_from(d, "v_packed", vp);
+    Buffer bms = utils::make_buffer_from(d, "m_scale", ms),
+           bvs = utils::make_buffer_from(d, "v_scale", vs);
     Buffer bst = utils::make_buffer_from(d, "grad_stats", std::vector<float>(stats, stats + 2));
     Buffer usz = utils::make_uniform(d, "size", nn), uhp = utils::make_uniform(d, "hp", hp, 16),
            ubi = utils::make_uniform(d, "bias", bias, 16);
     const uint64_t wg_bytes = (k == 0 ? n : words * 4) * 4;
     utils::run_dispatch(d, ker,
-                        {{0, bw, 0, wg_bytes}, {1, bg, 0, wg_bytes}, {2, bmp, 0, words * 4},
-                         {3, bvp, 0, words * 4}, {4, bms, 0, blocks * 4}, {5, bvs, 0, blocks * 4},
-                         {6, bst, 0, 8}, {7, usz, 0, 16}, {8, uhp, 0, 16}, {9, ubi, 0, 16}},
+                        {{0, bw, 0, wg_bytes},
+                         {1, bg, 0, wg_bytes},
+                         {2, bmp, 0, words * 4},
+                         {3, bvp, 0, words * 4},
+                         {4, bms, 0, blocks * 4},
+                         {5, bvs, 0, blocks * 4},
+                         {6, bst, 0, 8},
+                         {7, usz, 0, 16},
+                         {8, uhp, 0, 16},
+                         {9, ubi, 0, 16}},
                         grid_for_workgroups(blocks, d.limits()));
     for (const Buffer* b : {&bw, &bg, &bmp, &bvp, &bms, &bvs}) out[k].push_back(d.read_buffer(*b));
   }
   const char* names[6] = {"w", "g", "m_packed", "v_packed", "m_scale", "v_scale"};
-  json j = {{"n", n}, {"inputs", "beta1 0.9, beta2 0.999, t 1000, clip 0.37, random w/g (1/4096 each NaN, +inf, -inf), "
-                                 "random codes and power-of-two scales, every 17th block zero"}};
+  json j = {{"n", n},
+            {"inputs",
+             "beta1 0.9, beta2 0.999, t 1000, clip 0.37, random w/g (1/4096 each NaN, +inf, -inf), "
+             "random codes and power-of-two scales, every 17th block zero"}};
   std::string diff;
   for (int b = 0; b < 6; ++b) {
     uint64_t words32 = out[0][b].size() / 4, bad = 0;
@@ -185,8 +209,10 @@ void check_q8_vec4_against_seed(Ctx& c) {
   }
   j["bit_identical"] = diff.empty();
   std::printf("adamw_8bit_update_vec4 vs adamw_8bit_update, n=%llu, general inputs: %s\n",
-              (unsigned long long)n, diff.empty() ? "bit-identical (w, g, codes, scales)" : ("DIFFER: " + diff).c_str());
-  if (!diff.empty()) c.note("adamw_8bit_update_vec4 differs from adamw_8bit_update (words): " + diff);
+              (unsigned long long)n,
+              diff.empty() ? "bit-identical (w, g, codes, scales)" : ("DIFFER: " + diff).c_str());
+  if (!diff.empty())
+    c.note("adamw_8bit_update_vec4 differs from adamw_8bit_update (words): " + diff);
   c.out()["q8_vec4_vs_seed"] = j;
 }
 
@@ -204,7 +230,8 @@ void run_optimizer_kernels(Ctx& c) {
   };
   const Upd upds[] = {
       {"optimizer/adamw_update", bytes_adamw, "32 B/elem: read w,g,m,v + write w,m,v,g (4 B each)"},
-      {"optimizer/adamw_update_f16", bytes_adamw_f16, "34 B/elem: adamw_update + 2 B f16 mirror write"},
+      {"optimizer/adamw_update_f16", bytes_adamw_f16,
+       "34 B/elem: adamw_update + 2 B f16 mirror write"},
       {"optimizer/adamw_8bit_update", bytes_adamw_8bit,
        "20 B/elem + 16 B/256: read+write w,g (4 B) and m,v codes (1 B); scales 4 B r+w per block"},
       {"optimizer/adamw_8bit_update_vec4", bytes_adamw_8bit,
@@ -213,22 +240,27 @@ void run_optimizer_kernels(Ctx& c) {
 
   if (c.selected("optimizer", "reduce_norm_sq") || c.options().only.count("grad_norm")) {
     for (uint64_t n : optimizer_sizes(c)) {
-      if (!c.fits_binding(4 * n)) { c.note("reduce_norm_sq n=" + std::to_string(n) + " over the binding limit"); continue; }
+      if (!c.fits_binding(4 * n)) {
+        c.note("reduce_norm_sq n=" + std::to_string(n) + " over the binding limit");
+        continue;
+      }
       // 0: min(ceil(n/256), 1024) workgroups (the optimizer API's launch before the size-derived
       // rule); 1: the seed's ceil(n/256); 2, 3: smaller bounded grids (fewer CAS adds into the one
       // accumulator); 4: the API's size-derived default (default_norm_workgroups, Atomic:
       // ~sqrt(n/256))
       for (int variant : {0, 1, 2, 3, 4}) {
-        uint32_t wgs = variant == 0 ? reduce_workgroups(n, reduce_cap)
-                     : variant == 1 ? uint32_t(div_ceil(n, 256))
-                     : variant == 4 ? default_norm_workgroups(NormMode::Atomic, n)
-                     : reduce_workgroups(n, variant == 2 ? 256 : 64);
-        if (variant == 1 && c.options().quick == false && n > (uint64_t(1) << 24)) continue;  // seconds
+        uint32_t wgs = variant == 0   ? reduce_workgroups(n, reduce_cap)
+                       : variant == 1 ? uint32_t(div_ceil(n, 256))
+                       : variant == 4 ? default_norm_workgroups(NormMode::Atomic, n)
+                                      : reduce_workgroups(n, variant == 2 ? 256 : 64);
+        if (variant == 1 && c.options().quick == false && n > (uint64_t(1) << 24))
+          continue;  // seconds
         Row r;
-        r.kernel = variant == 0 ? "optimizer/reduce_norm_sq"
-                 : variant == 1 ? "optimizer/reduce_norm_sq[seed grid]"
-                 : variant == 4 ? "optimizer/reduce_norm_sq[size-derived]"
-                 : variant == 2 ? "optimizer/reduce_norm_sq[256 wg]" : "optimizer/reduce_norm_sq[64 wg]";
+        r.kernel = variant == 0   ? "optimizer/reduce_norm_sq"
+                   : variant == 1 ? "optimizer/reduce_norm_sq[seed grid]"
+                   : variant == 4 ? "optimizer/reduce_norm_sq[size-derived]"
+                   : variant == 2 ? "optimizer/reduce_norm_sq[256 wg]"
+                                  : "optimizer/reduce_norm_sq[64 wg]";
         r.label = "n=" + human_count(n) + " wg=" + std::to_string(wgs);
         r.dims = {{"n", n}, {"workgroups", wgs}};
         r.bytes = bytes_reduce(n);
@@ -240,18 +272,23 @@ void run_optimizer_kernels(Ctx& c) {
 
   run_norm_two_level(c);
 
-  if (c.selected("optimizer", "optimizer/adamw_8bit_update_vec4") || c.selected("optimizer", "adamw_8bit_update_vec4"))
+  if (c.selected("optimizer", "optimizer/adamw_8bit_update_vec4") ||
+      c.selected("optimizer", "adamw_8bit_update_vec4"))
     check_q8_vec4_against_seed(c);
 
   for (const Upd& u : upds) {
-    if (!c.selected("optimizer", u.name) && !c.selected("optimizer", std::string(u.name).substr(10)))
+    if (!c.selected("optimizer", u.name) &&
+        !c.selected("optimizer", std::string(u.name).substr(10)))
       continue;
     if (kernel(u.name).needs_shader_f16 && !d.has_feature(Feature::ShaderF16)) {
       c.note(std::string(u.name) + ": device has no shader-f16: skipped");
       continue;
     }
     for (uint64_t n : optimizer_sizes(c)) {
-      if (!c.fits_binding(4 * n)) { c.note(std::string(u.name) + " n=" + std::to_string(n) + " over the binding limit"); continue; }
+      if (!c.fits_binding(4 * n)) {
+        c.note(std::string(u.name) + " n=" + std::to_string(n) + " over the binding limit");
+        continue;
+      }
       Row r;
       r.kernel = u.name;
       r.label = "n=" + human_count(n);
@@ -294,15 +331,20 @@ void run_step_api(Ctx& c, const std::vector<TensorDesc>& tensors, json& jsteps) 
   const Var vars[] = {{"fp32", op::StatePrecision::FP32, 36.0},
                       {"f16-mirror", op::StatePrecision::F16Mirror, 38.0},
                       {"8-bit", op::StatePrecision::Float8Blocks, 24.0 + 16.0 / 256},
-                      {"8-bit seed-update", op::StatePrecision::Float8Blocks, 24.0 + 16.0 / 256, op::Int8Update::Seed}};
-  std::printf("\n== optimizer step through MultiTensorAdamW::record_step (wgsl_ports/optimizer/adamw.hpp) ==\n");
+                      {"8-bit seed-update", op::StatePrecision::Float8Blocks, 24.0 + 16.0 / 256,
+                       op::Int8Update::Seed}};
+  std::printf(
+      "\n== optimizer step through MultiTensorAdamW::record_step (wgsl_ports/optimizer/adamw.hpp) "
+      "==\n");
   for (const Var& var : vars) {
     if (var.p == op::StatePrecision::F16Mirror && !d.has_feature(Feature::ShaderF16)) continue;
-    for (auto [mode, norm] : {std::pair{op::UpdateMode::MultiTensor, op::NormMode::Atomic},
-                              std::pair{op::UpdateMode::PerTensor, op::NormMode::Atomic},
-                              std::pair{op::UpdateMode::MultiTensor, op::NormMode::Deterministic}}) {
-      std::string mname = std::string(mode == op::UpdateMode::MultiTensor ? "multi-tensor" : "per-tensor") +
-                          (norm == op::NormMode::Deterministic ? " deterministic-norm" : "");
+    for (auto [mode, norm] :
+         {std::pair{op::UpdateMode::MultiTensor, op::NormMode::Atomic},
+          std::pair{op::UpdateMode::PerTensor, op::NormMode::Atomic},
+          std::pair{op::UpdateMode::MultiTensor, op::NormMode::Deterministic}}) {
+      std::string mname =
+          std::string(mode == op::UpdateMode::MultiTensor ? "multi-tensor" : "per-tensor") +
+          (norm == op::NormMode::Deterministic ? " deterministic-norm" : "");
       try {
         op::AdamWOptions o;
         o.precision = var.p;
@@ -335,27 +377,31 @@ void run_step_api(Ctx& c, const std::vector<TensorDesc>& tensors, json& jsteps) 
           bad += !is_finite_bits(w1[j]) || g1[j] != 0.0f;
         }
         if (bad || moved < w1.size() / 2 || !(clip > 0.0f && clip < 1.0f))
-          throw std::runtime_error("check failed: " + std::to_string(bad) + " bad, " + std::to_string(moved) +
-                                   " moved, clip " + std::to_string(clip));
+          throw std::runtime_error("check failed: " + std::to_string(bad) + " bad, " +
+                                   std::to_string(moved) + " moved, clip " + std::to_string(clip));
         // time: warm-up steps, then one encoder of record_step calls with pass timestamps
         uint64_t step_bytes = uint64_t(var.bytes_per_param * double(params));
         auto [st, cr] = c.time_pair_encoder(
             [&](CommandEncoder& enc, std::optional<PassTimestampWrites> ts) {
-              if (ts) opt.record_step(enc, *ts);
-              else opt.record_step(enc);
+              if (ts)
+                opt.record_step(enc, *ts);
+              else
+                opt.record_step(enc);
             },
             step_bytes);
         double limit_ms = cr.gbps() > 0 ? double(step_bytes) / (cr.gbps() * 1e9) * 1e3 : 0;
-        std::printf("api %s %s: step %.4f ms median [p10 %.4f, p90 %.4f]; %.2fx the byte limit %.4f ms\n",
-                    var.name, mname.c_str(), st.median, st.p10, st.p90,
-                    limit_ms > 0 ? st.median / limit_ms : 0.0, limit_ms);
+        std::printf(
+            "api %s %s: step %.4f ms median [p10 %.4f, p90 %.4f]; %.2fx the byte limit %.4f ms\n",
+            var.name, mname.c_str(), st.median, st.p10, st.p90,
+            limit_ms > 0 ? st.median / limit_ms : 0.0, limit_ms);
         // Profile from the API's phase timestamps: `reps` steps in one submission (warm from the
         // timed run just before), median of each phase.
         json prof = json::array();
         const int reps = c.options().reps;
         {
           constexpr uint32_t K = op::MultiTensorAdamW::kStepTimestamps;
-          QuerySet pq = d.create_query_set({.label = "api step phases", .count = uint32_t(K * reps)});
+          QuerySet pq =
+              d.create_query_set({.label = "api step phases", .count = uint32_t(K * reps)});
           CommandEncoder pe = d.create_command_encoder({"api step profile"});
           for (int i = 0; i < reps; ++i) opt.record_step(pe, pq, uint32_t(K * i));
           d.queue().submit(pe.finish());
@@ -388,35 +434,40 @@ void run_step_api(Ctx& c, const std::vector<TensorDesc>& tensors, json& jsteps) 
               double share = sum > 0 ? med[k] / sum : 0;
               std::printf("  %-28s (x%4u) %9.4f ms  -> %5.1f%% step\n", names[k].first.c_str(),
                           names[k].second, med[k], 100 * share);
-              prof.push_back({{"kernel", names[k].first}, {"calls", names[k].second}, {"ms", med[k]}, {"share", share}});
+              prof.push_back({{"kernel", names[k].first},
+                              {"calls", names[k].second},
+                              {"ms", med[k]},
+                              {"share", share}});
             }
-            std::printf("  %-28s        %9.4f ms  (sum of phases; whole pass median %.4f ms)\n", "total", sum,
-                        stats_of(whole).median);
+            std::printf("  %-28s        %9.4f ms  (sum of phases; whole pass median %.4f ms)\n",
+                        "total", sum, stats_of(whole).median);
           }
         }
-        jsteps.push_back({{"source", "api"},
-                          {"variant", var.name},
-                          {"mode", mname},
-                          {"update_dispatches", mode == op::UpdateMode::MultiTensor ? 2 : int(tensors.size())},
-                          {"tensors", tensors.size()},
-                          {"params", params},
-                          {"padded_elems", opt.layout().total},
-                          {"norm", norm == op::NormMode::Deterministic ? "deterministic" : "atomic"},
-                          {"int8_update", var.p != op::StatePrecision::Float8Blocks ? "-"
-                                          : var.q8 == op::Int8Update::Vec4 ? "adamw_8bit_update_vec4"
-                                                                          : "adamw_8bit_update"},
-                          {"norm_workgroups", opt.norm_workgroups()},
-                          {"median_ms", st.median},
-                          {"p10_ms", st.p10},
-                          {"p90_ms", st.p90},
-                          {"reps", st.n},
-                          {"bytes", step_bytes},
-                          {"bytes_per_param", var.bytes_per_param},
-                          {"copy_gbps", cr.gbps()},
-                          {"byte_limit_ms", limit_ms},
-                          {"vs_byte_limit", limit_ms > 0 ? st.median / limit_ms : 0.0},
-                          {"profile", prof},
-                          {"check", "one step: grads zeroed, weights moved and finite, clip " + std::to_string(clip)}});
+        jsteps.push_back(
+            {{"source", "api"},
+             {"variant", var.name},
+             {"mode", mname},
+             {"update_dispatches", mode == op::UpdateMode::MultiTensor ? 2 : int(tensors.size())},
+             {"tensors", tensors.size()},
+             {"params", params},
+             {"padded_elems", opt.layout().total},
+             {"norm", norm == op::NormMode::Deterministic ? "deterministic" : "atomic"},
+             {"int8_update", var.p != op::StatePrecision::Float8Blocks ? "-"
+                             : var.q8 == op::Int8Update::Vec4          ? "adamw_8bit_update_vec4"
+                                                                       : "adamw_8bit_update"},
+             {"norm_workgroups", opt.norm_workgroups()},
+             {"median_ms", st.median},
+             {"p10_ms", st.p10},
+             {"p90_ms", st.p90},
+             {"reps", st.n},
+             {"bytes", step_bytes},
+             {"bytes_per_param", var.bytes_per_param},
+             {"copy_gbps", cr.gbps()},
+             {"byte_limit_ms", limit_ms},
+             {"vs_byte_limit", limit_ms > 0 ? st.median / limit_ms : 0.0},
+             {"profile", prof},
+             {"check",
+              "one step: grads zeroed, weights moved and finite, clip " + std::to_string(clip)}});
       } catch (const std::exception& e) {
         std::printf("api %s %s: %s\n", var.name, mname.c_str(), e.what());
         c.note(std::string("api step ") + var.name + " " + mname + ": " + e.what());

@@ -40,7 +40,8 @@ struct Out {
 // Checks of `o` over `ranges` (ulp with the tolerance) and the padding between and after them
 // (exact: poison unchanged).
 void add_out_checks(CaseBuilder& b, const std::string& name, const Out& o,
-                    const std::vector<std::pair<uint64_t, uint64_t>>& ranges, const std::string& why) {
+                    const std::vector<std::pair<uint64_t, uint64_t>>& ranges,
+                    const std::string& why) {
   Array e = Array::of(DType::F32, o.expected);
   bool uniform_bound = true;
   for (auto [lo, hi] : ranges)
@@ -51,14 +52,16 @@ void add_out_checks(CaseBuilder& b, const std::string& name, const Out& o,
   uint64_t prev = 0;
   for (auto [lo, hi] : ranges) {
     if (lo > prev)
-      b.check_exact(name, e, "padding between sub-range bindings: poison stays unchanged", prev, lo);
+      b.check_exact(name, e, "padding between sub-range bindings: poison stays unchanged", prev,
+                    lo);
     auto& k = b.check_ulp(name, e, o.bound[lo], why, lo, hi);
     if (!self_magnitude) CaseBuilder::magnitude(k, o.mag);
     if (!uniform_bound) CaseBuilder::per_element_bound(k, o.bound);
     prev = hi;
   }
   if (prev < o.expected.size())
-    b.check_exact(name, e, "past the last bound range: poison stays unchanged", prev, o.expected.size());
+    b.check_exact(name, e, "past the last bound range: poison stays unchanged", prev,
+                  o.expected.size());
 }
 
 std::string bound_text(const oref::UlpBound& u) {
@@ -88,10 +91,10 @@ struct Block {
 
 struct AdamOpts {
   std::vector<Block> blocks;
-  uint32_t t = 0;           // 0: random step
+  uint32_t t = 0;  // 0: random step
   bool zero_moments = false;
   bool nonfinite = false;
-  float clip = 1.0f;        // grad_stats[1]
+  float clip = 1.0f;  // grad_stats[1]
   const std::array<uint32_t, 3>* grid = nullptr;
   // The whole optimizer step in one case: reduce_norm_sq over the gradient mega-buffer (its NaN
   // poison padding skipped), finalize_grad_stats (clipping off), then the update dispatches
@@ -206,8 +209,9 @@ Case adam_case(uint64_t seed, Adam kind, AdamOpts o, const std::string& what) {
       if (!oc) g_after[i] = 0.0f;
       w16[i] = f32_to_f16_bits(e.w[j]);
     }
-    auto& d = b.dispatch(oc ? "optimizer/adamw_one_call"
-                            : f16 ? "optimizer/adamw_update_f16" : "optimizer/adamw_update",
+    auto& d = b.dispatch(oc    ? "optimizer/adamw_one_call"
+                         : f16 ? "optimizer/adamw_update_f16"
+                               : "optimizer/adamw_update",
                          bl.label);
     CaseBuilder::bind(d, 0, oc ? "param" : "w", lo * 4, bl.n * 4ull);
     CaseBuilder::bind(d, 1, oc ? "grad" : "g", lo * 4, bl.n * 4ull);
@@ -216,7 +220,8 @@ Case adam_case(uint64_t seed, Adam kind, AdamOpts o, const std::string& what) {
     if (oc) {
       CaseBuilder::bind_values(d, 4, CaseBuilder::u32s({bl.n}));
       CaseBuilder::bind_values(d, 5, CaseBuilder::f32s({p.lr, p.beta1, p.beta2, bl.wd}));
-      CaseBuilder::bind_values(d, 6, CaseBuilder::f32s({p.bias_correction1, p.bias_correction2, p.eps, 0.0f}));
+      CaseBuilder::bind_values(
+          d, 6, CaseBuilder::f32s({p.bias_correction1, p.bias_correction2, p.eps, 0.0f}));
     } else {
       CaseBuilder::bind(d, 4, "grad_stats");
       CaseBuilder::bind_values(d, 5, CaseBuilder::u32s({bl.n}));
@@ -224,8 +229,10 @@ Case adam_case(uint64_t seed, Adam kind, AdamOpts o, const std::string& what) {
       CaseBuilder::bind_values(d, 7, CaseBuilder::f32s({u.beta1_t, u.beta2_t, u.eps, float(t)}));
       if (f16) CaseBuilder::bind(d, 8, "w16", lo * 2, bl.n * 2ull);
     }
-    if (o.grid) d.workgroups = *o.grid;
-    else d.workgroups_1d = div_ceil(bl.n, 256);
+    if (o.grid)
+      d.workgroups = *o.grid;
+    else
+      d.workgroups_1d = div_ceil(bl.n, 256);
   }
   add_out_checks(b, oc ? "param" : "w", ow, ranges,
                  bound_text(oref::kWOldBound) + "; plus " + bound_text(oref::kWStepBound) +
@@ -233,8 +240,9 @@ Case adam_case(uint64_t seed, Adam kind, AdamOpts o, const std::string& what) {
   add_out_checks(b, "m", om, ranges, bound_text(oref::kMBound));
   add_out_checks(b, "v", ov, ranges, bound_text(oref::kVBound));
   if (oc)
-    b.check_exact("grad", Array::of(DType::F32, g_after),
-                  "adamw_one_call reads grad only (seed 002: no zeroing): unchanged, poison included");
+    b.check_exact(
+        "grad", Array::of(DType::F32, g_after),
+        "adamw_one_call reads grad only (seed 002: no zeroing): unchanged, poison included");
   else
     b.check_exact("g", Array::of(DType::F32, g_after),
                   std::string("gradients zeroed in the update pass: ") + oref::kGradZeroBound.why +
@@ -252,12 +260,14 @@ Case adam_case(uint64_t seed, Adam kind, AdamOpts o, const std::string& what) {
     Array e16 = Array::of(DType::F16, w16);
     uint64_t prev = 0;
     for (auto [lo, hi] : ranges) {
-      if (lo > prev) b.check_exact("w16", e16, "padding of the f16 mirror: poison unchanged", prev, lo);
+      if (lo > prev)
+        b.check_exact("w16", e16, "padding of the f16 mirror: poison unchanged", prev, lo);
       b.check_ulp("w16", e16, oref::kMirrorBound.ulp,
                   "f16 ULPs from f16(expected w): " + bound_text(oref::kMirrorBound), lo, hi);
       prev = hi;
     }
-    if (prev < total) b.check_exact("w16", e16, "past the last range: poison unchanged", prev, total);
+    if (prev < total)
+      b.check_exact("w16", e16, "past the last range: poison unchanged", prev, total);
   }
   return b.c;
 }
@@ -266,8 +276,9 @@ template <Adam K>
 Case adam_basic(uint64_t seed) {
   Rng r(seed ^ 0x61);
   uint32_t n = 2 * (200 + r.below(1200));
-  return adam_case(seed, K, {{{n, 0.01f, "all parameters"}}, 0, false, false, 1.0f, nullptr},
-                   "random weights, moments and gradients at a random step; clipping off (clip 1.0)");
+  return adam_case(
+      seed, K, {{{n, 0.01f, "all parameters"}}, 0, false, false, 1.0f, nullptr},
+      "random weights, moments and gradients at a random step; clipping off (clip 1.0)");
 }
 template <Adam K>
 Case adam_step1(uint64_t seed) {
@@ -282,26 +293,37 @@ Case adam_nonfinite(uint64_t seed) {
 }
 template <Adam K>
 Case adam_clip_on(uint64_t seed) {
-  return adam_case(seed, K, {{{1000, 0.01f, "all parameters"}}, 0, false, false, 0.2666666f, nullptr},
-                   "clipping on: grad_stats = [3.75, 0.2666666], every gradient scaled by the clip");
+  return adam_case(
+      seed, K, {{{1000, 0.01f, "all parameters"}}, 0, false, false, 0.2666666f, nullptr},
+      "clipping on: grad_stats = [3.75, 0.2666666], every gradient scaled by the clip");
 }
 template <Adam K>
 Case adam_blocks(uint64_t seed) {
   return adam_case(seed, K,
-                   {{{1000, 0.01f, "decay block"}, {702, 0.0f, "no-decay block"}}, 0, false, false,
-                    1.0f, nullptr},
+                   {{{1000, 0.01f, "decay block"}, {702, 0.0f, "no-decay block"}},
+                    0,
+                    false,
+                    false,
+                    1.0f,
+                    nullptr},
                    "multi-tensor: one mega-buffer per state, a decay block (wd 0.01) and a "
                    "no-decay block (wd 0) bound as 256-byte-aligned sub-ranges, two dispatches; "
                    "the poisoned padding between and after them stays unchanged");
 }
 template <Adam K>
 Case adam_full_step(uint64_t seed) {
-  AdamOpts o{{{1000, 0.01f, "decay block"}, {702, 0.0f, "no-decay block"}}, 0, false, false, 1.0f, nullptr};
+  AdamOpts o{{{1000, 0.01f, "decay block"}, {702, 0.0f, "no-decay block"}},
+             0,
+             false,
+             false,
+             1.0f,
+             nullptr};
   o.full_step = true;
-  return adam_case(seed, K, o,
-                   "one optimizer step as the engine records it: reduce_norm_sq over the gradient "
-                   "mega-buffer (poison padding is NaN: skipped), finalize_grad_stats (clipping off), "
-                   "then the decay and no-decay update dispatches reading the grad_stats just written");
+  return adam_case(
+      seed, K, o,
+      "one optimizer step as the engine records it: reduce_norm_sq over the gradient "
+      "mega-buffer (poison padding is NaN: skipped), finalize_grad_stats (clipping off), "
+      "then the decay and no-decay update dispatches reading the grad_stats just written");
 }
 template <Adam K>
 Case adam_grid_2d(uint64_t seed) {
@@ -354,11 +376,14 @@ Case q8_case(uint64_t seed, uint32_t n, bool nonfinite, bool zero_block, const s
       if (tries > 1000) throw std::logic_error("q8_case: no exact draw");
       uint32_t mc = zero ? 0 : ((r.below(2) << 7) | ((12 + r.below(4)) << 3) | r.below(8));
       uint32_t vc = zero ? 0 : (((28 + r.below(4)) << 3) | r.below(8));
-      float gr = zero ? 0.0f : float(std::ldexp(double(1 + r.below(127)) * (r.below(2) ? 1 : -1), -9 - int(r.below(4))));
+      float gr = zero ? 0.0f
+                      : float(std::ldexp(double(1 + r.below(127)) * (r.below(2) ? 1 : -1),
+                                         -9 - int(r.below(4))));
       double mo = oref::q8_decode_m(mc, m_scale[blk]), vo = oref::q8_decode_v(vc, v_scale[blk]);
       double gc = double(gr) * clip, a = u.beta1 * mo, bb = (1.0 - u.beta1) * gc, mn = a + bb;
       double c = u.beta2 * vo, gg = gc * gc, d = (1.0 - u.beta2) * gg, vn = c + d;
-      if (!(exact(gc) && exact(a) && exact(bb) && exact(mn) && exact(c) && exact(gg) && exact(d) && exact(vn)))
+      if (!(exact(gc) && exact(a) && exact(bb) && exact(mn) && exact(c) && exact(gg) && exact(d) &&
+            exact(vn)))
         continue;
       mp[i / 4] |= mc << (8 * (i % 4));
       vp[i / 4] |= vc << (8 * (i % 4));
@@ -389,28 +414,35 @@ Case q8_case(uint64_t seed, uint32_t n, bool nonfinite, bool zero_block, const s
   CaseBuilder::bind_values(d, 7, CaseBuilder::u32s({n}));
   CaseBuilder::bind_values(d, 8, CaseBuilder::f32s({u.lr, u.beta1, u.beta2, u.weight_decay}));
   CaseBuilder::bind_values(d, 9, CaseBuilder::f32s({u.beta1_t, u.beta2_t, u.eps, float(u.t)}));
-  if (grid) d.workgroups = *grid;
-  else d.workgroups_1d = blocks;  // one workgroup per 256-element block (both kernels)
+  if (grid)
+    d.workgroups = *grid;
+  else
+    d.workgroups_1d = blocks;  // one workgroup per 256-element block (both kernels)
   Out ow(padded);
   for (uint32_t i = 0; i < n; ++i)
-    ow.set(i, e.f32.w[i], e.f32.w_tol[i], std::max(std::fabs(double(w[i])), std::fabs(double(e.f32.w[i]))));
+    ow.set(i, e.f32.w[i], e.f32.w_tol[i],
+           std::max(std::fabs(double(w[i])), std::fabs(double(e.f32.w[i]))));
   add_out_checks(b, "w", ow, {{0, n}},
                  bound_text(oref::kWOldBound) + "; plus " + bound_text(oref::kWStepBound));
   std::vector<float> gz(padded, kPoison);
   std::fill(gz.begin(), gz.begin() + n, 0.0f);
   if (padded > n) {
     b.check_exact("g", Array::of(DType::F32, gz), oref::kGradZeroBound.why, 0, n);
-    b.check_exact("g", Array::of(DType::F32, gz), "vec4 padding past n: read, never written", n, padded);
+    b.check_exact("g", Array::of(DType::F32, gz), "vec4 padding past n: read, never written", n,
+                  padded);
   } else {
     b.check_exact("g", Array::of(DType::F32, gz), oref::kGradZeroBound.why);
   }
-  const std::string q = "m_new and v_new are exact in f32 by construction (dyadic inputs, beta1 0.5, "
-                        "beta2 0.75, clip 0.5), so the requantization (integer work on their bits, "
-                        "mirrored bit for bit by the reference) is bit exact";
+  const std::string q =
+      "m_new and v_new are exact in f32 by construction (dyadic inputs, beta1 0.5, "
+      "beta2 0.75, clip 0.5), so the requantization (integer work on their bits, "
+      "mirrored bit for bit by the reference) is bit exact";
   b.check_exact("m_packed", Array::of(DType::U32, e.m_packed), q);
   b.check_exact("v_packed", Array::of(DType::U32, e.v_packed), q);
-  b.check_exact("m_scale", Array::of(DType::F32, e.m_scale), q + "; block scales are powers of two");
-  b.check_exact("v_scale", Array::of(DType::F32, e.v_scale), q + "; block scales are powers of two");
+  b.check_exact("m_scale", Array::of(DType::F32, e.m_scale),
+                q + "; block scales are powers of two");
+  b.check_exact("v_scale", Array::of(DType::F32, e.v_scale),
+                q + "; block scales are powers of two");
   return b.c;
 }
 
@@ -426,22 +458,26 @@ Case q8_nonfinite(uint64_t seed) {
 }
 template <bool V4>
 Case q8_blocks(uint64_t seed) {
-  return q8_case(seed, 600, false, true,
-                 "three blocks: an all-zero block (scale 0, codes 0) and a partial last block of 88 "
-                 "elements (its words and scale written, nothing past size)", V4);
+  return q8_case(
+      seed, 600, false, true,
+      "three blocks: an all-zero block (scale 0, codes 0) and a partial last block of 88 "
+      "elements (its words and scale written, nothing past size)",
+      V4);
 }
 Case q8_v4_ragged(uint64_t seed) {
   return q8_case(seed, 1027, true, true,
                  "n = 1027 = 4 * 256 + 3: a last block of 3 elements in one partial vec4 (x, y, z "
                  "written, w and g's 4th component read as poison and left alone), an all-zero "
-                 "block, NaN/+-inf gradients", true);
+                 "block, NaN/+-inf gradients",
+                 true);
 }
 Case q8_v4_grid_2d(uint64_t seed) {
   static const std::array<uint32_t, 3> grid{2, 3, 1};
-  return q8_case(seed, 1400, false, false,
-                 "a 2 x 3 workgroup grid: word q = gid.y * nwg.x * 64 + gid.x reaches rows y = 1, 2; "
-                 "the last block holds 120 elements, 34 surplus invocations write nothing",
-                 true, &grid);
+  return q8_case(
+      seed, 1400, false, false,
+      "a 2 x 3 workgroup grid: word q = gid.y * nwg.x * 64 + gid.x reaches rows y = 1, 2; "
+      "the last block holds 120 elements, 34 surplus invocations write nothing",
+      true, &grid);
 }
 
 // ---- reduce_norm_sq, reduce_norm_sq_partials -----------------------------------------------------
@@ -452,8 +488,7 @@ Case reduce_case(uint64_t seed, bool partials, uint32_t n, uint32_t workgroups, 
   CaseBuilder b;
   b.c.description = what;
   std::vector<float> data(n);
-  for (auto& x : data)
-    x = integers ? float(int(r.below(7)) - 3) : r.log_uniform(-10, 2);
+  for (auto& x : data) x = integers ? float(int(r.below(7)) - 3) : r.log_uniform(-10, 2);
   if (nonfinite) {
     const float special[] = {std::bit_cast<float>(0x7fc00000u), INFINITY, -INFINITY,
                              std::bit_cast<float>(0x7f800001u)};
@@ -479,10 +514,11 @@ Case reduce_case(uint64_t seed, bool partials, uint32_t n, uint32_t workgroups, 
   }
   CaseBuilder::bind_values(d, 2, CaseBuilder::u32s({n}));
   d.workgroups_1d = workgroups;
-  std::string why = integers ? std::string(oref::kReduceIntegerBound.why)
-                             : "no cancellation; chains of k = ceil(n/threads) grid-stride adds, 8 tree "
-                               "levels and the accumulator adds: reduce_norm_sq_ulp_bound(n, threads, "
-                               "workgroups) ULP of the result";
+  std::string why = integers
+                        ? std::string(oref::kReduceIntegerBound.why)
+                        : "no cancellation; chains of k = ceil(n/threads) grid-stride adds, 8 tree "
+                          "levels and the accumulator adds: reduce_norm_sq_ulp_bound(n, threads, "
+                          "workgroups) ULP of the result";
   if (partials) {
     // Workgroup w holds the threads [256w, 256w + 256) of the grid-stride loop.
     std::vector<float> exp(workgroups);
@@ -492,13 +528,19 @@ Case reduce_case(uint64_t seed, bool partials, uint32_t n, uint32_t workgroups, 
         if ((i % threads) / 256 == w) mine.push_back(data[i]);
       exp[w] = oref::reduce_norm_sq_reference(mine);
     }
-    if (integers) b.check_exact("partials", Array::of(DType::F32, exp), why);
-    else b.check_ulp("partials", Array::of(DType::F32, exp), oref::reduce_norm_sq_ulp_bound(n, threads, 1),
-                     why + " (one workgroup's slot: workgroups = 1)");
+    if (integers)
+      b.check_exact("partials", Array::of(DType::F32, exp), why);
+    else
+      b.check_ulp("partials", Array::of(DType::F32, exp),
+                  oref::reduce_norm_sq_ulp_bound(n, threads, 1),
+                  why + " (one workgroup's slot: workgroups = 1)");
   } else {
     std::vector<float> exp = {oref::reduce_norm_sq_reference(data)};
-    if (integers) b.check_exact("result", Array::of(DType::F32, exp), why);
-    else b.check_ulp("result", Array::of(DType::F32, exp), oref::reduce_norm_sq_ulp_bound(n, threads, workgroups), why);
+    if (integers)
+      b.check_exact("result", Array::of(DType::F32, exp), why);
+    else
+      b.check_ulp("result", Array::of(DType::F32, exp),
+                  oref::reduce_norm_sq_ulp_bound(n, threads, workgroups), why);
   }
   return b.c;
 }
@@ -511,7 +553,8 @@ Case reduce_basic(uint64_t seed) {
 }
 template <bool P>
 Case reduce_nonfinite(uint64_t seed) {
-  return reduce_case(seed, P, 5000, 4, false, true, "NaN, +-inf and signalling NaN elements are skipped");
+  return reduce_case(seed, P, 5000, 4, false, true,
+                     "NaN, +-inf and signalling NaN elements are skipped");
 }
 template <bool P>
 Case reduce_integer(uint64_t seed) {
@@ -525,9 +568,10 @@ Case reduce_integer(uint64_t seed) {
 Case reduce_grid_over_65535(uint64_t seed) {
   CaseBuilder b;
   const uint64_t wgs = 65537, n = wgs * 256;
-  b.c.description = "65537 workgroups (grid_for_workgroups: a 2-D grid) over 16,777,472 generated "
-                    "elements in {0, +-1, NaN, +-inf}: each thread reads one element, rows y >= 1 "
-                    "included; the integer sum (< 2^24) is exact in any order";
+  b.c.description =
+      "65537 workgroups (grid_for_workgroups: a 2-D grid) over 16,777,472 generated "
+      "elements in {0, +-1, NaN, +-inf}: each thread reads one element, rows y >= 1 "
+      "included; the integer sum (< 2^24) is exact in any order";
   Generate g;
   g.kind = "choice";
   g.seed = seed;
@@ -557,12 +601,14 @@ Case reduce_grid_over_65535(uint64_t seed) {
 
 // ---- finalize_grad_stats, finalize_grad_stats_partials ---------------------------------------------
 
-Case finalize_case(uint64_t seed, bool partials, float sum_hint, float max_norm, const std::string& what) {
+Case finalize_case(uint64_t seed, bool partials, float sum_hint, float max_norm,
+                   const std::string& what) {
   Rng r(seed);
   CaseBuilder b;
   b.c.description = what;
   float sum;
-  auto& d = b.dispatch(partials ? "optimizer/finalize_grad_stats_partials" : "optimizer/finalize_grad_stats");
+  auto& d = b.dispatch(partials ? "optimizer/finalize_grad_stats_partials"
+                                : "optimizer/finalize_grad_stats");
   if (partials) {
     // Integer partials: their f32 sum is exact in any order, so the finalize bounds apply as stated.
     uint32_t count = 3 + r.below(300);
@@ -583,8 +629,10 @@ Case finalize_case(uint64_t seed, bool partials, float sum_hint, float max_norm,
   d.workgroups = std::array<uint32_t, 3>{1, 1, 1};
   auto e = oref::finalize_grad_stats_reference(sum, max_norm);
   Array ex = Array::of(DType::F32, std::vector<float>{e.grad_norm, e.clip_scale});
-  b.check_ulp("grad_stats", ex, oref::kGradNormBound.ulp, "gradNorm: " + bound_text(oref::kGradNormBound), 0, 1);
-  b.check_ulp("grad_stats", ex, oref::kClipScaleBound.ulp, "clipScale: " + bound_text(oref::kClipScaleBound), 1, 2);
+  b.check_ulp("grad_stats", ex, oref::kGradNormBound.ulp,
+              "gradNorm: " + bound_text(oref::kGradNormBound), 0, 1);
+  b.check_ulp("grad_stats", ex, oref::kClipScaleBound.ulp,
+              "clipScale: " + bound_text(oref::kClipScaleBound), 1, 2);
   if (!partials)
     b.check_exact("norm_sq_acc", Array::of(DType::F32, std::vector<float>{0.0f}),
                   "finalize reads the accumulator with atomicExchange(0): reset for the next step");
@@ -595,16 +643,19 @@ template <bool P>
 Case finalize_basic(uint64_t seed) {
   Rng r(seed ^ 0x91);
   float sum = float(std::ldexp(1.0, int(r.below(30)) - 10));
-  return finalize_case(seed, P, sum, r.uniform(0.25, 4.0), "random sum of squares and max_grad_norm");
+  return finalize_case(seed, P, sum, r.uniform(0.25, 4.0),
+                       "random sum of squares and max_grad_norm");
 }
 template <bool P>
 Case finalize_clip_on(uint64_t seed) {
-  return finalize_case(seed, P, 5000.0f, 1.0f, "clipping on: gradNorm ~70 > max_grad_norm 1.0, clipScale ~1/70");
+  return finalize_case(seed, P, 5000.0f, 1.0f,
+                       "clipping on: gradNorm ~70 > max_grad_norm 1.0, clipScale ~1/70");
 }
 template <bool P>
 Case finalize_clip_off(uint64_t seed) {
-  return finalize_case(seed, P, 5000.0f, 1e30f,
-                       "clipping off: max_grad_norm 1e30 (the host's 'off'), clipScale exactly 1.0");
+  return finalize_case(
+      seed, P, 5000.0f, 1e30f,
+      "clipping off: max_grad_norm 1e30 (the host's 'off'), clipScale exactly 1.0");
 }
 Case finalize_zero(uint64_t seed) {
   return finalize_case(seed, false, 0.0f, 1.0f,
@@ -683,7 +734,6 @@ ojson value_list(size_t k, F draw, std::initializer_list<const char*> extra = {}
   return a;
 }
 
-
 // A buffer of `count` zeros (not poison): the state a fresh optimizer starts from.
 void zeros(CaseBuilder& b, const std::string& name, DType t, uint64_t count) {
   b.output(name, t, count);
@@ -706,7 +756,8 @@ Case adamw_sweep_case(const std::string& kernel, uint64_t n, uint64_t checked) {
                                 "' is not adamw_update, adamw_update_f16, adamw_8bit_update or "
                                 "adamw_8bit_update_vec4");
   if (n == 0 || n > 0xffffffffull)
-    throw std::invalid_argument("adamw_sweep_case: n = " + std::to_string(n) + " is not in [1, 2^32)");
+    throw std::invalid_argument("adamw_sweep_case: n = " + std::to_string(n) +
+                                " is not in [1, 2^32)");
   uint64_t m = std::min(checked, n);
   if (q8) m = std::min(n, align_up(std::max<uint64_t>(m, 1), 256));
   validate::Rng r(0x5eed0 + n);
@@ -733,12 +784,18 @@ Case adamw_sweep_case(const std::string& kernel, uint64_t n, uint64_t checked) {
   // adamw_8bit_update_vec4 reads w and g as ceil(n/4) vec4s: the generated buffers are padded
   const uint64_t wg_count = q8v4 ? align_up(n, 4) : n;
   auto w = b.generated_prefix<float>(
-      "w", DType::F32, wg_count, CaseBuilder::choice(r.bits(), value_list(61, [&] { return r.log_uniform(-8, 1); })), m);
-  ojson gv = q8 ? value_list(61, [&] {
-    return float(std::ldexp(double(1 + r.below(127)) * (r.below(2) ? 1 : -1), -9 - int(r.below(4))));
-  }, {"nan", "inf", "-inf"})
-                : value_list(61, [&] { return r.log_uniform(-12, 0); }, {"nan", "inf", "-inf"});
-  auto g = b.generated_prefix<float>("g", DType::F32, wg_count, CaseBuilder::choice(r.bits(), gv), m);
+      "w", DType::F32, wg_count,
+      CaseBuilder::choice(r.bits(), value_list(61, [&] { return r.log_uniform(-8, 1); })), m);
+  ojson gv =
+      q8 ? value_list(61,
+                      [&] {
+                        return float(std::ldexp(double(1 + r.below(127)) * (r.below(2) ? 1 : -1),
+                                                -9 - int(r.below(4))));
+                      },
+                      {"nan", "inf", "-inf"})
+         : value_list(61, [&] { return r.log_uniform(-12, 0); }, {"nan", "inf", "-inf"});
+  auto g =
+      b.generated_prefix<float>("g", DType::F32, wg_count, CaseBuilder::choice(r.bits(), gv), m);
   std::vector<float> mo, vo;
   if (q8) {
     zeros(b, "m_packed", DType::U32, div_ceil(n, 4));
@@ -747,16 +804,20 @@ Case adamw_sweep_case(const std::string& kernel, uint64_t n, uint64_t checked) {
     zeros(b, "v_scale", DType::F32, div_ceil(n, 256));
   } else {
     mo = b.generated_prefix<float>(
-        "m", DType::F32, n, CaseBuilder::choice(r.bits(), value_list(61, [&] { return r.log_uniform(-14, -2); })), m);
+        "m", DType::F32, n,
+        CaseBuilder::choice(r.bits(), value_list(61, [&] { return r.log_uniform(-14, -2); })), m);
     vo = b.generated_prefix<float>(
         "v", DType::F32, n,
-        CaseBuilder::choice(r.bits(), value_list(61, [&] { return std::fabs(r.log_uniform(-24, -6)); })), m);
+        CaseBuilder::choice(r.bits(),
+                            value_list(61, [&] { return std::fabs(r.log_uniform(-24, -6)); })),
+        m);
   }
   b.input("grad_stats", DType::F32, std::vector<float>{q8 ? 2.0f : 1.5f, clip});
   if (f16) b.output("w16", DType::F16, n);
   auto& d = b.dispatch(kernel);
   const std::vector<std::string> names =
-      q8 ? std::vector<std::string>{"w", "g", "m_packed", "v_packed", "m_scale", "v_scale", "grad_stats"}
+      q8 ? std::vector<std::string>{"w",       "g",       "m_packed",  "v_packed",
+                                    "m_scale", "v_scale", "grad_stats"}
          : std::vector<std::string>{"w", "g", "m", "v", "grad_stats"};
   for (uint32_t k = 0; k < names.size(); ++k) CaseBuilder::bind(d, k, names[k]);
   uint32_t at = uint32_t(names.size());
@@ -766,7 +827,8 @@ Case adamw_sweep_case(const std::string& kernel, uint64_t n, uint64_t checked) {
   if (f16) CaseBuilder::bind(d, 8, "w16");
   d.workgroups_1d = div_ceil(n, 256);
 
-  const std::string wwhy = validate::bound_text(kWOldBound) + "; plus " + validate::bound_text(kWStepBound);
+  const std::string wwhy =
+      validate::bound_text(kWOldBound) + "; plus " + validate::bound_text(kWStepBound);
   validate::Out ow(m);
   if (q8) {
     const uint64_t words = div_ceil(m, 4), blocks = div_ceil(m, 256);
@@ -774,14 +836,18 @@ Case adamw_sweep_case(const std::string& kernel, uint64_t n, uint64_t checked) {
     std::vector<float> zs(blocks, 0.0f);
     auto e = adamw_8bit_update_reference(w, g, zp, zp, zs, zs, clip, u);
     for (uint64_t i = 0; i < m; ++i)
-      ow.set(i, e.f32.w[i], e.f32.w_tol[i], std::max(std::fabs(double(w[i])), std::fabs(double(e.f32.w[i]))));
+      ow.set(i, e.f32.w[i], e.f32.w_tol[i],
+             std::max(std::fabs(double(w[i])), std::fabs(double(e.f32.w[i]))));
     validate::add_out_checks(b, "w", ow, {{0, m}}, wwhy);
-    const std::string q = "m_new and v_new are exact in f32 by construction (dyadic gradients, zero "
-                          "state, beta1 0.5, beta2 0.75, clip 0.5): the requantization is bit exact";
+    const std::string q =
+        "m_new and v_new are exact in f32 by construction (dyadic gradients, zero "
+        "state, beta1 0.5, beta2 0.75, clip 0.5): the requantization is bit exact";
     b.check_exact("m_packed", Array::of(DType::U32, e.m_packed), q);
     b.check_exact("v_packed", Array::of(DType::U32, e.v_packed), q);
-    b.check_exact("m_scale", Array::of(DType::F32, e.m_scale), q + "; block scales are powers of two");
-    b.check_exact("v_scale", Array::of(DType::F32, e.v_scale), q + "; block scales are powers of two");
+    b.check_exact("m_scale", Array::of(DType::F32, e.m_scale),
+                  q + "; block scales are powers of two");
+    b.check_exact("v_scale", Array::of(DType::F32, e.v_scale),
+                  q + "; block scales are powers of two");
   } else {
     auto e = adamw_update_reference(w, g, mo, vo, clip, u);
     validate::Out om(m), ov(m);
@@ -794,7 +860,8 @@ Case adamw_sweep_case(const std::string& kernel, uint64_t n, uint64_t checked) {
       ov.set(i, e.v[i], e.v_tol[i], std::fabs(double(e.v[i])));
       w16[i] = f32_to_f16_bits(e.w[i]);
     }
-    validate::add_out_checks(b, "w", ow, {{0, m}}, wwhy + " (bound file: both, in ULP of the magnitude file)");
+    validate::add_out_checks(b, "w", ow, {{0, m}},
+                             wwhy + " (bound file: both, in ULP of the magnitude file)");
     validate::add_out_checks(b, "m", om, {{0, m}}, validate::bound_text(kMBound));
     validate::add_out_checks(b, "v", ov, {{0, m}}, validate::bound_text(kVBound));
     if (f16)
@@ -813,11 +880,14 @@ std::vector<float> norm_data(CaseBuilder& b, uint64_t n) {
   validate::Rng r(0x40c0 + n);
   return b.generated_prefix<float>(
       "data", DType::F32, n,
-      CaseBuilder::choice(r.bits(), value_list(61, [&] { return r.log_uniform(-10, 2); }, {"nan", "inf", "-inf"})), n);
+      CaseBuilder::choice(
+          r.bits(), value_list(61, [&] { return r.log_uniform(-10, 2); }, {"nan", "inf", "-inf"})),
+      n);
 }
 void check_n(uint64_t n) {
   if (n == 0 || n > 0xffffffffull)
-    throw std::invalid_argument("norm sweep case: n = " + std::to_string(n) + " is not in [1, 2^32)");
+    throw std::invalid_argument("norm sweep case: n = " + std::to_string(n) +
+                                " is not in [1, 2^32)");
 }
 }  // namespace
 
@@ -847,9 +917,11 @@ Case norm_two_level_sweep_case(uint64_t n, uint32_t workgroups, TwoLevelPart par
   if (workgroups == 0) throw std::invalid_argument("norm_two_level_sweep_case: 0 workgroups");
   const bool reduce = part != TwoLevelPart::Finalize, finalize = part != TwoLevelPart::Reduce;
   CaseBuilder b;
-  b.c.kernel = reduce ? "optimizer/reduce_norm_sq_partials" : "optimizer/finalize_grad_stats_partials";
+  b.c.kernel =
+      reduce ? "optimizer/reduce_norm_sq_partials" : "optimizer/finalize_grad_stats_partials";
   b.c.name = sweep_name(std::string(part == TwoLevelPart::Both ? "sweep_pair" : "sweep") + "_wg" +
-                            std::to_string(workgroups), n);
+                            std::to_string(workgroups),
+                        n);
   b.c.description = "bench sweep: the two-level norm over " + std::to_string(n) + " elements, " +
                     std::to_string(workgroups) + " partials";
   const float max_norm = 1.0f;
@@ -868,9 +940,10 @@ Case norm_two_level_sweep_case(uint64_t n, uint32_t workgroups, TwoLevelPart par
     for (uint64_t i = 0; i < n; ++i) mine[(i % threads) / 256].push_back(data[i]);
     std::vector<float> exp(workgroups);
     for (uint32_t w = 0; w < workgroups; ++w) exp[w] = reduce_norm_sq_reference(mine[w]);
-    b.check_ulp("partials", Array::of(DType::F32, exp), reduce_norm_sq_ulp_bound(n, threads, 1),
-                "each workgroup's grid-stride chains and 8 tree levels: reduce_norm_sq_ulp_bound(n, "
-                "threads, 1) ULP of its slot");
+    b.check_ulp(
+        "partials", Array::of(DType::F32, exp), reduce_norm_sq_ulp_bound(n, threads, 1),
+        "each workgroup's grid-stride chains and 8 tree levels: reduce_norm_sq_ulp_bound(n, "
+        "threads, 1) ULP of its slot");
   }
   float sum = 0;
   uint32_t sum_ulp = 0;  // the f32 sum of squares the finalize sees, within sum_ulp ULP
@@ -898,10 +971,11 @@ Case norm_two_level_sweep_case(uint64_t n, uint32_t workgroups, TwoLevelPart par
     // and passes through clip_scale's division unchanged.
     const uint32_t from_sum = sum_ulp ? (sum_ulp + 1) / 2 + 1 : 0;
     Array ex = Array::of(DType::F32, std::vector<float>{e.grad_norm, e.clip_scale});
-    const std::string via = sum_ulp ? " plus " + std::to_string(from_sum) +
-                                          " ULP from the sum's reduce_norm_sq_ulp_bound(n, threads, "
-                                          "workgroups) through the sqrt"
-                                    : " (integer partials: an exact sum)";
+    const std::string via = sum_ulp
+                                ? " plus " + std::to_string(from_sum) +
+                                      " ULP from the sum's reduce_norm_sq_ulp_bound(n, threads, "
+                                      "workgroups) through the sqrt"
+                                : " (integer partials: an exact sum)";
     b.check_ulp("grad_stats", ex, kGradNormBound.ulp + from_sum,
                 "gradNorm: " + validate::bound_text(kGradNormBound) + via, 0, 1);
     b.check_ulp("grad_stats", ex, kClipScaleBound.ulp + from_sum,

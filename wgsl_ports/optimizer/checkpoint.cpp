@@ -46,7 +46,8 @@ DecodedCheckpoint decode_checkpoint(std::span<const uint8_t> file,
   DecodedCheckpoint out;
   auto check = [&](const CheckpointMetadata& md) {
     if (md.str("state_precision") != precision_name(current.precision))
-      throw CheckpointError("state precision " + checkpoint_value(md.str("state_precision")) + ", this optimizer uses '" +
+      throw CheckpointError("state precision " + checkpoint_value(md.str("state_precision")) +
+                            ", this optimizer uses '" +
                             std::string(precision_name(current.precision)) + "'");
     out.state.step = md.step();
     AdamWOptions o = current;
@@ -55,13 +56,13 @@ DecodedCheckpoint decode_checkpoint(std::span<const uint8_t> file,
     o.beta2 = md.finite_float("beta2");
     o.eps = md.finite_float("eps");
     o.weight_decay = md.finite_float("weight_decay");
-    if (md.str("max_grad_norm") == "none") o.max_grad_norm.reset();
-    else o.max_grad_norm = md.finite_float("max_grad_norm");
+    if (md.str("max_grad_norm") == "none")
+      o.max_grad_norm.reset();
+    else
+      o.max_grad_norm = md.finite_float("max_grad_norm");
     try {
       check_adamw_options(o, "checkpoint");  // what the constructor refuses, load() refuses
-    } catch (const std::exception& e) {
-      throw CheckpointError(e.what());
-    }
+    } catch (const std::exception& e) { throw CheckpointError(e.what()); }
     out.state.options = o;
   };
   DecodedSafetensors d =
@@ -104,7 +105,8 @@ static std::vector<Role> checkpoint_roles(const Layout& L, StatePrecision prec, 
 std::vector<CheckpointTensor> checkpoint_tensors(const Layout& L, StatePrecision prec) {
   Buffer none;
   std::vector<CheckpointTensor> out;
-  for (auto& r : checkpoint_roles(L, prec, none, none, none, none, none, none, none)) out.push_back(r.t);
+  for (auto& r : checkpoint_roles(L, prec, none, none, none, none, none, none, none))
+    out.push_back(r.t);
   return out;
 }
 
@@ -116,7 +118,8 @@ void MultiTensorAdamW::save(const std::string& path) {
     tensors.push_back(r.t);
     data.push_back(read_bytes(*r.buffer, r.byte_offset, r.t.bytes));
   }
-  write_checkpoint_file(path, encode_checkpoint(tensors, data, {t_, opt_}), "MultiTensorAdamW::save");
+  write_checkpoint_file(path, encode_checkpoint(tensors, data, {t_, opt_}),
+                        "MultiTensorAdamW::save");
 }
 
 void MultiTensorAdamW::load(const std::string& path) {
@@ -133,7 +136,8 @@ void MultiTensorAdamW::load(const std::string& path) {
     file = read_checkpoint_file(path, data_bytes);
     d = decode_checkpoint(file, tensors, opt_);
   } catch (const CheckpointError& e) {
-    throw CheckpointError("MultiTensorAdamW::load('" + path + "'): " + e.what() + "; nothing was changed");
+    throw CheckpointError("MultiTensorAdamW::load('" + path + "'): " + e.what() +
+                          "; nothing was changed");
   }
   const uint8_t* data = file.data() + d.data_offset;
 
@@ -146,7 +150,8 @@ void MultiTensorAdamW::load(const std::string& path) {
     for (const auto& p : layout_.params) {
       std::vector<float> wv(p.count);
       for (size_t i = 0; i < roles.size(); ++i)
-        if (roles[i].t.key == p.name && p.count) std::memcpy(wv.data(), data + d.spans[i].first, p.count * 4);
+        if (roles[i].t.key == p.name && p.count)
+          std::memcpy(wv.data(), data + d.spans[i].first, p.count * 4);
       write_mirror(p, wv);  // w itself was written above
     }
   CommandEncoder enc = device_.create_command_encoder({"adamw load"});

@@ -78,8 +78,8 @@ GradStats finalize_grad_stats_reference(float sum, float max_grad_norm) {
 // ---- AdamW -------------------------------------------------------------------------------------
 
 AdamWExpected adamw_update_reference(std::span<const float> w, std::span<const float> g,
-                                     std::span<const float> m, std::span<const float> v,
-                                     float clip, const AdamWUniforms& u) {
+                                     std::span<const float> m, std::span<const float> v, float clip,
+                                     const AdamWUniforms& u) {
   const size_t n = w.size();
   check_sizes("adamw_update_reference", n, {g.size(), m.size(), v.size()});
   AdamWExpected out;
@@ -251,7 +251,8 @@ bool q8_code_possible(uint32_t code, float x, double tol, uint32_t emax, uint32_
     return b < 0 ? -int64_t(b & 0x7fffffff) : int64_t(b);
   };
   auto from_key = [](int64_t k) -> float {
-    return k < 0 ? std::bit_cast<float>(uint32_t(-k) | 0x80000000u) : std::bit_cast<float>(uint32_t(k));
+    return k < 0 ? std::bit_cast<float>(uint32_t(-k) | 0x80000000u)
+                 : std::bit_cast<float>(uint32_t(k));
   };
   int64_t klo = key(std::nextafter(flo, -INFINITY)), khi = key(std::nextafter(fhi, INFINITY));
   if (khi - klo <= 256) {
@@ -304,14 +305,16 @@ std::string q8_check_block(const Q8Expected& ex, std::span<const uint32_t> got_m
   uint32_t ve = std::bit_cast<uint32_t>(got_v_scale[block]) >> 23;
   if ((std::bit_cast<uint32_t>(got_m_scale[block]) & 0x807fffffu) != 0 ||
       me < q8_block_exp(mmax_lo) || me > q8_block_exp(mmax_hi)) {
-    std::snprintf(buf, sizeof buf, "block %zu: m_scale %a (exponent %u), expected exponent in [%u, %u]",
-                  block, double(got_m_scale[block]), me, q8_block_exp(mmax_lo), q8_block_exp(mmax_hi));
+    std::snprintf(buf, sizeof buf,
+                  "block %zu: m_scale %a (exponent %u), expected exponent in [%u, %u]", block,
+                  double(got_m_scale[block]), me, q8_block_exp(mmax_lo), q8_block_exp(mmax_hi));
     return buf;
   }
   if ((std::bit_cast<uint32_t>(got_v_scale[block]) & 0x807fffffu) != 0 ||
       ve < q8_block_exp(vmax_lo) || ve > q8_block_exp(vmax_hi)) {
-    std::snprintf(buf, sizeof buf, "block %zu: v_scale %a (exponent %u), expected exponent in [%u, %u]",
-                  block, double(got_v_scale[block]), ve, q8_block_exp(vmax_lo), q8_block_exp(vmax_hi));
+    std::snprintf(buf, sizeof buf,
+                  "block %zu: v_scale %a (exponent %u), expected exponent in [%u, %u]", block,
+                  double(got_v_scale[block]), ve, q8_block_exp(vmax_lo), q8_block_exp(vmax_hi));
     return buf;
   }
   for (size_t i = lo; i < hi; ++i) {

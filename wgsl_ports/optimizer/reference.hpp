@@ -75,7 +75,7 @@ inline constexpr UlpBound kClipScaleBound{
 
 // Expected outputs and per-element absolute tolerances (|got - expected| <= tol).
 struct AdamWExpected {
-  std::vector<float> w, m, v;              // f32(double result)
+  std::vector<float> w, m, v;               // f32(double result)
   std::vector<double> w_tol, m_tol, v_tol;  // from the bounds below
 };
 
@@ -87,7 +87,8 @@ inline constexpr UlpBound kMBound{
     "clip multiply, two products and a sum, each <= 1/2 ULP of a term <= M1; the sum may cancel"};
 // v_new: every term >= 0, no cancellation: the clip multiply (counts twice, squared), three
 // products, one sum.
-inline constexpr UlpBound kVBound{6, "v_new", "6 correctly rounded operations on non-negative terms"};
+inline constexpr UlpBound kVBound{6, "v_new",
+                                  "6 correctly rounded operations on non-negative terms"};
 // w_new = w_old - lr * (m_hat / (sqrt(v_hat) + eps) + wd w_old). First order: the last
 // subtraction and storing w cost <= 2 ULP of max(|w_old|, |w_new|); everything inside the
 // parentheses is relative error on a step whose size before cancellation is
@@ -105,12 +106,13 @@ inline constexpr UlpBound kGradZeroBound{0, "g", "the kernel stores the constant
 // conversion's rounding mode is implementation-defined in Vulkan (RNE or RTZ): within 1 f16 ULP
 // of f32_to_f16_bits(w_new_gpu), and so also of f32_to_f16_bits(expected w) (w's tolerance is a
 // few f32 ULP, 1/8192 of an f16 ULP).
-inline constexpr UlpBound kMirrorBound{1, "f16(w_new)", "f32->f16 rounding mode is implementation-defined"};
+inline constexpr UlpBound kMirrorBound{1, "f16(w_new)",
+                                       "f32->f16 rounding mode is implementation-defined"};
 
 // adamw_update: grad = finite(g) ? g : 0, times clip (grad_stats[1]); the seed's math.
 AdamWExpected adamw_update_reference(std::span<const float> w, std::span<const float> g,
-                                     std::span<const float> m, std::span<const float> v,
-                                     float clip, const AdamWUniforms& u);
+                                     std::span<const float> m, std::span<const float> v, float clip,
+                                     const AdamWUniforms& u);
 
 // adamw_one_call (seed 002): no finite guard, no clip, bc1/bc2 given, m_hat = m_new / bc1 (a
 // division: 2.5 ULP instead of the reciprocal's 3.5 + 1; the same bounds cover it).

@@ -43,7 +43,8 @@ json parse_header(const uint8_t* p, uint64_t n) {
       case json::parse_event_t::object_start:
       case json::parse_event_t::array_start:
         if (int(keys.size()) >= kMaxCheckpointJsonDepth)
-          throw Fail{"header nests deeper than " + std::to_string(kMaxCheckpointJsonDepth) + " levels"};
+          throw Fail{"header nests deeper than " + std::to_string(kMaxCheckpointJsonDepth) +
+                     " levels"};
         keys.emplace_back();
         break;
       case json::parse_event_t::object_end:
@@ -61,13 +62,13 @@ json parse_header(const uint8_t* p, uint64_t n) {
   };
   try {
     return json::parse(p, p + n, cb);
-  } catch (const Fail& f) {
-    bad(f.why);
-  } catch (const nlohmann::json::exception& e) {
+  } catch (const Fail& f) { bad(f.why); } catch (const nlohmann::json::exception& e) {
     std::string m = e.what();
-    if (auto k = m.find("] "); !m.empty() && m[0] == '[' && k != std::string::npos) m = m.substr(k + 2);
+    if (auto k = m.find("] "); !m.empty() && m[0] == '[' && k != std::string::npos)
+      m = m.substr(k + 2);
     if (m.size() > 200) m = m.substr(0, 200) + "...";
-    bad("header is not valid JSON (" + json(m).dump(-1, ' ', false, json::error_handler_t::replace) + ")");
+    bad("header is not valid JSON (" +
+        json(m).dump(-1, ' ', false, json::error_handler_t::replace) + ")");
   }
 }
 
@@ -128,7 +129,8 @@ double CheckpointMetadata::finite_double(const char* key) const {
 
 bool CheckpointMetadata::boolean(const char* key) const {
   const std::string& s = str(key);
-  if (s != "true" && s != "false") bad(std::string("__metadata__ '") + key + "' = " + show(s) + " is not true/false");
+  if (s != "true" && s != "false")
+    bad(std::string("__metadata__ '") + key + "' = " + show(s) + " is not true/false");
   return s == "true";
 }
 
@@ -155,7 +157,8 @@ std::vector<uint8_t> encode_safetensors_checkpoint(
   uint64_t pos = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const auto& t = tensors[i];
-    header[t.key] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {pos, pos + data[i].size()}}};
+    header[t.key] = {
+        {"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {pos, pos + data[i].size()}}};
     pos += data[i].size();
   }
   json md = json::object();
@@ -186,25 +189,28 @@ std::vector<uint8_t> encode_safetensors_checkpoint(
 // ---- decode -------------------------------------------------------------------------------------
 
 DecodedSafetensors decode_safetensors_checkpoint(
-    std::span<const uint8_t> file, const CheckpointFormat& format, std::span<const CheckpointTensor> expected,
+    std::span<const uint8_t> file, const CheckpointFormat& format,
+    std::span<const CheckpointTensor> expected,
     const std::function<void(const CheckpointMetadata&)>& check_metadata) {
   const uint64_t size = file.size();
-  if (size < 8) bad("file is " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
+  if (size < 8)
+    bad("file is " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
   uint64_t hlen = 0;
   for (int i = 0; i < 8; ++i) hlen |= uint64_t(file[i]) << (8 * i);
   if (hlen > size - 8)
-    bad("header length " + std::to_string(hlen) + " runs past the end of the file (" + std::to_string(size) +
-        " bytes): truncated?");
+    bad("header length " + std::to_string(hlen) + " runs past the end of the file (" +
+        std::to_string(size) + " bytes): truncated?");
   if (hlen > kMaxCheckpointHeaderBytes)
-    bad("header length " + std::to_string(hlen) + " is above the " + std::to_string(kMaxCheckpointHeaderBytes) +
-        "-byte limit");
+    bad("header length " + std::to_string(hlen) + " is above the " +
+        std::to_string(kMaxCheckpointHeaderBytes) + "-byte limit");
   json header = parse_header(file.data() + 8, hlen);
   if (!header.is_object()) bad("header is not a JSON object");
   const uint64_t data_len = size - 8 - hlen;
 
   DecodedSafetensors out;
   out.data_offset = 8 + hlen;
-  if (!header.contains("__metadata__") || !header["__metadata__"].is_object()) bad("no __metadata__ object");
+  if (!header.contains("__metadata__") || !header["__metadata__"].is_object())
+    bad("no __metadata__ object");
   for (const auto& [k, v] : header["__metadata__"].items())
     if (v.is_string()) out.metadata.entries[k] = v.get<std::string>();
   const CheckpointMetadata& md = out.metadata;
@@ -217,7 +223,8 @@ DecodedSafetensors decode_safetensors_checkpoint(
   // The CRC first: nothing in the header is trusted before it matches.
   {
     const std::string& want = md.str("crc32");
-    if (!is_hex8(want)) bad("__metadata__ 'crc32' = " + show(want) + " is not 8 lower-case hex digits");
+    if (!is_hex8(want))
+      bad("__metadata__ 'crc32' = " + show(want) + " is not 8 lower-case hex digits");
     const std::string mark = "\"crc32\":\"" + want + "\"";
     std::string_view hv(reinterpret_cast<const char*>(file.data()) + 8, hlen);
     size_t at = hv.find(mark);
@@ -249,28 +256,32 @@ DecodedSafetensors decode_safetensors_checkpoint(
 
   // tensors: exactly the expected set, each with its dtype, shape and a valid, exact range
   if (header.size() != expected.size() + 1)
-    bad("holds " + std::to_string(header.size() - 1) + " tensors, expected " + std::to_string(expected.size()));
+    bad("holds " + std::to_string(header.size() - 1) + " tensors, expected " +
+        std::to_string(expected.size()));
   for (const auto& t : expected) {
     if (!header.contains(t.key)) bad("tensor '" + t.key + "' is missing");
     const json& e = header[t.key];
-    if (!e.is_object() || !e.contains("dtype") || !e.contains("shape") || !e.contains("data_offsets"))
+    if (!e.is_object() || !e.contains("dtype") || !e.contains("shape") ||
+        !e.contains("data_offsets"))
       bad("tensor '" + t.key + "' lacks dtype/shape/data_offsets");
-    if (e["dtype"] != t.dtype) bad("tensor '" + t.key + "' has dtype " + show(e["dtype"]) + ", expected " + t.dtype);
+    if (e["dtype"] != t.dtype)
+      bad("tensor '" + t.key + "' has dtype " + show(e["dtype"]) + ", expected " + t.dtype);
     std::vector<uint64_t> shape;
     std::array<uint64_t, 2> off{};
     try {
       shape = e["shape"].get<std::vector<uint64_t>>();
       off = e["data_offsets"].get<std::array<uint64_t, 2>>();
     } catch (const std::exception&) {
-      bad("tensor '" + t.key + "' has a malformed shape or data_offsets (" + show(e["shape"]) + ", " +
-          show(e["data_offsets"]) + ")");
+      bad("tensor '" + t.key + "' has a malformed shape or data_offsets (" + show(e["shape"]) +
+          ", " + show(e["data_offsets"]) + ")");
     }
     if (shape != t.shape)
-      bad("tensor '" + t.key + "' has shape " + show(e["shape"]) + ", expected " + checkpoint_shape_str(t.shape));
+      bad("tensor '" + t.key + "' has shape " + show(e["shape"]) + ", expected " +
+          checkpoint_shape_str(t.shape));
     if (off[0] > off[1] || off[1] > data_len || off[1] - off[0] != t.bytes)
-      bad("tensor '" + t.key + "' has data_offsets [" + std::to_string(off[0]) + ", " + std::to_string(off[1]) +
-          "], expected " + std::to_string(t.bytes) + " bytes inside the " + std::to_string(data_len) +
-          "-byte data section");
+      bad("tensor '" + t.key + "' has data_offsets [" + std::to_string(off[0]) + ", " +
+          std::to_string(off[1]) + "], expected " + std::to_string(t.bytes) + " bytes inside the " +
+          std::to_string(data_len) + "-byte data section");
     out.spans.push_back({off[0], off[1]});
   }
   auto sorted = out.spans;
@@ -281,7 +292,8 @@ DecodedSafetensors decode_safetensors_checkpoint(
     pos = e;
   }
   if (pos != data_len)
-    bad("data section is " + std::to_string(data_len) + " bytes, the tensors cover " + std::to_string(pos));
+    bad("data section is " + std::to_string(data_len) + " bytes, the tensors cover " +
+        std::to_string(pos));
   return out;
 }
 
@@ -303,21 +315,23 @@ std::vector<uint8_t> read_checkpoint_file(const std::string& path, uint64_t data
   auto read_at = [&](uint8_t* dst, uint64_t n, uint64_t off) {
     uint64_t got = 0;
     while (got < n) {
-      ssize_t r = ::pread(fd, dst + got, size_t(std::min<uint64_t>(n - got, uint64_t(1) << 26)), off_t(off + got));
+      ssize_t r = ::pread(fd, dst + got, size_t(std::min<uint64_t>(n - got, uint64_t(1) << 26)),
+                          off_t(off + got));
       if (r < 0 && errno == EINTR) continue;
       if (r < 0) bad(std::string("read error: ") + std::strerror(errno));
       if (r == 0) bad("the file shrank while it was read");
       got += uint64_t(r);
     }
   };
-  if (size < 8) bad("file is " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
+  if (size < 8)
+    bad("file is " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
   uint8_t len[8];
   read_at(len, 8, 0);
   uint64_t hlen = 0;
   for (int i = 0; i < 8; ++i) hlen |= uint64_t(len[i]) << (8 * i);
   if (hlen > kMaxCheckpointHeaderBytes)
-    bad("header length " + std::to_string(hlen) + " is above the " + std::to_string(kMaxCheckpointHeaderBytes) +
-        "-byte limit");
+    bad("header length " + std::to_string(hlen) + " is above the " +
+        std::to_string(kMaxCheckpointHeaderBytes) + "-byte limit");
   // Sizes from the caller's tensors, checked before reading: 8 + header + exactly their bytes.
   if (hlen > size - 8 || size - 8 - hlen != data_bytes)
     bad("file is " + std::to_string(size) + " bytes; with its " + std::to_string(hlen) +
@@ -328,7 +342,8 @@ std::vector<uint8_t> read_checkpoint_file(const std::string& path, uint64_t data
   return file;
 }
 
-void write_checkpoint_file(const std::string& path, std::span<const uint8_t> bytes, const std::string& who) {
+void write_checkpoint_file(const std::string& path, std::span<const uint8_t> bytes,
+                           const std::string& who) {
   const std::string tmp = path + ".tmp";
   {
     std::FILE* f = std::fopen(tmp.c_str(), "wb");

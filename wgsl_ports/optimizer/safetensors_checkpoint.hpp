@@ -81,7 +81,8 @@ struct DecodedSafetensors {
 // Checks a whole file (see the top of this file). `check_metadata` runs after the CRC matched and
 // before the tensors are checked; it throws (CheckpointError) to refuse.
 DecodedSafetensors decode_safetensors_checkpoint(
-    std::span<const uint8_t> file, const CheckpointFormat& format, std::span<const CheckpointTensor> expected,
+    std::span<const uint8_t> file, const CheckpointFormat& format,
+    std::span<const CheckpointTensor> expected,
     const std::function<void(const CheckpointMetadata&)>& check_metadata = {});
 
 // Reads `path` (a regular file, symlinks to one allowed) whose data section must be `data_bytes`
@@ -91,7 +92,8 @@ std::vector<uint8_t> read_checkpoint_file(const std::string& path, uint64_t data
 
 // Writes `bytes` to path + ".tmp", then renames it over `path` (an interrupted save never leaves a
 // half-written file under `path`). Errors are CheckpointError prefixed with `who` ("X::save").
-void write_checkpoint_file(const std::string& path, std::span<const uint8_t> bytes, const std::string& who);
+void write_checkpoint_file(const std::string& path, std::span<const uint8_t> bytes,
+                           const std::string& who);
 
 // A string for a message: JSON-quoted, invalid UTF-8 replaced, at most 80 bytes.
 std::string checkpoint_value(const std::string& s);

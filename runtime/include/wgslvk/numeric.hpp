@@ -77,7 +77,9 @@ inline uint64_t ulp_distance(float a, float b) {
 inline uint64_t ulp_distance_f16(uint16_t a, uint16_t b) {
   auto nan = [](uint16_t h) { return (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu); };
   if (nan(a) || nan(b)) return (nan(a) && nan(b)) ? 0 : UINT64_MAX;
-  auto key = [](uint16_t h) -> int64_t { return (h & 0x8000u) ? -int64_t(h & 0x7fffu) : int64_t(h); };
+  auto key = [](uint16_t h) -> int64_t {
+    return (h & 0x8000u) ? -int64_t(h & 0x7fffu) : int64_t(h);
+  };
   int64_t d = key(a) - key(b);
   return uint64_t(d < 0 ? -d : d);
 }

@@ -131,15 +131,15 @@ std::weak_ptr<const void> weak_state(const H& h);
 
 // Every handle (Buffer, Device, ...) is a shared reference to private state: copies refer to the
 // same object, a default-constructed one is null (`explicit operator bool`), == compares identity.
-#define WGSLVK_HANDLE_STATE(Handle, ImplType)                                        \
- public:                                                                              \
-  explicit operator bool() const { return impl_ != nullptr; }                        \
-  bool operator==(const Handle& o) const { return impl_ == o.impl_; }                \
-                                                                                      \
- private:                                                                             \
-  friend struct detail::Access;                                                       \
-  template <class H>                                                                  \
-  friend std::weak_ptr<const void> detail::weak_state(const H& h);                    \
+#define WGSLVK_HANDLE_STATE(Handle, ImplType)                         \
+ public:                                                              \
+  explicit operator bool() const { return impl_ != nullptr; }         \
+  bool operator==(const Handle& o) const { return impl_ == o.impl_; } \
+                                                                      \
+ private:                                                             \
+  friend struct detail::Access;                                       \
+  template <class H>                                                  \
+  friend std::weak_ptr<const void> detail::weak_state(const H& h);    \
   std::shared_ptr<ImplType> impl_
 
 class Buffer {
@@ -195,7 +195,7 @@ class BindGroup {
 // ---- pipelines ----------------------------------------------------------------------------------
 
 struct ComputePipelineDescriptor {
-  std::string label{};        // default: the kernel's qualified name
+  std::string label{};  // default: the kernel's qualified name
   const KernelInfo* kernel = nullptr;
   // Explicit layouts, one per group; empty means layout "auto" (R10).
   std::vector<BindGroupLayout> layout{};
@@ -357,8 +357,8 @@ void write(Device& d, const Buffer& b, std::span<const T> v, uint64_t offset = 0
 }
 template <class T>
 std::vector<T> read(Device& d, const Buffer& b, uint64_t offset = 0, uint64_t count = 0) {
-  auto bytes = d.read_buffer(b, offset, count ? std::optional<uint64_t>(count * sizeof(T))
-                                              : std::nullopt);
+  auto bytes =
+      d.read_buffer(b, offset, count ? std::optional<uint64_t>(count * sizeof(T)) : std::nullopt);
   std::vector<T> out(bytes.size() / sizeof(T));
   if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
   return out;
@@ -370,12 +370,12 @@ enum class AdapterType { DiscreteGPU, IntegratedGPU, VirtualGPU, CPU, Other };
 std::string_view adapter_type_name(AdapterType t);
 
 struct AdapterInfo {
-  std::string name;         // VkPhysicalDeviceProperties::deviceName
-  std::string driver;       // driverName + driverInfo
+  std::string name;    // VkPhysicalDeviceProperties::deviceName
+  std::string driver;  // driverName + driverInfo
   AdapterType type = AdapterType::Other;
   uint32_t vendor_id = 0, device_id = 0;
   uint32_t vulkan_api_version = 0;
-  uint32_t index = 0;       // position in Instance::adapters()
+  uint32_t index = 0;  // position in Instance::adapters()
 };
 
 class Adapter {

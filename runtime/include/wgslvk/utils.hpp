@@ -15,7 +15,8 @@
 
 namespace wgslvk::utils {
 
-inline constexpr BufferUsage kStorageUsage = BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst;
+inline constexpr BufferUsage kStorageUsage =
+    BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst;
 inline constexpr BufferUsage kUniformUsage = BufferUsage::Uniform | BufferUsage::CopyDst;
 
 // A buffer of at least `size` bytes (rounded up to 4, never 0) with `usage`.
@@ -47,8 +48,9 @@ inline Buffer make_uniform(Device& d, const std::string& label, const void* data
 // A uniform buffer holding `value` (a uniform struct or a scalar), zero-padded as above.
 template <class T>
 Buffer make_uniform(Device& d, const std::string& label, const T& value) {
-  static_assert(std::is_trivially_copyable_v<T> && !std::is_pointer_v<T>,
-                "make_uniform(label, value) copies the value's bytes; pass (data, size) for a pointer");
+  static_assert(
+      std::is_trivially_copyable_v<T> && !std::is_pointer_v<T>,
+      "make_uniform(label, value) copies the value's bytes; pass (data, size) for a pointer");
   return make_uniform(d, label, &value, sizeof(T));
 }
 
@@ -77,8 +79,8 @@ inline void run_dispatch(Device& d, const ComputePipeline& pipeline,
 inline void run_dispatch(Device& d, const ComputePipeline& pipeline,
                          const std::vector<BindGroup>& groups, uint64_t workgroups,
                          const std::string& label = "dispatch") {
-  run_dispatch(d, pipeline, groups, grid_for_workgroups(std::max<uint64_t>(1, workgroups), d.limits()),
-               label);
+  run_dispatch(d, pipeline, groups,
+               grid_for_workgroups(std::max<uint64_t>(1, workgroups), d.limits()), label);
 }
 
 // One dispatch of `kernel` (a fresh pipeline with layout "auto", group 0 bound to `entries`) on

@@ -53,7 +53,8 @@ const Prereqs& prereqs() {
     const char* src = std::getenv("WGSLVK_SOURCE_DIR");
     p.repo = src ? src : "";
     if (p.repo.empty() || !fs::exists(p.repo + "/bench/peers/dawn_trace.mjs"))
-      p.missing += " WGSLVK_SOURCE_DIR (the repo, for bench/peers/dawn_trace.mjs) is unset or wrong;";
+      p.missing +=
+          " WGSLVK_SOURCE_DIR (the repo, for bench/peers/dawn_trace.mjs) is unset or wrong;";
     p.node = env_or("WGSLVK_NODE", {});
     if (p.node.empty()) {
       if (std::system("command -v node >/dev/null 2>&1") == 0)
@@ -69,14 +70,17 @@ const Prereqs& prereqs() {
     const std::string icd = "usr/share/vulkan/icd.d/lvp_icd.json";
     p.icd = env_or("WGSLVK_DAWN_ICD", {"/opt/wgslvk-dawn/mesa25/" + icd, "/tmp/mesa25/" + icd});
     if (p.icd.empty() || !fs::exists(p.icd)) {
-      p.missing += " no Dawn-acceptable Vulkan ICD (WGSLVK_DAWN_ICD: Mesa >= 24 lavapipe's lvp_icd.json);";
+      p.missing +=
+          " no Dawn-acceptable Vulkan ICD (WGSLVK_DAWN_ICD: Mesa >= 24 lavapipe's lvp_icd.json);";
     } else {
       try {
         std::ifstream f(p.icd);
         auto j = nlohmann::json::parse(f);
-        p.icd_lib_dir = fs::path(j.at("ICD").at("library_path").get<std::string>()).parent_path().string();
+        p.icd_lib_dir =
+            fs::path(j.at("ICD").at("library_path").get<std::string>()).parent_path().string();
       } catch (const std::exception& e) {
-        p.missing += " WGSLVK_DAWN_ICD=" + p.icd + ": cannot read ICD.library_path (" + e.what() + ");";
+        p.missing +=
+            " WGSLVK_DAWN_ICD=" + p.icd + ": cannot read ICD.library_path (" + e.what() + ");";
       }
     }
     return p;
@@ -84,10 +88,10 @@ const Prereqs& prereqs() {
   return p;
 }
 
-#define REQUIRE_DAWN()                                                                          \
-  do {                                                                                          \
-    if (!prereqs().missing.empty())                                                             \
-      GTEST_SKIP() << "SKIPPED: Dawn replay prerequisites missing:" << prereqs().missing;      \
+#define REQUIRE_DAWN()                                                                    \
+  do {                                                                                    \
+    if (!prereqs().missing.empty())                                                       \
+      GTEST_SKIP() << "SKIPPED: Dawn replay prerequisites missing:" << prereqs().missing; \
   } while (0)
 
 struct Replay {
@@ -105,7 +109,8 @@ Replay replay(const std::string& dir, const std::string& extra) {
   std::string cmd = "VK_DRIVER_FILES='" + p.icd + "' VK_ICD_FILENAMES='" + p.icd +
                     "' LD_LIBRARY_PATH='" + lib + "' XDG_RUNTIME_DIR=/tmp '" + p.node + "' '" +
                     p.repo + "/bench/peers/dawn_trace.mjs' --trace '" + dir + "' --out '" + out +
-                    "' --dawn-node '" + p.dawn_node + "' --quiet " + extra + " > '" + log + "' 2>&1";
+                    "' --dawn-node '" + p.dawn_node + "' --quiet " + extra + " > '" + log +
+                    "' 2>&1";
   Replay r;
   int st = std::system(cmd.c_str());
   r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -167,8 +172,8 @@ TrainLog record(const std::string& dir, uint32_t steps) {
 }
 
 std::string trace_dir(const char* name) {
-  return (fs::temp_directory_path() / ("wgslvk_dawn_" + std::string(name) + "_" +
-                                       std::to_string(::getpid())))
+  return (fs::temp_directory_path() /
+          ("wgslvk_dawn_" + std::string(name) + "_" + std::to_string(::getpid())))
       .string();
 }
 
@@ -209,17 +214,22 @@ TEST(GptDawn, TraceRecordsEveryCallWithItsBytes) {
     const uint64_t off = d.storage_offset_alignment();
     const BufferUsage rw = BufferUsage::Storage | BufferUsage::CopySrc | BufferUsage::CopyDst;
     Buffer A = d.create_buffer({"a", n * 4, rw}), B = d.create_buffer({"b", n * 4, rw});
-    Buffer O = d.create_buffer({"out", off + n * 4, rw}), R = d.create_buffer({"result", n * 4, rw});
+    Buffer O = d.create_buffer({"out", off + n * 4, rw}),
+           R = d.create_buffer({"result", n * 4, rw});
     Buffer U = d.create_buffer({"dims", 16, BufferUsage::Uniform | BufferUsage::CopyDst});
     write<float>(d, A, a);
     write<float>(d, B, b);
     const uint32_t dims[4] = {n / 4, 0, 0, 0};
     d.queue().write_buffer(U, 0, dims, sizeof dims);
-    BindGroupLayout L = d.create_bind_group_layout(
-        {"residual_add layout", {{0, BindingType::ReadOnlyStorage, 0}, {1, BindingType::ReadOnlyStorage, 0},
-                                 {2, BindingType::Storage, 0}, {3, BindingType::Uniform, 16}}});
-    ComputePipeline P = d.create_compute_pipeline({"add", &kernel("elementwise/residual_add"), {L}});
-    BindGroup G = d.create_bind_group({"add group", L, {{0, A, 0, {}}, {1, B, 0, {}}, {2, O, off, n * 4}, {3, U, 0, {}}}});
+    BindGroupLayout L = d.create_bind_group_layout({"residual_add layout",
+                                                    {{0, BindingType::ReadOnlyStorage, 0},
+                                                     {1, BindingType::ReadOnlyStorage, 0},
+                                                     {2, BindingType::Storage, 0},
+                                                     {3, BindingType::Uniform, 16}}});
+    ComputePipeline P =
+        d.create_compute_pipeline({"add", &kernel("elementwise/residual_add"), {L}});
+    BindGroup G = d.create_bind_group(
+        {"add group", L, {{0, A, 0, {}}, {1, B, 0, {}}, {2, O, off, n * 4}, {3, U, 0, {}}}});
     CommandEncoder e = d.create_command_encoder({"enc"});
     e.clear_buffer(R);
     ComputePass pass = e.begin_compute_pass({"pass"});
@@ -238,15 +248,17 @@ TEST(GptDawn, TraceRecordsEveryCallWithItsBytes) {
   auto lines = trace_lines(dir);
   std::vector<std::string> ops;
   for (const auto& j : lines) ops.push_back(j["op"]);
-  const std::vector<std::string> want = {"device", "buffer", "buffer", "buffer", "buffer", "buffer",
-                                         "write", "write", "write", "bgl", "pipeline", "bind_group",
-                                         "encoder", "clear", "begin_pass", "set_pipeline",
-                                         "set_bind_group", "dispatch", "end_pass", "copy", "finish",
-                                         "submit", "read"};
+  const std::vector<std::string> want = {"device",         "buffer",   "buffer",     "buffer",
+                                         "buffer",         "buffer",   "write",      "write",
+                                         "write",          "bgl",      "pipeline",   "bind_group",
+                                         "encoder",        "clear",    "begin_pass", "set_pipeline",
+                                         "set_bind_group", "dispatch", "end_pass",   "copy",
+                                         "finish",         "submit",   "read"};
   ASSERT_EQ(ops, want);
   EXPECT_EQ(lines[0]["format"], "wgslvk-trace-1");
   EXPECT_EQ(blob_at(dir, lines[6]["blob"], n * 4),
-            std::vector<uint8_t>(reinterpret_cast<uint8_t*>(a.data()), reinterpret_cast<uint8_t*>(a.data()) + n * 4));
+            std::vector<uint8_t>(reinterpret_cast<uint8_t*>(a.data()),
+                                 reinterpret_cast<uint8_t*>(a.data()) + n * 4));
   EXPECT_EQ(blob_at(dir, lines[22]["blob"], n * 4), got);
   EXPECT_EQ(lines[9]["auto"], false);
   const auto& p = lines[10];
@@ -333,14 +345,16 @@ TEST(GptDawn, SmallTrainingReplaysOnDawnWithTheSameLosses) {
     // The trace holds what the trainer read (not a stale or other buffer).
     EXPECT_EQ(ours, log.train[i].loss) << "step " << log.train[i].step;
     const double d = std::abs(double(dawn) - double(ours)) / std::abs(double(ours));
-    EXPECT_LE(d, kLossRel) << "step " << log.train[i].step << ": wgslvk " << ours << ", Dawn " << dawn;
+    EXPECT_LE(d, kLossRel) << "step " << log.train[i].step << ": wgslvk " << ours << ", Dawn "
+                           << dawn;
     if (d > worst) worst = d, worst_step = log.train[i].step;
     bit_equal += rd["bit_equal"].get<bool>();
   }
-  std::printf("[dawn] Small, batch %u, %u steps: loss %.4f -> %.4f; Dawn vs wgslvk worst relative "
-              "difference %.3g (step %u), %u/%u steps bit-identical (gate %g)\n",
-              kBatch, kSteps, log.train.front().loss, log.train.back().loss, worst, worst_step,
-              bit_equal, kSteps, kLossRel);
+  std::printf(
+      "[dawn] Small, batch %u, %u steps: loss %.4f -> %.4f; Dawn vs wgslvk worst relative "
+      "difference %.3g (step %u), %u/%u steps bit-identical (gate %g)\n",
+      kBatch, kSteps, log.train.front().loss, log.train.back().loss, worst, worst_step, bit_equal,
+      kSteps, kLossRel);
   fs::remove_all(dir);
 }
 
@@ -394,7 +408,8 @@ TEST(GptDawn, TamperedTraceIsReportedAsAMismatch) {
   // it is kept loose on purpose: the batch is random).
   EXPECT_GT(rd["max_rel"].get<double>(), 100 * kLossRel) << rd.dump();
   std::printf("[dawn] tampered weights: step-1 loss wgslvk %.5f vs Dawn %.5f (rel %.3g): caught\n",
-              rd["wgslvk"][0].get<double>(), rd["dawn"][0].get<double>(), rd["max_rel"].get<double>());
+              rd["wgslvk"][0].get<double>(), rd["dawn"][0].get<double>(),
+              rd["max_rel"].get<double>());
   fs::remove_all(dir);
 }
 

@@ -24,25 +24,25 @@ struct KernelBinding {
   // Smallest range the shader may legally be bound to: the fixed part plus one element of a
   // runtime-sized array (WebGPU's minimum binding size, rule R7).
   uint64_t min_binding_size = 0;
-  uint32_t array_stride = 0;   // stride of the trailing runtime array, 0 when there is none
-  bool statically_used = true; // referenced by the entry point (auto layout keeps only these, R10)
+  uint32_t array_stride = 0;    // stride of the trailing runtime array, 0 when there is none
+  bool statically_used = true;  // referenced by the entry point (auto layout keeps only these, R10)
 };
 
 struct KernelInfo {
-  std::string_view file;    // folder under wgsl_ports/, e.g. "optimizer"
-  std::string_view name;    // entry point, e.g. "adamw_update"
+  std::string_view file;       // folder under wgsl_ports/, e.g. "optimizer"
+  std::string_view name;       // entry point, e.g. "adamw_update"
   std::string_view wgsl_file;  // e.g. "12_optimizer.wgsl"
   std::array<uint32_t, 3> workgroup_size{1, 1, 1};
   uint32_t workgroup_storage_bytes = 0;  // sum of roundUp(16, size) over shared variables (R13)
   bool needs_shader_f16 = false;         // "shader-f16" feature (R22)
   bool needs_float_atomics = false;      // native VK_EXT_shader_atomic_float (not in WebGPU)
-  bool in_wgsl = true;  // false for native-only variants (checked against `abi_of`'s WGSL ABI)
-  std::string_view abi_of;               // entry point whose WGSL ABI a native variant shares
+  bool in_wgsl = true;      // false for native-only variants (checked against `abi_of`'s WGSL ABI)
+  std::string_view abi_of;  // entry point whose WGSL ABI a native variant shares
   std::span<const KernelBinding> bindings;
-  std::span<const uint32_t> spirv;       // as compiled by glslang, validated by spirv-val
-  std::span<const uint32_t> spirv_opt;   // after spirv-opt -O (validated too)
-  std::string_view glsl_source;          // the .comp text with includes expanded
-  std::string_view wgsl_source;          // the whole WGSL file this kernel is declared in
+  std::span<const uint32_t> spirv;      // as compiled by glslang, validated by spirv-val
+  std::span<const uint32_t> spirv_opt;  // after spirv-opt -O (validated too)
+  std::string_view glsl_source;         // the .comp text with includes expanded
+  std::string_view wgsl_source;         // the whole WGSL file this kernel is declared in
 
   // "optimizer/adamw_update"
   std::string qualified_name() const;

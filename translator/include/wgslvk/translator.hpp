@@ -64,11 +64,11 @@ struct TypeDesc {
   uint32_t vec = 1, cols = 1;    // vector width / matrix columns (rows are `vec`)
   uint32_t array_len = 0;        // 0 with runtime_array
   bool runtime_array = false;
-  uint32_t stride = 0;           // array stride
-  std::vector<TypeDesc> element; // one entry for arrays
-  std::vector<Member> members;   // structs
-  std::string name;              // struct name
-  uint64_t size = 0;             // runtime arrays count one element
+  uint32_t stride = 0;            // array stride
+  std::vector<TypeDesc> element;  // one entry for arrays
+  std::vector<Member> members;    // structs
+  std::string name;               // struct name
+  uint64_t size = 0;              // runtime arrays count one element
   uint32_t align = 0;
 
   // WGSL spelling: "f32", "vec4<f32>", "array<u32>", "array<vec4<f32>, 4>", struct name.
@@ -85,9 +85,9 @@ struct TypeDesc::Member {
 struct ReflectedBinding {
   uint32_t group = 0, binding = 0;
   BindingType type = BindingType::Storage;
-  std::string glsl_name;   // block instance name ("m"), or the block name when it has none
-  std::string block_name;  // block type name ("MBuf")
-  TypeDesc block;          // the block struct with its explicit layout
+  std::string glsl_name;          // block instance name ("m"), or the block name when it has none
+  std::string block_name;         // block type name ("MBuf")
+  TypeDesc block;                 // the block struct with its explicit layout
   uint64_t min_binding_size = 0;  // declared size, a runtime array counted as one element
   uint32_t array_stride = 0;      // of the trailing runtime array, 0 if none
   bool statically_used = false;   // an active resource of the entry point
@@ -96,9 +96,9 @@ struct ReflectedBinding {
 struct Reflection {
   std::string entry_point;
   std::array<uint32_t, 3> workgroup_size{1, 1, 1};
-  uint32_t workgroup_storage_bytes = 0;  // sum of roundUp(16, size) over Workgroup variables
-  bool needs_shader_f16 = false;         // Float16 / 16-bit storage capabilities
-  bool needs_float_atomics = false;      // AtomicFloat32AddEXT
+  uint32_t workgroup_storage_bytes = 0;    // sum of roundUp(16, size) over Workgroup variables
+  bool needs_shader_f16 = false;           // Float16 / 16-bit storage capabilities
+  bool needs_float_atomics = false;        // AtomicFloat32AddEXT
   std::vector<ReflectedBinding> bindings;  // sorted by (group, binding)
 };
 
@@ -112,7 +112,7 @@ struct WgslBinding {
   std::string type_text;  // as written: "array<atomic<u32>>"
   bool uniform = false;   // var<uniform>; else var<storage, ...>
   bool read_write = false;
-  TypeDesc type;          // resolved, with WGSL's host-shareable layout
+  TypeDesc type;  // resolved, with WGSL's host-shareable layout
   uint32_t line = 0;
 };
 
@@ -152,8 +152,8 @@ struct CheckedBinding {
 };
 
 struct AbiCheckInput {
-  std::string kernel;       // "optimizer/adamw_update"
-  std::string entry_point;  // the WGSL entry point whose ABI the port must have
+  std::string kernel;           // "optimizer/adamw_update"
+  std::string entry_point;      // the WGSL entry point whose ABI the port must have
   bool native_variant = false;  // ABI_OF: not itself in the WGSL
   // Scanned for `wgslvk-abi-allow` lines. Only a native variant may carry one:
   //   // wgslvk-abi-allow @group(0) @binding(2) element-type: <why>
@@ -178,12 +178,12 @@ AbiResult check_abi(const AbiCheckInput& in, const Reflection& spv, const WgslMo
 // ---- Everything at once (the build tool, tests) ------------------------------------------------
 
 struct KernelSource {
-  std::string file;      // folder: "optimizer"
-  std::string name;      // entry point: "adamw_update"
-  std::string abi_of;    // empty unless a native-only variant
-  std::string glsl;      // .comp text (read from glsl_path when empty)
+  std::string file;    // folder: "optimizer"
+  std::string name;    // entry point: "adamw_update"
+  std::string abi_of;  // empty unless a native-only variant
+  std::string glsl;    // .comp text (read from glsl_path when empty)
   std::string glsl_path;
-  std::string wgsl;      // the WGSL file text (read from wgsl_path when empty)
+  std::string wgsl;  // the WGSL file text (read from wgsl_path when empty)
   std::string wgsl_path;
   std::vector<std::string> include_dirs;
   std::vector<std::string> defines;

@@ -38,12 +38,12 @@ using json = nlohmann::json;
 
 struct Options {
   std::optional<std::string> device;
-  bool quick = false;       // small sizes, few repeats (lavapipe / CI smoke; numbers meaningless)
+  bool quick = false;  // small sizes, few repeats (lavapipe / CI smoke; numbers meaningless)
   int reps = 25, warmup = 3;
-  double warm_ms = 200;     // minimum busy warm-up per measurement
+  double warm_ms = 200;        // minimum busy warm-up per measurement
   std::set<std::string> only;  // groups (family names, or a section's own group names) or kernels
   std::string json_path, png_path, dump_dir;
-  uint64_t max_elems = 0;   // cap on element-count sweeps (0: none)
+  uint64_t max_elems = 0;        // cap on element-count sweeps (0: none)
   bool optimized_spirv = false;  // --opt
 };
 
@@ -58,20 +58,20 @@ struct Row {
   std::string kernel;  // entry point or row name
   std::string label;   // the size ("2048x2048x2048", "n=16M")
   json dims = json::object();
-  uint64_t bytes = 0;        // minimum bytes through device memory (GB/s and % of copy)
-  std::string bytes_rule;    // how `bytes` was counted
-  double flops = 0;          // useful floating-point operations (TFLOP/s), 0 when not meaningful
+  uint64_t bytes = 0;      // minimum bytes through device memory (GB/s and % of copy)
+  std::string bytes_rule;  // how `bytes` was counted
+  double flops = 0;        // useful floating-point operations (TFLOP/s), 0 when not meaningful
   Stats t;
-  CopyResult copy;           // the copy roofline over the same bytes, same run
+  CopyResult copy;  // the copy roofline over the same bytes, same run
   // The same repeats back to back, no copy between them: how Dawn's replay (and most GPU
   // benchmarks) time a kernel. Inputs that fit in L2 can stay there from the previous repeat, so
   // this is the like-for-like number against bench/peers/dawn_cases.mjs; `t` is the honest
   // streaming number. time_case rows only (n == 0 elsewhere).
   Stats back_to_back;
-  std::string check;         // "ok ..." or why the output was wrong (then not timed)
-  std::string case_id;       // time_case: the timed case's id ("optimizer/adamw_update/sweep_n65536"),
-                             // its folder under --dump (bench/peers/dawn_cases.mjs reports by it)
-  bool plot = true;          // false: JSON and table only
+  std::string check;    // "ok ..." or why the output was wrong (then not timed)
+  std::string case_id;  // time_case: the timed case's id ("optimizer/adamw_update/sweep_n65536"),
+                        // its folder under --dump (bench/peers/dawn_cases.mjs reports by it)
+  bool plot = true;     // false: JSON and table only
   double gbps() const { return t.median > 0 ? double(bytes) / (t.median * 1e-3) / 1e9 : 0; }
   double share() const { return copy.gbps() > 0 ? gbps() / copy.gbps() : 0; }
   double tflops() const { return t.median > 0 ? flops / (t.median * 1e-3) / 1e12 : 0; }
@@ -91,7 +91,8 @@ class Ctx {
   bool quick() const { return opt_.quick; }
   // Whether one binding of `bytes` fits maxStorageBufferBindingSize and maxBufferSize.
   bool fits_binding(uint64_t bytes) const {
-    return bytes <= dev_.limits().max_storage_buffer_binding_size && bytes <= dev_.limits().max_buffer_size;
+    return bytes <= dev_.limits().max_storage_buffer_binding_size &&
+           bytes <= dev_.limits().max_buffer_size;
   }
   // Whether --only selects this row (its group or its kernel name; no --only: everything).
   bool selected(std::string_view group, std::string_view name) const;
@@ -106,7 +107,8 @@ class Ctx {
                                          Stats* back_to_back = nullptr);
   // The same for work that records its own passes (a host API's step): `rec` records one repeat
   // into the encoder and puts `ts` (when set) on the pass that spans it (begin and end indices).
-  using EncoderRecorder = std::function<void(CommandEncoder&, std::optional<PassTimestampWrites> ts)>;
+  using EncoderRecorder =
+      std::function<void(CommandEncoder&, std::optional<PassTimestampWrites> ts)>;
   std::pair<Stats, CopyResult> time_pair_encoder(const EncoderRecorder& rec, uint64_t bytes,
                                                  Stats* back_to_back = nullptr);
   // Times `rec` alone (same warm-up and repeats).
@@ -150,8 +152,8 @@ struct SectionInfo {
   Section fn;
 };
 const std::vector<SectionInfo>& sections();  // sorted by group
-#define WGSLVK_REGISTER_BENCH(group, fn)                                                         \
-  [[maybe_unused]] static const bool wgslvk_bench_registered_ =                                  \
+#define WGSLVK_REGISTER_BENCH(group, fn)                        \
+  [[maybe_unused]] static const bool wgslvk_bench_registered_ = \
       ::wgslvk::bench::add_section(group, fn, __FILE__)
 
 // Byte-count helpers shared by sections.

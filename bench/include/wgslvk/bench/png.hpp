@@ -54,8 +54,14 @@ class Canvas {
       ++step;
       if (x0 == x1 && y0 == y1) break;
       int e2 = 2 * err;
-      if (e2 >= dy) { err += dy; x0 += sx; }
-      if (e2 <= dx) { err += dx; y0 += sy; }
+      if (e2 >= dy) {
+        err += dy;
+        x0 += sx;
+      }
+      if (e2 <= dx) {
+        err += dx;
+        y0 += sy;
+      }
     }
   }
   // 5x7 glyphs, scaled by `scale`; unknown characters draw as a box.
@@ -64,8 +70,9 @@ class Canvas {
       const auto& g = glyph(ch);
       for (int row = 0; row < 7; ++row)
         for (int col = 0; col < 5; ++col)
-          if (g[row] & (0x10 >> col)) rect(x + col * scale, y + row * scale,
-                                           x + col * scale + scale - 1, y + row * scale + scale - 1, c);
+          if (g[row] & (0x10 >> col))
+            rect(x + col * scale, y + row * scale, x + col * scale + scale - 1,
+                 y + row * scale + scale - 1, c);
       x += 6 * scale;
     }
   }
@@ -128,15 +135,19 @@ class Canvas {
       bits(r, n);
     };
     auto sym = [&](int v) {
-      if (v < 144) huff(0x30 + v, 8);
-      else if (v < 256) huff(0x190 + (v - 144), 9);
-      else if (v < 280) huff(v - 256, 7);
-      else huff(0xc0 + (v - 280), 8);
+      if (v < 144)
+        huff(0x30 + v, 8);
+      else if (v < 256)
+        huff(0x190 + (v - 144), 9);
+      else if (v < 280)
+        huff(v - 256, 7);
+      else
+        huff(0xc0 + (v - 280), 8);
     };
-    static const int base[29] = {3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31,
-                                 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
-    static const int extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
-                                  3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+    static const int base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+    static const int extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                  2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
     bits(1, 1);  // BFINAL
     bits(1, 2);  // BTYPE = 01, fixed Huffman
     size_t i = 0;
@@ -193,11 +204,16 @@ class Canvas {
     static const std::array<uint8_t, 7> box = {0x1f, 0x11, 0x11, 0x11, 0x11, 0x11, 0x1f};
     static const std::array<uint8_t, 7> space = {0, 0, 0, 0, 0, 0, 0};
     static const std::array<std::array<uint8_t, 7>, 10> digits = {{
-        {0x0e, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0e}, {0x04, 0x0c, 0x04, 0x04, 0x04, 0x04, 0x0e},
-        {0x0e, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1f}, {0x1f, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0e},
-        {0x02, 0x06, 0x0a, 0x12, 0x1f, 0x02, 0x02}, {0x1f, 0x10, 0x1e, 0x01, 0x01, 0x11, 0x0e},
-        {0x06, 0x08, 0x10, 0x1e, 0x11, 0x11, 0x0e}, {0x1f, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08},
-        {0x0e, 0x11, 0x11, 0x0e, 0x11, 0x11, 0x0e}, {0x0e, 0x11, 0x11, 0x0f, 0x01, 0x02, 0x0c},
+        {0x0e, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0e},
+        {0x04, 0x0c, 0x04, 0x04, 0x04, 0x04, 0x0e},
+        {0x0e, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1f},
+        {0x1f, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0e},
+        {0x02, 0x06, 0x0a, 0x12, 0x1f, 0x02, 0x02},
+        {0x1f, 0x10, 0x1e, 0x01, 0x01, 0x11, 0x0e},
+        {0x06, 0x08, 0x10, 0x1e, 0x11, 0x11, 0x0e},
+        {0x1f, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08},
+        {0x0e, 0x11, 0x11, 0x0e, 0x11, 0x11, 0x0e},
+        {0x0e, 0x11, 0x11, 0x0f, 0x01, 0x02, 0x0c},
     }};
     static const std::array<std::array<uint8_t, 7>, 26> letters = {{
         {0x0e, 0x11, 0x11, 0x1f, 0x11, 0x11, 0x11}, {0x1e, 0x11, 0x11, 0x1e, 0x11, 0x11, 0x1e},
@@ -231,21 +247,36 @@ class Canvas {
     if (ch >= 'a' && ch <= 'z') ch = char(ch - 'a' + 'A');
     if (ch >= 'A' && ch <= 'Z') return letters[ch - 'A'];
     switch (ch) {
-      case ' ': return space;
-      case '.': return dot;
-      case '/': return slash;
-      case '-': return minus;
-      case '_': return under;
-      case '%': return percent;
-      case ':': return colon;
-      case '(': return lpar;
-      case ')': return rpar;
-      case '=': return eq;
-      case ',': return comma;
-      case '+': return plus;
-      case '[': return lbr;
-      case ']': return rbr;
-      default: return box;
+      case ' ':
+        return space;
+      case '.':
+        return dot;
+      case '/':
+        return slash;
+      case '-':
+        return minus;
+      case '_':
+        return under;
+      case '%':
+        return percent;
+      case ':':
+        return colon;
+      case '(':
+        return lpar;
+      case ')':
+        return rpar;
+      case '=':
+        return eq;
+      case ',':
+        return comma;
+      case '+':
+        return plus;
+      case '[':
+        return lbr;
+      case ']':
+        return rbr;
+      default:
+        return box;
     }
   }
 
@@ -280,13 +311,19 @@ inline void draw_panel(Canvas& c, int x0, int y0, int w, int h, const std::strin
     c.text(L + 10, (T + B) / 2, "NO DATA", black, 2);
     return;
   }
-  if (xmax <= xmin) { xmin /= 2; xmax *= 2; }
+  if (xmax <= xmin) {
+    xmin /= 2;
+    xmax *= 2;
+  }
   if (ymax <= 0) ymax = 1;
   // y ticks: a "nice" step with 4-6 lines
   double raw = ymax / 5, mag = std::pow(10.0, std::floor(std::log10(raw)));
   double step = raw / mag < 2 ? 2 * mag : raw / mag < 5 ? 5 * mag : 10 * mag;
   ymax = std::ceil(ymax * 1.05 / step) * step;
-  auto px = [&](double x) { return L + int((std::log10(x) - std::log10(xmin)) / (std::log10(xmax) - std::log10(xmin)) * (R - L)); };
+  auto px = [&](double x) {
+    return L + int((std::log10(x) - std::log10(xmin)) / (std::log10(xmax) - std::log10(xmin)) *
+                   (R - L));
+  };
   auto py = [&](double y) { return B - int(y / ymax * (B - T)); };
   for (double y = step; y <= ymax + 1e-9; y += step) {
     c.line(L + 1, py(y), R, py(y), grid);
@@ -298,7 +335,8 @@ inline void draw_panel(Canvas& c, int x0, int y0, int w, int h, const std::strin
     c.line(px(d), T, px(d), B - 1, grid);
     char buf[32];
     std::snprintf(buf, sizeof buf, "1E%d", int(std::lround(std::log10(d))));
-    if (px(d) - L > 40 && R - px(d) > 40) c.text(px(d) - Canvas::text_width(buf) / 2, B + 5, buf, black);
+    if (px(d) - L > 40 && R - px(d) > 40)
+      c.text(px(d) - Canvas::text_width(buf) / 2, B + 5, buf, black);
   }
   for (double e : {xmin, xmax}) {  // the ends, always labelled
     char buf[32];
@@ -314,7 +352,8 @@ inline void draw_panel(Canvas& c, int x0, int y0, int w, int h, const std::strin
       auto [x, y] = s.points[i];
       if (!(x > 0) || !std::isfinite(y)) continue;
       c.rect(px(x) - 2, py(y) - 2, px(x) + 2, py(y) + 2, s.color);
-      if (i + 1 < s.points.size() && s.points[i + 1].first > 0 && std::isfinite(s.points[i + 1].second))
+      if (i + 1 < s.points.size() && s.points[i + 1].first > 0 &&
+          std::isfinite(s.points[i + 1].second))
         c.line(px(x), py(y), px(s.points[i + 1].first), py(s.points[i + 1].second), s.color, 1,
                s.dashed ? 6 : 0);
     }

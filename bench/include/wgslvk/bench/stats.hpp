@@ -20,7 +20,9 @@ inline Stats stats_of(std::vector<double> v) {
   s.n = v.size();
   if (v.empty()) return s;
   std::sort(v.begin(), v.end());
-  auto q = [&](double f) { return v[std::min(v.size() - 1, size_t(f * double(v.size() - 1) + 0.5))]; };
+  auto q = [&](double f) {
+    return v[std::min(v.size() - 1, size_t(f * double(v.size() - 1) + 0.5))];
+  };
   s.median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
   s.p10 = q(0.1);
   s.p90 = q(0.9);
@@ -44,7 +46,9 @@ inline float rand_sym(uint32_t seed, uint64_t i) {
   float f = float(h >> 8) * (1.0f / 8388608.0f) - 1.0f;
   return f == 0.0f ? 0.5f : f;
 }
-inline float rand_pos(uint32_t seed, uint64_t i) { return 0.5f * (rand_sym(seed, i) + 1.0f) + 1e-3f; }
+inline float rand_pos(uint32_t seed, uint64_t i) {
+  return 0.5f * (rand_sym(seed, i) + 1.0f) + 1e-3f;
+}
 
 // n values uniform in [lo, hi) (24-bit steps) from a splitmix64 stream started at `seed`: the
 // sweeps' inputs, fast at tens of millions of elements.

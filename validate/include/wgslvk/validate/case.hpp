@@ -35,18 +35,18 @@ inline constexpr uint8_t kPoison8 = 0xa5u;
 
 // Procedural contents, for arrays too large to store (documented in golden/README.md).
 struct Generate {
-  std::string kind;          // "uniform" | "choice"
+  std::string kind;  // "uniform" | "choice"
   uint64_t seed = 0;
-  double lo = 0, hi = 1;     // uniform
-  ojson values;              // choice: numbers or "nan" / "inf" / "-inf" / "0x..." bit patterns
+  double lo = 0, hi = 1;  // uniform
+  ojson values;           // choice: numbers or "nan" / "inf" / "-inf" / "0x..." bit patterns
 };
 
 struct BufferSpec {
   enum class Kind { File, Fill, Generate };
   std::string name;
   Kind kind = Kind::Fill;
-  std::string file;  // File: name of the .npy in the case folder
-  Array data;        // File: the contents (loaded, or built by a generator)
+  std::string file;          // File: name of the .npy in the case folder
+  Array data;                // File: the contents (loaded, or built by a generator)
   DType dtype = DType::F32;  // Fill / Generate
   uint64_t count = 0;        // Fill / Generate: elements
   bool poison = true;        // Fill: poison, else fill_value
@@ -67,7 +67,7 @@ struct BindingSpec {
   std::optional<uint64_t> size;  // default: the rest of the buffer
   // ... or inline values (a uniform or small storage buffer made for this binding).
   bool is_inline = false;
-  ojson inline_values;               // [{"u32": [..]}, {"f32": [..]}]: segments, concatenated
+  ojson inline_values;                // [{"u32": [..]}, {"f32": [..]}]: segments, concatenated
   std::vector<uint8_t> inline_bytes;  // encoded, padded to 16 bytes
 };
 
@@ -84,15 +84,15 @@ struct CheckSpec {
   enum class Magnitude { Self, File, Scalar };
   std::string buffer;
   std::string expected_file;
-  Array expected;                    // covers elements [0, expected.count()) of the buffer
-  uint64_t begin = 0, end = 0;       // element range compared (end 0 = expected.count())
+  Array expected;               // covers elements [0, expected.count()) of the buffer
+  uint64_t begin = 0, end = 0;  // element range compared (end 0 = expected.count())
   Mode mode = Mode::Exact;
-  double bound = 0;                  // Ulp: largest error allowed, in ULP, or per element:
-  std::string bound_file;            //   a float array of bounds (same count as expected)
+  double bound = 0;        // Ulp: largest error allowed, in ULP, or per element:
+  std::string bound_file;  //   a float array of bounds (same count as expected)
   Array bound_data;
   Magnitude magnitude = Magnitude::Self;
   std::string magnitude_file;
-  Array magnitude_data;              // same element count as expected (f32 or the output type)
+  Array magnitude_data;  // same element count as expected (f32 or the output type)
   double magnitude_scalar = 0;
   std::string reason;
   uint64_t range_end() const { return end ? end : expected.count(); }

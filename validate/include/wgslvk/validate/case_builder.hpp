@@ -72,8 +72,8 @@ struct CaseBuilder {
     c.dispatches.push_back(std::move(d));
     return c.dispatches.back();
   }
-  static void bind(DispatchSpec& d, uint32_t binding, const std::string& buffer, uint64_t offset = 0,
-                   std::optional<uint64_t> size = std::nullopt) {
+  static void bind(DispatchSpec& d, uint32_t binding, const std::string& buffer,
+                   uint64_t offset = 0, std::optional<uint64_t> size = std::nullopt) {
     BindingSpec b;
     b.binding = binding;
     b.buffer = buffer;
@@ -99,8 +99,8 @@ struct CaseBuilder {
     for (auto x : v) a.push_back(json_f32(x));
     return {{"f32", a}};
   }
-  CheckSpec& check_exact(const std::string& buffer, const Array& expected, const std::string& reason,
-                         uint64_t begin = 0, uint64_t end = 0) {
+  CheckSpec& check_exact(const std::string& buffer, const Array& expected,
+                         const std::string& reason, uint64_t begin = 0, uint64_t end = 0) {
     CheckSpec k;
     k.buffer = buffer;
     k.expected_file = buffer + ".expected.npy";
@@ -136,8 +136,8 @@ struct CaseBuilder {
     mag.resize(v.size(), 0.0f);
     auto arr = Array::of(DType::F32, v);
     auto& k = check_ulp(buf, arr, 0, reason, 0, e.value.size());
-    if (!e.bound.empty() && std::all_of(e.bound.begin(), e.bound.end(),
-                                        [&](double x) { return x == e.bound[0]; }))
+    if (!e.bound.empty() &&
+        std::all_of(e.bound.begin(), e.bound.end(), [&](double x) { return x == e.bound[0]; }))
       k.bound = e.bound[0];
     else
       per_element_bound(k, bound);

@@ -14,13 +14,13 @@ struct CheckResult {
   std::string buffer;
   std::string expected_file;
   CheckSpec::Mode mode = CheckSpec::Mode::Exact;
-  double bound = 0;            // ULP bound (0 for exact; per-element bounds: the largest)
+  double bound = 0;  // ULP bound (0 for exact; per-element bounds: the largest)
   bool per_element_bound = false;
-  double bound_at_worst = 0;   // the bound at worst_index
+  double bound_at_worst = 0;  // the bound at worst_index
   std::string reason;
-  uint64_t begin = 0, end = 0; // element range compared
-  uint64_t mismatches = 0;     // elements over the bound (exact: differing)
-  double worst_ulp = 0;        // largest error seen, in ULP (exact: 0 or inf)
+  uint64_t begin = 0, end = 0;  // element range compared
+  uint64_t mismatches = 0;      // elements over the bound (exact: differing)
+  double worst_ulp = 0;         // largest error seen, in ULP (exact: 0 or inf)
   uint64_t worst_index = 0;
   // First element over the bound: its index and both values as text ("1.5 (0x3fc00000)").
   uint64_t first_index = 0;

@@ -34,8 +34,8 @@ const std::vector<Generator>& generators();
 // --whole-archive semantics so the linker keeps it.
 using RegisterGenerators = void (*)(std::vector<Generator>&);
 bool add_generator_family(RegisterGenerators fn, const char* source);
-#define WGSLVK_REGISTER_GENERATORS(fn)                                                         \
-  [[maybe_unused]] static const bool wgslvk_generators_registered_ =                           \
+#define WGSLVK_REGISTER_GENERATORS(fn)                               \
+  [[maybe_unused]] static const bool wgslvk_generators_registered_ = \
       ::wgslvk::validate::add_generator_family(fn, __FILE__)
 // Runs g.make(seed) and fills in kernel, name and provenance.
 Case generate(const Generator& g, uint64_t seed);

@@ -13,12 +13,13 @@
 namespace wgslvk::validate {
 
 struct ValidateOptions {
-  std::optional<std::string> device;          // index or name substring (Instance::select_adapter)
-  std::vector<std::string> kernels;           // filters: "optimizer/adamw_update", "adamw_update", "optimizer"
-  std::optional<std::filesystem::path> cases; // case folders to run instead of golden/
-  bool randomized = true;                     // the per-kernel randomized check (off with --cases)
-  std::optional<uint64_t> seed;               // of the randomized check (default: fresh)
-  std::optional<std::filesystem::path> dump;  // write actual outputs here
+  std::optional<std::string> device;  // index or name substring (Instance::select_adapter)
+  std::vector<std::string>
+      kernels;  // filters: "optimizer/adamw_update", "adamw_update", "optimizer"
+  std::optional<std::filesystem::path> cases;  // case folders to run instead of golden/
+  bool randomized = true;                      // the per-kernel randomized check (off with --cases)
+  std::optional<uint64_t> seed;                // of the randomized check (default: fresh)
+  std::optional<std::filesystem::path> dump;   // write actual outputs here
   // Per-case time limit in seconds (0: none). A case still running then is reported ERROR; a
   // dispatch in flight cannot be interrupted safely, so the device is abandoned: the remaining
   // cases are reported ERROR "not run" and ValidateReport::device_abandoned is set (the CLI then
@@ -38,7 +39,7 @@ struct KernelRow {
   double worst_ulp = 0, worst_bound = 0;  // the ulp check closest to (or furthest past) its bound
   double device_ms = 0;
   bool timed = false;
-  std::string status;  // PASS, FAIL, SKIP
+  std::string status;                 // PASS, FAIL, SKIP
   std::vector<std::string> messages;  // one per failed / errored / skipped case
 };
 

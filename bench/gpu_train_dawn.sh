@@ -7,7 +7,7 @@
 # loss read-back that waits for the GPU), the first interval (pipeline creation) left out.
 #   run(command="bash bench/gpu_train_dawn.sh", carry=[".gl", ".dawn", "build-gpu/cli/wgslvk", ".corpus"], timeout_s=600)
 # with .corpus a copy of /usr/share/games/fortunes (cp -r /usr/share/games/fortunes .corpus) when
-# the machine has no fortunes package. Not run yet (written in a session without GPU time).
+# the machine has no fortunes package. Run of record: bench/results/h200-2026-11-23-session4/train/.
 # Env: PRESET (default gpt110m: ~107M parameters, the largest preset; it fits an H100 easily),
 # STEPS (200), BATCH (8), LOG_EVERY (10), WGSLVK_BIN, CORPUS.
 # Results under $OUT: ours.jsonl (the trainer's log), train.txt, dawn_replay.json, log.txt, and a

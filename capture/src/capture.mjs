@@ -27,7 +27,7 @@
 // - Errors the page's calls raise are raised by the same native calls (replayed at pass.end()).
 // Not recorded: indirect dispatches (they are replayed but never captured), render work.
 
-import { DT, npyBytes } from './format.mjs';
+import { DT, npyBytes, stringifyCaseJson } from './format.mjs';
 import { entryBindings } from './wgsl.mjs';
 
 const U = () => globalThis.GPUBufferUsage, MAPMODE = () => globalThis.GPUMapMode;
@@ -362,7 +362,7 @@ export function createCapture(device, options = {}) {
       json.checks.push({ ...rest, expected: exp });
     }
     for (const [f, bytes] of Object.entries(desc.files || {})) files.set(f, bytes);
-    files.set('case.json', new TextEncoder().encode(JSON.stringify(json, null, 1) + '\n'));
+    files.set('case.json', new TextEncoder().encode(stringifyCaseJson(json) + '\n'));
     return { name: json.case, kernel: json.kernel, json, files };
   }
 

@@ -101,6 +101,12 @@ export function encodeValue(dtype, v, view, off) {
 export function parseCaseJson(text) {
   return JSON.parse(text.replace(/(?<!\\)("seed"\s*:\s*)(\d+)(?=\s*[,}\]])/g, '$1"$2"'));
 }
+// The inverse for writing case.json: seeds held as decimal strings (or BigInts) are written as the
+// plain integers wgslvk's loader requires ("an unsigned integer").
+export function stringifyCaseJson(obj, indent = 1) {
+  const text = JSON.stringify(obj, (k, v) => (typeof v === 'bigint' ? v.toString() : v), indent);
+  return text.replace(/(?<!\\)("seed"\s*:\s*)"(\d+)"/g, '$1$2');
+}
 
 // splitmix64(seed + (i + 1) * golden) for i in [0, n), as [hi, lo] 32-bit halves, without BigInt in
 // the loop (the 16,777,472-element golden would take a minute with BigInt).

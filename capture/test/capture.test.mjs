@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { trimForEntry, entryBindings, entryPoints, parseModule, usesF16 } from '../src/wgsl.mjs';
-import { parseNpy, npyBytes, generateBytes, splitmixBig, parseCaseJson, f16bits, f16value, inlineBytes, gridForWorkgroups } from '../src/format.mjs';
+import { parseNpy, npyBytes, generateBytes, splitmixBig, parseCaseJson, stringifyCaseJson, f16bits, f16value, inlineBytes, gridForWorkgroups } from '../src/format.mjs';
 import { zip, crc32 } from '../src/zip.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -107,6 +107,12 @@ test('case.json: 64-bit seeds stay exact (a double keeps 53 bits: another genera
   const u = new Uint32Array(generateBytes(g).buffer);
   for (let i = 0; i < 8; ++i) assert.equal(u[i], Number(splitmixBig(BigInt(seed), i) >> 40n));
   assert.deepEqual(parseCaseJson('{"seed": 7, "x": [1, 2]}'), { seed: '7', x: [1, 2] });
+  // Written back as plain integers (what wgslvk's case loader requires), exact both ways.
+  const back = stringifyCaseJson(c);
+  assert.match(back, new RegExp(`"seed": ${seed}[,\\n}]`));
+  assert.match(back, /"seed": 18446744073709551615/);
+  assert.deepEqual(parseCaseJson(back), c);
+  assert.match(stringifyCaseJson({ seed: 5n }), /"seed": 5/);
 });
 
 test('f16 rounding, inline values, grid_for_workgroups', () => {

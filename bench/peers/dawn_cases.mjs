@@ -7,7 +7,15 @@
 //   timing:       the dispatch list in one pass with timestampWrites, median of --reps after a
 //                 busy warm-up (as wgslvk bench).
 // usage: node dawn_cases.mjs --root REPO --cases DIR --out dawn_cases.json [--reps 25] [--only family,...]
+//
+// dawn.node 0.6.2 has died mid-replay on an H200 (segfault, or std::system_error "The futex facility
+// returned an unexpected error code") after several families' cases. So the replay runs in child
+// processes: each child appends one JSON line per case to OUT.jsonl ("started", then the row) and
+// the parent starts a new child after a death, records the case that was running as
+// `died_in_case` and goes on with the next one. Every per-case GPU object is destroyed explicitly
+// (none is left to the garbage collector's finalizers).
 import { createRequire } from 'module';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DT, parseNpy, parseCaseJson, initialBytes as initialBytesOf, inlineBytes, gridForWorkgroups } from '../../capture/src/format.mjs';
@@ -16,6 +24,36 @@ const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
 const root = opt('--root', '.'), casesDir = opt('--cases'), outPath = opt('--out', 'dawn_cases.json');
 const reps = Number(opt('--reps', '25')), only = opt('--only', '');
+const journal = `${outPath}.jsonl`;
+function readJournal() {
+  const done = new Map(), started = [];
+  if (!fs.existsSync(journal)) return { done, started };
+  for (const line of fs.readFileSync(journal, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    let o; try { o = JSON.parse(line); } catch { continue; }  // a line cut by a death
+    if (o.started) started.push(o.started); else done.set(o.id, o);
+  }
+  return { done, started };
+}
+if (!args.includes('--child')) {
+  fs.rmSync(journal, { force: true });
+  let info = {}, features = [];
+  for (let deaths = 0; ; ) {
+    const r = spawnSync(process.execPath, [new URL(import.meta.url).pathname, ...args, '--child'], { stdio: 'inherit' });
+    const { done, started } = readJournal();
+    const lost = started.filter(id => !done.has(id));
+    if (r.status === 0 && lost.length === 0) break;
+    if (lost.length === 0 || ++deaths > 20) { console.error(`dawn_cases: child exited ${r.status ?? r.signal}; giving up`); break; }
+    const id = lost[lost.length - 1];
+    console.log(`${id.padEnd(60)} DIED (dawn.node exited ${r.status ?? r.signal}); restarting after it`);
+    fs.appendFileSync(journal, JSON.stringify({ id, kernel: id.split('/').slice(0, 2).join('/'), died_in_case: String(r.status ?? r.signal) }) + '\n');
+  }
+  const { done } = readJournal();
+  const head = done.get('#adapter');
+  if (head) { info = head.adapter; features = head.features; done.delete('#adapter'); }
+  fs.writeFileSync(outPath, JSON.stringify({ adapter: info, features, rows: [...done.values()] }, null, 1));
+  process.exit(0);
+}
 const require = createRequire(import.meta.url);
 // dawn.node: $DAWN_NODE, else the repository's npm install (package.json: webgpu 0.6.2), else /tmp/dawnpkg
 const repoDawn = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../node_modules/webgpu/dist/linux-x64/dawn.node');
@@ -39,6 +77,10 @@ const device = await adapter.requestDevice({
 device.onuncapturederror = e => console.error('dawn uncaptured error:', e.error.message);
 const info = adapter.info || {};
 console.log(`dawn_cases: ${info.vendor || ''} ${info.architecture || ''} ${info.description || ''}; features ${want.join(' ')}`);
+const already = readJournal();
+if (!already.done.has('#adapter'))
+  fs.appendFileSync(journal, JSON.stringify({ id: '#adapter', adapter: { vendor: info.vendor, architecture: info.architecture, description: info.description }, features: want }) + '\n');
+const skip = new Set([...already.done.keys()]);
 
 // ---- case folders ---------------------------------------------------------------------------------
 // The format's shared parts (element types, .npy, values, generate, inline values, grids) are
@@ -101,13 +143,15 @@ function findCases(d) {
   }
   return out.sort();
 }
-const results = [];
 const families = only ? new Set(only.split(',')) : null;
 for (const dir of findCases(casesDir)) {
   const c = parseCaseJson(fs.readFileSync(path.join(dir, 'case.json'), 'utf8'));
   if (families && !families.has(c.kernel.split('/')[0])) continue;
   const id = `${c.kernel}/${c.case}`;
+  if (skip.has(id)) continue;
+  fs.appendFileSync(journal, JSON.stringify({ started: id }) + '\n');
   const row = { id, kernel: c.kernel, case: c.case };
+  const owned = [];  // every GPU object of this case, destroyed at its end
   try {
     device.pushErrorScope('validation');
     const bufs = {}, usage = GPUBufferUsage.STORAGE | GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
@@ -115,6 +159,7 @@ for (const dir of findCases(casesDir)) {
       const init = await initialBytes(dir, spec);
       const size = Math.ceil(init.bytes.length / 4) * 4;
       const b = device.createBuffer({ size, usage, label: name });
+      owned.push(b);
       device.queue.writeBuffer(b, 0, init.bytes.buffer, init.bytes.byteOffset, init.bytes.length);
       bufs[name] = b;
     }
@@ -130,6 +175,7 @@ for (const dir of findCases(casesDir)) {
         if (b.values !== undefined) {
           const bytes = inlineBytes(b.values);
           const ib = device.createBuffer({ size: bytes.length, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+          owned.push(ib);
           device.queue.writeBuffer(ib, 0, bytes);
           resource = { buffer: ib };
         } else {
@@ -173,6 +219,7 @@ for (const dir of findCases(casesDir)) {
       for (let i = 0; i < reps; ++i) record(enc, { querySet: qs, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 });
       const rs = device.createBuffer({ size: 16 * reps, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
       const rb = device.createBuffer({ size: 16 * reps, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+      owned.push(qs, rs, rb);
       enc.resolveQuerySet(qs, 0, 2 * reps, rs, 0); enc.copyBufferToBuffer(rs, 0, rb, 0, 16 * reps);
       device.queue.submit([enc.finish()]);
       await rb.mapAsync(GPUMapMode.READ);
@@ -182,11 +229,11 @@ for (const dir of findCases(casesDir)) {
     }
     const err = await device.popErrorScope();
     if (err) throw new Error(err.message);
-    for (const b of Object.values(bufs)) b.destroy();
   } catch (e) { row.error = String(e.message || e); }
-  results.push(row);
+  await device.queue.onSubmittedWorkDone();
+  for (const o of owned) o.destroy();
+  fs.appendFileSync(journal, JSON.stringify(row) + '\n');
   const eq = row.bitwise_equal_to_wgslvk ? Object.entries(row.bitwise_equal_to_wgslvk).map(([k, v]) => `${k}:${v ? 'bit-identical' : 'differs'}`).join(' ') : '';
   console.log(`${id.padEnd(60)} ${row.error ? 'ERROR ' + row.error : (row.pass ? 'PASS' : 'FAIL') + ' ' + (row.median_ms !== undefined ? row.median_ms.toFixed(4) + ' ms' : '') + ' ' + eq}`);
 }
-fs.writeFileSync(outPath, JSON.stringify({ adapter: info, features: want, rows: results }, null, 1));
 process.exit(0);

@@ -1,5 +1,5 @@
-// wgslvk inspect: a kernel's WGSL declarations beside what its SPIR-V reflects, and the module as
-// SPIRV-Tools and SPIRV-Cross render it.
+// wgslvk inspect: a kernel's WGSL declarations beside what its SPIR-V reflects, the module as
+// SPIRV-Tools and SPIRV-Cross render it, and (--stats) what the device's driver compiled it to.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "cli_device.hpp"
 #include "command.hpp"
+#include "inspect_stats.hpp"
 #include "ports_option.hpp"
 #include "wgslvk/kernel.hpp"
 #include "wgslvk/translator.hpp"
@@ -21,6 +23,7 @@ const std::string kUsage =
     "usage: wgslvk inspect <file>/<kernel> [--emit spvasm|glsl|msl|hlsl|reflect-json|port|wgsl] "
     "[--opt]\n"
     "       wgslvk inspect --list\n"
+    "       wgslvk inspect --stats [KERNEL...] [--json] [--internal] [--opt] [--device SEL]\n"
     "\n"
     "Without --emit: the kernel's bindings, WGSL declaration beside the reflected SPIR-V binding\n"
     "(group, binding, WGSL name, type and access; SPIR-V kind, access and type; minimum binding\n"
@@ -35,12 +38,26 @@ const std::string kUsage =
     "  --emit wgsl    print the WGSL file the kernel is checked against\n"
     "  --opt          use the spirv-opt -O module instead of glslang's\n"
     "  --list         list every embedded kernel\n"
+    "  --stats        what the driver's compiler made of each kernel (every kernel, the ports\n"
+    "                 given included, when none is named): one row per pipeline executable with\n"
+    "                 its subgroup size and every statistic the driver reports (names and units\n"
+    "                 are the driver's: on NVIDIA registers, shared/local memory, spills), their\n"
+    "                 descriptions below. Needs VK_KHR_pipeline_executable_properties (GPU\n"
+    "                 drivers; not lavapipe of Mesa 22): exit 3 with the reason when the device\n"
+    "                 lacks it, 1 when the validation layer (WGSLVK_VALIDATION=1) reported a\n"
+    "                 message. Kernels needing a feature the device lacks are listed as not\n"
+    "                 compiled.\n"
+    "  --json         with --stats: JSON on stdout (the device line goes to stderr)\n"
+    "  --internal     with --stats: also the driver's internal representations (text) where\n"
+    "                 it offers them, printed after the table (in --json: per executable)\n"
     "  --snapshots DIR [--check]\n"
     "                 write DIR/<file>/<kernel>.spvasm (glslang, disassembled) and .msl "
     "(SPIRV-Cross)\n"
     "                 for every embedded kernel, removing stale files; with --check write nothing\n"
     "                 and exit 1 when anything would change (a glslang or SPIRV-Cross upgrade\n"
     "                 shows up as a reviewed diff)\n"
+    "  --device SEL   with --stats: adapter index or name substring (default: WGSLVK_DEVICE,\n"
+    "                 else the first discrete GPU, else lavapipe)\n"
     "  --help         this text\n"
     "\n"
     "A bare kernel name works when it is unambiguous: wgslvk inspect adamw_update\n"
@@ -120,11 +137,11 @@ int show(const KernelInfo& k, bool opt) {
     for (auto& rb : r.bindings)
       if (rb.group == b.group && rb.binding == b.binding)
         spv_type = rb.block.members.size() == 1 ? rb.block.members[0].type.wgsl() : rb.block.wgsl();
-    rows.push_back(
-        {std::to_string(b.group), std::to_string(b.binding), std::string(b.name),
-         std::string(b.wgsl_type), access, "|", std::string(translator::binding_type_name(b.type)),
-         std::string(b.glsl_name), spv_type, std::to_string(b.min_binding_size),
-         b.array_stride ? std::to_string(b.array_stride) : "-", b.statically_used ? "yes" : "no"});
+    rows.push_back({std::to_string(b.group), std::to_string(b.binding), std::string(b.name),
+                    std::string(b.wgsl_type), access, "|", std::string(binding_type_name(b.type)),
+                    std::string(b.glsl_name), spv_type, std::to_string(b.min_binding_size),
+                    b.array_stride ? std::to_string(b.array_stride) : "-",
+                    b.statically_used ? "yes" : "no"});
   }
   std::vector<size_t> widths(rows[0].size(), 0);
   for (auto& row : rows)
@@ -143,6 +160,58 @@ int show(const KernelInfo& k, bool opt) {
       "as one element);\n  used: statically used by the entry point (kept by an auto "
       "layout)\n");
   return 0;
+}
+
+// --stats: one device capturing statistics, one pipeline per kernel.
+int stats(const std::vector<const KernelInfo*>& kernels, const std::optional<std::string>& device,
+          bool opt, bool json, bool internal) {
+  Instance instance = Instance::create();
+  Adapter adapter = instance.select_adapter(device);
+  std::fprintf(json ? stderr : stdout, "device: %s\n", describe_adapter(adapter).c_str());
+  DeviceDescriptor desc;
+  desc.label = "wgslvk inspect --stats";
+  desc.required_features = adapter.features();
+  desc.capture_executable_statistics = true;
+  desc.capture_internal_representations = internal;
+  Device dev;
+  try {
+    dev = adapter.request_device(desc);
+  } catch (const ValidationError& e) {
+    if (e.rule() != "feature") throw;
+    // The device cannot do what was asked: "could not start", as validate's exit 3.
+    std::fprintf(stderr, "wgslvk inspect: error: %s\n", e.what());
+    return 3;
+  }
+  std::vector<KernelExecutables> out;
+  for (const KernelInfo* k : kernels) {
+    KernelExecutables ke{k->qualified_name(), {}, {}};
+    try {
+      ComputePipeline p = dev.create_compute_pipeline({.kernel = k, .optimized_spirv = opt});
+      ke.executables = p.executable_statistics();
+    } catch (const ValidationError& e) {
+      // A feature or limit this device lacks: the other kernels still get their row.
+      ke.skipped = e.what();
+    }
+    out.push_back(std::move(ke));
+  }
+  if (json) {
+    std::string text =
+        executable_stats_json(out).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::printf("%s\n", text.c_str());
+  } else {
+    std::printf("\n%s", executable_stats_table(out).c_str());
+    if (internal)
+      for (const auto& k : out)
+        for (const auto& e : k.executables)
+          for (const auto& r : e.internal_representations)
+            std::printf("\n==== %s, %s: %s (%s)\n%s\n", k.kernel.c_str(), e.name.c_str(),
+                        r.name.c_str(), r.description.c_str(), r.text.c_str());
+  }
+  std::fflush(stdout);
+  auto messages = instance.take_validation_messages();
+  for (const auto& m : messages)
+    std::fprintf(stderr, "wgslvk inspect: validation layer: %s\n", m.c_str());
+  return messages.empty() ? 0 : 1;
 }
 
 int run_inspect(const std::vector<std::string>& args);
@@ -187,10 +256,14 @@ const Command kInspect{"inspect",
                        "show a kernel's WGSL and SPIR-V bindings side by side, or emit it", kUsage,
                        run_inspect};
 
-int run_inspect(const std::vector<std::string>& args) {
-  if (wants_help(args, kInspect)) return 0;
+int run_inspect(const std::vector<std::string>& args_in) {
+  if (wants_help(args_in, kInspect)) return 0;
+  std::vector<std::string> args = args_in;
+  std::optional<std::string> device = take_device_flag(args);
   std::string name, emit_format;
-  bool opt = false, do_list = false, check = false;
+  std::vector<std::string> names;  // --stats takes several
+  bool opt = false, do_list = false, check = false, do_stats = false, json = false,
+       internal = false;
   std::string snapshots;
   PortOptions ports;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -198,6 +271,12 @@ int run_inspect(const std::vector<std::string>& args) {
     const std::string& a = args[i];
     if (a == "--list") {
       do_list = true;
+    } else if (a == "--stats") {
+      do_stats = true;
+    } else if (a == "--json") {
+      json = true;
+    } else if (a == "--internal") {
+      internal = true;
     } else if (a == "--check") {
       check = true;
     } else if (a == "--snapshots") {
@@ -223,15 +302,33 @@ int run_inspect(const std::vector<std::string>& args) {
       std::fprintf(stderr, "wgslvk inspect: unknown option '%s'\n%.*s", a.c_str(),
                    int(kUsage.size()), kUsage.data());
       return 2;
-    } else if (name.empty()) {
-      name = a;
     } else {
-      std::fprintf(stderr, "wgslvk inspect: one kernel at a time ('%s' and '%s')\n", name.c_str(),
-                   a.c_str());
-      return 2;
+      names.push_back(a);
     }
   }
+  if (names.size() > 1 && !do_stats) {
+    std::fprintf(stderr,
+                 "wgslvk inspect: one kernel at a time ('%s' and '%s'); --stats takes several\n",
+                 names[0].c_str(), names[1].c_str());
+    return 2;
+  }
+  if (!names.empty()) name = names[0];
+  if ((json || internal) && !do_stats) {
+    std::fprintf(stderr, "wgslvk inspect: --json and --internal go with --stats\n");
+    return 2;
+  }
+  if (device && !do_stats) {
+    std::fprintf(stderr,
+                 "wgslvk inspect: --device goes with --stats (nothing else uses a device)\n");
+    return 2;
+  }
   load_ports(ports);
+  if (do_stats) {
+    std::vector<const KernelInfo*> ks;
+    for (const auto& n : names) ks.push_back(&kernel(n));  // throws with the known kernels listed
+    if (names.empty()) ks.assign(all_kernels().begin(), all_kernels().end());
+    return stats(ks, device, opt, json, internal);
+  }
   if (name.empty() && ports.ports.size() == 1) name = all_kernels().back()->qualified_name();
   if (do_list) return list();
   if (!snapshots.empty()) return write_snapshots(snapshots, check);

@@ -196,8 +196,9 @@ BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
     // R6
     BufferUsage need = uniform ? BufferUsage::Uniform : BufferUsage::Storage;
     if (!has(b.usage, need))
-      throw ValidationError("R6", at + " (" + binding_type_name(le.type) + "): " + bname +
-                                      " lacks " + (uniform ? "Uniform" : "Storage") + " usage");
+      throw ValidationError("R6", at + " (" + std::string(binding_type_name(le.type)) +
+                                      "): " + bname + " lacks " +
+                                      (uniform ? "Uniform" : "Storage") + " usage");
     // R3
     if (e.offset > b.size)
       throw ValidationError("R3", at + ": offset (" + num(e.offset) + ") is past the end of " +
@@ -219,8 +220,9 @@ BindGroup Device::create_bind_group(const BindGroupDescriptor& desc) {
                                       num(align) + ")");
     // R4
     if (!uniform && size % 4)
-      throw ValidationError("R4", at + ": " + binding_type_name(le.type) + " binding size (" +
-                                      num(size) + ") of " + bname + " is not a multiple of 4");
+      throw ValidationError("R4", at + ": " + std::string(binding_type_name(le.type)) +
+                                      " binding size (" + num(size) + ") of " + bname +
+                                      " is not a multiple of 4");
     // R5
     uint64_t max =
         uniform ? lim.max_uniform_buffer_binding_size : lim.max_storage_buffer_binding_size;
@@ -365,7 +367,7 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
       if (!b.statically_used) continue;
       std::string at = name + ": shader binding @group(" + num(b.group) + ") @binding(" +
                        num(b.binding) + ") '" + std::string(b.name) + "' (" +
-                       binding_type_name(b.type) + ")";
+                       std::string(binding_type_name(b.type)) + ")";
       const BindGroupLayoutImpl* gl = b.group < desc.layout.size() && desc.layout[b.group]
                                           ? impl_of(desc.layout[b.group]).get()
                                           : nullptr;
@@ -376,7 +378,8 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
                                             : std::string(" (no layout for that group)")));
       if (le->type != b.type)
         throw ValidationError("R9", at + " does not match " + quoted("BindGroupLayout", gl->label) +
-                                        " entry type (" + binding_type_name(le->type) + ")");
+                                        " entry type (" + std::string(binding_type_name(le->type)) +
+                                        ")");
       if (le->min_binding_size && le->min_binding_size < b.min_binding_size)
         throw ValidationError("R7", at + " needs at least " + num(b.min_binding_size) +
                                         " bytes but " + quoted("BindGroupLayout", gl->label) +
@@ -414,6 +417,7 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
   check_vk(vkCreatePipelineLayout(core->device, &li, nullptr, &p->layout),
            "vkCreatePipelineLayout");
   VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  ci.flags = executable_capture_flags(core->capture);  // 0 unless the device captures
   ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   ci.stage.module = p->module;

@@ -189,7 +189,8 @@ void ComputePass::dispatch_workgroups(uint32_t x, uint32_t y, uint32_t z) {
       if (wa && wb && !overlap) continue;
       auto desc = [&](const Use& u) {
         return "group " + num(u.group) + " binding " + num(u.b->binding) + " (" +
-               binding_type_name(u.b->type) + ", " + range_str(u.b->offset, u.b->size) + ")";
+               std::string(binding_type_name(u.b->type)) + ", " +
+               range_str(u.b->offset, u.b->size) + ")";
       };
       throw ValidationError("R11", where + ": " + quoted("Buffer", a.buffer->label) +
                                        " is bound at " + desc(uses[i]) + " and at " +

@@ -22,18 +22,6 @@ std::string quoted(const std::string& kind, const std::string& label) {
   return "[" + kind + " \"" + label + "\"]";
 }
 
-std::string binding_type_name(BindingType t) {
-  switch (t) {
-    case BindingType::Uniform:
-      return "uniform";
-    case BindingType::Storage:
-      return "storage";
-    case BindingType::ReadOnlyStorage:
-      return "read-only-storage";
-  }
-  return "?";
-}
-
 std::string kernel_name(const KernelInfo& k) {
   return std::string(k.file) + "/" + std::string(k.name);
 }
@@ -226,6 +214,10 @@ std::shared_ptr<AdapterImpl> make_adapter(std::shared_ptr<InstanceCore> inst, Vk
   a->has_f16_ext = a->api_version >= VK_API_VERSION_1_2 ||
                    device_extension_available(pd, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
   bool fat_ext = device_extension_available(pd, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exe{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  bool exe_ext =
+      device_extension_available(pd, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   VkPhysicalDeviceFeatures2 feats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   feats.pNext = &s16;
   void** tail = &s16.pNext;
@@ -237,7 +229,12 @@ std::shared_ptr<AdapterImpl> make_adapter(std::shared_ptr<InstanceCore> inst, Vk
     *tail = &fat;
     tail = &fat.pNext;
   }
+  if (exe_ext) {
+    *tail = &exe;
+    tail = &exe.pNext;
+  }
   vkGetPhysicalDeviceFeatures2(pd, &feats);
+  a->has_executable_properties = exe_ext && exe.pipelineExecutableInfo;
   a->has_f16 = a->has_f16_ext && f16.shaderFloat16;
   a->has_16bit_storage = s16.storageBuffer16BitAccess;
   a->has_16bit_uniform = s16.uniformAndStorageBuffer16BitAccess;
@@ -473,8 +470,11 @@ Device Adapter::request_device(const DeviceDescriptor& desc) const {
       throw ValidationError("feature", "feature \"" + std::string(feature_name(f)) +
                                            "\" requested for " + quoted("Device", desc.label) +
                                            " is not supported by adapter \"" + a.info.name + "\"");
+  ExecutableCapture capture =
+      plan_executable_capture(desc, a.info.name, a.has_executable_properties);
   auto core = std::make_shared<DeviceCore>();
   core->adapter = impl_;
+  core->capture = capture;
   core->label = desc.label;
   core->limits = grant_limits(desc.required_limits, a.limits, a.info.name);
   for (Feature f : desc.required_features)
@@ -514,6 +514,14 @@ Device Adapter::request_device(const DeviceDescriptor& desc) const {
     tail = &fat.pNext;
     extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
   }
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exe{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  if (capture.any()) {
+    exe.pipelineExecutableInfo = VK_TRUE;
+    *tail = &exe;
+    tail = &exe.pNext;
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  }
 
   float priority = 1.0f;
   VkDeviceQueueCreateInfo q{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -537,6 +545,21 @@ Device Adapter::request_device(const DeviceDescriptor& desc) const {
       core->host_visible_types |= 1u << i;
       if (f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) core->host_cached_types |= 1u << i;
     }
+  }
+  if (capture.any()) {
+    // Extension entry points: the loader exports core functions only.
+    core->get_executable_properties = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+        vkGetDeviceProcAddr(core->device, "vkGetPipelineExecutablePropertiesKHR"));
+    core->get_executable_statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+        vkGetDeviceProcAddr(core->device, "vkGetPipelineExecutableStatisticsKHR"));
+    core->get_internal_representations =
+        reinterpret_cast<PFN_vkGetPipelineExecutableInternalRepresentationsKHR>(
+            vkGetDeviceProcAddr(core->device, "vkGetPipelineExecutableInternalRepresentationsKHR"));
+    if (!core->get_executable_properties || !core->get_executable_statistics ||
+        !core->get_internal_representations)
+      throw VulkanError("adapter \"" + a.info.name + "\" offers " +
+                        VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME +
+                        " but its entry points are missing");
   }
   if (a.instance->debug_utils)
     core->set_name = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(

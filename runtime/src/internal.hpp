@@ -17,6 +17,7 @@
 #include <variant>
 #include <vector>
 
+#include "executables.hpp"
 #include "trace.hpp"
 #include "wgslvk/runtime.hpp"
 
@@ -56,7 +57,6 @@ void require_live(const std::shared_ptr<T>& impl, const char* what) {
                           std::string(what) + " called on a null handle (default-constructed)");
 }
 std::string quoted(const std::string& kind, const std::string& label);  // [Buffer "x"]
-std::string binding_type_name(BindingType t);
 std::string kernel_name(const KernelInfo& k);
 
 // The VkInstance and its messenger, owned by every adapter (and so every device) made from it.
@@ -93,6 +93,7 @@ struct AdapterImpl {
   // What the physical device offers (for enabling at request_device).
   bool has_f16 = false, has_16bit_storage = false, has_16bit_uniform = false, has_int16 = false;
   bool has_float_atomics = false, has_f16_ext = false;
+  bool has_executable_properties = false;  // VK_KHR_pipeline_executable_properties + feature
 };
 
 struct DeviceCore {
@@ -108,6 +109,11 @@ struct DeviceCore {
   VkPhysicalDeviceMemoryProperties memory{};
   PFN_vkSetDebugUtilsObjectNameEXT set_name = nullptr;
   std::shared_ptr<Trace> trace;  // DeviceDescriptor::trace_dir / WGSLVK_TRACE; null: not traced
+  // DeviceDescriptor::capture_*; the entry points are loaded only when capturing.
+  ExecutableCapture capture;
+  PFN_vkGetPipelineExecutablePropertiesKHR get_executable_properties = nullptr;
+  PFN_vkGetPipelineExecutableStatisticsKHR get_executable_statistics = nullptr;
+  PFN_vkGetPipelineExecutableInternalRepresentationsKHR get_internal_representations = nullptr;
 
   bool has(Feature f) const;
   uint32_t memory_type(uint32_t allowed, bool host, bool readback) const;

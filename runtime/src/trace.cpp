@@ -36,18 +36,6 @@ std::string esc(std::string_view s) {
 }
 std::string n(uint64_t v) { return std::to_string(v); }
 
-const char* type_name(BindingType t) {
-  switch (t) {
-    case BindingType::Uniform:
-      return "uniform";
-    case BindingType::Storage:
-      return "storage";
-    case BindingType::ReadOnlyStorage:
-      return "read-only-storage";
-  }
-  return "?";
-}
-
 std::FILE* open_file(const fs::path& p, const std::string& dir) {
   std::FILE* f = std::fopen(p.c_str(), "wb");
   if (!f)
@@ -147,7 +135,8 @@ void Trace::bind_group_layout(const BindGroupLayoutImpl& l, bool auto_layout) {
   std::string e;
   for (const auto& en : l.entries)
     e += std::string(e.empty() ? "" : ",") + "{\"binding\":" + n(en.binding) + ",\"type\":\"" +
-         type_name(en.type) + "\",\"min_binding_size\":" + n(en.min_binding_size) + "}";
+         std::string(binding_type_name(en.type)) +
+         "\",\"min_binding_size\":" + n(en.min_binding_size) + "}";
   line("{\"op\":\"bgl\",\"id\":" + n(id) + ",\"label\":" + esc(l.label) +
        ",\"auto\":" + (auto_layout ? "true" : "false") + ",\"entries\":[" + e + "]}");
 }

@@ -203,16 +203,4 @@ Reflection reflect(std::span<const uint32_t> spirv) {
   return r;
 }
 
-std::string_view binding_type_name(BindingType t) {
-  switch (t) {
-    case BindingType::Uniform:
-      return "uniform";
-    case BindingType::Storage:
-      return "storage";
-    case BindingType::ReadOnlyStorage:
-      return "read-only-storage";
-  }
-  return "?";
-}
-
 }  // namespace wgslvk::translator

@@ -13,6 +13,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "wgslvk/kernel.hpp"
@@ -202,6 +203,27 @@ struct ComputePipelineDescriptor {
   bool optimized_spirv = false;  // use the spirv-opt output instead of glslang's
 };
 
+// What the driver's compiler made of a pipeline (native, VK_KHR_pipeline_executable_properties).
+// Names, descriptions and units are the driver's own (NVIDIA: register count, shared and local
+// memory, spills, ...), so they differ between drivers and versions.
+struct PipelineStatistic {
+  std::string name, description;
+  std::variant<bool, int64_t, uint64_t, double>
+      value{};  // the driver's BOOL32/INT64/UINT64/FLOAT64
+};
+struct PipelineInternalRepresentation {
+  std::string name, description;
+  std::string text;  // the driver's text (IR, assembly); binary representations are not kept
+};
+// One executable of a pipeline (a compute pipeline usually has one; a driver may report more).
+struct PipelineExecutable {
+  std::string name, description;
+  uint32_t subgroup_size = 0;
+  std::vector<PipelineStatistic> statistics;
+  // Only with DeviceDescriptor::capture_internal_representations, and only the text ones.
+  std::vector<PipelineInternalRepresentation> internal_representations;
+};
+
 class ComputePipeline {
  public:
   ComputePipeline() = default;
@@ -209,6 +231,9 @@ class ComputePipeline {
   const std::string& label() const;
   // WebGPU getBindGroupLayout(): the (auto or explicit) layout of `group`.
   BindGroupLayout get_bind_group_layout(uint32_t group) const;
+  // Native: the driver's statistics per executable. Needs a device created with
+  // DeviceDescriptor::capture_executable_statistics (else ValidationError "state").
+  std::vector<PipelineExecutable> executable_statistics() const;
   WGSLVK_HANDLE_STATE(ComputePipeline, PipelineImpl);
 };
 
@@ -296,6 +321,15 @@ struct DeviceDescriptor {
   // this folder, for replay by another WebGPU implementation (bench/peers/dawn_trace.mjs; format
   // in runtime/src/trace.hpp). Empty: env WGSLVK_TRACE=DIR if set, else no trace (no cost).
   std::string trace_dir{};
+  // Native: keep what the driver's compiler made of every pipeline of this device, for
+  // ComputePipeline::executable_statistics(): enables VK_KHR_pipeline_executable_properties and
+  // creates pipelines with CAPTURE_STATISTICS. An adapter without it
+  // (Adapter::supports_executable_statistics() false; lavapipe of Mesa 22) is a ValidationError
+  // ("feature"). Off (the default): pipelines are created exactly as without it.
+  bool capture_executable_statistics = false;
+  // Also the driver's internal representations (CAPTURE_INTERNAL_REPRESENTATIONS; implies
+  // capture_executable_statistics). May slow pipeline creation.
+  bool capture_internal_representations = false;
 };
 
 // GPUQueue: the device's one queue (device.queue()). A handle to the device's state, so it stays
@@ -386,6 +420,9 @@ class Adapter {
   const Limits& limits() const;
   std::vector<Feature> features() const;
   bool has_feature(Feature f) const;
+  // Native: VK_KHR_pipeline_executable_properties with pipelineExecutableInfo, which
+  // DeviceDescriptor::capture_executable_statistics needs.
+  bool supports_executable_statistics() const;
   // GPUAdapter.requestDevice.
   Device request_device(const DeviceDescriptor& desc = {}) const;
   WGSLVK_HANDLE_STATE(Adapter, AdapterImpl);

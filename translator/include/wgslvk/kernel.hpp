@@ -14,6 +14,20 @@ namespace wgslvk {
 // SPIR-V) storage is ReadOnlyStorage, a writable one Storage (rule R9).
 enum class BindingType : uint8_t { Uniform, Storage, ReadOnlyStorage };
 
+// WebGPU's spelling ("uniform", "storage", "read-only-storage"), for messages of both the ABI
+// check and the runtime's validation.
+constexpr std::string_view binding_type_name(BindingType t) {
+  switch (t) {
+    case BindingType::Uniform:
+      return "uniform";
+    case BindingType::Storage:
+      return "storage";
+    case BindingType::ReadOnlyStorage:
+      return "read-only-storage";
+  }
+  return "?";
+}
+
 struct KernelBinding {
   uint32_t group = 0;
   uint32_t binding = 0;

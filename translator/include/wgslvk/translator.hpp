@@ -225,6 +225,4 @@ std::optional<EmitFormat> parse_emit_format(std::string_view s);
 // refused (SPIRV-Cross has no HLSL for it). reflect-json: SPIRV-Cross's reflection JSON.
 std::string emit(std::span<const uint32_t> spirv, EmitFormat format);
 
-std::string_view binding_type_name(BindingType t);  // "uniform", "storage", "read-only-storage"
-
 }  // namespace wgslvk::translator

@@ -313,9 +313,13 @@ TEST(EmbeddingValidation, WrongTokenLength) {
   std::vector<uint32_t> nine(9, 1);
   expect_error([&] { emb.lookup(nine, tb, ob, dims); }, "shape",
                {"embedding/embed_lookup", "binding 0 `tokens`", "9 ids", "seq_len) is 10"});
-  for (BackwardVariant v : {BackwardVariant::Cas, BackwardVariant::Deterministic})
-    expect_error([&] { emb.backward(nine, ob, tb, dims, v); }, "shape",
-                 {std::string(embedding::variant_kernel(v)), "binding 0 `tokens`", "9 ids"});
+  for (BackwardVariant v : {BackwardVariant::Cas, BackwardVariant::Deterministic,
+                            BackwardVariant::DeterministicPerElement})
+    expect_error(
+        [&] { emb.backward(nine, ob, tb, dims, v); }, "shape",
+        {std::string(embedding::variant_kernel(v, dims.d_model)), "binding 0 `tokens`", "9 ids"});
+  expect_error([&] { emb.backward(nine, ob, tb, dims, BackwardVariant::Deterministic); }, "shape",
+               {"embedding/embed_backward_rows", "binding 0 `tokens`", "9 ids"});
   Buffer tok11 = upload(dev, std::vector<uint32_t>(11, 1), "tokens11");
   expect_error([&] { emb.lookup(tok11, tb, ob, dims); }, "shape",
                {"embedding/embed_lookup", "binding 0 `tokens` buffer 'tokens11'", "44 bytes",

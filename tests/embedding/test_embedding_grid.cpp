@@ -1,6 +1,8 @@
 // The 2-D grid (R12): seq_len x d_model above 65535 x 256 elements, one thread each, is more
 // workgroups than one dimension holds; the row-wise lookups above 65535 rows. Slow on lavapipe
 // (16.8M elements), so its own binary with the label `slow`.
+#include <numeric>
+
 #include "embedding_test_util.hpp"
 
 namespace wgslvk::embedding_test {
@@ -73,6 +75,36 @@ TEST(EmbeddingBackward, TwoDimensionalGrid) {
     if (!supported(v)) continue;
     check_backward(emb, tokens, grad_out, table, dims, v, "backward on a 2-D grid");
   }
+}
+
+// The row-wise backward (one segment per workgroup at d_model 256): 65600 distinct tokens are more
+// workgroups than one dimension holds; the flat workgroup index must cover every segment, and the
+// result is still the per-element kernel's, bit for bit.
+TEST(EmbeddingBackwardRows, MoreThan65535SegmentsOnATwoDimensionalGrid) {
+  Device& dev = device();
+  Embedding emb(dev);
+  auto g = rng();
+  const Dims dims{65700, 256, 66000};
+  std::vector<uint32_t> tokens(dims.vocab_size);
+  std::iota(tokens.begin(), tokens.end(), 0u);
+  std::shuffle(tokens.begin(), tokens.end(), g);
+  tokens.resize(dims.seq_len);
+  for (uint32_t p = 0; p < 100; ++p) tokens[p * 600] = tokens[7];  // some repeats
+  tokens[dims.seq_len - 1] = dims.vocab_size;                      // OOV at the very end
+  const auto seg = ref::deterministic_segments(tokens, dims.vocab_size);
+  ASSERT_GT(seg.count(), 65535u);
+  Grid grid = grid_for_workgroups(embedding::backward_rows_workgroups(seg.count(), dims.d_model),
+                                  dev.limits());
+  ASSERT_GT(grid.y, 1u) << "not a 2-D grid";
+  auto grad_out = random_floats(g, size_t(dims.seq_len) * dims.d_model);
+  auto table = random_floats(g, size_t(dims.vocab_size) * dims.d_model);
+  auto want = ref::backward_sequential_f32(tokens, grad_out, table, dims);
+  expect_bits_equal(
+      run_backward(emb, tokens, grad_out, table, dims, BackwardVariant::DeterministicRows), want,
+      "embed_backward_rows on a 2-D grid");
+  expect_bits_equal(
+      run_backward(emb, tokens, grad_out, table, dims, BackwardVariant::DeterministicPerElement),
+      want, "embed_backward_deterministic, same inputs");
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ constexpr const char* kKernels[] = {"embedding/embed_lookup",
                                     "embedding/embed_lookup_w16_rows",
                                     "embedding/embed_backward",
                                     "embedding/embed_backward_atomic_float",
-                                    "embedding/embed_backward_deterministic"};
+                                    "embedding/embed_backward_deterministic",
+                                    "embedding/embed_backward_rows"};
 
 CaseResult run(const validate::Case& c) {
   validate::Runner runner(device());

@@ -43,15 +43,19 @@ constexpr uint32_t kCheckedRows = 64;
 
 void run_embedding_kernels(Ctx& c) {
   Device& d = c.device();
-  // The row-wise lookups (ours) beside the ports, at the same shapes and byte counts (every
-  // sweep shape has d_model % 4 == 0).
+  // The row-wise lookups and backward (ours) beside the ports and the other variants, at the same
+  // shapes and byte counts (every sweep shape has d_model % 4 == 0). The backward's byte rule is
+  // the same for every variant: it leaves out the deterministic variants' order and seg_start
+  // (4 B per position and per segment, < 0.2% at d_model >= 384), so the rows compare the same
+  // traffic, as the PyTorch rows (bench/peers) do.
   const char* names[] = {"embed_lookup",
                          "embed_lookup_rows",
                          "embed_lookup_w16",
                          "embed_lookup_w16_rows",
                          "embed_backward",
                          "embed_backward_atomic_float",
-                         "embed_backward_deterministic"};
+                         "embed_backward_deterministic",
+                         "embed_backward_rows"};
   for (const char* kn : names) {
     std::string qn = std::string("embedding/") + kn;
     if (!c.selected("embedding", kn) && !c.selected("embedding", qn)) continue;

@@ -1,6 +1,7 @@
 // Golden cases of 01_embedding.wgsl (shared/seeds/001 "Quick Checklist": OOV tokens incl.
 // vocab_size + 1, repeated tokens summed correctly, w16 equal to f32 lookup, non-finite gradients
-// skipped), of the native backward variants and of the native row-wise lookups (issue 15: the same
+// skipped), of the native backward variants (embed_backward_rows: the deterministic sum bit for bit
+// by rows of vec4, issue 15) and of the native row-wise lookups (issue 15: the same
 // expected outputs as the ports, bit exact, plus their own launch: rows per workgroup, surplus
 // slots, the 2-D workgroup grid, and the decisions for an odd dims.w and an unaligned d_model). Expected values: wgsl_ports/embedding/reference.hpp.
 #include <algorithm>
@@ -234,7 +235,8 @@ Case lookup_w16_oov(uint64_t seed) {
 
 // ---- embed_backward (CAS), embed_backward_atomic_float, embed_backward_deterministic -------------
 
-enum class Variant { Cas, FloatAtomics, Deterministic };
+// Rows: embed_backward_rows (ours, issue 15), the deterministic segments by rows of vec4.
+enum class Variant { Cas, FloatAtomics, Deterministic, Rows };
 
 std::vector<float> random_grads(Rng& r, uint64_t n, bool nonfinite) {
   std::vector<float> g(n);
@@ -269,12 +271,13 @@ void check_atomic_backward(CaseBuilder& b, const eref::BackwardExpected& e,
 
 Case backward_case(uint64_t seed, Variant v, Shape s, bool oov, bool nonfinite,
                    uint32_t hot_repeats, const std::array<uint32_t, 3>* grid,
-                   const std::string& what) {
+                   const std::string& what, bool one_token = false) {
   Rng r(seed);
   CaseBuilder b;
   b.c.description = what;
   auto tokens = random_tokens(r, s, oov);
   for (uint32_t k = 0; k < hot_repeats && k < s.seq; ++k) tokens[r.below(s.seq)] = 2 % s.vocab;
+  if (one_token) std::fill(tokens.begin(), tokens.end(), s.vocab - 1);
   auto grad_out = random_grads(r, s.total(), nonfinite);
   std::vector<float> table(uint64_t(s.vocab) * s.d);
   for (auto& x : table) x = r.log_uniform(-6, 0);  // accumulated onto: never all zero
@@ -284,12 +287,13 @@ Case backward_case(uint64_t seed, Variant v, Shape s, bool oov, bool nonfinite,
   b.input("grad_table", DType::F32, table);
   const char* kernel = v == Variant::Cas            ? "embedding/embed_backward"
                        : v == Variant::FloatAtomics ? "embedding/embed_backward_atomic_float"
+                       : v == Variant::Rows         ? "embedding/embed_backward_rows"
                                                     : "embedding/embed_backward_deterministic";
   auto& d = b.dispatch(kernel);
   CaseBuilder::bind(d, 0, "tokens");
   CaseBuilder::bind(d, 1, "grad_out");
   CaseBuilder::bind(d, 2, "grad_table");
-  if (v == Variant::Deterministic) {
+  if (v == Variant::Deterministic || v == Variant::Rows) {
     // The host's part (embedding_native.wgsl): in-vocabulary positions stably sorted by token,
     // cut into one segment per distinct token.
     const auto seg = eref::deterministic_segments(tokens, s.vocab);
@@ -299,11 +303,27 @@ Case backward_case(uint64_t seed, Variant v, Shape s, bool oov, bool nonfinite,
     CaseBuilder::bind_values(d, 3, dims_values(s, nseg));
     CaseBuilder::bind(d, 4, "order");
     CaseBuilder::bind(d, 5, "seg_start");
-    set_workgroups(d, uint64_t(nseg) * s.d, grid);
+    if (v == Variant::Rows && grid)
+      d.workgroups = *grid;
+    else if (v == Variant::Rows)
+      d.workgroups_1d = wgslvk::embedding::backward_rows_workgroups(nseg, s.d);
+    else
+      set_workgroups(d, uint64_t(nseg) * s.d, grid);
+    if (v == Variant::Rows && s.d % 4 != 0) {
+      // Decision (embedding_native.wgsl): the row-wise kernel writes nothing for such a d_model.
+      b.check_exact("grad_table", Array::of(DType::F32, table),
+                    "d_model not a multiple of 4: every invocation returns before any load or "
+                    "store, the table stays unchanged (the host never sends this shape)");
+      return b.c;
+    }
     auto expected = eref::backward_sequential_f32(tokens, grad_out, table, dims);
     b.check_exact("grad_table", Array::of(DType::F32, expected),
-                  "one writer per element adding in position order: bit exact against the "
-                  "sequential f32 sum (kDeterministicUlps = 0)");
+                  v == Variant::Rows
+                      ? "one writer per element adding in position order (vec4 rows): bit exact "
+                        "against the sequential f32 sum, i.e. embed_backward_deterministic "
+                        "(kDeterministicUlps = 0)"
+                      : "one writer per element adding in position order: bit exact against the "
+                        "sequential f32 sum (kDeterministicUlps = 0)");
     return b.c;
   }
   CaseBuilder::bind_values(d, 3, dims_values(s));
@@ -336,6 +356,50 @@ Case backward_grid_2d(uint64_t seed) {
   return backward_case(seed, V, {50, 40, 30}, true, false, 0, &grid,
                        "a 2 x 4 workgroup grid (flat_id over rows y = 1..3), surplus invocations "
                        "exiting on the bounds check");
+}
+
+// ---- embed_backward_rows (ours, embedding_native.wgsl) -----------------------------------------
+
+Case bwd_rows_basic(uint64_t seed) {
+  Rng r(seed ^ 0x71);
+  // d_model any multiple of 4 up to 96 (1..64 lanes, up to 64 segments per workgroup), odd seq.
+  Shape s{24 + r.below(60), 4 * (1 + r.below(24)), 8 + r.below(40)};
+  return backward_case(seed, Variant::Rows, s, false, false, 0, nullptr,
+                       "random tokens (repeats by chance) over a non-zero initial table, d_model a "
+                       "random multiple of 4: the sequential sum bit for bit");
+}
+Case bwd_rows_nonfinite_oov(uint64_t seed) {
+  return backward_case(seed, Variant::Rows, {40, 32, 20}, true, true, 0, nullptr,
+                       "NaN, +-inf, signalling NaN and +-0.0 gradients skipped per component; "
+                       "out-of-vocabulary positions left out by the host (8 segments per "
+                       "workgroup at d_model 32)");
+}
+Case bwd_rows_repeated(uint64_t seed) {
+  return backward_case(seed, Variant::Rows, {96, 16, 12}, false, false, 80, nullptr,
+                       "one token at ~60 of 96 positions: a long segment beside short ones");
+}
+Case bwd_rows_one_token(uint64_t seed) {
+  return backward_case(seed, Variant::Rows, {37, 64, 9}, false, true, 0, nullptr,
+                       "the same token (vocab_size - 1) at all 37 positions, non-finite and zero "
+                       "gradients among them: one segment, an odd length (the unrolled pair "
+                       "loop's tail)",
+                       true);
+}
+Case bwd_rows_wide(uint64_t seed) {
+  return backward_case(seed, Variant::Rows, {13, 1540, 10}, false, false, 6, nullptr,
+                       "d_model 1540 (385 vec4): two chunks per segment, the second with 129 "
+                       "vec4 (columns c0, c1 of every lane, c2 of lane 0 only)");
+}
+Case bwd_rows_grid_2d(uint64_t seed) {
+  static const std::array<uint32_t, 3> grid{2, 4, 1};
+  return backward_case(seed, Variant::Rows, {50, 40, 30}, true, false, 0, &grid,
+                       "a 2 x 4 workgroup grid of 4 segments each (d_model 40): the flat "
+                       "workgroup index wid.y * nwg.x + wid.x covers segments from y = 1; surplus "
+                       "segment slots exit");
+}
+Case bwd_rows_unaligned(uint64_t seed) {
+  return backward_case(seed, Variant::Rows, {20, 6, 12}, false, false, 0, nullptr,
+                       "d_model 6 (not a multiple of 4): the kernel writes nothing");
 }
 
 }  // namespace
@@ -379,6 +443,13 @@ void register_embedding(std::vector<Generator>& g) {
       backward_repeated<Variant::Deterministic>);
   add("embed_backward_deterministic", "grid_2d", 1404, false,
       backward_grid_2d<Variant::Deterministic>);
+  add("embed_backward_rows", "basic", 1701, true, bwd_rows_basic);
+  add("embed_backward_rows", "nonfinite_and_oov", 1702, false, bwd_rows_nonfinite_oov);
+  add("embed_backward_rows", "repeated_tokens", 1703, false, bwd_rows_repeated);
+  add("embed_backward_rows", "one_token_everywhere", 1704, false, bwd_rows_one_token);
+  add("embed_backward_rows", "wide_rows", 1705, false, bwd_rows_wide);
+  add("embed_backward_rows", "grid_2d", 1706, false, bwd_rows_grid_2d);
+  add("embed_backward_rows", "unaligned_writes_nothing", 1707, false, bwd_rows_unaligned);
 }
 
 WGSLVK_REGISTER_GENERATORS(register_embedding);
@@ -430,10 +501,11 @@ Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d, u
   const bool lookup = !w16 && (kernel == "embedding/embed_lookup" || native);
   const bool cas = kernel == "embedding/embed_backward",
              fa = kernel == "embedding/embed_backward_atomic_float";
-  const bool det = kernel == "embedding/embed_backward_deterministic";
+  const bool rows_bwd = kernel == "embedding/embed_backward_rows";
+  const bool det = kernel == "embedding/embed_backward_deterministic" || rows_bwd;
   if (!(lookup || w16 || cas || fa || det))
     throw std::invalid_argument("embedding_sweep_case: unknown kernel '" + kernel + "'");
-  if (native && d % 4 != 0)
+  if ((native || rows_bwd) && d % 4 != 0)
     throw std::invalid_argument("embedding_sweep_case: " + kernel +
                                 " needs d_model % 4 == 0, got " + std::to_string(d));
   if (seq == 0 || d == 0 || vocab == 0)
@@ -534,7 +606,8 @@ Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d, u
     CaseBuilder::bind_values(disp, 3, validate::dims_values(s, seg.count()));
     CaseBuilder::bind(disp, 4, "order");
     CaseBuilder::bind(disp, 5, "seg_start");
-    disp.workgroups_1d = div_ceil(uint64_t(seg.count()) * d, 256);
+    disp.workgroups_1d = rows_bwd ? backward_rows_workgroups(seg.count(), d)
+                                  : div_ceil(uint64_t(seg.count()) * d, 256);
     b.check_exact("grad_table",
                   Array::of(DType::F32, ref::backward_sequential_f32(tokens, grad_out, table, sub)),
                   "one writer per element adding in position order: bit exact against the "

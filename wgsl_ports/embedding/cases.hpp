@@ -21,10 +21,11 @@ namespace wgslvk::embedding {
 std::vector<uint32_t> sweep_tokens(uint32_t seq, uint32_t vocab);
 
 // `kernel`: "embedding/embed_lookup", "embed_lookup_w16", "embed_lookup_rows",
-// "embed_lookup_w16_rows", "embed_backward", "embed_backward_atomic_float" or
-// "embed_backward_deterministic" (with the family prefix), at seq x d over a vocab-row table; the
-// row-wise lookups with the host's launch (Embedding's LookupPath::native). Throws
-// std::invalid_argument for another name, an empty shape, or d % 4 != 0 for a row-wise lookup.
+// "embed_lookup_w16_rows", "embed_backward", "embed_backward_atomic_float",
+// "embed_backward_deterministic" or "embed_backward_rows" (with the family prefix), at seq x d
+// over a vocab-row table; the row-wise kernels with the host's launch (LookupPath::native,
+// BackwardVariant::DeterministicRows). Throws std::invalid_argument for another name, an empty
+// shape, or d % 4 != 0 for a row-wise kernel.
 validate::Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d,
                                     uint32_t vocab, uint32_t checked_rows);
 

@@ -14,6 +14,7 @@ constexpr std::string_view kBackwardFloat = "embedding/embed_backward_atomic_flo
 constexpr std::string_view kBackwardDet = "embedding/embed_backward_deterministic";
 constexpr std::string_view kLookupRows = "embedding/embed_lookup_rows";
 constexpr std::string_view kLookupW16Rows = "embedding/embed_lookup_w16_rows";
+constexpr std::string_view kBackwardRows = "embedding/embed_backward_rows";
 constexpr uint32_t kWG = 256;  // @workgroup_size(256) of every embedding kernel but the *_rows ones
 
 std::string s(uint64_t v) { return std::to_string(v); }
@@ -72,17 +73,30 @@ std::string_view variant_name(BackwardVariant v) {
       return "float_atomics";
     case BackwardVariant::Deterministic:
       return "deterministic";
+    case BackwardVariant::DeterministicRows:
+      return "deterministic_rows";
+    case BackwardVariant::DeterministicPerElement:
+      return "deterministic_per_element";
   }
   return "?";
 }
 
-std::string_view variant_kernel(BackwardVariant v) {
+bool is_deterministic(BackwardVariant v) {
+  return v == BackwardVariant::Deterministic || v == BackwardVariant::DeterministicRows ||
+         v == BackwardVariant::DeterministicPerElement;
+}
+
+std::string_view variant_kernel(BackwardVariant v, uint32_t d_model) {
   switch (v) {
     case BackwardVariant::Cas:
       return kBackward;
     case BackwardVariant::FloatAtomics:
       return kBackwardFloat;
-    case BackwardVariant::Deterministic:
+    case BackwardVariant::Deterministic:  // decision: embedding.hpp, "Deterministic backward"
+      return d_model % 4 == 0 ? kBackwardRows : kBackwardDet;
+    case BackwardVariant::DeterministicRows:
+      return kBackwardRows;
+    case BackwardVariant::DeterministicPerElement:
       return kBackwardDet;
   }
   return kBackward;
@@ -109,6 +123,12 @@ uint32_t lookup_rows_per_workgroup(uint32_t d_model) {
 
 uint64_t lookup_rows_workgroups(uint32_t seq_len, uint32_t d_model) {
   return div_ceil(uint64_t(seq_len), lookup_rows_per_workgroup(d_model));
+}
+
+uint64_t backward_rows_workgroups(uint32_t n_segments, uint32_t d_model) {
+  const uint32_t per_wg = lookup_rows_per_workgroup(d_model);   // segments per workgroup
+  const uint64_t chunk = uint64_t(kLookupRowsWG / per_wg) * 4;  // vec4 columns per workgroup
+  return div_ceil(uint64_t(n_segments), per_wg) * div_ceil(uint64_t(d_model / 4), chunk);
 }
 
 std::string OovReport::message() const {
@@ -227,8 +247,8 @@ std::vector<uint32_t> Embedding::read_tokens(std::string_view kernel, const Buff
 // Decision (see 01_embedding.wgsl): the seed keeps embed_lookup_w16 in 01_embedding.wgsl, whose
 // `enable f16;` is module-wide, so in a browser a device without "shader-f16" cannot create the
 // module at all; the KernelInfo of every kernel declared in that file says so and we refuse them
-// all alike. The kernels of embedding_native.wgsl (embed_backward_deterministic and the row-wise
-// lookups, which read the f16 table as u32 pairs) run without shader-f16.
+// all alike. The kernels of embedding_native.wgsl (embed_backward_deterministic, embed_backward_rows
+// and the row-wise lookups, which read the f16 table as u32 pairs) run without shader-f16.
 static void require_features(Device& dev, std::string_view name) {
   const KernelInfo& k = kernel(name);
   const std::string device = "device '" + dev.adapter_name() + "'";
@@ -246,7 +266,7 @@ static void require_features(Device& dev, std::string_view name) {
          device + " was created without \"shader-f16\", and " + std::string(k.wgsl_file) +
              " starts with `enable f16;` (for embed_lookup_w16; WGSL enables are module-wide), "
              "so like a browser we cannot create this module without it; request "
-             "Feature::ShaderF16, or use BackwardVariant::deterministic for the backward and "
+             "Feature::ShaderF16, or use BackwardVariant::Deterministic for the backward and "
              "LookupPath::automatic or native (embedding_native.wgsl) with d_model a multiple "
              "of 4 for the lookups");
   }
@@ -344,9 +364,16 @@ OovReport Embedding::record_lookup_w16(CommandEncoder& encoder, std::span<const 
 OovReport Embedding::run_backward(std::span<const uint32_t> tokens, const Buffer* token_buffer,
                                   const Buffer& grad_out, const Buffer& grad_table, Dims dims,
                                   BackwardVariant variant, const Recording& rec) {
-  const std::string_view name = variant_kernel(variant);
+  const std::string_view name = variant_kernel(variant, dims.d_model);
+  const bool rows = name == kBackwardRows;
   require_features(device_, name);
   check_dims(name, dims);
+  if (rows && dims.d_model % 4 != 0)
+    fail("shape", name,
+         "dims.y (d_model) is " + s(dims.d_model) +
+             ", not a multiple of 4: the row-wise kernel moves whole vec4<f32> (16 B) rows; use "
+             "BackwardVariant::Deterministic or DeterministicPerElement, which run "
+             "embed_backward_deterministic (the same result) for this shape");
   check_token_count(name, tokens.size(), dims);
   const uint64_t grad_elems = uint64_t(dims.seq_len) * dims.d_model;
   const uint64_t grad_bytes =
@@ -366,7 +393,7 @@ OovReport Embedding::run_backward(std::span<const uint32_t> tokens, const Buffer
   call.bind(1, grad_out, grad_bytes);
   call.bind(2, grad_table, table_bytes);
 
-  if (variant != BackwardVariant::Deterministic) {
+  if (!is_deterministic(variant)) {
     call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size, 0});
     call.dispatch(pipeline(name), div_ceil(grad_elems, kWG), rec.encoder, rec.timestamps);
     return report;
@@ -381,8 +408,9 @@ OovReport Embedding::run_backward(std::span<const uint32_t> tokens, const Buffer
   call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size, n_segments});
   call.bind_u32s(4, "order", seg.order);
   call.bind_u32s(5, "seg_start", seg.seg_start);
-  call.dispatch(pipeline(name), div_ceil(uint64_t(n_segments) * dims.d_model, kWG), rec.encoder,
-                rec.timestamps);
+  const uint64_t workgroups = rows ? backward_rows_workgroups(n_segments, dims.d_model)
+                                   : div_ceil(uint64_t(n_segments) * dims.d_model, kWG);
+  call.dispatch(pipeline(name), workgroups, rec.encoder, rec.timestamps);
   return report;
 }
 
@@ -393,7 +421,7 @@ OovReport Embedding::backward(std::span<const uint32_t> tokens, const Buffer& gr
 
 OovReport Embedding::backward(const Buffer& tokens, const Buffer& grad_out,
                               const Buffer& grad_table, Dims dims, BackwardVariant variant) {
-  auto host = read_tokens(variant_kernel(variant), tokens, dims);
+  auto host = read_tokens(variant_kernel(variant, dims.d_model), tokens, dims);
   return run_backward(host, &tokens, grad_out, grad_table, dims, variant, {});
 }
 

@@ -1,5 +1,6 @@
 // Host API of the embedding kernels (shared/seeds/001_dd8b91b13902cd4b.txt) on the wgslvk
-// runtime: embed_lookup, embed_lookup_w16 and embed_backward in three variants.
+// runtime: embed_lookup, embed_lookup_w16 and embed_backward in three variants (the
+// deterministic one by two kernels, see "Deterministic backward kernels" below).
 //
 // Every call validates its inputs before any GPU work and throws wgslvk::ValidationError naming
 // the kernel, the binding and the values: rule "shape" (dims or a buffer that does not fit them),
@@ -52,13 +53,36 @@
 
 namespace wgslvk::embedding {
 
+// Deterministic backward kernels (issue 15). embed_backward_deterministic (one invocation per
+// table element) and embed_backward_rows (embedding_native.wgsl: a workgroup per segment, vec4
+// rows, no atomics) take the same host-sorted segments and give the same result bit for bit: the
+// sequential f32 sum in position order. Decision: BackwardVariant::Deterministic picks the kernel
+// as LookupPath::automatic does: embed_backward_rows whenever d_model % 4 == 0 (every GPT shape),
+// embed_backward_deterministic otherwise. The result does not depend on the choice, so the caller
+// asking for "deterministic" gets the faster launch without asking; DeterministicRows and
+// DeterministicPerElement pin one kernel (benchmarks, tests; DeterministicRows refuses a d_model
+// that is not a multiple of 4 with a "shape" error naming dims.y).
 enum class BackwardVariant {
-  Cas,            // the seed's embed_backward: f32 add by a CAS loop on atomic<u32> (default)
-  FloatAtomics,   // embed_backward_atomic_float: native atomicAdd, needs Feature::Float32AtomicAdd
-  Deterministic,  // embed_backward_deterministic: bitwise identical from run to run
+  Cas,                // the seed's embed_backward: f32 add by a CAS loop on atomic<u32> (default)
+  FloatAtomics,       // embed_backward_atomic_float: native atomicAdd, needs Float32AtomicAdd
+  Deterministic,      // bitwise identical from run to run: rows when d_model % 4 == 0, else
+                      // per element (see above)
+  DeterministicRows,  // always embed_backward_rows; refuses d_model % 4 != 0
+  DeterministicPerElement,  // always embed_backward_deterministic
 };
-std::string_view variant_name(BackwardVariant v);    // "cas", "float_atomics", "deterministic"
-std::string_view variant_kernel(BackwardVariant v);  // "embedding/embed_backward", ...
+// "cas", "float_atomics", "deterministic", "deterministic_rows", "deterministic_per_element"
+std::string_view variant_name(BackwardVariant v);
+// Whether v is one of the deterministic variants (exact vs ref::backward_sequential_f32).
+bool is_deterministic(BackwardVariant v);
+// The kernel ("embedding/embed_backward", ...) a backward with this variant and d_model runs; for
+// DeterministicRows with d_model % 4 != 0 the rows kernel's name (the call itself is refused).
+std::string_view variant_kernel(BackwardVariant v, uint32_t d_model);
+
+// embed_backward_rows' launch: 64 invocations per workgroup serving
+// lookup_rows_per_workgroup(d_model) segments (the lookups' lanes rule) and one chunk of up to
+// 256 vec4 of a row; ceil(d_model / 1024) chunks per segment. Workgroups: ceil(n_segments /
+// segments per workgroup) x chunks, laid out by grid_for_workgroups (2-D above 65535).
+uint64_t backward_rows_workgroups(uint32_t n_segments, uint32_t d_model);
 
 enum class LookupPath {
   automatic,  // native when d_model % 4 == 0, else the port (default)

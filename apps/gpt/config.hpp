@@ -50,7 +50,7 @@ std::vector<ModelConfig> presets();
 ModelConfig preset(std::string_view name);  // throws std::invalid_argument listing the names
 
 // ---- parameters ---------------------------------------------------------------------------------
-// Names as in the safetensors checkpoint (and as bench/peers/torch_gpt_train.py reads them):
+// Names as in the safetensors checkpoint (and as apps/gpt/peer_torch_train.py reads them):
 //   wte [V, d], wpe [T, d], h.<l>.ln1.weight/.bias [d], h.<l>.attn.qkv.weight [d, 3d] + .bias [3d],
 //   h.<l>.attn.proj.weight [d, d] + .bias, h.<l>.ln2.weight/.bias, h.<l>.mlp.fc.weight [d, 4d] +
 //   .bias [4d], h.<l>.mlp.proj.weight [4d, d] + .bias [d], lnf.weight/.bias [d].

@@ -7,6 +7,7 @@
 //   timing:       the dispatch list in one pass with timestampWrites, median of --reps after a
 //                 busy warm-up (as wgslvk bench).
 // usage: node dawn_cases.mjs --root REPO --cases DIR --out dawn_cases.json [--reps 25] [--only family,...]
+//        [--budget-s 280]
 //
 // dawn.node 0.6.2 has died mid-replay on an H200 (segfault, or std::system_error "The futex facility
 // returned an unexpected error code") after several families' cases. So the replay runs in child
@@ -36,22 +37,30 @@ function readJournal() {
   return { done, started };
 }
 if (!args.includes('--child')) {
+  // --budget-s: the whole replay's wall-clock budget; the case running when it ends is recorded
+  // as cut off and the JSON is written with every case done so far.
+  const deadline = Date.now() + 1000 * Number(opt('--budget-s', '280'));
   fs.rmSync(journal, { force: true });
   let info = {}, features = [];
   for (let deaths = 0; ; ) {
-    const r = spawnSync(process.execPath, [new URL(import.meta.url).pathname, ...args, '--child'], { stdio: 'inherit' });
+    const left = deadline - Date.now();
+    if (left <= 0) { console.log('dawn_cases: budget spent; the remaining cases were not replayed'); break; }
+    const r = spawnSync(process.execPath, [new URL(import.meta.url).pathname, ...args, '--child'],
+                        { stdio: 'inherit', timeout: left, killSignal: 'SIGKILL' });
     const { done, started } = readJournal();
     const lost = started.filter(id => !done.has(id));
     if (r.status === 0 && lost.length === 0) break;
     if (lost.length === 0 || ++deaths > 20) { console.error(`dawn_cases: child exited ${r.status ?? r.signal}; giving up`); break; }
-    const id = lost[lost.length - 1];
-    console.log(`${id.padEnd(60)} DIED (dawn.node exited ${r.status ?? r.signal}); restarting after it`);
-    fs.appendFileSync(journal, JSON.stringify({ id, kernel: id.split('/').slice(0, 2).join('/'), died_in_case: String(r.status ?? r.signal) }) + '\n');
+    const id = lost[lost.length - 1], cut = r.error && r.error.code === 'ETIMEDOUT';
+    console.log(`${id.padEnd(60)} ${cut ? 'CUT OFF (budget spent)' : `DIED (dawn.node exited ${r.status ?? r.signal}); restarting after it`}`);
+    fs.appendFileSync(journal, JSON.stringify({ id, kernel: id.split('/').slice(0, 2).join('/'), [cut ? 'cut_off' : 'died_in_case']: String(r.status ?? r.signal) }) + '\n');
+    if (cut) break;
   }
   const { done } = readJournal();
   const head = done.get('#adapter');
   if (head) { info = head.adapter; features = head.features; done.delete('#adapter'); }
   fs.writeFileSync(outPath, JSON.stringify({ adapter: info, features, rows: [...done.values()] }, null, 1));
+  fs.rmSync(journal, { force: true });
   process.exit(0);
 }
 const require = createRequire(import.meta.url);

@@ -1,16 +1,20 @@
 """One table of ratios from the three result files of bench/gpu_peers.sh:
 ours (wgslvk bench --json), Dawn (dawn_cases.mjs replaying the cases bench --dump wrote, matched
-to our rows by their "case" id) and PyTorch (torch_bench.py).
+to our rows by their "case" id) and PyTorch (torch_peers.py, the families' peers).
 
     python3 ratios.py OURS.json [DAWN.json] [TORCH.json] [--md OUT.md] [--png OUT.png]
 
 Columns: ours ms (median), ours GB/s and its share of the copy roofline measured in the same run,
-then speedups: PyTorch ms / ours ms and Dawn ms / ours ms (above 1: ours is faster).
-Step: ours against the byte-count limit and against PyTorch's clip + fused AdamW + zero_grad
-(Dawn columns only for a step that a "bench" source recorded; MultiTensorAdamW's are "api"). Targets of issue 6 are checked and printed.
+then speedups: PyTorch ms / ours ms and Dawn ms / ours ms (above 1: ours is faster). Then each
+family's own tables and targets: wgsl_ports/<family>/peer_torch.py's ratio_tables(v) and
+ratio_targets(v) (v: a View, below), and the generic target against Dawn.
 """
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_peers import families  # noqa: E402 (imports no torch)
 
 
 def load(p):
@@ -22,7 +26,17 @@ def load(p):
 
 
 def key(r):
-    return (r["kernel"], r["label"])
+    return (r.get("group") or "", r["kernel"], r["label"])
+
+
+def name(r):
+    """group/kernel, as wgslvk bench prints it (kernels named with their family stay as they are)."""
+    return r["kernel"] if "/" in r["kernel"] or not r.get("group") else r["group"] + "/" + r["kernel"]
+
+
+def family_of(r):
+    """A row's family: its group (files before groups: the kernel's "family/" prefix)."""
+    return r.get("group") or r["kernel"].split("/")[0]
 
 
 def b2b(r):
@@ -33,6 +47,22 @@ def b2b(r):
 
 def fmt(x, spec=".3f", none="-"):
     return none if x is None else format(x, spec)
+
+
+class View:
+    """What a family's ratio hooks see: the three files, its own rows of ours (`rows`), its
+    PyTorch extras (`peer`: torch.json's families/<family>), `peer_row(r)` (the PyTorch row
+    matched to our row r, or None) and `fmt`."""
+
+    def __init__(self, name, ours, dawn, torch, tk):
+        self.name, self.ours, self.dawn, self.torch = name, ours, dawn, torch
+        self.rows = [r for r in ours.get("kernels", []) if family_of(r) == name]
+        self.peer = (torch or {}).get("families", {}).get(name, {})
+        self.fmt = fmt
+        self._tk = tk
+
+    def peer_row(self, r):
+        return self._tk.get(key(r))
 
 
 def main(argv):
@@ -69,106 +99,34 @@ def main(argv):
         d = dk.get(key(r))
         tms = None
         if t:
-            tms = t.get("with_zero_ms", t["median_ms"])
+            tms = t.get("compare_ms", t.get("with_zero_ms", t["median_ms"]))
         tr = 100 * t["roofline_share"] if t and "roofline_share" in t else None
         dr = 100 * d["roofline_share"] if d and d.get("roofline_share") is not None else None
-        p(f"| {r['kernel']} | {r['label']} | {r['median_ms']:.4f} | {r['gbps']:.0f} | "
+        p(f"| {name(r)} | {r['label']} | {r['median_ms']:.4f} | {r['gbps']:.0f} | "
           f"{100 * r['roofline_share']:.1f}% | {fmt(tms, '.4f')} | {fmt(tms / r['median_ms'] if tms else None, '.2f')}x | "
           f"{fmt(tr, '.1f')}% | {fmt(d['median_ms'] if d else None, '.4f')} | "
           f"{fmt(d['median_ms'] / r['median_ms'] if d else None, '.2f')}x | {fmt(dr, '.1f')}% | "
           f"{fmt(b2b(r), '.4f')} | {fmt(d['median_ms'] / b2b(r) if d and b2b(r) else None, '.2f')}x |")
     p("")
-    p("PyTorch/ours for adamw_update* uses fused AdamW + g.zero_() (our kernel zeroes g too).")
     p("Each `% copy` is that engine's GB/s over a copy of the same bytes measured beside it "
       "(ours: copy_vec4 passes alternating with the kernel; PyTorch: copy_ right after; Dawn, which "
       "replays our dumped case without a copy of its own: our copy of the same run).")
     p("`ours b2b`: our repeats back to back with no copy between them, as Dawn's replay times its "
       "repeats (a working set that fits in L2 can stay there): Dawn/ours b2b is the like-for-like ratio.")
     p("")
-    # gradient norm: every launch choice per size (ms and % copy), to pick the defaults from
-    norm_rows = [r for r in ours.get("kernels", [])
-                 if r["kernel"].startswith("optimizer/reduce_norm_sq") and "partials" not in r["kernel"]
-                 or r["kernel"].startswith("optimizer/norm_two_level")]
-    if norm_rows:
-        cols = []
-        for r in norm_rows:
-            if r["kernel"] not in cols:
-                cols.append(r["kernel"])
-        sizes = sorted({r["dims"]["n"] for r in norm_rows})
-        by = {(r["kernel"], r["dims"]["n"]): r for r in norm_rows}
-        p("Gradient norm, every launch (ms, % copy; `reduce_norm_sq*`: seed CAS into one word; "
-          "`norm_two_level*`: partials + finalize in one pass; no suffix on norm_two_level and "
-          "`[size-derived]`: the optimizer API's defaults):")
-        p("")
-        p("| launch | " + " | ".join(f"n={n >> 20}M" if n >= 1 << 20 else f"n={n}" for n in sizes) + " |")
-        p("|---|" + "---|" * len(sizes))
-        for k in cols:
-            cells = []
-            for n in sizes:
-                r = by.get((k, n))
-                cells.append(f"{r['median_ms']:.4f} ({100 * r['roofline_share']:.0f}%, {r['dims'].get('workgroups', '?')} wg)" if r else "-")
-            p(f"| {k.split('/', 1)[1]} | " + " | ".join(cells) + " |")
-        p("")
-    steps = ours.get("step", [])
-    tstep = {s["what"]: s for s in (torch or {}).get("step", [])}
-    dstep = {(s["variant"], s["mode"]): s for s in (dawn or {}).get("step", []) if "median_ms" in s}
-    if steps:
-        p("| recorded by | step | mode | dispatches | ours ms | byte limit ms | ours / limit | PyTorch step ms | ours / PyTorch | Dawn ms | Dawn/ours | Dawn / its limit |")
-        p("|---|---|---|---|---|---|---|---|---|---|---|---|")
-        for s in steps:
-            peer = tstep.get("clip+fused_adamw+zero_grad+f16_mirror" if s["variant"] == "f16-mirror"
-                             else "clip+fused_adamw+zero_grad")
-            pms = peer["median_ms"] if peer else None
-            d = dstep.get((s["variant"], s["mode"])) if s.get("source") == "bench" else None
-            src = "MultiTensorAdamW API" if s.get("source") == "api" else "bench (same dispatches)"
-            p(f"| {src} | {s['variant']} | {s['mode']} | {s['update_dispatches']} | {s['median_ms']:.4f} | "
-              f"{s['byte_limit_ms']:.4f} | {s['vs_byte_limit']:.2f}x | {fmt(pms, '.4f')} | "
-              f"{fmt(s['median_ms'] / pms if pms else None, '.2f')}x | {fmt(d['median_ms'] if d else None, '.4f')} | "
-              f"{fmt(d['median_ms'] / s['median_ms'] if d else None, '.2f')}x | "
-              f"{fmt(d.get('vs_byte_limit') if d else None, '.2f')}x |")
-        for name, s in tstep.items():
-            p(f"\nPyTorch {name}: {s['median_ms']:.4f} ms ({s['tensors']} tensors, {s['params'] / 1e6:.1f}M params)")
-        p("")
-        for s in steps:
-            if s.get("profile"):
-                src = "MultiTensorAdamW::record_step phase timestamps" if s.get("source") == "api" else "bench recording"
-                p(f"Profile, {s['variant']} {s['mode']} ({src}; seed format):")
-                p("```")
-                for e in s["profile"]:
-                    p(f"{e['kernel']:<24} (x{e['calls']:>4}) {e['ms']:9.4f} ms  -> {100 * e['share']:5.1f}% step")
-                p("```")
-    # targets
+    mods = families()  # every family's hooks run (a table may come from more than rows, as a step)
+    names = sorted(mods)
+    views = {n: View(n, ours, dawn, torch, tk) for n in names}
+    for n in names:
+        if hasattr(mods.get(n), "ratio_tables"):
+            for line in mods[n].ratio_tables(views[n]):
+                p(line)
     p("")
-    p("## Targets (issue 6)")
-    def best(kernel, pred):
-        rs = [r for r in ours.get("kernels", []) if r["kernel"] == kernel and pred(r)]
-        return rs
-    rs = best("optimizer/adamw_update", lambda r: r["dims"]["n"] >= (16 << 20))
-    if rs:
-        worst = min(r["roofline_share"] for r in rs)
-        p(f"- adamw_update >= 90% of copy roofline from 16M up: worst {100 * worst:.1f}% -> {'met' if worst >= 0.9 else 'MISSED'}")
-    rs = best("optimizer/reduce_norm_sq", lambda r: r["dims"]["n"] >= (16 << 20))
-    if rs:
-        worst = min(r["roofline_share"] for r in rs)
-        p(f"- reduce_norm_sq >= 80% of the (copy) bandwidth from 16M up: worst {100 * worst:.1f}% -> {'met' if worst >= 0.8 else 'MISSED'}")
-    for k, what in (("optimizer/reduce_norm_sq[size-derived]", "seed CAS norm, size-derived launch"),
-                    ("optimizer/norm_two_level", "two-level norm (partials + finalize), size-derived partials")):
-        rs = best(k, lambda r: r["dims"]["n"] >= (16 << 20))
-        if rs:
-            worst = min(r["roofline_share"] for r in rs)
-            p(f"- {what} >= 80% of the copy bandwidth from 16M up: worst {100 * worst:.1f}% -> {'met' if worst >= 0.8 else 'MISSED'}")
-    rs = best("embedding/embed_lookup", lambda r: r["dims"]["d_model"] == 768)
-    if rs:
-        worst = min(r["roofline_share"] for r in rs)
-        p(f"- embed_lookup >= 80% of copy roofline at d_model 768: worst {100 * worst:.1f}% -> {'met' if worst >= 0.8 else 'MISSED'}")
-    full = tstep.get("clip+fused_adamw+zero_grad")
-    for s in steps:
-        if s["mode"].startswith("multi-tensor") and s["variant"] == "fp32" and s.get("source") == "api":
-            norm = "deterministic (two-level) norm" if "deterministic" in s["mode"] else "seed CAS norm (default)"
-            if full:
-                r = s["median_ms"] / full["median_ms"]
-                p(f"- fp32 step, {norm}, <= 0.55x PyTorch clip+fused AdamW+zero_grad: {r:.2f}x -> {'met' if r <= 0.55 else 'MISSED'}")
-            p(f"- fp32 step, {norm}, within 10% of the byte-count limit: {s['vs_byte_limit']:.2f}x -> {'met' if s['vs_byte_limit'] <= 1.10 else 'MISSED'}")
+    p("## Targets")
+    for n in names:
+        if hasattr(mods.get(n), "ratio_targets"):
+            for line in mods[n].ratio_targets(views[n]):
+                p(line)
     slower = []
     for r in ours.get("kernels", []):
         d = dk.get(key(r))
@@ -202,7 +160,7 @@ def main(argv):
                 dd = [(r["bytes"], r["bytes"] / (dk[key(r)]["median_ms"] * 1e-3) / 1e9) for r in rr if key(r) in dk]
                 if dd:
                     ax.plot(*zip(*dd), "s-", label="Dawn (same WGSL)")
-                tt = [(r["bytes"], r["bytes"] / (tk[key(r)].get("with_zero_ms", tk[key(r)]["median_ms"]) * 1e-3) / 1e9) for r in rr if key(r) in tk]
+                tt = [(r["bytes"], r["bytes"] / (tk[key(r)].get("compare_ms", tk[key(r)].get("with_zero_ms", tk[key(r)]["median_ms"])) * 1e-3) / 1e9) for r in rr if key(r) in tk]
                 if tt:
                     ax.plot(*zip(*tt), "^-", label="PyTorch (same bytes)")
                 ax.set_xscale("log")

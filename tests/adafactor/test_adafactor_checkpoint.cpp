@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "adafactor/adafactor.hpp"
+#include "support/checkpoint_file.hpp"
 #include "support/test_device.hpp"
 
 namespace fs = std::filesystem;
@@ -22,6 +23,10 @@ using namespace wgslvk;
 namespace af = wgslvk::adafactor;
 using optimizer::CheckpointError;
 using optimizer::CheckpointTensor;
+
+using wgslvk::testing::checkpoint_header;
+using wgslvk::testing::replaced;
+using wgslvk::testing::with_checkpoint_header;
 
 namespace {
 
@@ -48,44 +53,11 @@ std::vector<uint8_t> encode(const af::CheckpointState& st) {
   return af::encode_checkpoint(expected(), data, st);
 }
 
-std::string header_of(const std::vector<uint8_t>& f) {
-  uint64_t h = 0;
-  for (int i = 0; i < 8; ++i) h |= uint64_t(f[i]) << (8 * i);
-  return std::string(f.begin() + 8, f.begin() + 8 + int64_t(h));
-}
-
-// The file with another header and a recomputed CRC (the corruption reaches the later checks).
-std::vector<uint8_t> with_header(const std::vector<uint8_t>& f, std::string h) {
-  uint64_t old = header_of(f).size();
-  while (h.size() % 8) h += ' ';
-  std::vector<uint8_t> out(8);
-  for (int i = 0; i < 8; ++i) out[i] = uint8_t(uint64_t(h.size()) >> (8 * i));
-  out.insert(out.end(), h.begin(), h.end());
-  out.insert(out.end(), f.begin() + 8 + int64_t(old), f.end());
-  std::string s(out.begin(), out.end());
-  size_t at = s.find("\"crc32\":\"");
-  if (at != std::string::npos) {
-    at += 9;
-    std::memset(out.data() + at, '0', 8);
-    char crc[16];
-    std::snprintf(crc, sizeof crc, "%08x", optimizer::checkpoint_crc32(out));
-    std::memcpy(out.data() + at, crc, 8);
-  }
-  return out;
-}
-
 std::string decode_error(const std::vector<uint8_t>& f) {
   try {
     af::decode_checkpoint(f, expected());
   } catch (const CheckpointError& e) { return e.what(); }
   return {};
-}
-
-std::string replaced(std::string h, const std::string& from, const std::string& to) {
-  size_t at = h.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) h.replace(at, from.size(), to);
-  return h;
 }
 
 }  // namespace
@@ -97,7 +69,7 @@ TEST(AdafactorCheckpointUntrusted, ValidFileDecodes) {
   st.hyper.eps1 = 1e-30 * 1e15 + 1e-14;  // a value that must round-trip bit for bit
   st.hyper.relative_step = true;
   auto f = encode(st);
-  EXPECT_NE(header_of(f).find("\"format\":\"wgslvk.adafactor.v2\""), std::string::npos);
+  EXPECT_NE(checkpoint_header(f).find("\"format\":\"wgslvk.adafactor.v2\""), std::string::npos);
   af::DecodedCheckpoint d = af::decode_checkpoint(f, expected());
   EXPECT_EQ(d.state.step, 9u);
   EXPECT_EQ(d.state.hyper.lr, 0.125);
@@ -110,7 +82,7 @@ TEST(AdafactorCheckpointUntrusted, ValidFileDecodes) {
 // v1 covered the data only: a flipped header bit (lr 0.01 -> 0.03) changed the step silently.
 TEST(AdafactorCheckpointUntrusted, CrcCoversTheHeader) {
   auto f = encode({});
-  std::string h = header_of(f);
+  std::string h = checkpoint_header(f);
   size_t at = h.find("\"lr\":\"0.01\"");
   ASSERT_NE(at, std::string::npos) << h;
   f[8 + at + 9] ^= 0x02;  // '1' -> '3'
@@ -158,34 +130,37 @@ TEST(AdafactorCheckpointUntrusted, HyperparametersPassTheConstructorsValidation)
   EXPECT_EQ(af::decode_checkpoint(encode(edge), expected()).state.step, uint64_t(1) << 53);
   // Non-numbers and non-booleans (CRC recomputed).
   auto f = encode({});
-  std::string h = header_of(f);
-  std::string e =
-      decode_error(with_header(f, replaced(h, "\"eps2\":\"0.001\"", "\"eps2\":\"nan\"")));
+  std::string h = checkpoint_header(f);
+  std::string e = decode_error(
+      with_checkpoint_header(f, replaced(h, "\"eps2\":\"0.001\"", "\"eps2\":\"nan\"")));
   EXPECT_NE(e.find("'eps2' = \"nan\" is not a finite number"), std::string::npos) << e;
-  e = decode_error(
-      with_header(f, replaced(h, "\"relative_step\":\"false\"", "\"relative_step\":\"no\"")));
+  e = decode_error(with_checkpoint_header(
+      f, replaced(h, "\"relative_step\":\"false\"", "\"relative_step\":\"no\"")));
   EXPECT_NE(e.find("is not true/false"), std::string::npos) << e;
 }
 
 TEST(AdafactorCheckpointUntrusted, HeaderJsonIsStrict) {
   auto f = encode({});
-  std::string h = header_of(f);
+  std::string h = checkpoint_header(f);
   // A second "lr" must not win.
-  std::string e = decode_error(with_header(f, replaced(h, "\"lr\":", "\"lr\":\"0.5\",\"lr\":")));
+  std::string e =
+      decode_error(with_checkpoint_header(f, replaced(h, "\"lr\":", "\"lr\":\"0.5\",\"lr\":")));
   EXPECT_NE(e.find("header has the key \"lr\" twice"), std::string::npos) << e;
   // Deep nesting: an error, not a stack overflow.
   std::string deep = std::string(100000, '[') + std::string(100000, ']');
-  e = decode_error(with_header(f, replaced(h, "\"shape\":[4,8]", "\"shape\":" + deep)));
+  e = decode_error(with_checkpoint_header(f, replaced(h, "\"shape\":[4,8]", "\"shape\":" + deep)));
   EXPECT_NE(e.find("nests deeper than 16"), std::string::npos) << e.substr(0, 300);
   // v1 files are refused with the reason; another optimizer's file is refused by its format.
-  e = decode_error(with_header(f, replaced(h, "wgslvk.adafactor.v2", "wgslvk.adafactor.v1")));
+  e = decode_error(
+      with_checkpoint_header(f, replaced(h, "wgslvk.adafactor.v2", "wgslvk.adafactor.v1")));
   EXPECT_NE(e.find("v1 files' CRC did not cover the header"), std::string::npos) << e;
-  e = decode_error(with_header(f, replaced(h, "wgslvk.adafactor.v2", "wgslvk.adamw.v2")));
+  e = decode_error(
+      with_checkpoint_header(f, replaced(h, "wgslvk.adafactor.v2", "wgslvk.adamw.v2")));
   EXPECT_NE(e.find("expected 'wgslvk.adafactor.v2'"), std::string::npos) << e;
   // Exact tensor set: a wrong shape, a missing state vector.
-  e = decode_error(with_header(f, replaced(h, "\"shape\":[4]", "\"shape\":[5]")));
+  e = decode_error(with_checkpoint_header(f, replaced(h, "\"shape\":[4]", "\"shape\":[5]")));
   EXPECT_NE(e.find("'w.row_var' has shape [5], expected [4]"), std::string::npos) << e;
-  e = decode_error(with_header(f, replaced(h, "\"b.variance\"", "\"b.varianc_\"")));
+  e = decode_error(with_checkpoint_header(f, replaced(h, "\"b.variance\"", "\"b.varianc_\"")));
   EXPECT_NE(e.find("tensor 'b.variance' is missing"), std::string::npos) << e;
 }
 

@@ -195,6 +195,25 @@ inline Inputs random_inputs(std::mt19937_64& r, const Shape& s, bool large_logit
   return in;
 }
 
+// Scores of +-1e4 (integer q, k: exact dot products; scale 1/8 exact), checked to reach them.
+inline Inputs large_logit_inputs(std::mt19937_64& r, const Shape& s) {
+  Inputs in = random_inputs(r, s, true);
+  std::vector<double> att(s.att_size()), out(s.out_size()), lse(s.lse_size());
+  ref::naive_forward(s, ref::widen(in.qkv), att, out, lse);
+  double big = 0;
+  for (double l : lse) big = std::max(big, std::fabs(l));
+  EXPECT_GT(big, 5000.0) << "inputs do not reach large scores";
+  return in;
+}
+
+// All logits equal per row (q = 0): uniform attention; m - m_new = 0 rescales and ties of the max.
+inline Inputs tied_score_inputs(std::mt19937_64& r, const Shape& s) {
+  Inputs in = random_inputs(r, s);
+  for (uint64_t t = 0; t < s.rows(); ++t)
+    for (uint64_t c = 0; c < s.d(); ++c) in.qkv[t * 3 * s.d() + c] = 0.0f;
+  return in;
+}
+
 // Every output's double reference on `in` (the naive forward, dsum, the naive backward) and the
 // bounds of wgsl_ports/attention/reference.hpp; `with_att`: the att and dscores bounds too (the
 // naive kernels' outputs), which the FA2-only checks do not need.

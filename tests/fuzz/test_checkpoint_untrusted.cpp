@@ -13,11 +13,16 @@
 #include <unistd.h>
 
 #include "optimizer/checkpoint.hpp"
+#include "support/checkpoint_file.hpp"
 #include "support/test_device.hpp"
 
 namespace fs = std::filesystem;
 using namespace wgslvk;
 using namespace wgslvk::optimizer;
+
+using wgslvk::testing::checkpoint_header;
+using wgslvk::testing::replaced;
+using wgslvk::testing::with_checkpoint_header;
 
 namespace {
 
@@ -40,48 +45,11 @@ std::vector<uint8_t> encode(const CheckpointState& st) {
   return encode_checkpoint(expected(), data, st);
 }
 
-std::string header_of(const std::vector<uint8_t>& f) {
-  uint64_t h = 0;
-  for (int i = 0; i < 8; ++i) h |= uint64_t(f[i]) << (8 * i);
-  return std::string(f.begin() + 8, f.begin() + 8 + int64_t(h));
-}
-
-// The file with another header (length prefix rewritten) and, if asked, a recomputed CRC: the
-// corruption then reaches the checks behind the CRC.
-std::vector<uint8_t> with_header(const std::vector<uint8_t>& f, std::string h,
-                                 bool fix_crc = true) {
-  uint64_t old = header_of(f).size();
-  while (h.size() % 8) h += ' ';
-  std::vector<uint8_t> out(8);
-  for (int i = 0; i < 8; ++i) out[i] = uint8_t(uint64_t(h.size()) >> (8 * i));
-  out.insert(out.end(), h.begin(), h.end());
-  out.insert(out.end(), f.begin() + 8 + int64_t(old), f.end());
-  if (fix_crc) {
-    std::string s(out.begin(), out.end());
-    size_t at = s.find("\"crc32\":\"");
-    if (at != std::string::npos) {
-      at += 9;
-      std::memset(out.data() + at, '0', 8);
-      char crc[16];
-      std::snprintf(crc, sizeof crc, "%08x", checkpoint_crc32(out));
-      std::memcpy(out.data() + at, crc, 8);
-    }
-  }
-  return out;
-}
-
 std::string decode_error(const std::vector<uint8_t>& f) {
   try {
     decode_checkpoint(f, expected(), AdamWOptions{});
   } catch (const CheckpointError& e) { return e.what(); }
   return {};
-}
-
-std::string replaced(std::string h, const std::string& from, const std::string& to) {
-  size_t at = h.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) h.replace(at, from.size(), to);
-  return h;
 }
 
 }  // namespace
@@ -100,7 +68,7 @@ TEST(CheckpointUntrusted, ValidFileDecodes) {
 // A flipped bit in the header (here lr 0.001 -> 0.003) once changed the hyperparameters silently.
 TEST(CheckpointUntrusted, CrcCoversTheHeader) {
   auto f = encode({});
-  std::string h = header_of(f);
+  std::string h = checkpoint_header(f);
   size_t at = h.find("\"lr\":\"0.00100000005\"");
   ASSERT_NE(at, std::string::npos) << h;
   f[8 + at + 12] ^= 0x02;  // '1' -> '3'
@@ -142,21 +110,22 @@ TEST(CheckpointUntrusted, HyperparametersPassTheConstructorsValidation) {
 
 TEST(CheckpointUntrusted, HeaderJsonIsStrict) {
   auto f = encode({});
-  std::string h = header_of(f);
+  std::string h = checkpoint_header(f);
   // A second "lr" once won silently.
-  std::string e = decode_error(with_header(f, replaced(h, "\"lr\":", "\"lr\":\"0.5\",\"lr\":")));
+  std::string e =
+      decode_error(with_checkpoint_header(f, replaced(h, "\"lr\":", "\"lr\":\"0.5\",\"lr\":")));
   EXPECT_NE(e.find("header has the key \"lr\" twice"), std::string::npos) << e;
   // Deep nesting: an error, not a stack overflow (in parsing or in a message quoting the value).
   std::string deep = std::string(100000, '[') + std::string(100000, ']');
-  e = decode_error(with_header(f, replaced(h, "\"shape\":[4,8]", "\"shape\":" + deep)));
+  e = decode_error(with_checkpoint_header(f, replaced(h, "\"shape\":[4,8]", "\"shape\":" + deep)));
   EXPECT_NE(e.find("nests deeper than 16"), std::string::npos) << e.substr(0, 300);
   // A malformed shape is quoted, bounded.
-  e = decode_error(with_header(
+  e = decode_error(with_checkpoint_header(
       f, replaced(h, "\"shape\":[4,8]", "\"shape\":[\"" + std::string(5000, 'x') + "\"]")));
   EXPECT_NE(e.find("malformed shape"), std::string::npos) << e.substr(0, 300);
   EXPECT_LT(e.size(), 600u);
   // Version 1 (the CRC covered the data only) is refused with the reason.
-  e = decode_error(with_header(f, replaced(h, "wgslvk.adamw.v2", "wgslvk.adamw.v1")));
+  e = decode_error(with_checkpoint_header(f, replaced(h, "wgslvk.adamw.v2", "wgslvk.adamw.v1")));
   EXPECT_NE(e.find("v1 files' CRC did not cover the header"), std::string::npos) << e;
   // A header length above the limit, and one past the end of the file.
   auto g = f;

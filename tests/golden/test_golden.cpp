@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "case_test_util.hpp"
 #include "support/test_device.hpp"
 #include "wgslvk/numeric.hpp"
 #include "wgslvk/validate/case.hpp"
@@ -21,15 +22,10 @@ namespace fs = std::filesystem;
 using namespace wgslvk;
 using namespace wgslvk::validate;
 
-namespace {
+using wgslvk::testing::kTinyCase;
+using wgslvk::testing::temp_dir;
 
-fs::path temp_dir(const std::string& name) {
-  fs::path p =
-      fs::temp_directory_path() / ("wgslvk_golden_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
+namespace {
 
 std::vector<fs::path> golden_cases() {
   try {
@@ -115,26 +111,11 @@ TEST(Npy, RejectsWhatItCannotRead) {
 // ---- case.json errors ----------------------------------------------------------------------
 
 namespace {
-const char* kGoodCase = R"({
-  "format": "wgslvk-case/1",
-  "kernel": "embedding/embed_lookup",
-  "buffers": {
-    "tokens": {"dtype": "u32", "count": 4, "fill": 1},
-    "table": {"dtype": "f32", "count": 64, "fill": 0.5},
-    "out": {"dtype": "f32", "count": 64}
-  },
-  "dispatches": [{"kernel": "embedding/embed_lookup", "workgroups": [1],
-    "bindings": [{"group": 0, "binding": 0, "buffer": "tokens"},
-                 {"group": 0, "binding": 1, "buffer": "table"},
-                 {"group": 0, "binding": 2, "buffer": "out"},
-                 {"group": 0, "binding": 3, "values": {"u32": [4, 16, 4, 0]}}]}],
-  "checks": [{"buffer": "out", "expected": "out.expected.npy", "compare": "exact", "reason": "copy"}]
-})";
 
 // Writes case.json with `edit` applied and returns the CaseError text ("" if it loaded).
 std::string load_error(const std::function<void(ojson&)>& edit) {
   fs::path d = temp_dir("case");
-  ojson j = ojson::parse(kGoodCase);
+  ojson j = ojson::parse(kTinyCase);
   edit(j);
   std::ofstream(d / "case.json") << j.dump(2);
   std::vector<float> exp(64, 0.5f);

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "case_test_util.hpp"
 #include "support/test_device.hpp"
 #include "wgslvk/validate/case.hpp"
 #include "wgslvk/validate/golden.hpp"
@@ -23,33 +24,10 @@ namespace fs = std::filesystem;
 using namespace wgslvk;
 using namespace wgslvk::validate;
 
+using wgslvk::testing::kTinyCase;
+using wgslvk::testing::temp_dir;
+
 namespace {
-
-fs::path temp_dir(const std::string& name) {
-  fs::path p =
-      fs::temp_directory_path() / ("wgslvk_untrusted_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-
-// A small valid case (embedding/embed_lookup: 4 tokens, a 16x4 table), as text.
-const char* kGood = R"({
-  "format": "wgslvk-case/1",
-  "kernel": "embedding/embed_lookup",
-  "case": "tiny",
-  "buffers": {
-    "tokens": {"dtype": "u32", "count": 4, "fill": 1},
-    "table": {"dtype": "f32", "count": 64, "fill": 0.5},
-    "out": {"dtype": "f32", "count": 64}
-  },
-  "dispatches": [{"kernel": "embedding/embed_lookup", "workgroups": [1],
-    "bindings": [{"group": 0, "binding": 0, "buffer": "tokens"},
-                 {"group": 0, "binding": 1, "buffer": "table"},
-                 {"group": 0, "binding": 2, "buffer": "out"},
-                 {"group": 0, "binding": 3, "values": {"u32": [4, 16, 4, 0]}}]}],
-  "checks": [{"buffer": "out", "expected": "out.expected.npy", "compare": "exact", "reason": "copy"}]
-})";
 
 void write_text(const fs::path& p, const std::string& s) {
   std::ofstream f(p, std::ios::binary);
@@ -65,7 +43,7 @@ fs::path make_case(const fs::path& d, const std::string& json) {
 }
 
 std::string edited(const std::function<void(ojson&)>& edit) {
-  ojson j = ojson::parse(kGood);
+  ojson j = ojson::parse(kTinyCase);
   edit(j);
   return j.dump(2);
 }
@@ -97,7 +75,7 @@ void expect_clear(const std::string& msg, std::initializer_list<const char*> par
 
 }  // namespace
 
-TEST(UntrustedCase, GoodCaseLoads) { EXPECT_EQ(load_error_text(kGood), ""); }
+TEST(UntrustedCase, GoodCaseLoads) { EXPECT_EQ(load_error_text(kTinyCase), ""); }
 
 // ---- writes and reads outside the folder ----------------------------------------------------------
 
@@ -127,23 +105,23 @@ TEST(UntrustedCase, NamesThatBecomePathPartsAreSingleComponents) {
 }
 
 TEST(UntrustedCase, SymlinksFifosFoldersAndHugeFilesAreNotRead) {
-  std::string msg = load_error_text(kGood, [](const fs::path& d) {
+  std::string msg = load_error_text(kTinyCase, [](const fs::path& d) {
     fs::rename(d / "out.expected.npy", d / "real.npy");
     fs::create_symlink(d / "real.npy", d / "out.expected.npy");
   });
   expect_clear(msg, {"checks[0].expected", "symbolic link"});
-  msg = load_error_text(kGood, [](const fs::path& d) {
+  msg = load_error_text(kTinyCase, [](const fs::path& d) {
     fs::remove(d / "out.expected.npy");
     fs::create_symlink("/dev/zero", d / "out.expected.npy");
   });
   expect_clear(msg, {"symbolic link"});
   // A FIFO would block a reader forever: refused without opening it for a blocking read.
-  msg = load_error_text(kGood, [](const fs::path& d) {
+  msg = load_error_text(kTinyCase, [](const fs::path& d) {
     fs::remove(d / "out.expected.npy");
     ASSERT_EQ(::mkfifo((d / "out.expected.npy").c_str(), 0600), 0);
   });
   expect_clear(msg, {"FIFO"});
-  msg = load_error_text(kGood, [](const fs::path& d) {
+  msg = load_error_text(kTinyCase, [](const fs::path& d) {
     fs::remove(d / "out.expected.npy");
     fs::create_directory(d / "out.expected.npy");
   });
@@ -151,12 +129,13 @@ TEST(UntrustedCase, SymlinksFifosFoldersAndHugeFilesAreNotRead) {
   // A sparse 3 GB file: refused from its size, without reading it (the test would take seconds
   // and gigabytes otherwise).
   auto t0 = std::chrono::steady_clock::now();
-  msg = load_error_text(
-      kGood, [](const fs::path& d) { fs::resize_file(d / "out.expected.npy", uint64_t(3) << 30); });
+  msg = load_error_text(kTinyCase, [](const fs::path& d) {
+    fs::resize_file(d / "out.expected.npy", uint64_t(3) << 30);
+  });
   expect_clear(msg, {"3221225472 bytes", "more than"});
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
   // case.json itself through a symlink.
-  msg = load_error_text(kGood, [](const fs::path& d) {
+  msg = load_error_text(kTinyCase, [](const fs::path& d) {
     fs::rename(d / "case.json", d / "real.json");
     fs::create_symlink(d / "real.json", d / "case.json");
   });
@@ -197,7 +176,7 @@ TEST(UntrustedCase, SizesUseCheckedArithmetic) {
 }
 
 TEST(UntrustedCase, EmptyExpectedArrayIsAnError) {
-  std::string msg = load_error_text(kGood, [](const fs::path& d) {
+  std::string msg = load_error_text(kTinyCase, [](const fs::path& d) {
     Array a;
     a.dtype = DType::F32;
     a.shape = {0};
@@ -235,7 +214,7 @@ TEST(UntrustedCase, NpyShapeProductOverflowIsRefused) {
 // ---- JSON: duplicates, depth, bounded values, bytes ------------------------------------------------
 
 TEST(UntrustedCase, DuplicateKeysAreRefusedAtEveryLevel) {
-  std::string s = kGood;
+  std::string s = kTinyCase;
   // A second "checks" would silently replace the first (a vacuous check).
   std::string dup =
       s.substr(0, s.rfind('}')) +
@@ -249,7 +228,7 @@ TEST(UntrustedCase, DuplicateKeysAreRefusedAtEveryLevel) {
 
 TEST(UntrustedCase, DeepNestingIsAnErrorNotAStackOverflow) {
   std::string deep = std::string(200000, '[') + std::string(200000, ']');
-  std::string s = kGood;
+  std::string s = kTinyCase;
   std::string j = s.substr(0, s.rfind('}')) + ", \"provenance\": " + deep + "}";
   expect_clear(load_error_text(j), {"invalid JSON", "nesting deeper than 64"});
   // A deep value where a string is expected: the message quotes a bounded excerpt.
@@ -260,7 +239,7 @@ TEST(UntrustedCase, DeepNestingIsAnErrorNotAStackOverflow) {
 }
 
 TEST(UntrustedCase, NonUtf8BytesNeverLoseTheReport) {
-  std::string s = kGood;
+  std::string s = kTinyCase;
   s.replace(s.find("\"tiny\""), 6, "\"ti\xff\xfeny\"");
   std::string msg = load_error_text(s);
   expect_clear(msg, {"invalid JSON"});

@@ -14,6 +14,7 @@
 
 #include "adafactor/adafactor.hpp"
 #include "adafactor/reference.hpp"
+#include "adafactor/step_case.hpp"
 #include "wgslvk/bench/stats.hpp"
 #include "wgslvk/bench/bench.hpp"
 #include "wgslvk/validate/case_builder.hpp"
@@ -27,26 +28,6 @@ namespace aref = wgslvk::adafactor::ref;
 
 using wgslvk::bench::fast_uniform;
 
-ojson words_u32(const std::array<uint32_t, 8>& w) {
-  ojson a = ojson::array(), s = ojson::array();
-  for (auto x : w) a.push_back(x);
-  s.push_back({{"u32", a}});
-  return s;
-}
-ojson words_f32(const std::array<float, 12>& w) {
-  ojson a = ojson::array(), s = ojson::array();
-  for (auto x : w) a.push_back(json_f32(x));
-  s.push_back({{"f32", a}});
-  return s;
-}
-void bind(DispatchSpec& k, const std::vector<std::string>& names, const af::Dims& d,
-          const af::Scalars& s) {
-  uint32_t i = 0;
-  for (const auto& n : names) CaseBuilder::bind(k, i++, n);
-  CaseBuilder::bind_values(k, i++, words_u32(af::dims_words(d)));
-  CaseBuilder::bind_values(k, i, words_f32(af::hp_words(s)));
-}
-
 // One tensor's step (t = 1, torch defaults, d = 1): `sums_only` keeps the first dispatch (2-D:
 // sq_sums; 1-D: ema_1d) and checks its outputs instead.
 Case step_case(uint32_t rows, uint32_t cols, bool sums_only) {
@@ -58,56 +39,18 @@ Case step_case(uint32_t rows, uint32_t cols, bool sums_only) {
   auto g = fast_uniform(uint64_t(rows) * 104729 + cols + 1, d.n, -1.0f, 1.0f);
   b.input("w", DType::F32, w);
   b.input("g", DType::F32, g);
-  if (fac) {
-    std::vector<float> rv(d.rows, 0.0f), cv(d.cols, 0.0f);
-    b.input("row_var", DType::F32, rv);
-    b.input("col_var", DType::F32, cv);
-    b.output("row_part", DType::F32, uint64_t(d.nbx) * d.rows);
-    b.output("col_part", DType::F32, uint64_t(d.nby) * d.cols);
-    b.output("p_part", DType::F32, d.nparts);
-    b.output("rms_part", DType::F32, d.nparts);
-    b.output("rr", DType::F32, d.rows);
-    b.output("rc", DType::F32, d.cols);
-    const std::array<uint32_t, 3> tiles{d.nbx, d.nby, 1};
-    auto& k1 = b.dispatch("adafactor/adafactor_sq_sums");
-    bind(k1, {"g", "w", "row_part", "col_part", "p_part"}, d, s);
-    k1.workgroups = tiles;
-    if (sums_only) {
-      auto e = aref::sq_sums_expected(g, w, d, true);
-      b.check_expected("row_part", e.row_part, 0, "reference.hpp bound", "");
-      b.check_expected("col_part", e.col_part, 0, "reference.hpp bound", "");
-      return b.c;
-    }
-    auto& k2 = b.dispatch("adafactor/adafactor_factor_ema");
-    bind(k2, {"row_part", "col_part", "row_var", "col_var", "rc"}, d, s);
-    k2.workgroups_1d = af::factor_ema_workgroups(d);
-    auto& k3 = b.dispatch("adafactor/adafactor_row_rsqrt");
-    bind(k3, {"row_var", "rr"}, d, s);
-    k3.workgroups_1d = 1;
-    auto& k4 = b.dispatch("adafactor/adafactor_update_rms");
-    bind(k4, {"g", "rr", "rc", "rms_part"}, d, s);
-    k4.workgroups = tiles;
-    auto& k5 = b.dispatch("adafactor/adafactor_apply_2d");
-    bind(k5, {"w", "g", "rr", "rc", "rms_part", "p_part"}, d, s);
-    k5.workgroups = tiles;
-    // the case's first run is checked (the repeats re-apply the update to w: timing only)
-    auto e = aref::step_expected(w, g, rv, cv, {}, d, s);
-    b.check_expected("w", e.w, 0, "reference.hpp whole-step bound", "");
-    b.check_expected("row_var", e.row_var, 0, "reference.hpp bound", "");
-  } else {
-    std::vector<float> v(d.n, 0.0f);
-    b.input("v", DType::F32, v);
-    b.output("rms_part", DType::F32, d.nparts);
-    b.output("p_part", DType::F32, d.nparts);
-    auto& k1 = b.dispatch("adafactor/adafactor_ema_1d");
-    bind(k1, {"g", "w", "v", "rms_part", "p_part"}, d, s);
-    k1.workgroups_1d = d.nparts;
-    auto& k2 = b.dispatch("adafactor/adafactor_apply_1d");
-    bind(k2, {"w", "g", "v", "rms_part", "p_part"}, d, s);
-    k2.workgroups_1d = (d.n + af::kWG - 1) / af::kWG;
-    auto e = aref::step_expected(w, g, {}, {}, v, d, s);
-    b.check_expected("w", e.w, 0, "reference.hpp whole-step bound", "");
+  std::vector<float> rv(fac ? d.rows : 0, 0.0f), cv(fac ? d.cols : 0, 0.0f), v(fac ? 0 : d.n, 0.0f);
+  af::add_step(b, d, s, rv, cv, v, sums_only);
+  if (fac && sums_only) {
+    auto e = aref::sq_sums_expected(g, w, d, true);
+    b.check_expected("row_part", e.row_part, 0, "reference.hpp bound", "");
+    b.check_expected("col_part", e.col_part, 0, "reference.hpp bound", "");
+    return b.c;
   }
+  // the case's first run is checked (the repeats re-apply the update to w: timing only)
+  auto e = aref::step_expected(w, g, rv, cv, v, d, s);
+  b.check_expected("w", e.w, 0, "reference.hpp whole-step bound", "");
+  if (fac) b.check_expected("row_var", e.row_var, 0, "reference.hpp bound", "");
   return b.c;
 }
 

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "adafactor/reference.hpp"
+#include "adafactor/step_case.hpp"
 #include "wgslvk/validate/case_builder.hpp"
 
 namespace wgslvk::validate {
@@ -18,27 +19,6 @@ namespace {
 
 namespace af = wgslvk::adafactor;
 namespace aref = wgslvk::adafactor::ref;
-
-ojson dims_json(const af::Dims& d) {
-  ojson a = ojson::array(), s = ojson::array();
-  for (uint32_t x : af::dims_words(d)) a.push_back(x);
-  s.push_back({{"u32", a}});
-  return s;
-}
-ojson hp_json(const af::Scalars& sc) {
-  ojson a = ojson::array(), s = ojson::array();
-  for (float x : af::hp_words(sc)) a.push_back(json_f32(x));
-  s.push_back({{"f32", a}});
-  return s;
-}
-
-void bind_all(DispatchSpec& k, const std::vector<std::string>& names, const af::Dims& d,
-              const af::Scalars& sc) {
-  uint32_t i = 0;
-  for (const auto& n : names) CaseBuilder::bind(k, i++, n);
-  CaseBuilder::bind_values(k, i++, dims_json(d));
-  CaseBuilder::bind_values(k, i, hp_json(sc));
-}
 
 void check(CaseBuilder& b, const std::string& buf, const aref::Expected& e,
            const std::string& reason) {
@@ -111,46 +91,14 @@ Case step_case(uint64_t seed, const StepSpec& sp, const std::string& what) {
       "w * decay - step * u within " + std::to_string(int(std::ceil(e.w_budget))) +
       " ULPs of |w * decay| + |step * u| (the composed budgets of every kernel's "
       "rounding, reference.hpp)";
+  af::add_step(b, d, sc, rv, cv, v);
+  check(b, "w", e.w, wr);
   if (fac) {
-    b.input("row_var", DType::F32, rv);
-    b.input("col_var", DType::F32, cv);
-    b.output("row_part", DType::F32, uint64_t(d.nbx) * d.rows);
-    b.output("col_part", DType::F32, uint64_t(d.nby) * d.cols);
-    b.output("p_part", DType::F32, d.nparts);
-    b.output("rms_part", DType::F32, d.nparts);
-    b.output("rr", DType::F32, d.rows);
-    b.output("rc", DType::F32, d.cols);
-    auto& k1 = b.dispatch("adafactor/adafactor_sq_sums");
-    bind_all(k1, {"g", "w", "row_part", "col_part", "p_part"}, d, sc);
-    k1.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
-    auto& k2 = b.dispatch("adafactor/adafactor_factor_ema");
-    bind_all(k2, {"row_part", "col_part", "row_var", "col_var", "rc"}, d, sc);
-    k2.workgroups_1d = af::factor_ema_workgroups(d);
-    auto& k3 = b.dispatch("adafactor/adafactor_row_rsqrt");
-    bind_all(k3, {"row_var", "rr"}, d, sc);
-    k3.workgroups_1d = 1;
-    auto& k4 = b.dispatch("adafactor/adafactor_update_rms");
-    bind_all(k4, {"g", "rr", "rc", "rms_part"}, d, sc);
-    k4.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
-    auto& k5 = b.dispatch("adafactor/adafactor_apply_2d");
-    bind_all(k5, {"w", "g", "rr", "rc", "rms_part", "p_part"}, d, sc);
-    k5.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
-    check(b, "w", e.w, wr);
     check(b, "row_var", e.row_var,
           "lerp(row_var, rowmean(g^2), t^-0.8) within nbx + 33.5 ULPs of itself");
     check(b, "col_var", e.col_var,
           "lerp(col_var, colmean(g^2), t^-0.8) within nby + 27.5 ULPs of itself");
   } else {
-    b.input("v", DType::F32, v);
-    b.output("rms_part", DType::F32, d.nparts);
-    b.output("p_part", DType::F32, d.nparts);
-    auto& k1 = b.dispatch("adafactor/adafactor_ema_1d");
-    bind_all(k1, {"g", "w", "v", "rms_part", "p_part"}, d, sc);
-    k1.workgroups_1d = d.nparts;
-    auto& k2 = b.dispatch("adafactor/adafactor_apply_1d");
-    bind_all(k2, {"w", "g", "v", "rms_part", "p_part"}, d, sc);
-    k2.workgroups_1d = (d.n + af::kWG - 1) / af::kWG;
-    check(b, "w", e.w, wr);
     check(b, "v", e.v, "lerp(v, g^2, t^-0.8) within 7.5 ULPs of itself");
   }
   return b.c;
@@ -347,7 +295,7 @@ Case multi_step_case(uint64_t seed, const MultiSpec& sp, const std::string& what
   auto k = [&](const char* name, const char* tab, std::vector<std::string> bufs, uint64_t wgs) {
     auto& x = b.dispatch(std::string("adafactor/") + name);
     CaseBuilder::bind(x, 0, tab);
-    CaseBuilder::bind_values(x, 1, hp_json(hp));
+    CaseBuilder::bind_values(x, 1, af::hp_json(hp));
     uint32_t i = 2;
     for (const auto& n : bufs) CaseBuilder::bind(x, i++, n);
     x.workgroups_1d = wgs;
@@ -452,7 +400,7 @@ Case k_sq_sums(uint64_t s) {
   b.output("col_part", DType::F32, uint64_t(d.nby) * d.cols);
   b.output("p_part", DType::F32, d.nparts);
   auto& k = b.dispatch("adafactor/adafactor_sq_sums");
-  bind_all(k, {"g", "w", "row_part", "col_part", "p_part"}, d, sc);
+  af::bind_step(k, {"g", "w", "row_part", "col_part", "p_part"}, d, sc);
   k.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
   check(b, "row_part", e.row_part,
         "sum of g^2 over a 256-column tile: 21 adds/products on a term's path");
@@ -482,7 +430,7 @@ Case k_factor_ema(uint64_t s) {
   b.input("col_var", DType::F32, cv);
   b.output("rc", DType::F32, d.cols);
   auto& k = b.dispatch("adafactor/adafactor_factor_ema");
-  bind_all(k, {"row_part", "col_part", "row_var", "col_var", "rc"}, d, sc);
+  af::bind_step(k, {"row_part", "col_part", "row_var", "col_var", "rc"}, d, sc);
   k.workgroups_1d = af::factor_ema_workgroups(d);
   check(b, "row_var", e.row_var, "nbx adds, / C, lerp: nbx + 12.5 ULPs");
   check(b, "col_var", e.col_var, "nby adds, / R, lerp: nby + 12.5 ULPs");
@@ -503,7 +451,7 @@ Case k_row_rsqrt(uint64_t s) {
   b.input("row_var", DType::F32, rv);
   b.output("rr", DType::F32, d.rows);
   auto& k = b.dispatch("adafactor/adafactor_row_rsqrt");
-  bind_all(k, {"row_var", "rr"}, d, sc);
+  af::bind_step(k, {"row_var", "rr"}, d, sc);
   k.workgroups_1d = 1;
   check(b, "rr", e,
         "the mean's adds, two divisions, inverseSqrt: (ceil(R/256) + 19) / 2 + 4.5 ULPs");
@@ -526,7 +474,7 @@ Case k_update_rms(uint64_t s) {
   b.input("rc", DType::F32, rc);
   b.output("rms_part", DType::F32, d.nparts);
   auto& k = b.dispatch("adafactor/adafactor_update_rms");
-  bind_all(k, {"g", "rr", "rc", "rms_part"}, d, sc);
+  af::bind_step(k, {"g", "rr", "rc", "rms_part"}, d, sc);
   k.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
   check(b, "rms_part", e, "u^2 (5), min(R, 128) per-thread adds, tree 8");
   return b.c;
@@ -554,7 +502,7 @@ Case k_apply_2d(uint64_t s) {
   b.input("rms_part", DType::F32, rp);
   b.input("p_part", DType::F32, pp);
   auto& k = b.dispatch("adafactor/adafactor_apply_2d");
-  bind_all(k, {"w", "g", "rr", "rc", "rms_part", "p_part"}, d, sc);
+  af::bind_step(k, {"w", "g", "rr", "rc", "rms_part", "p_part"}, d, sc);
   k.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
   check(
       b, "w", e,
@@ -579,7 +527,7 @@ Case k_ema_1d(uint64_t s) {
   b.output("rms_part", DType::F32, d.nparts);
   b.output("p_part", DType::F32, d.nparts);
   auto& k = b.dispatch("adafactor/adafactor_ema_1d");
-  bind_all(k, {"g", "w", "v", "rms_part", "p_part"}, d, sc);
+  af::bind_step(k, {"g", "w", "v", "rms_part", "p_part"}, d, sc);
   k.workgroups_1d = d.nparts;
   check(b, "v", e.v, "g^2 and lerp: 7.5 ULPs");
   check(b, "rms_part", e.rms_part, "u^2 (18), ceil(n / grid) adds per thread, tree 8");
@@ -606,7 +554,7 @@ Case k_apply_1d(uint64_t s) {
   b.input("rms_part", DType::F32, rp);
   b.input("p_part", DType::F32, pp);
   auto& k = b.dispatch("adafactor/adafactor_apply_1d");
-  bind_all(k, {"w", "g", "v", "rms_part", "p_part"}, d, sc);
+  af::bind_step(k, {"w", "g", "v", "rms_part", "p_part"}, d, sc);
   k.workgroups_1d = (d.n + af::kWG - 1) / af::kWG;
   check(
       b, "w", e,

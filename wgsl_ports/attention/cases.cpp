@@ -406,7 +406,7 @@ Case bwd_fa2_large_logits(uint64_t seed) {
 // The same cases as the ported kernels' (same expected values and bounds: the variants compute
 // the same sums in another order), on the wide kernels. Kept small (the family's goldens stay
 // under 1.5 MB): one head, T in [5, 20] for the randomized cases; large logits, T = 100 and the
-// other shapes are covered on the device by tests/attention/test_attention_wide.cpp.
+// other shapes are covered on the device by tests/attention/test_attention_variants.cpp.
 
 Shape random_shape_wide(uint64_t seed) {
   Rng r(seed ^ 0x3a1d);
@@ -447,7 +447,7 @@ Case bwd_fa2_wide_t17(uint64_t seed) {
 // The whole FA2 backward in one dispatch (dk/dv jobs per K tile of 32, dq jobs per Q tile of 32):
 // the same expected values and bounds as every backward path. Small (0.3 MB: T <= 40, hd 80 only
 // at T = 33); T = 100, B*H = 4, other head dims and large logits beside the chain are covered on the
-// device by tests/attention/test_attention_tiled.cpp.
+// device by tests/attention/test_attention_variants.cpp.
 
 Case bwd_fa2_tiled_basic(uint64_t seed) {
   return bwd_fa2_case(random_problem(seed, random_shape_wide(seed), true), Fa2Bwd::AllGivenDsum,

@@ -14,6 +14,23 @@
 #include "wgslvk/runtime.hpp"
 #include "wgslvk/validate/compare.hpp"
 
+namespace wgslvk::optimizer {
+namespace {
+// The 8-bit state's exact checks (codes and block scales) of a case whose moments are exact in
+// f32 by construction (`q` says why), shared by the golden and the bench cases.
+void check_8bit_state(validate::CaseBuilder& b, const Q8Expected& e, const std::string& q) {
+  using validate::Array;
+  using validate::DType;
+  b.check_exact("m_packed", Array::of(DType::U32, e.m_packed), q);
+  b.check_exact("v_packed", Array::of(DType::U32, e.v_packed), q);
+  b.check_exact("m_scale", Array::of(DType::F32, e.m_scale),
+                q + "; block scales are powers of two");
+  b.check_exact("v_scale", Array::of(DType::F32, e.v_scale),
+                q + "; block scales are powers of two");
+}
+}  // namespace
+}  // namespace wgslvk::optimizer
+
 namespace wgslvk::validate {
 namespace {
 
@@ -437,12 +454,7 @@ Case q8_case(uint64_t seed, uint32_t n, bool nonfinite, bool zero_block, const s
       "m_new and v_new are exact in f32 by construction (dyadic inputs, beta1 0.5, "
       "beta2 0.75, clip 0.5), so the requantization (integer work on their bits, "
       "mirrored bit for bit by the reference) is bit exact";
-  b.check_exact("m_packed", Array::of(DType::U32, e.m_packed), q);
-  b.check_exact("v_packed", Array::of(DType::U32, e.v_packed), q);
-  b.check_exact("m_scale", Array::of(DType::F32, e.m_scale),
-                q + "; block scales are powers of two");
-  b.check_exact("v_scale", Array::of(DType::F32, e.v_scale),
-                q + "; block scales are powers of two");
+  oref::check_8bit_state(b, e, q);
   return b.c;
 }
 
@@ -842,12 +854,7 @@ Case adamw_sweep_case(const std::string& kernel, uint64_t n, uint64_t checked) {
     const std::string q =
         "m_new and v_new are exact in f32 by construction (dyadic gradients, zero "
         "state, beta1 0.5, beta2 0.75, clip 0.5): the requantization is bit exact";
-    b.check_exact("m_packed", Array::of(DType::U32, e.m_packed), q);
-    b.check_exact("v_packed", Array::of(DType::U32, e.v_packed), q);
-    b.check_exact("m_scale", Array::of(DType::F32, e.m_scale),
-                  q + "; block scales are powers of two");
-    b.check_exact("v_scale", Array::of(DType::F32, e.v_scale),
-                  q + "; block scales are powers of two");
+    check_8bit_state(b, e, q);
   } else {
     auto e = adamw_update_reference(w, g, mo, vo, clip, u);
     validate::Out om(m), ov(m);

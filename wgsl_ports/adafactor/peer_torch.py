@@ -1,16 +1,17 @@
-"""PyTorch peer of wgslvk's Adafactor (wgsl_ports/adafactor) and the training-curve check.
+"""PyTorch peer of wgslvk's Adafactor for bench/peers/torch_peers.py, the training-curve check,
+and the family's part of bench/peers/ratios.py.
 
-    python3 torch_adafactor.py --out TORCH.json [--reps N] [--warmup N] [--quick]
-    python3 torch_adafactor.py --selftest        # no torch needed: the reference alone
+    python3 wgsl_ports/adafactor/peer_torch.py --selftest   # no torch needed: the reference alone
 
-1. Timing (CUDA events, median after a warm-up), fp32, torch.optim.Adafactor with foreach=True
-   and foreach=False, one step per repeat on fresh-state-free warm optimizers:
-     the seed's 2-D shapes 256x256 ... 4096x11008, the 1-D sizes 512 ... 8192, and the whole
-     step over a 110M-parameter model's tensors (the same list as wgsl_ports/adafactor/bench.cpp:
-     vocab 16384, d 768, ffn 2048, 12 layers, 111 tensors).
-   Beside each: the byte floor (12 B per element: g and w read once, w written once) in ms at
-   the device's copy bandwidth, measured here with a device-to-device copy of the same bytes.
-2. The training-curve check: logistic regression (1024 samples x 255 features + bias, the
+1. Timing (through torch_peers.py: CUDA events, median after a warm-up), fp32,
+   torch.optim.Adafactor with foreach=True (median_ms) and foreach=False (forloop_ms), one step
+   per repeat on warm optimizers (state allocated by a first step), at our rows' shapes: the
+   seed's 2-D shapes (step_2d), the 1-D sizes (step_1d), and the whole step over the model's
+   tensors of bench.cpp (multi_tensor_step*: vocab 16384, d 768, ffn 2048, 12 layers, 111
+   tensors; --quick: bench.cpp's small model). PyTorch/ours uses the faster of the two. The byte
+   floor is the copy roofline over the row's bytes (12 B per element: g and w read once, w
+   written once), measured by torch_peers.py beside each row.
+2. The training-curve check (extra): logistic regression (1024 samples x 255 features + bias, the
    structure of tests/optimizer/logreg_problem.hpp; its 255 weights as a 15 x 17 matrix so the
    factored path runs, the bias 1-D), full-batch gradients in float64 from each trainer's own
    fp32 weights, 150 steps at lr 0.02 from the same initial weights (as tests/adafactor):
@@ -25,12 +26,10 @@
    equals it while t < 1/lr^2 (2500 steps at lr 0.02).
 """
 import argparse
-import json
 import math
 import random
 import sys
 
-WARM_MS = 200.0
 BETA2_DECAY = -0.8
 EPS1 = 2.0 ** -23  # torch.finfo(torch.float32).eps, torch's eps1 default (None)
 EPS2 = 1e-3
@@ -162,91 +161,63 @@ def selftest():
     print(f"selftest ok: rank-1 rms(u) = {rms:.12f}; loss {losses[0]:.5f} -> {losses[-1]:.5f} in 30 steps")
 
 
-# ---- torch ------------------------------------------------------------------------------------
+# ---- torch (through bench/peers/torch_peers.py) -----------------------------------------------
 
-def cuda_time(torch, fn, reps, warmup):
-    import time
-    t0 = time.perf_counter()
-    done = 0
-    while done < warmup or (time.perf_counter() - t0) * 1e3 < WARM_MS:
-        fn()
-        done += 1
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    times.sort()
-    return times[len(times) // 2], times[len(times) // 10], times[(len(times) * 9) // 10]
-
-
-def copy_ms(torch, nbytes, reps, warmup):
-    n = max(nbytes // 8, 1)  # a copy of n floats reads and writes 8n bytes
-    src = torch.empty(n, dtype=torch.float32, device="cuda").uniform_()
-    dst = torch.empty_like(src)
-    med, _, _ = cuda_time(torch, lambda: dst.copy_(src), reps, warmup)
-    return med
-
-
-def model_110m():
-    vocab, d, ff = 16384, 768, 2048
+def model_110m(quick=False):
+    """bench.cpp's model_110m: torch's [out, in] weights."""
+    vocab, d, ff = (1024, 64, 128) if quick else (16384, 768, 2048)
     t = [(vocab, d)]
-    for _ in range(12):
+    for _ in range(2 if quick else 12):
         t += [(d,), (d, d), (d, d), (d, d), (d, d), (d,), (ff, d), (ff, d), (d, ff)]
     t += [(d,), (vocab, d)]
     return t
 
 
-def time_adafactor(torch, shapes, foreach, reps, warmup):
+def time_adafactor(ctx, shapes, foreach):
+    torch = ctx.torch
     gen = torch.Generator(device="cuda").manual_seed(1)
     params = [torch.nn.Parameter(torch.empty(s, device="cuda").uniform_(-0.5, 0.5, generator=gen)) for s in shapes]
     for p in params:
         p.grad = torch.empty_like(p).uniform_(-1, 1, generator=gen)
     opt = torch.optim.Adafactor(params, lr=1e-2, foreach=foreach)
     opt.step()  # state allocated
-    med, p10, p90 = cuda_time(torch, opt.step, reps, warmup)
+    t = ctx.time(opt.step)
     del opt, params
     torch.cuda.empty_cache()
-    return med, p10, p90
+    return t
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default="torch_adafactor.json")
-    ap.add_argument("--reps", type=int, default=50)
-    ap.add_argument("--warmup", type=int, default=10)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--selftest", action="store_true")
-    args = ap.parse_args()
-    if args.selftest:
-        selftest()
-        return 0
-    import torch
+def peer(ctx, row):
+    k, d = row["kernel"], row["dims"]
+    if k == "step_2d":
+        shapes = [(d["rows"], d["cols"])]
+    elif k == "step_1d":
+        shapes = [(d["n"],)]
+    elif k.startswith("multi_tensor_step"):
+        shapes = model_110m(ctx.quick)
+    else:
+        return None  # the reduction alone has no peer
+    if not hasattr(ctx.torch.optim, "Adafactor"):
+        return {"error": "no torch.optim.Adafactor (torch >= 2.5)"}
+
+    def run():
+        fe = time_adafactor(ctx, shapes, True)
+        fl = time_adafactor(ctx, shapes, False)
+        return {"what": "torch.optim.Adafactor foreach (forloop_ms: foreach=False)", **fe,
+                "forloop_ms": fl["median_ms"], "forloop": fl,
+                "compare_ms": min(fe["median_ms"], fl["median_ms"])}
+    return ctx.once(("adafactor", tuple(shapes)), run)
+
+
+def extra(ctx):
+    """The reference's selftest and the training-curve check."""
+    torch = ctx.torch
+    if not any(r.get("group") == "adafactor" for r in ctx.ours.get("kernels", [])):
+        return None  # the family was not benchmarked (bench --only)
     selftest()
-    out = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "rows": [], "curve": {}}
-    mats = [(256, 256), (300, 520)] if args.quick else [(256, 256), (512, 512), (1024, 1024), (1024, 4096),
-                                                         (2048, 2048), (4096, 4096), (4096, 11008)]
-    vecs = [512, 4096] if args.quick else [512, 1024, 2048, 4096, 8192]
-    cases = [("2d", f"{r}x{c}", [(r, c)]) for r, c in mats] + [("1d", f"n={n}", [(n,)]) for n in vecs]
-    cases.append(("model", "110M params, 111 tensors", model_110m()))
-    print(f"{'case':28s} {'foreach ms':>11s} {'for-loop ms':>12s} {'floor ms':>9s}")
-    for kind, label, shapes in cases:
-        numel = sum(math.prod(s) for s in shapes)
-        row = {"kind": kind, "label": label, "numel": numel, "bytes": 12 * numel}
-        for fe in (True, False):
-            med, p10, p90 = time_adafactor(torch, shapes, fe, args.reps, args.warmup)
-            row["foreach" if fe else "forloop"] = {"median_ms": med, "p10_ms": p10, "p90_ms": p90}
-        row["floor_ms"] = copy_ms(torch, 12 * numel, args.reps, args.warmup)
-        out["rows"].append(row)
-        print(f"{label:28s} {row['foreach']['median_ms']:11.4f} {row['forloop']['median_ms']:12.4f} "
-              f"{row['floor_ms']:9.4f}", flush=True)
-
-    # ---- the training-curve check ----
+    if not hasattr(torch.optim, "Adafactor"):
+        print("adafactor: no torch.optim.Adafactor (torch >= 2.5): curve check skipped")
+        return None
     steps, lr = 150, 0.02
     X, y, w0 = make_problem(2026)
     Xt = torch.tensor(X, dtype=torch.float64, device="cuda")
@@ -273,14 +244,44 @@ def main():
     rel = abs(torch_losses[-1] - ref_losses[-1]) / ref_losses[-1]
     worst = max(abs(a - b) / b for a, b in zip(torch_losses, ref_losses))
     ok = rel <= 0.01 and torch_losses[-1] < torch_losses[0]
-    out["curve"] = {"steps": steps, "lr": lr, "torch_losses": torch_losses, "reference_losses": ref_losses,
-                    "final_rel_diff": rel, "worst_rel_diff": worst, "pass": ok}
     print(f"curve: torch {torch_losses[0]:.6f} -> {torch_losses[-1]:.6f}, reference -> {ref_losses[-1]:.6f}: "
           f"final rel diff {rel:.2e} (worst over steps {worst:.2e}) {'PASS' if ok else 'FAIL'} (<= 1%)")
-    with open(args.out, "w") as f:
-        json.dump(out, f, indent=1)
-    return 0 if ok else 1
+    return {"curve": {"steps": steps, "lr": lr, "torch_losses": torch_losses, "reference_losses": ref_losses,
+                      "final_rel_diff": rel, "worst_rel_diff": worst, "pass": ok}, "pass": ok}
+
+
+# ---- bench/peers/ratios.py ----------------------------------------------------------------------
+
+def ratio_tables(v):
+    """ours vs torch.optim.Adafactor foreach / for-loop per shape, and ours over the byte floor
+    (our copy roofline over the same bytes)."""
+    rows = [(r, v.peer_row(r)) for r in v.rows if v.peer_row(r)]
+    if not rows:
+        return []
+    lines = ["Adafactor: ours vs torch.optim.Adafactor (foreach / for-loop); floor = our copy roofline over the same bytes", "",
+             "| kernel | shape | ours ms | torch foreach ms | torch for-loop ms | speedup | ours / floor |",
+             "|---|---|---|---|---|---|---|"]
+    for r, t in rows:
+        o, cf = r.get("median_ms"), r.get("copy_median_ms")
+        fe, fl = t["median_ms"], t["forloop_ms"]
+        lines.append(f"| {r['kernel']} | {r['label']} | {o:.4f} | {fe:.4f} | {fl:.4f} | "
+                     f"{v.fmt(min(fe, fl) / o if o else None, '.2f')}x | {v.fmt(o / cf if o and cf else None, '.2f')}x |")
+    lines.append("")
+    return lines
+
+
+def ratio_targets(v):
+    c = v.peer.get("curve")
+    if not c:
+        return []
+    return [f"- Adafactor training curve ({c['steps']} steps, lr {c['lr']}): final rel diff torch vs reference "
+            f"{c['final_rel_diff']:.2e} -> {'met' if c['pass'] else 'MISSED'} (<= 1%)"]
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--selftest", action="store_true", help="check the reference (no torch needed)")
+    if ap.parse_args().selftest:
+        selftest()
+        sys.exit(0)
+    ap.print_help()

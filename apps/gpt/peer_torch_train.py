@@ -12,7 +12,7 @@ logged step (the issue's gate: within 1% over 200 steps, fp32).
   wgslvk train --preset small --steps 200 --save-init /tmp/init.safetensors \
       --log-every 1 --json /tmp/ours.jsonl
   wgslvk train --preset small --steps 200 --dump-batches /tmp/batches.u32
-  python3 bench/peers/torch_gpt_train.py --init /tmp/init.safetensors \
+  python3 apps/gpt/peer_torch_train.py --init /tmp/init.safetensors \
       --batches /tmp/batches.u32 --steps 200 --compare /tmp/ours.jsonl [--tf32] [--time]
 """
 import argparse, json, math, struct, sys, time

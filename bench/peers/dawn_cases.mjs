@@ -164,6 +164,10 @@ for (const dir of findCases(casesDir)) {
   try {
     device.pushErrorScope('validation');
     const bufs = {}, usage = GPUBufferUsage.STORAGE | GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+    // In-place state (a checked output with initial contents: optimizer state, accumulated
+    // gradients) is restored before every timed and warm-up repeat, outside the timestamps, as
+    // wgslvk bench does (bench/src/time_case.cpp): each repeat computes the case itself.
+    const checked = new Set(c.checks.map(k => k.buffer)), restore = [];
     for (const [name, spec] of Object.entries(c.buffers)) {
       const init = await initialBytes(dir, spec);
       const size = Math.ceil(init.bytes.length / 4) * 4;
@@ -171,6 +175,12 @@ for (const dir of findCases(casesDir)) {
       owned.push(b);
       device.queue.writeBuffer(b, 0, init.bytes.buffer, init.bytes.byteOffset, init.bytes.length);
       bufs[name] = b;
+      if (checked.has(name) && (spec.file || spec.generate || (spec.fill !== undefined && spec.fill !== 'poison'))) {
+        const keep = device.createBuffer({ size, usage: GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST, label: `${name}.pristine` });
+        owned.push(keep);
+        device.queue.writeBuffer(keep, 0, init.bytes.buffer, init.bytes.byteOffset, init.bytes.length);
+        restore.push([keep, b, size]);
+      }
     }
     const steps = [];
     for (const d of c.dispatches) {
@@ -197,13 +207,14 @@ for (const dir of findCases(casesDir)) {
       const wg = d.workgroups ? [d.workgroups[0], d.workgroups[1] || 1, d.workgroups[2] || 1] : grid(d.workgroups_1d);
       steps.push({ pipe, bgs, wg });
     }
-    const record = (enc, ts) => {
+    const record = (enc, ts, fresh = true) => {
+      if (fresh) for (const [keep, b, size] of restore) enc.copyBufferToBuffer(keep, 0, b, 0, size);
       const pass = enc.beginComputePass(ts ? { timestampWrites: ts } : {});
       for (const s of steps) { pass.setPipeline(s.pipe); for (const [g, bg] of s.bgs) pass.setBindGroup(g, bg); pass.dispatchWorkgroups(...s.wg); }
       pass.end();
     };
     // one run for the outputs
-    { const enc = device.createCommandEncoder(); record(enc, null); device.queue.submit([enc.finish()]); }
+    { const enc = device.createCommandEncoder(); record(enc, null, false); device.queue.submit([enc.finish()]); }
     const outputs = {};
     for (const name of new Set(c.checks.map(k => k.buffer))) {
       const b = bufs[name], rb = device.createBuffer({ size: b.size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
@@ -234,7 +245,7 @@ for (const dir of findCases(casesDir)) {
       await rb.mapAsync(GPUMapMode.READ);
       const t = new BigUint64Array(rb.getMappedRange().slice(0)); rb.unmap();
       const ms = []; for (let i = 0; i < reps; ++i) if (t[2 * i + 1] >= t[2 * i]) ms.push(Number(t[2 * i + 1] - t[2 * i]) * 1e-6);
-      ms.sort((a, b) => a - b); row.median_ms = ms[Math.floor(ms.length / 2)]; row.reps = ms.length;
+      ms.sort((a, b) => a - b); row.median_ms = ms[Math.floor(ms.length / 2)]; row.reps = ms.length; row.restored_state = restore.length > 0;
     }
     const err = await device.popErrorScope();
     if (err) throw new Error(err.message);

@@ -41,6 +41,7 @@ json row_json(const Row& r) {
             {"copy_gbps", r.copy.gbps()},
             {"roofline_share", r.share()},
             {"back_to_back_median_ms", r.back_to_back.median},
+            {"restored_state", r.restored_state},
             {"check", r.check},
             {"plot", r.plot}};
   if (!r.case_id.empty()) j["case"] = r.case_id;

@@ -363,6 +363,19 @@ void run_step_api(Ctx& c, const std::vector<TensorDesc>& tensors, json& jsteps) 
           opt.set_grads(tensors[i].name, g);
           params += w.size();
         }
+        // Every step below (warm-up, timed, profiled) starts from the same fresh gradients,
+        // copied back outside its timed passes: a step zeroes g, and steps on zero gradients
+        // decay the moments into faster paths of the 8-bit update (time_case.cpp says more).
+        Buffer g_keep = d.create_buffer(
+            {"api step pristine g", opt.g().size(), BufferUsage::CopySrc | BufferUsage::CopyDst});
+        auto refill_g = [&](CommandEncoder& enc) {
+          enc.copy_buffer_to_buffer(g_keep, 0, opt.g(), 0, opt.g().size());
+        };
+        {
+          CommandEncoder e = d.create_command_encoder({"api step keep g"});
+          e.copy_buffer_to_buffer(opt.g(), 0, g_keep, 0, opt.g().size());
+          d.queue().submit(e.finish());
+        }
         // check one step: grads zeroed, weights moved and finite, clipping active
         const std::string probe = tensors.back().name;
         auto w0 = opt.read_weights(probe);
@@ -383,6 +396,7 @@ void run_step_api(Ctx& c, const std::vector<TensorDesc>& tensors, json& jsteps) 
         uint64_t step_bytes = uint64_t(var.bytes_per_param * double(params));
         auto [st, cr] = c.time_pair_encoder(
             [&](CommandEncoder& enc, std::optional<PassTimestampWrites> ts) {
+              refill_g(enc);
               if (ts)
                 opt.record_step(enc, *ts);
               else
@@ -403,7 +417,10 @@ void run_step_api(Ctx& c, const std::vector<TensorDesc>& tensors, json& jsteps) 
           QuerySet pq =
               d.create_query_set({.label = "api step phases", .count = uint32_t(K * reps)});
           CommandEncoder pe = d.create_command_encoder({"api step profile"});
-          for (int i = 0; i < reps; ++i) opt.record_step(pe, pq, uint32_t(K * i));
+          for (int i = 0; i < reps; ++i) {
+            refill_g(pe);
+            opt.record_step(pe, pq, uint32_t(K * i));
+          }
           d.queue().submit(pe.finish());
           d.wait_idle();
           auto pts = d.read_timestamps(pq);

@@ -68,6 +68,9 @@ struct Row {
   // this is the like-for-like number against bench/peers/dawn_cases.mjs; `t` is the honest
   // streaming number. time_case rows only (n == 0 elsewhere).
   Stats back_to_back;
+  // time_case: the case's in-place buffers (initial contents, bound writable) were restored
+  // before every repeat, outside the timed pass (bench/src/time_case.cpp says why).
+  bool restored_state = false;
   std::string check;    // "ok ..." or why the output was wrong (then not timed)
   std::string case_id;  // time_case: the timed case's id ("optimizer/adamw_update/sweep_n65536"),
                         // its folder under --dump (bench/peers/dawn_cases.mjs reports by it)

@@ -169,7 +169,7 @@ void GpuGpt::build() {
   if (!fa2) A.dscores = buf("gpt.dscores", uint64_t(B) * H * T * T);
   A.dlogits = buf("gpt.dlogits", R * V);
   const norm::Shape ns{uint32_t(R), d};
-  const uint32_t rpb = norm::default_rows_per_block(ns);
+  const uint32_t rpb = norm::lean_rows_per_block(ns);  // the lean pair's default blocks
   A.partials = buf("gpt.ln_partials", norm::partials_count(ns, rpb));
   A.loss_log = buf("gpt.loss_log", kLossLogSlots);
   A.dummy = buf("gpt.no_bias", 4);
@@ -245,15 +245,17 @@ void GpuGpt::build() {
   };
   auto ln_bwd = [&](const Buffer& x, const std::string& pname, const Buffer& dyb,
                     const Buffer& mean, const Buffer& rstd, const Buffer& dxb) {
-    add_flat("norm/layernorm_backward",
+    // norm_native.wgsl's lean pair (README of wgsl_ports/norm: faster than the port's at every
+    // GPT shape on an H200); past kLeanMaxD its main kernel is the port's.
+    add_flat(norm::lean_main_kernel(d),
              {whole(x).entry(0), W(pname + ".weight").entry(1), whole(dyb).entry(2),
               whole(mean).entry(3), whole(rstd).entry(4), whole(dxb).entry(5),
               whole(A.partials).entry(6), whole(ln_u).entry(7)},
              norm::backward_blocks(ns, rpb));
-    add_flat("norm/layernorm_backward_dparams",
+    add_flat("norm/layernorm_backward_lean_dparams",
              {whole(A.partials).entry(0), G(pname + ".weight").entry(1),
               G(pname + ".bias").entry(2), whole(ln_u).entry(3)},
-             norm::dparams_workgroups(ns));
+             norm::lean_dparams_workgroups(ns));
   };
   auto ew_wg = [&](uint64_t n) { return elementwise::workgroups_for(n); };
   const uint32_t qt = (T + attention::kTile - 1) / attention::kTile;

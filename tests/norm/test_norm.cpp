@@ -101,16 +101,29 @@ TEST(NormReference, LaunchLayout) {
   EXPECT_EQ(threads_per_row(1040), 128u);
   EXPECT_EQ(threads_per_row(4096), 256u);  // kMaxD: 4 per lane
   EXPECT_EQ(rows_per_workgroup(128), 32u);
-  // norm_native's depths: seg_sum8 over tpr lanes (tpr / 8 + 3) instead of the tree's log2(tpr).
-  EXPECT_EQ(fused_row_sum_depth(96), 3u + 2u + 1u + 3u);   // tpr 8, 3 vec4s per lane
-  EXPECT_EQ(fused_row_sum_depth(768), 3u + 2u + 8u + 3u);  // tpr 64
-  EXPECT_EQ(fused_dparams_sum_depth({16384, 768}, 32), 8u + 3u + 8u + 6u);  // 512 blocks
+  // The lean pair: 2 vec4s per lane (d / 8 lanes, a power of two in [8, 256]); past kLeanMaxD
+  // the port's main kernel (its layout: 256 lanes, 1 row per workgroup).
+  EXPECT_EQ(lean_threads_per_row(20), 8u);
+  EXPECT_EQ(lean_threads_per_row(96), 16u);
+  EXPECT_EQ(lean_threads_per_row(256), 32u);
+  EXPECT_EQ(lean_threads_per_row(768), 128u);
+  EXPECT_EQ(lean_threads_per_row(2048), 256u);
+  EXPECT_EQ(lean_threads_per_row(4096), 256u);
+  EXPECT_STREQ(lean_main_kernel(2048), "norm/layernorm_backward_lean");
+  EXPECT_STREQ(lean_main_kernel(2052), "norm/layernorm_backward");
+  EXPECT_EQ(lean_row_sum_depth(768), 2u + 2u + 3u + 16u);
+  EXPECT_EQ(lean_row_sum_depth(4096), row_sum_depth(4096));
+  EXPECT_EQ(lean_dparams_sum_depth({16384, 768}, 32), 16u + 1u + 2u + 8u);  // 512 blocks
+  EXPECT_EQ(lean_dparams_workgroups({5, 768}), 192u);
   EXPECT_EQ(forward_workgroups({37, 80}), 2u);
   // The default block: a multiple of rows_per_workgroup, about kTargetBlocks blocks.
   for (Shape s : {Shape{4096, 768}, Shape{16384, 96}, Shape{7, 96}}) {
     const uint32_t rpb = default_rows_per_block(s);
     EXPECT_EQ(rpb % rows_per_workgroup(s.d), 0u);
     EXPECT_LE(backward_blocks(s, rpb), uint64_t(kTargetBlocks));
+    const uint32_t lrpb = lean_rows_per_block(s);
+    EXPECT_EQ(lrpb % lean_rows_per_workgroup(s.d), 0u);
+    EXPECT_LE(backward_blocks(s, lrpb), uint64_t(kLeanTargetBlocks));
   }
 }
 
@@ -119,7 +132,7 @@ TEST(NormReference, LaunchLayout) {
 using wt::generator;
 
 TEST(NormKernels, EveryGeneratorPassesOnFreshInputs) {
-  wt::expect_every_generator_passes("norm", 26u);
+  wt::expect_every_generator_passes("norm", 25u);
 }
 
 // dgamma/dbeta: no atomics, a fixed order of adds: two runs give the same bits.
@@ -164,14 +177,14 @@ TEST(NormKernels, BoundsCatchPlausibleBugs) {
   EXPECT_EQ(run_with(bwd, "dx", [](float g, size_t) { return g * (1 + 0x1p-10f); }), S::Fail);
 }
 
-// ---- norm_native.wgsl (ours): layernorm_backward_fused + layernorm_backward_fused_dparams ------
+// ---- norm_native.wgsl (ours): layernorm_backward_lean + layernorm_backward_lean_dparams ------
 
-// Fixed order, no atomics: two runs give the same bits (d = 768: seg_sum8 over 64 lanes and the
-// double buffer; 300 blocks: the finalize's lanes add 4 or 5 blocks).
-TEST(NormFused, BitwiseReproducible) {
+// Fixed order, no atomics: two runs give the same bits (d = 768: 16 groups of 8 lanes per row;
+// 600 blocks: the finalize's lanes add 2 or 3 blocks; d = 4096: the port's main kernel).
+TEST(NormLean, BitwiseReproducible) {
   v::Runner runner(wt::device());
-  for (const char* name : {"d768", "blocks_300_d8"}) {
-    v::Case c = v::generate(generator("norm/layernorm_backward_fused", name), wt::test_seed());
+  for (const char* name : {"d768", "blocks_600_d8", "d4096_port_main"}) {
+    v::Case c = v::generate(generator("norm/layernorm_backward_lean", name), wt::test_seed());
     auto a = runner.run(c), b = runner.run(c);
     ASSERT_EQ(a.status, v::CaseResult::Status::Pass) << name << ": " << a.message;
     for (const char* out : {"dx", "dgamma", "dbeta"})
@@ -179,58 +192,31 @@ TEST(NormFused, BitwiseReproducible) {
   }
 }
 
-// More than 65535 rows (row * d4 indexing, 410 blocks of 160 rows with the host default) on fresh
-// inputs. The grid itself stays 1-D: with the default rows_per_block there are about 512 blocks
-// at any row count; a 2-D grid is the golden grid_2d case.
-TEST(NormFused, MoreThan65535Rows) {
+// More than 65535 rows on fresh inputs (row * d4 indexing; about 512 blocks of 129+ rows, so each
+// segment walks several row groups and the finalize's lanes add 2 or 3 blocks).
+TEST(NormLean, MoreThan65535Rows) {
   const Shape s{65600, 8};
-  const uint32_t rpb = default_rows_per_block(s);
+  const uint32_t rpb = lean_rows_per_block(s);
   ASSERT_EQ(rpb, 160u);
   v::Runner runner(wt::device());
-  auto r = runner.run(v::norm_fused_backward_case(wt::test_seed(), s, rpb));
+  auto r = runner.run(v::norm_lean_backward_case(wt::test_seed(), s, rpb));
   EXPECT_EQ(r.status, v::CaseResult::Status::Pass) << r.message;
 }
 
-// Deliberately wrong variants are caught: a finalize told one block fewer (the last block's rows
-// missing from dgamma/dbeta), expected values off by 0.1% (dgamma) or 2^-10 (dx). Control: the
-// right call passes.
-TEST(NormFused, WrongVariantsFail) {
+// Deliberately wrong variants are caught: a finalize told one block fewer, expected values off
+// by 0.1% (dgamma, dbeta) or 2^-10 (dx). Control: the right call passes.
+TEST(NormLean, WrongVariantsFail) {
   using S = v::CaseResult::Status;
   const uint64_t seed = wt::test_seed();
   const Shape s{53, 96};
   v::Runner runner(wt::device());
-  EXPECT_EQ(runner.run(v::norm_fused_backward_case(seed, s, 5)).status, S::Pass);
-  EXPECT_EQ(runner.run(v::norm_fused_backward_case(seed, s, 5, 50)).status, S::Fail);
-  v::Case c = v::generate(generator("norm/layernorm_backward_fused", "d100_partial_block"), seed);
+  EXPECT_EQ(runner.run(v::norm_lean_backward_case(seed, s, 5)).status, S::Pass);
+  EXPECT_EQ(runner.run(v::norm_lean_backward_case(seed, s, 5, 50)).status, S::Fail);
+  v::Case c = v::generate(generator("norm/layernorm_backward_lean", "d100_partial_block"), seed);
   EXPECT_EQ(run_with(c, "dgamma", [](float g, size_t) { return g * 0.999f; }), S::Fail);
   EXPECT_EQ(run_with(c, "dbeta", [](float g, size_t) { return g * 0.999f; }), S::Fail);
   EXPECT_EQ(run_with(c, "dx", [](float g, size_t) { return g * (1 + 0x1p-10f); }), S::Fail);
   EXPECT_EQ(run_with(c, "dx", [](float g, size_t) { return g; }), S::Pass);
-}
-
-// layernorm_backward_fused_prefetch (a native-only build of the fused .comp that loads the next
-// row before the barrier): every fused golden generator on fresh inputs, run with the prefetching
-// kernel, passes the fused bounds (the arithmetic and its order are unchanged), and on the test
-// device gives the fused kernel's bits.
-TEST(NormFused, PrefetchVariantPassesEveryFusedCase) {
-  v::Runner runner(wt::device());
-  size_t n = 0;
-  for (const auto* g : wt::family_generators("norm")) {
-    if (g->kernel != "norm/layernorm_backward_fused") continue;
-    ++n;
-    const uint64_t seed = wt::test_seed() ^ std::hash<std::string>{}(g->name);
-    v::Case c = v::generate(*g, seed);
-    auto a = runner.run(c);
-    c.dispatches.at(0).kernel = "norm/layernorm_backward_fused_prefetch";
-    auto b = runner.run(c);
-    ASSERT_EQ(a.status, v::CaseResult::Status::Pass)
-        << g->name << " seed " << seed << ": " << a.message;
-    EXPECT_EQ(b.status, v::CaseResult::Status::Pass)
-        << g->name << " seed " << seed << ": " << b.message;
-    for (const char* out : {"dx", "dgamma", "dbeta"})
-      EXPECT_EQ(a.outputs.at(out).bytes, b.outputs.at(out).bytes) << g->name << " " << out;
-  }
-  EXPECT_EQ(n, 8u);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Benchmarks of 04_norm.wgsl at GPT shapes: rows B*T = 4096 and 16384, d = 96, 128, 192, 256, 768.
+// Benchmarks of 04_norm.wgsl and norm_native.wgsl's lean backward pair at GPT shapes: rows B*T = 4096 and 16384, d = 96, 128, 192, 256, 768.
 // Bytes are the minimum traffic (each input read once, each output written once; the backward's
 // per-block partials are not counted), so % of the copy roofline is meaningful. Each timed case
 // is first checked against the reference (the first rows of the output: a cheap reference).
@@ -61,29 +61,74 @@ Case forward_case(Shape s) {
   return b.c;
 }
 
-// main: "layernorm_backward" (04_norm.wgsl's pair) or one of norm_native's fused kernels
-// ("layernorm_backward_fused", "layernorm_backward_fused_prefetch"), each with its finalize.
-Case backward_case(Shape s, uint32_t rpb, const std::string& main) {
-  const bool fused = main != "layernorm_backward";
+// The backward pairs timed beside each other (same ABI, same partials, same reference).
+enum class Pair { Port, Lean };
+// Which dispatches a case holds: the pair, the main kernel alone (dx checked), the finalize alone
+// (on random partials).
+enum class Part { Both, Main, Finalize };
+
+const char* pair_name(Pair p) {
+  switch (p) {
+    case Pair::Port:
+      return "layernorm_backward";
+    case Pair::Lean:
+      return "layernorm_backward_lean";
+  }
+  return "";
+}
+bool is_lean(Pair p) { return p == Pair::Lean; }
+std::string main_kernel(Pair p, Shape s) {
+  if (p == Pair::Lean) return norm::lean_main_kernel(s.d);
+  return std::string("norm/") + pair_name(p);
+}
+std::string finalize_kernel(Pair p) {
+  return is_lean(p) ? "norm/layernorm_backward_lean_dparams" : "norm/layernorm_backward_dparams";
+}
+uint64_t finalize_workgroups(Pair p, Shape s) {
+  return is_lean(p) ? norm::lean_dparams_workgroups(s) : norm::dparams_workgroups(s);
+}
+// target 0: the pair's host default.
+uint32_t rows_per_block(Pair p, Shape s, uint32_t target) {
+  if (is_lean(p)) return norm::lean_rows_per_block(s, target ? target : norm::kLeanTargetBlocks);
+  return norm::default_rows_per_block(s, target ? target : norm::kTargetBlocks);
+}
+double finalize_depth(Pair p, Shape s, uint32_t rpb) {
+  const uint64_t nb = norm::backward_blocks(s, rpb);
+  return is_lean(p) ? double(norm::lean_finalize_depth(s, rpb)) : double((nb + 15) / 16 + 15);
+}
+
+Case finalize_case(Shape s, uint32_t rpb, Pair p) {
+  CaseBuilder b;
+  auto partials = fast_uniform(s.rows * 43 + s.d, norm::partials_count(s, rpb), -1, 1);
+  auto e =
+      nref::dparams_expected(partials, s, norm::backward_blocks(s, rpb), finalize_depth(p, s, rpb));
+  b.input("partials", DType::F32, partials);
+  b.output("dgamma", DType::F32, s.d);
+  b.output("dbeta", DType::F32, s.d);
+  auto& f = b.dispatch(finalize_kernel(p));
+  CaseBuilder::bind(f, 0, "partials");
+  CaseBuilder::bind(f, 1, "dgamma");
+  CaseBuilder::bind(f, 2, "dbeta");
+  CaseBuilder::bind_values(f, 3, params(s, rpb));
+  f.workgroups_1d = finalize_workgroups(p, s);
+  check_first(b, "dgamma", e.dgamma, s.d);
+  check_first(b, "dbeta", e.dbeta, s.d);
+  return b.c;
+}
+
+Case backward_case(Shape s, uint32_t rpb, Pair p, Part part) {
+  if (part == Part::Finalize) return finalize_case(s, rpb, p);
   CaseBuilder b;
   auto x = fast_uniform(s.rows * 37 + s.d, uint64_t(s.rows) * s.d, -2, 2);
   auto dy = fast_uniform(s.rows * 41 + s.d, x.size(), -1, 1);
   auto gamma = fast_uniform(9, s.d, 0.5, 1.5);
   std::vector<float> mean(s.rows), rstd(s.rows);
-  for (uint32_t r = 0; r < s.rows; ++r) {  // double row statistics, rounded: as the forward saves
-    double m = 0, v = 0;
-    for (uint32_t j = 0; j < s.d; ++j) m += x[uint64_t(r) * s.d + j];
-    m /= s.d;
-    for (uint32_t j = 0; j < s.d; ++j)
-      v += (x[uint64_t(r) * s.d + j] - m) * (x[uint64_t(r) * s.d + j] - m);
-    mean[r] = float(m);
-    rstd[r] = float(1 / std::sqrt(v / s.d + kEps));
-  }
+  nref::saved_row_stats(x, s, kEps, mean, rstd);
   // dgamma/dbeta are sums over every row: checked in full (one pass of double work).
-  auto e = fused ? nref::backward_expected(x, gamma, dy, mean, rstd, s,
-                                           double(norm::fused_row_sum_depth(s.d)),
-                                           double(norm::fused_dparams_sum_depth(s, rpb)))
-                 : nref::backward_expected(x, gamma, dy, mean, rstd, s, rpb);
+  auto e = is_lean(p) ? nref::backward_expected(x, gamma, dy, mean, rstd, s,
+                                                double(norm::lean_row_sum_depth(s.d)),
+                                                double(norm::lean_dparams_sum_depth(s, rpb)))
+                      : nref::backward_expected(x, gamma, dy, mean, rstd, s, rpb);
   b.input("x", DType::F32, x);
   b.input("gamma", DType::F32, gamma);
   b.input("dy", DType::F32, dy);
@@ -91,21 +136,21 @@ Case backward_case(Shape s, uint32_t rpb, const std::string& main) {
   b.input("rstd", DType::F32, rstd);
   b.output("dx", DType::F32, x.size());
   b.output("partials", DType::F32, norm::partials_count(s, rpb));
-  b.output("dgamma", DType::F32, s.d);
-  b.output("dbeta", DType::F32, s.d);
-  auto& d = b.dispatch("norm/" + main);
+  auto& d = b.dispatch(main_kernel(p, s));
   const char* names[] = {"x", "gamma", "dy", "mean", "rstd", "dx", "partials"};
   for (uint32_t i = 0; i < 7; ++i) CaseBuilder::bind(d, i, names[i]);
   CaseBuilder::bind_values(d, 7, params(s, rpb));
   d.workgroups_1d = norm::backward_blocks(s, rpb);
-  auto& f = b.dispatch(fused ? "norm/layernorm_backward_fused_dparams"
-                             : "norm/layernorm_backward_dparams");
+  check_first(b, "dx", e.dx, uint64_t(std::min(s.rows, kCheckRows)) * s.d);
+  if (part == Part::Main) return b.c;
+  b.output("dgamma", DType::F32, s.d);
+  b.output("dbeta", DType::F32, s.d);
+  auto& f = b.dispatch(finalize_kernel(p));
   CaseBuilder::bind(f, 0, "partials");
   CaseBuilder::bind(f, 1, "dgamma");
   CaseBuilder::bind(f, 2, "dbeta");
   CaseBuilder::bind_values(f, 3, params(s, rpb));
-  f.workgroups_1d = norm::dparams_workgroups(s);
-  check_first(b, "dx", e.dx, uint64_t(std::min(s.rows, kCheckRows)) * s.d);
+  f.workgroups_1d = finalize_workgroups(p, s);
   check_first(b, "dgamma", e.dgamma, s.d);
   check_first(b, "dbeta", e.dbeta, s.d);
   return b.c;
@@ -132,42 +177,59 @@ void bench_norm(bench::Ctx& c) {
         row.flops = double(n) * 8;
         bench::time_case(c, forward_case(s), row);
       }
-      // The host default, about kTargetBlocks blocks. (4x more or fewer blocks were slower on an
-      // H100: README.md.) `--only layernorm_backward_blocks` adds both for comparison;
-      // `--only layernorm_backward_fused_blocks` the same for norm_native's fused pair (ours),
-      // with 256 and 1024 blocks too; `layernorm_backward_fused_prefetch` (its next-row
-      // prefetching build) only when named in --only (or its _blocks).
-      for (const std::string kname : {"layernorm_backward", "layernorm_backward_fused",
-                                      "layernorm_backward_fused_prefetch"}) {
-        const bool fused = kname != "layernorm_backward";
-        const bool sweep = c.options().only.count(kname + "_blocks") > 0;
+      // Each pair at its host default (about 512 blocks), both dispatches timed. Sweeps:
+      // `--only <pair>_blocks` adds other block counts (4x more or fewer were slower for the
+      // port on an H100: README.md); `--only layernorm_backward_split` times the port's and the
+      // lean pair's main kernel alone and finalize alone (on random partials of the same size).
+      const auto& only = c.options().only;
+      for (Pair p : {Pair::Port, Pair::Lean}) {
+        const std::string kname = pair_name(p);
+        const bool sweep = only.count(kname + "_blocks") > 0;
+        const bool split =
+            only.count("layernorm_backward_split") > 0 && (p == Pair::Port || is_lean(p));
+        const bool plain = c.selected("norm", kname);
         std::vector<uint32_t> done;  // rows_per_block already timed (small shapes clamp targets)
-        for (uint32_t target : {norm::kTargetBlocks, 2048u, 128u, 256u, 1024u}) {
-          if (target != norm::kTargetBlocks && !sweep) continue;
-          if (!fused && (target == 256u || target == 1024u)) continue;
-          if (!c.selected("norm", kname) && !sweep) continue;
-          if (kname == "layernorm_backward_fused_prefetch" && !c.options().only.count(kname) &&
-              !sweep)
-            continue;
-          const uint32_t rpb = norm::default_rows_per_block(s, target);
+        for (uint32_t target : {0u, 2048u, 128u, 256u, 512u, 1024u}) {
+          const bool dflt = target == 0;
+          if (!dflt && !sweep) continue;
+          if (dflt && !plain && !sweep && !split) continue;
+          if (p == Pair::Port && (target == 256u || target == 1024u)) continue;
+          const uint32_t rpb = rows_per_block(p, s, target);
           if (std::find(done.begin(), done.end(), rpb) != done.end()) continue;
           done.push_back(rpb);
-          bench::Row row;
-          row.kernel =
-              target == norm::kTargetBlocks
-                  ? kname
-                  : kname + "[" + std::to_string(norm::backward_blocks(s, rpb)) + " blocks]";
-          row.label = label;
-          row.dims = dims;
-          row.dims["rows_per_block"] = rpb;
-          // The same byte count for both pairs: x, dy read once, gamma once, mean and rstd once
-          // (4 B per row each), dx written once, dgamma and dbeta written (4 B per column each).
-          row.bytes = n * 12 + uint64_t(d) * 12 + uint64_t(r) * 8;
-          row.bytes_rule =
-              "read x, dy, gamma, mean, rstd; write dx, dgamma, dbeta (the per-block "
-              "partials, 2 x d x blocks written and read, not counted); both dispatches";
-          row.flops = double(n) * 14;
-          bench::time_case(c, backward_case(s, rpb, kname), row);
+          const std::string blocks = std::to_string(norm::backward_blocks(s, rpb)) + " blocks";
+          for (Part part : {Part::Both, Part::Main, Part::Finalize}) {
+            if (part == Part::Both && !(plain || sweep || !dflt)) continue;
+            if (part != Part::Both && !(split && dflt)) continue;
+            bench::Row row;
+            row.kernel = kname + (part == Part::Main       ? "[main]"
+                                  : part == Part::Finalize ? "[finalize]"
+                                  : dflt                   ? ""
+                                                           : "[" + blocks + "]");
+            row.label = label;
+            row.dims = dims;
+            row.dims["rows_per_block"] = rpb;
+            row.dims["blocks"] = norm::backward_blocks(s, rpb);
+            const uint64_t partial_bytes = norm::partials_count(s, rpb) * 4;
+            if (part == Part::Finalize) {
+              row.bytes = partial_bytes + uint64_t(d) * 8;
+              row.bytes_rule = "read the partials (2 x d x blocks), write dgamma, dbeta";
+              row.flops = double(partial_bytes) / 4;
+            } else {
+              // The same byte count for every pair: x, dy read once, gamma once, mean and rstd
+              // once (4 B per row each), dx written once, dgamma and dbeta written (4 B per
+              // column each). The main kernel alone: the same minus dgamma and dbeta.
+              row.bytes = n * 12 + uint64_t(d) * (part == Part::Main ? 4 : 12) + uint64_t(r) * 8;
+              row.bytes_rule =
+                  part == Part::Main
+                      ? "read x, dy, gamma, mean, rstd; write dx (the partials, 2 x d x blocks, "
+                        "not counted); the main dispatch alone"
+                      : "read x, dy, gamma, mean, rstd; write dx, dgamma, dbeta (the per-block "
+                        "partials, 2 x d x blocks written and read, not counted); both dispatches";
+              row.flops = double(n) * 14;
+            }
+            bench::time_case(c, backward_case(s, rpb, p, part), row);
+          }
         }
       }
     }

@@ -1,8 +1,8 @@
 // Golden cases of 04_norm.wgsl: layernorm forward (odd row counts, d = 80 / 96 / 768, rows with a
 // large offset, a constant row, a 2-D grid) and backward (dx, and dgamma/dbeta through the
 // partials and the finalize kernel, several rows_per_block); the same for norm_native.wgsl's
-// fused pair (ours) and its prefetching build, and its finalize alone. Expected values and
-// bounds: wgsl_ports/norm/reference.hpp.
+// lean pair (ours) and its finalize alone. Expected values and bounds:
+// wgsl_ports/norm/reference.hpp.
 #include <algorithm>
 #include <cmath>
 
@@ -103,15 +103,15 @@ Case forward_case(uint64_t seed, Shape s, const std::array<uint32_t, 3>* grid,
   return b.c;
 }
 
-// The two backward pairs: 04_norm.wgsl's port and norm_native.wgsl's (ours), same ABI, same
+// The backward pairs: 04_norm.wgsl's port and norm_native.wgsl's (ours), same ABI, same
 // reference; the bounds differ only in the summation depths (reference.hpp).
-// Prefetch: the fused pair with layernorm_backward_fused_prefetch as its first dispatch (a
-// native-only build of the fused .comp; same arithmetic, same bounds).
-enum class Bwd { Port, Fused, Prefetch };
+// Lean: layernorm_backward_lean (the port's layernorm_backward past kLeanMaxD) +
+// layernorm_backward_lean_dparams.
+enum class Bwd { Port, Lean };
 
 Case backward_case(uint64_t seed, Shape s, uint32_t rpb, const std::array<uint32_t, 3>* grid,
                    const std::string& what, Bwd variant = Bwd::Port, uint32_t finalize_rows = 0) {
-  const bool fused = variant != Bwd::Port;
+  const bool lean = variant == Bwd::Lean;
   Rng r(seed);
   CaseBuilder b;
   b.c.description = what;
@@ -119,15 +119,12 @@ Case backward_case(uint64_t seed, Shape s, uint32_t rpb, const std::array<uint32
   auto gamma = random_params(r, s.d, 0.5, 1.5, true);
   std::vector<float> dy(uint64_t(s.rows) * s.d);
   for (auto& v : dy) v = r.uniform(-1, 1);
-  // mean and rstd as the forward saves them (f32 of the double values).
-  std::vector<double> xd(x.begin(), x.end()), gd(gamma.begin(), gamma.end()), zero(s.d, 0.0),
-      y(x.size()), md(s.rows), rd(s.rows);
-  nref::layernorm_forward(xd, gd, zero, kEps, s, y, md, rd);
-  std::vector<float> mean(md.begin(), md.end()), rstd(rd.begin(), rd.end());
-  auto e = fused ? nref::backward_expected(x, gamma, dy, mean, rstd, s,
-                                           double(norm::fused_row_sum_depth(s.d)),
-                                           double(norm::fused_dparams_sum_depth(s, rpb)))
-                 : nref::backward_expected(x, gamma, dy, mean, rstd, s, rpb);
+  std::vector<float> mean(s.rows), rstd(s.rows);
+  nref::saved_row_stats(x, s, kEps, mean, rstd);
+  auto e = lean ? nref::backward_expected(x, gamma, dy, mean, rstd, s,
+                                          double(norm::lean_row_sum_depth(s.d)),
+                                          double(norm::lean_dparams_sum_depth(s, rpb)))
+                : nref::backward_expected(x, gamma, dy, mean, rstd, s, rpb);
   b.input("x", DType::F32, x);
   b.input("gamma", DType::F32, gamma);
   b.input("dy", DType::F32, dy);
@@ -137,9 +134,7 @@ Case backward_case(uint64_t seed, Shape s, uint32_t rpb, const std::array<uint32
   b.output("partials", DType::F32, norm::partials_count(s, rpb));
   b.output("dgamma", DType::F32, s.d);
   b.output("dbeta", DType::F32, s.d);
-  auto& d = b.dispatch(variant == Bwd::Prefetch ? "norm/layernorm_backward_fused_prefetch"
-                       : fused                  ? "norm/layernorm_backward_fused"
-                                                : "norm/layernorm_backward",
+  auto& d = b.dispatch(lean ? norm::lean_main_kernel(s.d) : "norm/layernorm_backward",
                        "dx and the blocks' partials");
   CaseBuilder::bind(d, 0, "x");
   CaseBuilder::bind(d, 1, "gamma");
@@ -150,16 +145,16 @@ Case backward_case(uint64_t seed, Shape s, uint32_t rpb, const std::array<uint32
   CaseBuilder::bind(d, 6, "partials");
   CaseBuilder::bind_values(d, 7, ln_params(s, kEps, rpb));
   set_grid(d, norm::backward_blocks(s, rpb), grid);
-  auto& f = b.dispatch(
-      fused ? "norm/layernorm_backward_fused_dparams" : "norm/layernorm_backward_dparams",
-      "dgamma, dbeta from the partials");
+  auto& f =
+      b.dispatch(lean ? "norm/layernorm_backward_lean_dparams" : "norm/layernorm_backward_dparams",
+                 "dgamma, dbeta from the partials");
   CaseBuilder::bind(f, 0, "partials");
   CaseBuilder::bind(f, 1, "dgamma");
   CaseBuilder::bind(f, 2, "dbeta");
   // finalize_rows (tests only): a host that tells the finalize another row count.
   CaseBuilder::bind_values(f, 3,
                            ln_params({finalize_rows ? finalize_rows : s.rows, s.d}, kEps, rpb));
-  f.workgroups_1d = norm::dparams_workgroups(s);
+  f.workgroups_1d = lean ? norm::lean_dparams_workgroups(s) : norm::dparams_workgroups(s);
   check(b, "dx", e.dx, 0,
         "dx within h + 15 ULPs of rstd (|g| + mean|g| + |xhat| mean|g xhat|) (two row sums of "
         "depth h, divisions, subtractions; reference.hpp)");
@@ -169,57 +164,55 @@ Case backward_case(uint64_t seed, Shape s, uint32_t rpb, const std::array<uint32
   return b.c;
 }
 
-// layernorm_backward_dparams alone, on given partials: per column the sum over blocks of the
-// dgamma (and dbeta) partials. Adds on a term's path: ceil(n_blocks / 16) per lane, then 15 over
-// the lanes: bound that + 1 (reference rounding) ULPs of the sum of |partials|.
-// fused: layernorm_backward_fused_dparams (norm_native.wgsl): 64 lanes per column, so
-// ceil(n_blocks / 64) + 6 adds on a term's path, + 1 for the reference's rounding.
-Case dparams_case(uint64_t seed, Shape s, uint32_t rpb, const std::string& what,
-                  bool fused = false) {
+// A finalize alone, on given partials: per column the sum over blocks of the dgamma (and dbeta)
+// partials, within depth + 1 ULPs of the sum of |partials| (reference.hpp dparams_expected).
+// Depths: layernorm_backward_dparams ceil(n_blocks / 16) per lane + 15 over lanes;
+// layernorm_backward_lean_dparams
+// ceil(n_blocks / 256) + 8 (lean_finalize_depth).
+enum class Fin { Port, Lean };
+
+Case dparams_case(uint64_t seed, Shape s, uint32_t rpb, const std::string& what, Fin kind) {
   Rng r(seed);
   CaseBuilder b;
   b.c.description = what;
   const uint64_t nb = norm::backward_blocks(s, rpb);
   std::vector<float> partials(norm::partials_count(s, rpb));
   for (auto& v : partials) v = r.log_uniform(-6, 4);
-  nref::Expected dg, db;
-  for (nref::Expected* e : {&dg, &db}) {
-    e->value.assign(s.d, 0.0f);
-    e->magnitude.assign(s.d, 0.0);
-    e->bound.assign(s.d, fused ? double((nb + 63) / 64 + 6 + 1) : double((nb + 15) / 16 + 15 + 1));
-  }
-  for (uint32_t j = 0; j < s.d; ++j) {
-    double sg = 0, sb = 0;
-    for (uint64_t k = 0; k < nb; ++k) {
-      const double g = partials[k * 2 * s.d + j], bb = partials[k * 2 * s.d + s.d + j];
-      sg += g;
-      sb += bb;
-      dg.magnitude[j] += std::fabs(g);
-      db.magnitude[j] += std::fabs(bb);
-    }
-    dg.value[j] = float(sg);
-    db.value[j] = float(sb);
-  }
+  const double depth =
+      kind == Fin::Lean ? double(norm::lean_finalize_depth(s, rpb)) : double((nb + 15) / 16 + 15);
+  auto e = nref::dparams_expected(partials, s, nb, depth);
   b.input("partials", DType::F32, partials);
   b.output("dgamma", DType::F32, s.d + 4);
   b.output("dbeta", DType::F32, s.d + 4);
-  auto& f = b.dispatch(fused ? "norm/layernorm_backward_fused_dparams"
-                             : "norm/layernorm_backward_dparams");
+  auto& f = b.dispatch(kind == Fin::Lean ? "norm/layernorm_backward_lean_dparams"
+                                         : "norm/layernorm_backward_dparams");
   CaseBuilder::bind(f, 0, "partials");
   CaseBuilder::bind(f, 1, "dgamma");
   CaseBuilder::bind(f, 2, "dbeta");
   CaseBuilder::bind_values(f, 3, ln_params(s, kEps, rpb));
-  f.workgroups_1d = norm::dparams_workgroups(s);
-  check(b, "dgamma", dg, 4,
-        fused ? "sum over blocks in the kernel's fixed order: ceil(n_blocks/64) + 7 ULPs of "
-                "sum|partials|"
-              : "sum over blocks in the kernel's fixed order: ceil(n_blocks/16) + 16 ULPs of "
-                "sum|partials|");
-  check(b, "dbeta", db, 4, "the same for the dbeta partials");
+  f.workgroups_1d =
+      kind == Fin::Lean ? norm::lean_dparams_workgroups(s) : norm::dparams_workgroups(s);
+  check(b, "dgamma", e.dgamma, 4,
+        "sum over blocks in the kernel's fixed order: depth + 1 ULPs of sum|partials| (depth: " +
+            std::to_string(int(depth)) + " adds on a term's path)");
+  check(b, "dbeta", e.dbeta, 4, "the same for the dbeta partials");
   return b.c;
 }
 
 const uint32_t kDs[] = {80, 96, 768};
+
+// Random partials over binades for a finalize: rows 1..300, d from kDs, rows_per_block in
+// [rpb_lo, rpb_lo + rpb_span).
+Case dparams_random(uint64_t seed, uint64_t salt, uint32_t rpb_lo, uint32_t rpb_span, Fin kind) {
+  Rng r(seed ^ salt);
+  const Shape s{1 + r.below(300), kDs[r.below(3)]};
+  const uint32_t rpb = rpb_lo + r.below(rpb_span);
+  return dparams_case(seed, s, rpb,
+                      "random partials over binades, " +
+                          std::to_string(norm::backward_blocks(s, rpb)) + " blocks, d " +
+                          std::to_string(s.d) + " (columns past d write nothing)",
+                      kind);
+}
 
 Case forward_basic(uint64_t seed) {
   Rng r(seed ^ 0x4e31);
@@ -288,104 +281,83 @@ Case backward_grid_2d(uint64_t seed) {
                        "wid.y * nwg.x + wid.x, the 6th exits");
 }
 
-// ---- norm_native.wgsl (ours): layernorm_backward_fused + layernorm_backward_fused_dparams ------
-
-Case fused_basic(uint64_t seed) {
-  Rng r(seed ^ 0x4e34);
-  const uint32_t ds[] = {20, 80, 96, 100, 768};
-  Shape s{1 + r.below(40), ds[r.below(5)]};
-  const uint32_t rpw = norm::rows_per_workgroup(s.d);
-  const uint32_t rpb = r.below(2) ? norm::default_rows_per_block(s) : 1 + r.below(3 * rpw);
-  return backward_case(seed, s, rpb, nullptr,
-                       "random rows, d " + std::to_string(s.d) + ", rows " +
-                           std::to_string(s.rows) + ", rows_per_block " + std::to_string(rpb),
-                       Bwd::Fused);
-}
-Case fused_d20(uint64_t seed) {
-  return backward_case(seed, {61, 20}, 7, nullptr,
-                       "d = 20 (5 vec4s: lanes 5..7 of each 8-lane segment idle), 61 rows in "
-                       "blocks of 7 (9 blocks, the last of 5 rows)",
-                       Bwd::Fused);
-}
-Case fused_d100_odd(uint64_t seed) {
-  return backward_case(seed, {45, 100}, 32, nullptr,
-                       "d = 100 (25 vec4s, 4 per lane for lane 0 only), 45 rows: one full block "
-                       "of 32 rows, a second of 13 (19 segments idle)",
-                       Bwd::Fused);
-}
-Case fused_d768(uint64_t seed) {
-  return backward_case(seed, {9, 768}, 8, nullptr,
-                       "d = 768 (64 lanes per row: seg_sum8 over 8 x 8 lanes), 9 rows in blocks "
-                       "of 8: block 0 walks 2 row groups (both halves of the double buffer)",
-                       Bwd::Fused);
-}
-Case fused_d1040(uint64_t seed) {
-  return backward_case(seed, {3, 1040}, 2, nullptr,
-                       "d = 1040: 128 lanes, register slots k = 0..2 (k = 2 only for lanes < 4)",
-                       Bwd::Fused);
-}
-Case fused_d4096(uint64_t seed) {
-  return backward_case(seed, {3, 4096}, 3, nullptr,
-                       "d = 4096 = kMaxD: 256 lanes, 4 vec4s each, one row per iteration, 3 "
-                       "iterations (the double buffer's both halves)",
-                       Bwd::Fused);
-}
-Case fused_300_blocks(uint64_t seed) {
-  return backward_case(seed, {300, 8}, 1, nullptr,
-                       "300 blocks of 1 row, d = 8: the finalize's 64 lanes add 4 or 5 blocks "
-                       "each; its one workgroup has 2 of 4 columns",
-                       Bwd::Fused);
-}
-Case fused_grid_2d(uint64_t seed) {
-  static const std::array<uint32_t, 3> grid{2, 3, 1};
-  return backward_case(seed, {40, 128}, 8, &grid,
-                       "a 2 x 3 grid for 5 blocks of 8 rows: block = wid.y * nwg.x + wid.x, the "
-                       "6th exits",
-                       Bwd::Fused);
-}
-
-Case fused_dparams_basic(uint64_t seed) {
-  Rng r(seed ^ 0x4e35);
-  const Shape s{1 + r.below(300), kDs[r.below(3)]};
-  const uint32_t rpb = 4 + r.below(13);
-  return dparams_case(seed, s, rpb,
-                      "random partials over binades, " +
-                          std::to_string(norm::backward_blocks(s, rpb)) + " blocks, d " +
-                          std::to_string(s.d) + " (columns past d write nothing)",
-                      true);
-}
-Case fused_dparams_200_blocks(uint64_t seed) {
-  return dparams_case(seed, {200, 20}, 1,
-                      "200 blocks (lanes 0..7 add 4, the rest 3), d = 20: 5 vec4 columns, the "
-                      "2nd workgroup holds 1 of 4",
-                      true);
-}
-Case prefetch_d768(uint64_t seed) {
-  return backward_case(seed, {9, 768}, 8, nullptr,
-                       "prefetching build, d = 768, 9 rows in blocks of 8: block 0 prefetches its "
-                       "second row group, block 1 has none",
-                       Bwd::Prefetch);
-}
-Case prefetch_d20(uint64_t seed) {
-  return backward_case(seed, {61, 20}, 7, nullptr,
-                       "prefetching build, d = 20 (idle lanes), 61 rows in blocks of 7 (the last "
-                       "of 5 rows: surplus segments prefetch nothing)",
-                       Bwd::Prefetch);
-}
-
-Case dparams_basic(uint64_t seed) {
-  Rng r(seed ^ 0x4e33);
-  const Shape s{1 + r.below(300), kDs[r.below(3)]};
-  const uint32_t rpb = 1 + r.below(16);
-  return dparams_case(seed, s, rpb,
-                      "random partials over binades, " +
-                          std::to_string(norm::backward_blocks(s, rpb)) + " blocks, d " +
-                          std::to_string(s.d) + " (columns past d write nothing)");
-}
+Case dparams_basic(uint64_t seed) { return dparams_random(seed, 0x4e33, 1, 16, Fin::Port); }
 Case dparams_37_blocks(uint64_t seed) {
   return dparams_case(seed, {37, 100}, 1,
                       "37 blocks (lanes 0..4 add 3, the rest 2), d = 100: the "
-                      "7th workgroup holds 4 columns, 12 idle");
+                      "7th workgroup holds 4 columns, 12 idle",
+                      Fin::Port);
+}
+
+// ---- norm_native.wgsl (ours): layernorm_backward_lean + layernorm_backward_lean_dparams --------
+
+Case lean_basic(uint64_t seed) {
+  Rng r(seed ^ 0x4e36);
+  const uint32_t ds[] = {20, 80, 96, 100, 768};
+  Shape s{1 + r.below(40), ds[r.below(5)]};
+  const uint32_t rpw = norm::lean_rows_per_workgroup(s.d);
+  const uint32_t rpb = r.below(2) ? norm::lean_rows_per_block(s) : 1 + r.below(3 * rpw);
+  return backward_case(seed, s, rpb, nullptr,
+                       "random rows, d " + std::to_string(s.d) + ", rows " +
+                           std::to_string(s.rows) + ", rows_per_block " + std::to_string(rpb),
+                       Bwd::Lean);
+}
+Case lean_d20(uint64_t seed) {
+  return backward_case(seed, {61, 20}, 7, nullptr,
+                       "d = 20 (5 vec4s over 8 lanes: slot 1 idle everywhere, slot 0 idle for "
+                       "lanes 5..7; clamped loads discarded), 61 rows in blocks of 7 (9 blocks, "
+                       "the last of 5 rows, 25 of 32 segments idle)",
+                       Bwd::Lean);
+}
+Case lean_d100(uint64_t seed) {
+  return backward_case(seed, {45, 100}, 32, nullptr,
+                       "d = 100 (25 vec4s over 16 lanes: slot 1 for lanes < 9), 45 rows: a block "
+                       "of 32 rows (2 row groups of 16), a second of 13",
+                       Bwd::Lean);
+}
+Case lean_d768(uint64_t seed) {
+  return backward_case(seed, {9, 768}, 8, nullptr,
+                       "d = 768 (128 lanes per row, slot 1 for lanes < 64; 16 groups of 8 per "
+                       "row), 9 rows in blocks of 8: block 0 walks 4 row groups, block 1 one row "
+                       "and an idle segment",
+                       Bwd::Lean);
+}
+Case lean_d1040(uint64_t seed) {
+  return backward_case(seed, {3, 1040}, 2, nullptr,
+                       "d = 1040: 260 vec4s over 256 lanes (slot 1 only for lanes < 4), one row "
+                       "per row group",
+                       Bwd::Lean);
+}
+Case lean_d2048(uint64_t seed) {
+  return backward_case(seed, {5, 2048}, 3, nullptr,
+                       "d = 2048 = kLeanMaxD: 256 lanes, both slots busy, blocks of 3 rows",
+                       Bwd::Lean);
+}
+Case lean_d4096(uint64_t seed) {
+  return backward_case(seed, {3, 4096}, 3, nullptr,
+                       "d = 4096 = kMaxD, past kLeanMaxD: the port's layernorm_backward (the same "
+                       "partials) finalized by layernorm_backward_lean_dparams",
+                       Bwd::Lean);
+}
+Case lean_600_blocks(uint64_t seed) {
+  return backward_case(seed, {600, 8}, 1, nullptr,
+                       "600 blocks of 1 row, d = 8: the finalize's lanes < 88 add 3 blocks, the "
+                       "rest 2; its 2 workgroups one vec4 column each",
+                       Bwd::Lean);
+}
+Case lean_grid_2d(uint64_t seed) {
+  static const std::array<uint32_t, 3> grid{2, 3, 1};
+  return backward_case(seed, {40, 128}, 8, &grid,
+                       "a 2 x 3 grid for 5 blocks of 8 rows (8 of 16 segments busy): block = "
+                       "wid.y * nwg.x + wid.x, the 6th exits",
+                       Bwd::Lean);
+}
+Case lean_dparams_basic(uint64_t seed) { return dparams_random(seed, 0x4e37, 1, 16, Fin::Lean); }
+Case lean_dparams_600_blocks(uint64_t seed) {
+  return dparams_case(seed, {600, 20}, 1,
+                      "600 blocks (lanes < 88 add 3, the rest 2), d = 20: 5 workgroups, one vec4 "
+                      "column each",
+                      Fin::Lean);
 }
 
 }  // namespace
@@ -407,30 +379,29 @@ void register_norm(std::vector<Generator>& g) {
   add("layernorm_backward", "d768", 4104, false, backward_d768);
   add("layernorm_backward", "d1040", 4105, false, backward_d1040);
   add("layernorm_backward", "grid_2d", 4106, false, backward_grid_2d);
-  add("layernorm_backward_fused", "basic", 4201, true, fused_basic);
-  add("layernorm_backward_fused", "d20_blocks_of_7", 4202, false, fused_d20);
-  add("layernorm_backward_fused", "d100_partial_block", 4203, false, fused_d100_odd);
-  add("layernorm_backward_fused", "d768", 4204, false, fused_d768);
-  add("layernorm_backward_fused", "d1040", 4205, false, fused_d1040);
-  add("layernorm_backward_fused", "d4096", 4206, false, fused_d4096);
-  add("layernorm_backward_fused", "blocks_300_d8", 4207, false, fused_300_blocks);
-  add("layernorm_backward_fused", "grid_2d", 4208, false, fused_grid_2d);
-  add("layernorm_backward_fused_dparams", "basic", 4251, true, fused_dparams_basic);
-  add("layernorm_backward_fused_dparams", "blocks_200_d20", 4252, false, fused_dparams_200_blocks);
-  add("layernorm_backward_fused_prefetch", "d768", 4301, false, prefetch_d768);
-  add("layernorm_backward_fused_prefetch", "d20_blocks_of_7", 4302, false, prefetch_d20);
+  add("layernorm_backward_lean", "basic", 4401, true, lean_basic);
+  add("layernorm_backward_lean", "d20_blocks_of_7", 4402, false, lean_d20);
+  add("layernorm_backward_lean", "d100_partial_block", 4403, false, lean_d100);
+  add("layernorm_backward_lean", "d768", 4404, false, lean_d768);
+  add("layernorm_backward_lean", "d1040", 4405, false, lean_d1040);
+  add("layernorm_backward_lean", "d2048", 4406, false, lean_d2048);
+  add("layernorm_backward_lean", "d4096_port_main", 4407, false, lean_d4096);
+  add("layernorm_backward_lean", "blocks_600_d8", 4408, false, lean_600_blocks);
+  add("layernorm_backward_lean", "grid_2d", 4409, false, lean_grid_2d);
+  add("layernorm_backward_lean_dparams", "basic", 4451, true, lean_dparams_basic);
+  add("layernorm_backward_lean_dparams", "blocks_600_d20", 4452, false, lean_dparams_600_blocks);
   add("layernorm_backward_dparams", "basic", 4151, true, dparams_basic);
   add("layernorm_backward_dparams", "blocks_37_d100", 4152, false, dparams_37_blocks);
 }
 WGSLVK_REGISTER_GENERATORS(register_norm);
 
-Case norm_fused_backward_case(uint64_t seed, norm::Shape s, uint32_t rows_per_block,
-                              uint32_t finalize_rows) {
+Case norm_lean_backward_case(uint64_t seed, norm::Shape s, uint32_t rows_per_block,
+                             uint32_t finalize_rows) {
   return backward_case(seed, s, rows_per_block, nullptr,
-                       "fused backward, rows " + std::to_string(s.rows) + ", d " +
+                       "lean backward, rows " + std::to_string(s.rows) + ", d " +
                            std::to_string(s.d) + ", rows_per_block " +
                            std::to_string(rows_per_block),
-                       Bwd::Fused, finalize_rows);
+                       Bwd::Lean, finalize_rows);
 }
 
 }  // namespace wgslvk::validate

@@ -53,15 +53,33 @@ uint32_t dparams_sum_depth(Shape s, uint32_t rpb) {
   return uint32_t((rpb + rpw - 1) / rpw + (rpw - 1) + (nb + 15) / 16 + 15);
 }
 
-uint32_t fused_row_sum_depth(uint32_t d) {
-  const uint32_t tpr = threads_per_row(d);
-  const uint32_t m = std::max<uint32_t>(1, (d / 4 + tpr - 1) / tpr);
-  return m + 2 + tpr / 8 + 3;
+uint32_t lean_threads_per_row(uint32_t d) {
+  if (d > kLeanMaxD) return threads_per_row(d);
+  const uint32_t d4 = d / 4;
+  uint32_t t = 8;
+  while (t * 2 < d4 && t < 256) t *= 2;
+  return t;
 }
-uint32_t fused_dparams_sum_depth(Shape s, uint32_t rpb) {
-  const uint32_t rpw = rows_per_workgroup(s.d);
-  const uint64_t nb = backward_blocks(s, rpb);
-  return uint32_t((rpb + rpw - 1) / rpw + (rpw - 1) + (nb + 63) / 64 + 6);
+uint32_t lean_rows_per_workgroup(uint32_t d) { return 256 / lean_threads_per_row(d); }
+const char* lean_main_kernel(uint32_t d) {
+  return d <= kLeanMaxD ? "norm/layernorm_backward_lean" : "norm/layernorm_backward";
+}
+uint32_t lean_rows_per_block(Shape s, uint32_t target_blocks) {
+  const uint32_t rpw = lean_rows_per_workgroup(s.d);
+  const uint64_t per = (uint64_t(s.rows) + target_blocks - 1) / target_blocks;
+  return uint32_t(std::max<uint64_t>(1, (per + rpw - 1) / rpw) * rpw);
+}
+uint64_t lean_dparams_workgroups(Shape s) { return s.d / 4; }
+uint32_t lean_row_sum_depth(uint32_t d) {
+  if (d > kLeanMaxD) return row_sum_depth(d);
+  return 2 + 2 + 3 + lean_threads_per_row(d) / 8;
+}
+uint32_t lean_finalize_depth(Shape s, uint32_t rpb) {
+  return uint32_t((backward_blocks(s, rpb) + 255) / 256 + 8);
+}
+uint32_t lean_dparams_sum_depth(Shape s, uint32_t rpb) {
+  const uint32_t rpw = lean_rows_per_workgroup(s.d);
+  return (rpb + rpw - 1) / rpw + (rpw - 1) + lean_finalize_depth(s, rpb);
 }
 
 namespace ref {
@@ -216,6 +234,46 @@ BackwardExpected backward_expected(std::span<const float> x, std::span<const flo
     e.dbeta.value[j] = float(db[j]);
     e.dbeta.magnitude[j] = mb[j];
     e.dbeta.bound[j] = H + 2;
+  }
+  return e;
+}
+
+void saved_row_stats(std::span<const float> x, Shape s, float eps, std::span<float> mean,
+                     std::span<float> rstd) {
+  expect_size("saved_row_stats", "x", x.size(), uint64_t(s.rows) * s.d);
+  expect_size("saved_row_stats", "mean", mean.size(), s.rows);
+  expect_size("saved_row_stats", "rstd", rstd.size(), s.rows);
+  for (uint64_t r = 0; r < s.rows; ++r) {
+    const float* xr = x.data() + r * s.d;
+    double m = 0, v = 0;
+    for (uint32_t j = 0; j < s.d; ++j) m += xr[j];
+    m /= s.d;
+    for (uint32_t j = 0; j < s.d; ++j) v += (xr[j] - m) * (xr[j] - m);
+    mean[r] = float(m);
+    rstd[r] = float(1 / std::sqrt(v / s.d + eps));
+  }
+}
+
+DparamsExpected dparams_expected(std::span<const float> partials, Shape s, uint64_t n_blocks,
+                                 double depth) {
+  expect_size("dparams_expected", "partials", partials.size(), n_blocks * 2 * s.d);
+  DparamsExpected e;
+  for (Expected* x : {&e.dgamma, &e.dbeta}) {
+    resize(*x, s.d);
+    std::fill(x->magnitude.begin(), x->magnitude.end(), 0.0);
+    std::fill(x->bound.begin(), x->bound.end(), depth + 1);
+  }
+  for (uint32_t j = 0; j < s.d; ++j) {
+    double sg = 0, sb = 0;
+    for (uint64_t k = 0; k < n_blocks; ++k) {
+      const double g = partials[k * 2 * s.d + j], b = partials[k * 2 * s.d + s.d + j];
+      sg += g;
+      sb += b;
+      e.dgamma.magnitude[j] += std::fabs(g);
+      e.dbeta.magnitude[j] += std::fabs(b);
+    }
+    e.dgamma.value[j] = float(sg);
+    e.dbeta.value[j] = float(sb);
   }
   return e;
 }

@@ -50,15 +50,28 @@ uint32_t row_sum_depth(uint32_t d);
 // adds over segments, ceil(n_blocks / 16) adds per lane in the finalize, 15 over lanes.
 uint32_t dparams_sum_depth(Shape s, uint32_t rows_per_block);
 
-// norm_native.wgsl (ours): layernorm_backward_fused has the same launch layout and partials
-// (backward_blocks, partials_count, default_rows_per_block) and layernorm_backward_fused_dparams
-// the same grid (dparams_workgroups: 4 vec4 columns per workgroup); the orders of adds differ:
-//  row sums: m per lane, 2 in hsum, then 8 accumulators of tpr/8 lanes each and a tree of 8:
-//            h = m + 2 + tpr/8 + 3;
-//  dgamma/dbeta: ceil(rows_per_block / rpw) per segment, rpw - 1 over segments, ceil(n_blocks /
-//            64) per finalize lane, 6 in the tree over its 64 lanes.
-uint32_t fused_row_sum_depth(uint32_t d);
-uint32_t fused_dparams_sum_depth(Shape s, uint32_t rows_per_block);
+// norm_native.wgsl's lean pair (ours): layernorm_backward_lean holds LEAN_M = 2 vec4 columns per
+// lane, so lean_threads_per_row(d) = the smallest power of two >= d/8 in [8, 256] (d <= kLeanMaxD);
+// past kLeanMaxD the host runs the port's layernorm_backward (4 columns per lane, 256 lanes: the
+// same partials layout) and finalizes with layernorm_backward_lean_dparams (lean_main_kernel).
+inline constexpr uint32_t kLeanMaxD = 2048;
+uint32_t lean_threads_per_row(uint32_t d);
+uint32_t lean_rows_per_workgroup(uint32_t d);
+// "norm/layernorm_backward_lean" for d <= kLeanMaxD, else "norm/layernorm_backward".
+const char* lean_main_kernel(uint32_t d);
+// The lean pair's rows_per_block: a multiple of lean_rows_per_workgroup(d), about target blocks.
+inline constexpr uint32_t kLeanTargetBlocks = 512;
+uint32_t lean_rows_per_block(Shape s, uint32_t target_blocks = kLeanTargetBlocks);
+// layernorm_backward_lean_dparams: one vec4 column per workgroup, d / 4 workgroups.
+uint64_t lean_dparams_workgroups(Shape s);
+// Depths: row sums 2 (the lane's 2 columns) + 2 (hsum) + 3 (a tree of 8 lanes) + tpr/8 (the
+// segment's group sums in order); past kLeanMaxD the port's row_sum_depth. dgamma/dbeta:
+// ceil(rpb / rpw) per segment + (rpw - 1) over segments + ceil(n_blocks / 256) per finalize lane
+// + 8 (trees of 8, 8 and 4 over its 256 lanes).
+uint32_t lean_row_sum_depth(uint32_t d);
+uint32_t lean_dparams_sum_depth(Shape s, uint32_t rows_per_block);
+// The finalize alone: ceil(n_blocks / 256) + 8.
+uint32_t lean_finalize_depth(Shape s, uint32_t rows_per_block);
 
 namespace ref {
 
@@ -114,11 +127,23 @@ BackwardExpected backward_expected(std::span<const float> x, std::span<const flo
                                    std::span<const float> dy, std::span<const float> mean,
                                    std::span<const float> rstd, Shape s, uint32_t rows_per_block);
 // The same with the summation depths given: h for the row sums (dx), H for dgamma/dbeta (the
-// overload above passes row_sum_depth and dparams_sum_depth; norm_native's kernels pass
-// fused_row_sum_depth and fused_dparams_sum_depth).
+// overload above passes row_sum_depth and dparams_sum_depth; norm_native's lean pair passes
+// lean_row_sum_depth and lean_dparams_sum_depth).
 BackwardExpected backward_expected(std::span<const float> x, std::span<const float> gamma,
                                    std::span<const float> dy, std::span<const float> mean,
                                    std::span<const float> rstd, Shape s, double h, double H);
+
+// mean and rstd of each row as the forward saves them: the double statistics rounded to f32.
+void saved_row_stats(std::span<const float> x, Shape s, float eps, std::span<float> mean,
+                     std::span<float> rstd);
+
+// A finalize alone on given partials [n_blocks][2][d]: dgamma/dbeta = the sums over blocks,
+// within depth + 1 ULPs (the reference's rounding) of the sums of |partials|.
+struct DparamsExpected {
+  Expected dgamma, dbeta;
+};
+DparamsExpected dparams_expected(std::span<const float> partials, Shape s, uint64_t n_blocks,
+                                 double depth);
 
 }  // namespace ref
 }  // namespace wgslvk::norm

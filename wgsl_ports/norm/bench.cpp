@@ -97,12 +97,9 @@ double finalize_depth(Pair p, Shape s, uint32_t rpb) {
   return is_lean(p) ? double(norm::lean_finalize_depth(s, rpb)) : double((nb + 15) / 16 + 15);
 }
 
-Case finalize_case(Shape s, uint32_t rpb, Pair p) {
-  CaseBuilder b;
-  auto partials = fast_uniform(s.rows * 43 + s.d, norm::partials_count(s, rpb), -1, 1);
-  auto e =
-      nref::dparams_expected(partials, s, norm::backward_blocks(s, rpb), finalize_depth(p, s, rpb));
-  b.input("partials", DType::F32, partials);
+// The finalize dispatch over the case's "partials", writing and checking dgamma and dbeta.
+template <class Expected>
+void add_finalize(CaseBuilder& b, Shape s, uint32_t rpb, Pair p, const Expected& e) {
   b.output("dgamma", DType::F32, s.d);
   b.output("dbeta", DType::F32, s.d);
   auto& f = b.dispatch(finalize_kernel(p));
@@ -113,6 +110,15 @@ Case finalize_case(Shape s, uint32_t rpb, Pair p) {
   f.workgroups_1d = finalize_workgroups(p, s);
   check_first(b, "dgamma", e.dgamma, s.d);
   check_first(b, "dbeta", e.dbeta, s.d);
+}
+
+Case finalize_case(Shape s, uint32_t rpb, Pair p) {
+  CaseBuilder b;
+  auto partials = fast_uniform(s.rows * 43 + s.d, norm::partials_count(s, rpb), -1, 1);
+  auto e =
+      nref::dparams_expected(partials, s, norm::backward_blocks(s, rpb), finalize_depth(p, s, rpb));
+  b.input("partials", DType::F32, partials);
+  add_finalize(b, s, rpb, p, e);
   return b.c;
 }
 
@@ -143,16 +149,7 @@ Case backward_case(Shape s, uint32_t rpb, Pair p, Part part) {
   d.workgroups_1d = norm::backward_blocks(s, rpb);
   check_first(b, "dx", e.dx, uint64_t(std::min(s.rows, kCheckRows)) * s.d);
   if (part == Part::Main) return b.c;
-  b.output("dgamma", DType::F32, s.d);
-  b.output("dbeta", DType::F32, s.d);
-  auto& f = b.dispatch(finalize_kernel(p));
-  CaseBuilder::bind(f, 0, "partials");
-  CaseBuilder::bind(f, 1, "dgamma");
-  CaseBuilder::bind(f, 2, "dbeta");
-  CaseBuilder::bind_values(f, 3, params(s, rpb));
-  f.workgroups_1d = finalize_workgroups(p, s);
-  check_first(b, "dgamma", e.dgamma, s.d);
-  check_first(b, "dbeta", e.dbeta, s.d);
+  add_finalize(b, s, rpb, p, e);
   return b.c;
 }
 

@@ -20,6 +20,7 @@ layout(set = 0, binding = 7, std140) uniform SizeV4 { uint size_v4; };
 layout(set = 0, binding = 8, std140) uniform HpV4 { vec4 hp_v4; };      // (lr, b1, b2, wd)
 layout(set = 0, binding = 9, std140) uniform BiasV4 { vec4 bias_v4; };  // (b1_t, b2_t, eps, t)
 
+// Not zeroed (R17): every element is written before the barrier that precedes its first read.
 shared uvec2 sh_max64[64];  // per invocation: (|m_new| bits, v_new bits) max
 shared uvec2 sh_max8[8];
 
@@ -76,10 +77,54 @@ float q8v4_decode(uint code, uint emax, uint top) {
     return float(sig) * uintBitsToFloat(uint(eb) << 23u);
 }
 
+struct Q8V4Dec {
+    uint kb;
+    uint t;
+    float p0;
+};
+
+Q8V4Dec q8v4_dec_consts(uint emax, uint top) {
+    Q8V4Dec c = Q8V4Dec(0u, 0u, 0.0);  // WGSL: zero-initialized var
+    c.kb = (emax - top) << 23u;
+    c.t = uint(max(4 + int(top) - int(emax), 1)) << Q8V4_MB;
+    c.p0 = wgsl_select(0.0, uintBitsToFloat((emax - top - 2u) << 23u), emax >= top + 3u);
+    return c;
+}
+
+// Same bits as q8v4_decode for emax < 256 (the WGSL explains the formulation).
+float q8v4_dec(uint code, Q8V4Dec c) {
+    float hi = uintBitsToFloat(min((code << 20u) + c.kb, 0x7f800000u));
+    float lo = float(code) * c.p0;
+    return wgsl_select(lo, hi, code >= c.t);
+}
+
+struct Q8V4Enc {
+    uint emax;
+    uint lo_ex;
+    uint cn;
+};
+
+Q8V4Enc q8v4_enc_consts(uint emax, uint top) {
+    return Q8V4Enc(emax, uint(max(int(emax) - int(top), 0)), (top - emax) << Q8V4_MB);
+}
+
+// Same code as q8v4_encode: its branches only below the block's normal codes.
+uint q8v4_enc(uint xb, uint top, uint rnd, Q8V4Enc c, bool floor1) {
+    uint ex = xb >> 23u;
+    uint code = (xb >> 20u) + c.cn + wgsl_select(0u, 1u, (xb << 12u) + rnd < rnd);
+    code = min(code, wgsl_select(0u, (top << Q8V4_MB) | ((1u << Q8V4_MB) - 1u), ex != 0u));
+    if (ex - 1u < c.lo_ex) {
+        code = q8v4_encode(xb, c.emax, top, rnd);
+        code = wgsl_select(code, 1u, floor1 && code == 0u);
+    }
+    return code;
+}
+
 struct Q8V4Consts {
     float lr; float beta1; float beta2; float wd;
     float b1_corr; float b2_corr; float eps; float clip;
     uint m_emax_old; uint v_emax_old;
+    Q8V4Dec m_dec; Q8V4Dec v_dec;
 };
 
 struct Q8V4Elem {
@@ -88,14 +133,20 @@ struct Q8V4Elem {
     float v_new;
 };
 
-Q8V4Elem q8v4_elem(float w_old, float g_raw, uint mc, uint vc, bool in_range, Q8V4Consts k) {
+float q8v4_m_old(uint mc, Q8V4Consts k) {
+    float m_mag = q8v4_dec(mc & 0x7fu, k.m_dec);
+    return uintBitsToFloat(floatBitsToUint(m_mag) | ((mc & 0x80u) << 24u));
+}
+
+float q8v4_m_old_port(uint mc, Q8V4Consts k) {
+    float m_mag = q8v4_decode(mc & 0x7fu, k.m_emax_old, Q8V4_M_TOP);
+    return wgsl_select(m_mag, -m_mag, (mc & 0x80u) != 0u);
+}
+
+Q8V4Elem q8v4_elem(float w_old, float g_raw, float m_old, float v_old, bool in_range, Q8V4Consts k) {
     float grad = g_raw;
     grad = wgsl_select(0.0, grad, is_finite(grad));
     grad = grad * k.clip;
-
-    float m_mag = q8v4_decode(mc & 0x7fu, k.m_emax_old, Q8V4_M_TOP);
-    float m_old = wgsl_select(m_mag, -m_mag, (mc & 0x80u) != 0u);
-    float v_old = q8v4_decode(vc, k.v_emax_old, Q8V4_V_TOP);
 
     float m_new = k.beta1 * m_old + (1.0 - k.beta1) * grad;
     float v_new = k.beta2 * v_old + (1.0 - k.beta2) * grad * grad;
@@ -109,22 +160,18 @@ Q8V4Elem q8v4_elem(float w_old, float g_raw, uint mc, uint vc, bool in_range, Q8
     return Q8V4Elem(w_new, wgsl_select(0.0, m_new, in_range), wgsl_select(0.0, v_new, in_range));
 }
 
-uint q8v4_codes(float m_new, float v_new, uint m_emax, uint v_emax, uint salt, uint salt_v) {
-    uint m_bits = floatBitsToUint(abs(m_new));
+uint q8v4_m_code(float m_new, uint salt, Q8V4Enc c) {
+    uint m_code = q8v4_enc(floatBitsToUint(abs(m_new)), Q8V4_M_TOP, q8v4_hash(floatBitsToUint(m_new) ^ salt), c, false);
+    return wgsl_select(m_code, m_code | 0x80u, m_new < 0.0 && m_code != 0u);
+}
+
+uint q8v4_v_code(float v_new, uint salt_v, Q8V4Enc c) {
     uint v_bits = floatBitsToUint(v_new);
-    uint m_code = q8v4_encode(m_bits, m_emax, Q8V4_M_TOP, q8v4_hash(floatBitsToUint(m_new) ^ salt));
-    uint v_code = q8v4_encode(v_bits, v_emax, Q8V4_V_TOP, q8v4_hash(v_bits ^ salt_v));
-    m_code = wgsl_select(m_code, m_code | 0x80u, m_new < 0.0 && m_code != 0u);
-    v_code = wgsl_select(v_code, 1u, v_code == 0u && (v_bits >> 23u) != 0u);
-    return m_code | (v_code << 8u);
+    return q8v4_enc(v_bits, Q8V4_V_TOP, q8v4_hash(v_bits ^ salt_v), c, true);
 }
 
 void main() {
     uint tid = gl_LocalInvocationIndex;
-    // var<workgroup> is zero-initialized in WGSL (R17)
-    sh_max64[tid] = uvec2(0u);
-    if (tid < 8u) { sh_max8[tid] = uvec2(0u); }
-    barrier();
 
     uint q = flat_id(gl_GlobalInvocationID, gl_NumWorkGroups);
     uint n = size_v4;
@@ -133,7 +180,7 @@ void main() {
     uint blk = q / Q8V4_WG;
     uint i0 = q * 4u;
 
-    Q8V4Consts k = Q8V4Consts(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0u, 0u);  // WGSL: zero-initialized var
+    Q8V4Consts k = Q8V4Consts(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0u, 0u, Q8V4Dec(0u, 0u, 0.0), Q8V4Dec(0u, 0u, 0.0));  // WGSL: zero-initialized var
     k.lr = hp_v4.x;
     k.beta1 = hp_v4.y;
     k.beta2 = hp_v4.z;
@@ -155,10 +202,19 @@ void main() {
         uint vw = v_packed_v4[q];
         vec4 w4 = w_v4[q];
         vec4 g4 = g_v4[q];
-        e0 = q8v4_elem(w4.x, g4.x, mw & 0xffu, vw & 0xffu, i0 < n, k);
-        e1 = q8v4_elem(w4.y, g4.y, (mw >> 8u) & 0xffu, (vw >> 8u) & 0xffu, i0 + 1u < n, k);
-        e2 = q8v4_elem(w4.z, g4.z, (mw >> 16u) & 0xffu, (vw >> 16u) & 0xffu, i0 + 2u < n, k);
-        e3 = q8v4_elem(w4.w, g4.w, mw >> 24u, vw >> 24u, i0 + 3u < n, k);
+        k.m_dec = q8v4_dec_consts(k.m_emax_old, Q8V4_M_TOP);
+        k.v_dec = q8v4_dec_consts(k.v_emax_old, Q8V4_V_TOP);
+        if (max(k.m_emax_old, k.v_emax_old) < 256u) {
+            e0 = q8v4_elem(w4.x, g4.x, q8v4_m_old(mw & 0xffu, k), q8v4_dec(vw & 0xffu, k.v_dec), i0 < n, k);
+            e1 = q8v4_elem(w4.y, g4.y, q8v4_m_old((mw >> 8u) & 0xffu, k), q8v4_dec((vw >> 8u) & 0xffu, k.v_dec), i0 + 1u < n, k);
+            e2 = q8v4_elem(w4.z, g4.z, q8v4_m_old((mw >> 16u) & 0xffu, k), q8v4_dec((vw >> 16u) & 0xffu, k.v_dec), i0 + 2u < n, k);
+            e3 = q8v4_elem(w4.w, g4.w, q8v4_m_old(mw >> 24u, k), q8v4_dec(vw >> 24u, k.v_dec), i0 + 3u < n, k);
+        } else {
+            e0 = q8v4_elem(w4.x, g4.x, q8v4_m_old_port(mw & 0xffu, k), q8v4_decode(vw & 0xffu, k.v_emax_old, Q8V4_V_TOP), i0 < n, k);
+            e1 = q8v4_elem(w4.y, g4.y, q8v4_m_old_port((mw >> 8u) & 0xffu, k), q8v4_decode((vw >> 8u) & 0xffu, k.v_emax_old, Q8V4_V_TOP), i0 + 1u < n, k);
+            e2 = q8v4_elem(w4.z, g4.z, q8v4_m_old_port((mw >> 16u) & 0xffu, k), q8v4_decode((vw >> 16u) & 0xffu, k.v_emax_old, Q8V4_V_TOP), i0 + 2u < n, k);
+            e3 = q8v4_elem(w4.w, g4.w, q8v4_m_old_port(mw >> 24u, k), q8v4_decode(vw >> 24u, k.v_emax_old, Q8V4_V_TOP), i0 + 3u < n, k);
+        }
         if (i0 + 3u < n) {
             w_v4[q] = vec4(e0.w_new, e1.w_new, e2.w_new, e3.w_new);
             g_v4[q] = vec4(0.0);
@@ -200,12 +256,10 @@ void main() {
     if (live) {
         uint salt = q8v4_hash(t);
         uint salt_v = salt * 0x9e3779b9u;
-        uint c0 = q8v4_codes(e0.m_new, e0.v_new, m_emax, v_emax, salt, salt_v);
-        uint c1 = q8v4_codes(e1.m_new, e1.v_new, m_emax, v_emax, salt, salt_v);
-        uint c2 = q8v4_codes(e2.m_new, e2.v_new, m_emax, v_emax, salt, salt_v);
-        uint c3 = q8v4_codes(e3.m_new, e3.v_new, m_emax, v_emax, salt, salt_v);
-        m_packed_v4[q] = (c0 & 0xffu) | ((c1 & 0xffu) << 8u) | ((c2 & 0xffu) << 16u) | ((c3 & 0xffu) << 24u);
-        v_packed_v4[q] = (c0 >> 8u) | ((c1 >> 8u) << 8u) | ((c2 >> 8u) << 16u) | ((c3 >> 8u) << 24u);
+        Q8V4Enc me = q8v4_enc_consts(m_emax, Q8V4_M_TOP);
+        Q8V4Enc ve = q8v4_enc_consts(v_emax, Q8V4_V_TOP);
+        m_packed_v4[q] = q8v4_m_code(e0.m_new, salt, me) | (q8v4_m_code(e1.m_new, salt, me) << 8u) | (q8v4_m_code(e2.m_new, salt, me) << 16u) | (q8v4_m_code(e3.m_new, salt, me) << 24u);
+        v_packed_v4[q] = q8v4_v_code(e0.v_new, salt_v, ve) | (q8v4_v_code(e1.v_new, salt_v, ve) << 8u) | (q8v4_v_code(e2.v_new, salt_v, ve) << 16u) | (q8v4_v_code(e3.v_new, salt_v, ve) << 24u);
     }
     if (tid == 0u && live) {
         m_scale_v4[blk] = uintBitsToFloat(m_emax << 23u);

@@ -174,6 +174,9 @@ fn adamw_one_call(@builtin(global_invocation_id) gid: vec3<u32>,
 //     memory (2 barriers; the port: 8 tree levels of 256 plus a barrier before packing);
 //   * per-invocation constants (bias corrections with their divisions, the decoded scale
 //     exponents, the hash salts) once per 4 elements instead of once per element.
+//   * decode and encode without the port's per-code branches (q8v4_dec, q8v4_enc below: the same
+//     bits, about 40 fewer instructions per element), their per-block constants hoisted; and no
+//     zero-init barrier: every workgroup element is written before it is read (R17).
 // ABI (decision): bindings and uniforms as adamw_8bit_update, except w and g are vec4 arrays
 // (element i is component i % 4 of vec4 i / 4), so their bound ranges must hold ceil(n/4) vec4s,
 // i.e. the caller pads w and g to a multiple of 4 elements. Elements past n in the last vec4 are
@@ -197,6 +200,8 @@ const Q8V4_MB: u32 = 3u;
 @group(0) @binding(8) var<uniform> hp_v4: vec4<f32>;    // (lr, b1, b2, wd)
 @group(0) @binding(9) var<uniform> bias_v4: vec4<f32>;  // (b1_t, b2_t, eps, t)
 
+// Not zeroed by the port (R17): every element is written before the barrier that precedes its
+// first read, so WGSL's zero-initialization is not observable.
 var<workgroup> sh_max64: array<vec2<u32>, 64>;  // per invocation: (|m_new| bits, v_new bits) max
 var<workgroup> sh_max8: array<vec2<u32>, 8>;
 
@@ -249,11 +254,63 @@ fn q8v4_decode(code: u32, emax: u32, top: u32) -> f32 {
     return f32(sig) * bitcast<f32>(u32(eb) << 23u);
 }
 
+// Decoding without the port's per-code branches (same bits; exhaustively checked against
+// q8v4_decode for every code and every block exponent below 256): a code with exponent field
+// ec >= 1 is the f32 whose bits are (code << 20) + ((emax - top) << 23) once that exponent is
+// normal (code >= t), +inf past 254 (the port's product overflows); ec = 0 codes are
+// f32(code) * 2^(emax - top - 2 - 127), 0 when that is below the normal range.
+struct Q8V4Dec {
+    kb: u32,  // (emax - top) << 23
+    t: u32,   // the smallest code whose value is a normal f32 (always >= 8)
+    p0: f32,  // the step of the ec = 0 codes, 0 where the port flushes them
+}
+
+fn q8v4_dec_consts(emax: u32, top: u32) -> Q8V4Dec {
+    var c: Q8V4Dec;
+    c.kb = (emax - top) << 23u;
+    c.t = u32(max(4 + i32(top) - i32(emax), 1)) << Q8V4_MB;
+    c.p0 = select(0.0, bitcast<f32>((emax - top - 2u) << 23u), emax >= top + 3u);
+    return c;
+}
+
+fn q8v4_dec(code: u32, c: Q8V4Dec) -> f32 {
+    let hi = bitcast<f32>(min((code << 20u) + c.kb, 0x7f800000u));
+    let lo = f32(code) * c.p0;
+    return select(lo, hi, code >= c.t);
+}
+
+// Encoding with the port's branches taken only below the block's normal codes (same bits;
+// checked against q8v4_encode for every exponent pair and random mantissas and hashes): for
+// 0 < ex <= emax with emax - ex < top the port's base + (s >> 20) is (xb >> 20) + ((top - emax) << 3)
+// and its round-up test rem + (rnd >> 12) >= 2^20 is the carry out of (xb << 12) + rnd.
+struct Q8V4Enc {
+    emax: u32,
+    lo_ex: u32,  // exponents 1 ..= lo_ex take the port's encode (subnormal codes, flush to 0)
+    cn: u32,     // (top - emax) << 3
+}
+
+fn q8v4_enc_consts(emax: u32, top: u32) -> Q8V4Enc {
+    return Q8V4Enc(emax, u32(max(i32(emax) - i32(top), 0)), (top - emax) << Q8V4_MB);
+}
+
+// floor1: the port's v rule (a nonzero v never encodes to 0); only its encode can give 0 there.
+fn q8v4_enc(xb: u32, top: u32, rnd: u32, c: Q8V4Enc, floor1: bool) -> u32 {
+    let ex = xb >> 23u;
+    var code = (xb >> 20u) + c.cn + select(0u, 1u, (xb << 12u) + rnd < rnd);
+    code = min(code, select(0u, (top << Q8V4_MB) | ((1u << Q8V4_MB) - 1u), ex != 0u));
+    if (ex - 1u < c.lo_ex) {
+        code = q8v4_encode(xb, c.emax, top, rnd);
+        code = select(code, 1u, floor1 && code == 0u);
+    }
+    return code;
+}
+
 // What every element needs that does not depend on the element.
 struct Q8V4Consts {
     lr: f32, beta1: f32, beta2: f32, wd: f32,
     b1_corr: f32, b2_corr: f32, eps: f32, clip: f32,
     m_emax_old: u32, v_emax_old: u32,
+    m_dec: Q8V4Dec, v_dec: Q8V4Dec,
 }
 
 struct Q8V4Elem {
@@ -262,15 +319,23 @@ struct Q8V4Elem {
     v_new: f32,
 }
 
+// m's old value; the sign bit set on the magnitude is the port's negation (-0.0 included).
+fn q8v4_m_old(mc: u32, k: Q8V4Consts) -> f32 {
+    let m_mag = q8v4_dec(mc & 0x7fu, k.m_dec);
+    return bitcast<f32>(bitcast<u32>(m_mag) | ((mc & 0x80u) << 24u));
+}
+
+// The port's decode, for a block whose scale has its sign bit set (exponent field >= 256).
+fn q8v4_m_old_port(mc: u32, k: Q8V4Consts) -> f32 {
+    let m_mag = q8v4_decode(mc & 0x7fu, k.m_emax_old, Q8V4_M_TOP);
+    return select(m_mag, -m_mag, (mc & 0x80u) != 0u);
+}
+
 // One element's update: the port's expressions, in the port's order.
-fn q8v4_elem(w_old: f32, g_raw: f32, mc: u32, vc: u32, in_range: bool, k: Q8V4Consts) -> Q8V4Elem {
+fn q8v4_elem(w_old: f32, g_raw: f32, m_old: f32, v_old: f32, in_range: bool, k: Q8V4Consts) -> Q8V4Elem {
     var grad = g_raw;
     grad = select(0.0, grad, is_finite(grad));
     grad = grad * k.clip;
-
-    let m_mag = q8v4_decode(mc & 0x7fu, k.m_emax_old, Q8V4_M_TOP);
-    let m_old = select(m_mag, -m_mag, (mc & 0x80u) != 0u);
-    let v_old = q8v4_decode(vc, k.v_emax_old, Q8V4_V_TOP);
 
     let m_new = k.beta1 * m_old + (1.0 - k.beta1) * grad;
     let v_new = k.beta2 * v_old + (1.0 - k.beta2) * grad * grad;
@@ -284,15 +349,15 @@ fn q8v4_elem(w_old: f32, g_raw: f32, mc: u32, vc: u32, in_range: bool, k: Q8V4Co
     return Q8V4Elem(w_new, select(0.0, m_new, in_range), select(0.0, v_new, in_range));
 }
 
-// m and v codes of one element (the port's sign and no-flush rules), as m | v << 8.
-fn q8v4_codes(m_new: f32, v_new: f32, m_emax: u32, v_emax: u32, salt: u32, salt_v: u32) -> u32 {
-    let m_bits = bitcast<u32>(abs(m_new));
+// m and v codes of one element (the port's sign and no-flush rules).
+fn q8v4_m_code(m_new: f32, salt: u32, c: Q8V4Enc) -> u32 {
+    let m_code = q8v4_enc(bitcast<u32>(abs(m_new)), Q8V4_M_TOP, q8v4_hash(bitcast<u32>(m_new) ^ salt), c, false);
+    return select(m_code, m_code | 0x80u, m_new < 0.0 && m_code != 0u);
+}
+
+fn q8v4_v_code(v_new: f32, salt_v: u32, c: Q8V4Enc) -> u32 {
     let v_bits = bitcast<u32>(v_new);
-    var m_code = q8v4_encode(m_bits, m_emax, Q8V4_M_TOP, q8v4_hash(bitcast<u32>(m_new) ^ salt));
-    var v_code = q8v4_encode(v_bits, v_emax, Q8V4_V_TOP, q8v4_hash(v_bits ^ salt_v));
-    m_code = select(m_code, m_code | 0x80u, m_new < 0.0 && m_code != 0u);
-    v_code = select(v_code, 1u, v_code == 0u && (v_bits >> 23u) != 0u);
-    return m_code | (v_code << 8u);
+    return q8v4_enc(v_bits, Q8V4_V_TOP, q8v4_hash(v_bits ^ salt_v), c, true);
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -328,10 +393,19 @@ fn adamw_8bit_update_vec4(@builtin(global_invocation_id) gid: vec3<u32>,
         let vw = v_packed_v4[q];
         let w4 = w_v4[q];
         let g4 = g_v4[q];
-        e0 = q8v4_elem(w4.x, g4.x, mw & 0xffu, vw & 0xffu, i0 < n, k);
-        e1 = q8v4_elem(w4.y, g4.y, (mw >> 8u) & 0xffu, (vw >> 8u) & 0xffu, i0 + 1u < n, k);
-        e2 = q8v4_elem(w4.z, g4.z, (mw >> 16u) & 0xffu, (vw >> 16u) & 0xffu, i0 + 2u < n, k);
-        e3 = q8v4_elem(w4.w, g4.w, mw >> 24u, vw >> 24u, i0 + 3u < n, k);
+        k.m_dec = q8v4_dec_consts(k.m_emax_old, Q8V4_M_TOP);
+        k.v_dec = q8v4_dec_consts(k.v_emax_old, Q8V4_V_TOP);
+        if (max(k.m_emax_old, k.v_emax_old) < 256u) {
+            e0 = q8v4_elem(w4.x, g4.x, q8v4_m_old(mw & 0xffu, k), q8v4_dec(vw & 0xffu, k.v_dec), i0 < n, k);
+            e1 = q8v4_elem(w4.y, g4.y, q8v4_m_old((mw >> 8u) & 0xffu, k), q8v4_dec((vw >> 8u) & 0xffu, k.v_dec), i0 + 1u < n, k);
+            e2 = q8v4_elem(w4.z, g4.z, q8v4_m_old((mw >> 16u) & 0xffu, k), q8v4_dec((vw >> 16u) & 0xffu, k.v_dec), i0 + 2u < n, k);
+            e3 = q8v4_elem(w4.w, g4.w, q8v4_m_old(mw >> 24u, k), q8v4_dec(vw >> 24u, k.v_dec), i0 + 3u < n, k);
+        } else {  // a scale with its sign bit set (never written by a finite step): the port's decode
+            e0 = q8v4_elem(w4.x, g4.x, q8v4_m_old_port(mw & 0xffu, k), q8v4_decode(vw & 0xffu, k.v_emax_old, Q8V4_V_TOP), i0 < n, k);
+            e1 = q8v4_elem(w4.y, g4.y, q8v4_m_old_port((mw >> 8u) & 0xffu, k), q8v4_decode((vw >> 8u) & 0xffu, k.v_emax_old, Q8V4_V_TOP), i0 + 1u < n, k);
+            e2 = q8v4_elem(w4.z, g4.z, q8v4_m_old_port((mw >> 16u) & 0xffu, k), q8v4_decode((vw >> 16u) & 0xffu, k.v_emax_old, Q8V4_V_TOP), i0 + 2u < n, k);
+            e3 = q8v4_elem(w4.w, g4.w, q8v4_m_old_port(mw >> 24u, k), q8v4_decode(vw >> 24u, k.v_emax_old, Q8V4_V_TOP), i0 + 3u < n, k);
+        }
         if (i0 + 3u < n) {
             w_v4[q] = vec4<f32>(e0.w_new, e1.w_new, e2.w_new, e3.w_new);
             g_v4[q] = vec4<f32>(0.0);
@@ -374,12 +448,10 @@ fn adamw_8bit_update_vec4(@builtin(global_invocation_id) gid: vec3<u32>,
     if (live) {
         let salt = q8v4_hash(t);
         let salt_v = salt * 0x9e3779b9u;
-        let c0 = q8v4_codes(e0.m_new, e0.v_new, m_emax, v_emax, salt, salt_v);
-        let c1 = q8v4_codes(e1.m_new, e1.v_new, m_emax, v_emax, salt, salt_v);
-        let c2 = q8v4_codes(e2.m_new, e2.v_new, m_emax, v_emax, salt, salt_v);
-        let c3 = q8v4_codes(e3.m_new, e3.v_new, m_emax, v_emax, salt, salt_v);
-        m_packed_v4[q] = (c0 & 0xffu) | ((c1 & 0xffu) << 8u) | ((c2 & 0xffu) << 16u) | ((c3 & 0xffu) << 24u);
-        v_packed_v4[q] = (c0 >> 8u) | ((c1 >> 8u) << 8u) | ((c2 >> 8u) << 16u) | ((c3 >> 8u) << 24u);
+        let me = q8v4_enc_consts(m_emax, Q8V4_M_TOP);
+        let ve = q8v4_enc_consts(v_emax, Q8V4_V_TOP);
+        m_packed_v4[q] = q8v4_m_code(e0.m_new, salt, me) | (q8v4_m_code(e1.m_new, salt, me) << 8u) | (q8v4_m_code(e2.m_new, salt, me) << 16u) | (q8v4_m_code(e3.m_new, salt, me) << 24u);
+        v_packed_v4[q] = q8v4_v_code(e0.v_new, salt_v, ve) | (q8v4_v_code(e1.v_new, salt_v, ve) << 8u) | (q8v4_v_code(e2.v_new, salt_v, ve) << 16u) | (q8v4_v_code(e3.v_new, salt_v, ve) << 24u);
     }
     if (tid == 0u && live) {  // the block's first word exists: blk * 256 < n
         m_scale_v4[blk] = bitcast<f32>(m_emax << 23u);

@@ -16,6 +16,20 @@ std::string bounded(const char* s) { return std::string(s, strnlen(s, VK_MAX_DES
 void check_query(VkResult r, const char* what) {
   if (r != VK_INCOMPLETE) check_vk(r, what);
 }
+
+// Vulkan's two-call enumeration: query(&n, nullptr) for the count, then query(&n, items) into
+// structs of type `type`; the list as the second call left it.
+template <class T, class Query>
+std::vector<T> enumerate(VkStructureType type, const char* what, Query query) {
+  uint32_t n = 0;
+  check_query(query(&n, static_cast<T*>(nullptr)), what);
+  T blank{};
+  blank.sType = type;
+  std::vector<T> items(n, blank);
+  check_query(query(&n, items.data()), what);
+  items.resize(n);
+  return items;
+}
 }  // namespace
 
 ExecutableCapture plan_executable_capture(const DeviceDescriptor& desc,
@@ -73,17 +87,14 @@ std::vector<PipelineExecutable> ComputePipeline::executable_statistics() const {
                                        quoted("Device", core.label) + " was not");
   VkPipelineInfoKHR pi{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
   pi.pipeline = impl_->pipeline;
-  uint32_t n = 0;
-  check_query(core.get_executable_properties(core.device, &pi, &n, nullptr),
-              "vkGetPipelineExecutablePropertiesKHR");
-  std::vector<VkPipelineExecutablePropertiesKHR> props(
-      n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
-  check_query(core.get_executable_properties(core.device, &pi, &n, props.data()),
-              "vkGetPipelineExecutablePropertiesKHR");
-  props.resize(n);
+  auto props = enumerate<VkPipelineExecutablePropertiesKHR>(
+      VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR, "vkGetPipelineExecutablePropertiesKHR",
+      [&](uint32_t* n, VkPipelineExecutablePropertiesKHR* items) {
+        return core.get_executable_properties(core.device, &pi, n, items);
+      });
 
   std::vector<PipelineExecutable> out;
-  for (uint32_t i = 0; i < n; ++i) {
+  for (uint32_t i = 0; i < uint32_t(props.size()); ++i) {
     PipelineExecutable e;
     e.name = bounded(props[i].name);
     e.description = bounded(props[i].description);
@@ -91,33 +102,29 @@ std::vector<PipelineExecutable> ComputePipeline::executable_statistics() const {
     VkPipelineExecutableInfoKHR ei{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
     ei.pipeline = impl_->pipeline;
     ei.executableIndex = i;
-    uint32_t ns = 0;
-    check_query(core.get_executable_statistics(core.device, &ei, &ns, nullptr),
-                "vkGetPipelineExecutableStatisticsKHR");
-    std::vector<VkPipelineExecutableStatisticKHR> stats(
-        ns, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
-    check_query(core.get_executable_statistics(core.device, &ei, &ns, stats.data()),
-                "vkGetPipelineExecutableStatisticsKHR");
-    stats.resize(ns);
-    for (const auto& s : stats) e.statistics.push_back(to_statistic(s));
+    for (const auto& st : enumerate<VkPipelineExecutableStatisticKHR>(
+             VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR,
+             "vkGetPipelineExecutableStatisticsKHR",
+             [&](uint32_t*n, VkPipelineExecutableStatisticKHR*items) {
+               return core.get_executable_statistics(core.device, &ei, n, items);
+             }))
+      e.statistics.push_back(to_statistic(st));
 
     if (core.capture.internal_representations) {
       // Three calls: the count, each one's size, then the bytes.
-      uint32_t nr = 0;
-      check_query(core.get_internal_representations(core.device, &ei, &nr, nullptr),
-                  "vkGetPipelineExecutableInternalRepresentationsKHR");
-      std::vector<VkPipelineExecutableInternalRepresentationKHR> reps(
-          nr, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR});
-      check_query(core.get_internal_representations(core.device, &ei, &nr, reps.data()),
-                  "vkGetPipelineExecutableInternalRepresentationsKHR");
-      reps.resize(nr);
+      auto get = [&](uint32_t* n, VkPipelineExecutableInternalRepresentationKHR* items) {
+        return core.get_internal_representations(core.device, &ei, n, items);
+      };
+      auto reps = enumerate<VkPipelineExecutableInternalRepresentationKHR>(
+          VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR,
+          "vkGetPipelineExecutableInternalRepresentationsKHR", get);
+      uint32_t nr = uint32_t(reps.size());
       std::vector<std::string> data(nr);
       for (uint32_t r = 0; r < nr; ++r) {
         data[r].resize(reps[r].dataSize);
         reps[r].pData = data[r].data();
       }
-      check_query(core.get_internal_representations(core.device, &ei, &nr, reps.data()),
-                  "vkGetPipelineExecutableInternalRepresentationsKHR");
+      check_query(get(&nr, reps.data()), "vkGetPipelineExecutableInternalRepresentationsKHR");
       for (uint32_t r = 0; r < nr; ++r) {
         if (!reps[r].isText) continue;
         std::string text(data[r].c_str(), strnlen(data[r].data(), reps[r].dataSize));

@@ -195,6 +195,13 @@ BackwardExpected backward_expected(std::span<const float> x, std::span<const flo
                            double(dparams_sum_depth(s, rpb)));
 }
 
+BackwardExpected lean_backward_expected(std::span<const float> x, std::span<const float> gamma,
+                                        std::span<const float> dy, std::span<const float> mean,
+                                        std::span<const float> rstd, Shape s, uint32_t rpb) {
+  return backward_expected(x, gamma, dy, mean, rstd, s, double(lean_row_sum_depth(s.d)),
+                           double(lean_dparams_sum_depth(s, rpb)));
+}
+
 BackwardExpected backward_expected(std::span<const float> x, std::span<const float> gamma,
                                    std::span<const float> dy, std::span<const float> mean,
                                    std::span<const float> rstd, Shape s, double h, double H) {

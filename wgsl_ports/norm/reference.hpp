@@ -126,9 +126,13 @@ struct BackwardExpected {
 BackwardExpected backward_expected(std::span<const float> x, std::span<const float> gamma,
                                    std::span<const float> dy, std::span<const float> mean,
                                    std::span<const float> rstd, Shape s, uint32_t rows_per_block);
+// norm_native.wgsl's lean pair: the same with lean_row_sum_depth and lean_dparams_sum_depth.
+BackwardExpected lean_backward_expected(std::span<const float> x, std::span<const float> gamma,
+                                        std::span<const float> dy, std::span<const float> mean,
+                                        std::span<const float> rstd, Shape s,
+                                        uint32_t rows_per_block);
 // The same with the summation depths given: h for the row sums (dx), H for dgamma/dbeta (the
-// overload above passes row_sum_depth and dparams_sum_depth; norm_native's lean pair passes
-// lean_row_sum_depth and lean_dparams_sum_depth).
+// overloads above pass the port's and the lean pair's depths).
 BackwardExpected backward_expected(std::span<const float> x, std::span<const float> gamma,
                                    std::span<const float> dy, std::span<const float> mean,
                                    std::span<const float> rstd, Shape s, double h, double H);

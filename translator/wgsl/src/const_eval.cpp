@@ -1,0 +1,2 @@
+// placeholder (sema helper)
+#include "passes.hpp"

@@ -1,0 +1,53 @@
+// The front end's passes and what each promises the next (frontend.cpp runs them in order).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ast.hpp"
+#include "wgslvk/wgsl/frontend.hpp"
+
+namespace wgslvk::wgsl {
+
+// Collects diagnostics; a pass stops early when it cannot go on safely.
+struct Diags {
+  std::string file;
+  std::vector<Diagnostic> list;
+  void error(Span at, std::string rule, std::string message) {
+    list.push_back({file, at.line, at.col, std::move(rule), std::move(message)});
+  }
+  bool ok() const { return list.empty(); }
+};
+
+// Bounds on untrusted input (README "Limits"): exceeding one is a "limit" diagnostic.
+inline constexpr size_t kMaxSourceBytes = 4u << 20;  // 4 MiB of WGSL
+inline constexpr int kMaxNesting = 128;  // expression / statement / template nesting depth
+
+// parser.cpp: the whole grammar (lexing, template-list discovery, recursive descent). On a
+// syntax error it reports it and returns nullptr; the Module it returns holds syntax only.
+std::unique_ptr<Module> parse(std::string_view source, Diags& diags);
+
+// sema.cpp: resolves every name, creates and interns types, evaluates const-expressions and
+// overrides (with the pipeline constants applied), checks WGSL's type, address-space,
+// attribute and entry-point rules, and fills every `// sema:` field of ast.hpp. Returns false
+// with diagnostics on any error.
+bool analyze(Module& module, const std::map<std::string, double>& constants, Diags& diags);
+
+// uniformity.cpp: WGSL's uniformity analysis over an analyzed module: a barrier,
+// workgroupUniformLoad (or another builtin that needs uniform control flow) reached in
+// non-uniform control flow is a "uniformity" error, as Tint reports it.
+void check_uniformity(const Module& module, Diags& diags);
+
+struct EmitOptions {
+  bool robust_access = true;
+  std::string source_name;  // the header comment's "translated from"
+};
+// emit_glsl.cpp: the GLSL 450 compute shader of one analyzed entry point (and everything it
+// reaches). Anything it cannot express is an "unsupported" diagnostic, never wrong code.
+std::string emit_glsl(const Module& module, const FnDecl& entry, const EmitOptions& options,
+                      Diags& diags);
+
+}  // namespace wgslvk::wgsl

@@ -1,0 +1,4 @@
+// reject: var<private> inside a function
+@compute @workgroup_size(64) fn main() {
+  var<private> x: u32;
+}

@@ -1,0 +1,5 @@
+// reject: @binding without @group
+@binding(0) var<storage, read_write> buf: array<u32>;
+@compute @workgroup_size(64) fn main() {
+  buf[0] = 1u;
+}

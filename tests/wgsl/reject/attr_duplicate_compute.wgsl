@@ -1,0 +1,3 @@
+// reject: @compute twice
+@compute @compute @workgroup_size(1) fn main() {
+}

@@ -1,0 +1,3 @@
+// reject: @compute without @workgroup_size
+@compute fn main() {
+}

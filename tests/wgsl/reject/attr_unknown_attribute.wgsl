@@ -1,0 +1,3 @@
+// reject: an unknown attribute
+@compute @workgroup_size(1) @fast fn main() {
+}

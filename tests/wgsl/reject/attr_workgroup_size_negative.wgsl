@@ -1,0 +1,3 @@
+// reject: @workgroup_size(-1)
+@compute @workgroup_size(-1) fn main() {
+}

@@ -1,0 +1,3 @@
+// reject: @workgroup_size(0)
+@compute @workgroup_size(0) fn main() {
+}

@@ -1,0 +1,4 @@
+// reject: an unclosed template list
+@compute @workgroup_size(64) fn main() {
+  var v: vec4<f32;
+}

@@ -1,0 +1,4 @@
+// reject: a missing semicolon
+@compute @workgroup_size(64) fn main() {
+  let x = 1
+}

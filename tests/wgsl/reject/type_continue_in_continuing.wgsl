@@ -1,0 +1,9 @@
+// reject: continue inside a continuing block
+@compute @workgroup_size(64) fn main() {
+  loop {
+    continuing {
+      continue;
+      break if true;
+    }
+  }
+}

@@ -1,0 +1,7 @@
+// reject: a module-scope private variable decides a barrier
+var<private> p: u32;
+@compute @workgroup_size(64) fn main() {
+  if (p == 0u) {
+    workgroupBarrier();
+  }
+}

@@ -1,0 +1,8 @@
+// reject: workgroupUniformLoad in non-uniform control flow
+var<workgroup> flag: u32;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64) fn main(@builtin(local_invocation_id) lid: vec3u) {
+  if (lid.x == 0u) {
+    out[0] = workgroupUniformLoad(&flag);
+  }
+}

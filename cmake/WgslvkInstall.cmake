@@ -2,7 +2,7 @@
 # package config that finds the libraries' own dependencies (examples/out_of_tree uses it).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
-set(exported runtime translator kernels validate bench)
+set(exported runtime wgsl translator kernels validate bench)
 foreach(n ${exported})
   set_target_properties(wgslvk_${n} PROPERTIES EXPORT_NAME ${n})
 endforeach()
@@ -11,7 +11,7 @@ install(TARGETS ${exported_targets} EXPORT wgslvkTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS wgslvk RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-foreach(dir runtime/include translator/include validate/include bench/include)
+foreach(dir runtime/include translator/include translator/wgsl/include validate/include bench/include)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 # The shared GLSL of the shipped ports (flat_id, is_finite), for ports users write.

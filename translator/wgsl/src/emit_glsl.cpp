@@ -1,8 +1,2215 @@
-// placeholder (emitter helper)
+// The GLSL 450 emitter: one analyzed compute entry point (and only what it reaches) as the GLSL
+// transliteration a hand port would be, with WGSL's semantics where GLSL's differ. Every such
+// difference is a small helper emitted only when used (emit_helpers.cpp) or a comment in the
+// output; the decisions are in translator/wgsl/README.md, "The GLSL it writes".
+//
+// Shape of the work: main() is written first; user functions are written on demand at their
+// first call (per specialization, see pointers below), so a callee is always complete before its
+// caller and lands earlier in the file; the structs, constants, resources and helpers that the
+// written code used are collected on the way and declared above it in module order.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "emit_internal.hpp"
+#include "emit_names.hpp"
 #include "passes.hpp"
+
 namespace wgslvk::wgsl {
-std::string emit_glsl(const Module&, const FnDecl&, const EmitOptions&, Diags& diags) {
-  diags.error({}, "unsupported", "the GLSL emitter is not written yet");
-  return {};
+namespace emit {
+
+// ---- Types ----------------------------------------------------------------------------------
+
+const Type* value_type(const Type* t) {
+  while (t && t->kind == Type::Kind::Reference) t = t->elem;
+  return t;
 }
+
+const Type* store_type(const Type* t) {
+  while (t && (t->kind == Type::Kind::Reference || t->kind == Type::Kind::Pointer)) t = t->elem;
+  return t;
+}
+
+const Type* scalar_of(const Type* t) {
+  t = value_type(t);
+  if (!t) return nullptr;
+  switch (t->kind) {
+    case Type::Kind::Vector:
+    case Type::Kind::Matrix:
+    case Type::Kind::Atomic:
+      return t->elem;
+    default:
+      return t->is_scalar() ? t : nullptr;
+  }
+}
+
+bool is_int(const Type* t) {
+  const Type* s = scalar_of(t);
+  return s && (s->kind == Type::Kind::I32 || s->kind == Type::Kind::U32 ||
+               s->kind == Type::Kind::AbstractInt);
+}
+bool is_signed(const Type* t) {
+  const Type* s = scalar_of(t);
+  return s && (s->kind == Type::Kind::I32 || s->kind == Type::Kind::AbstractInt);
+}
+bool is_float(const Type* t) {
+  const Type* s = scalar_of(t);
+  return s && s->is_float_scalar();
+}
+bool is_bool(const Type* t) {
+  const Type* s = scalar_of(t);
+  return s && s->kind == Type::Kind::Bool;
+}
+bool is_vector(const Type* t) {
+  t = value_type(t);
+  return t && t->kind == Type::Kind::Vector;
+}
+bool is_abstract_type(const Type* t) {
+  t = value_type(t);
+  if (!t) return false;
+  if (t->kind == Type::Kind::AbstractInt || t->kind == Type::Kind::AbstractFloat) return true;
+  if (t->kind == Type::Kind::Vector || t->kind == Type::Kind::Matrix ||
+      t->kind == Type::Kind::Array)
+    return is_abstract_type(t->elem);
+  return false;
+}
+
+std::string scalar_name(const Type* s) {
+  switch (s ? s->kind : Type::Kind::Void) {
+    case Type::Kind::Bool:
+      return "bool";
+    case Type::Kind::AbstractInt:
+    case Type::Kind::I32:
+      return "int";
+    case Type::Kind::U32:
+      return "uint";
+    case Type::Kind::AbstractFloat:
+    case Type::Kind::F32:
+      return "float";
+    case Type::Kind::F16:
+      return "float16_t";
+    default:
+      return "void";
+  }
+}
+
+std::string vector_prefix(const Type* s) {
+  switch (s ? s->kind : Type::Kind::Void) {
+    case Type::Kind::Bool:
+      return "bvec";
+    case Type::Kind::AbstractInt:
+    case Type::Kind::I32:
+      return "ivec";
+    case Type::Kind::U32:
+      return "uvec";
+    case Type::Kind::F16:
+      return "f16vec";
+    default:
+      return "vec";
+  }
+}
+
+}  // namespace emit
+
+using namespace emit;
+
+namespace {
+
+// ---- Literals -------------------------------------------------------------------------------
+
+std::string f32_literal(double v) {
+  float f = float(v);
+  if (std::isnan(f)) return "uintBitsToFloat(0x7fc00000u)";
+  if (std::isinf(f)) return f > 0 ? "uintBitsToFloat(0x7f800000u)" : "uintBitsToFloat(0xff800000u)";
+  char buf[64];
+  // The shortest decimal that reads back as the same f32, also through a double (glslang parses
+  // literals as double, then rounds).
+  for (int p = 1; p <= 9; ++p) {
+    std::snprintf(buf, sizeof buf, "%.*g", p, double(f));
+    if (std::strtof(buf, nullptr) == f && float(std::strtod(buf, nullptr)) == f) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return s;
+}
+
+struct Ex {
+  std::string s;
+  int prec = 100;  // C precedence: 100 primary, 14 unary, 13 * / %, 12 + -, 11 shifts,
+                   // 10 relational, 9 equality, 8 &, 7 ^, 6 |, 5 &&, 3 ||, 2 ?:
+};
+
+int binary_prec(Op op) {
+  switch (op) {
+    case Op::Mul:
+    case Op::Div:
+    case Op::Mod:
+      return 13;
+    case Op::Add:
+    case Op::Sub:
+      return 12;
+    case Op::Shl:
+    case Op::Shr:
+      return 11;
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge:
+      return 10;
+    case Op::Eq:
+    case Op::Ne:
+      return 9;
+    case Op::And:
+      return 8;
+    case Op::Xor:
+      return 7;
+    case Op::Or:
+      return 6;
+    case Op::LogAnd:
+      return 5;
+    case Op::LogOr:
+      return 3;
+    default:
+      return 0;
+  }
+}
+
+const char* op_text(Op op) {
+  switch (op) {
+    case Op::Add:
+      return "+";
+    case Op::Sub:
+      return "-";
+    case Op::Mul:
+      return "*";
+    case Op::Div:
+      return "/";
+    case Op::Mod:
+      return "%";
+    case Op::And:
+      return "&";
+    case Op::Or:
+      return "|";
+    case Op::Xor:
+      return "^";
+    case Op::Shl:
+      return "<<";
+    case Op::Shr:
+      return ">>";
+    case Op::LogAnd:
+      return "&&";
+    case Op::LogOr:
+      return "||";
+    case Op::Eq:
+      return "==";
+    case Op::Ne:
+      return "!=";
+    case Op::Lt:
+      return "<";
+    case Op::Le:
+      return "<=";
+    case Op::Gt:
+      return ">";
+    case Op::Ge:
+      return ">=";
+    default:
+      return "?";
+  }
+}
+
+std::string paren_if(const Ex& e, int min_prec) {
+  return e.prec < min_prec ? "(" + e.s + ")" : e.s;
+}
+
+// The C (and GLSL) grammar's view of a WGSL expression: parenthesize a child whose precedence is
+// below the parent's; the right operand also at equal precedence (left associativity).
+std::string bin(const Ex& a, const char* op, const Ex& b, int prec) {
+  return paren_if(a, prec) + " " + op + " " + paren_if(b, prec + 1);
+}
+
+std::string swizzle_text(const std::vector<uint8_t>& sw) {
+  std::string s;
+  for (uint8_t c : sw) s += "xyzw"[c & 3];
+  return s;
+}
+
+struct LoopInfo {
+  const Stmt* continuing = nullptr;  // Loop: its continuing block (may be null)
+  bool is_loop_stmt = false;         // `loop` (else for/while: GLSL's own continue is exact)
+  int switch_depth = 0;              // switches entered since this loop
+};
+
+struct Scope {
+  std::set<std::string> names;
+};
+
+// One function being written (a user function specialization or main).
+struct FnCtx {
+  const FnDecl* fn = nullptr;
+  bool is_entry = false;
+  std::map<const Decl*, std::string> names;    // locals and value parameters
+  std::map<const Decl*, std::string> aliases;  // pointers: the memory they designate, as GLSL
+  std::vector<Scope> scopes;
+  std::vector<LoopInfo> loops;
+  std::vector<std::string>* pre = nullptr;  // lines the current statement needs before it
+  std::string out;
+  int indent = 1;
+};
+
+// A pointer argument in storage/uniform/workgroup space: the root variable and the access path
+// with its dynamic indices as parameters ($0, $1, ...) of the specialization.
+struct PtrArg {
+  std::string path;                 // "buf[$0].x"
+  std::vector<std::string> values;  // the index expressions at the call site
+  std::vector<std::string> types;   // their GLSL types
+};
+
+class Emitter {
+ public:
+  Emitter(const Module& m, const FnDecl& entry, const EmitOptions& o, Diags& d)
+      : m_(m), entry_(entry), opt_(o), diags_(d) {}
+
+  std::string run();
+
+ private:
+  const Module& m_;
+  const FnDecl& entry_;
+  const EmitOptions& opt_;
+  Diags& diags_;
+  Helpers helpers_;
+
+  std::map<const Decl*, std::string> global_names_;
+  std::set<std::string> global_taken_;  // every module-scope GLSL name (and specializations)
+  std::set<const Decl*> used_globals_;  // vars, consts, overrides the written code names
+  std::set<const StructDecl*> used_structs_;
+  std::vector<const StructDecl*> struct_order_;
+  std::map<std::string, std::string> specializations_;  // key -> GLSL function name
+  std::vector<std::string> functions_;                  // finished function definitions
+  std::vector<std::string> builtin_structs_;            // result structs of builtins
+  std::set<std::string> builtin_struct_names_;
+  FnCtx* fx_ = nullptr;
+  bool uses_subgroups_ = false, uses_f16_ = false, failed_ = false;
+  std::set<std::string> subgroup_exts_;
+  bool need_memory_scope_ = false;
+
+  // -- diagnostics
+  void unsupported(Span at, const std::string& what) {
+    if (!failed_ || diags_.list.size() < 32) diags_.error(at, "unsupported", what);
+    failed_ = true;
+  }
+
+  // -- names
+  void assign_global_names();
+  std::string global_name(const Decl* d);
+  std::string member_name(const std::string& n) { return mangle(n); }
+  std::string fresh_local(const std::string& base);
+  std::string declare_local(const Decl* d);
+  std::string struct_name(const Type* t);
+
+  // -- types
+  std::string type_name(const Type* t, Span at);
+  std::string decl_text(const Type* t, const std::string& name, Span at);
+  std::string zero_value(const Type* t, Span at);
+  uint64_t leaf_count(const Type* t);
+  void use_struct(const StructDecl* s, Span at);
+
+  // -- values
+  std::string literal(const ConstValue& v, const Type* want, Span at);
+  std::string scalar_literal(const Scalar& s, const Type* t);
+
+  // -- expressions
+  Ex expr(const Expr* e, const Type* want = nullptr);
+  Ex expr_uncached(const Expr* e, const Type* want);
+  std::string value(const Expr* e, const Type* want = nullptr) { return expr(e, want).s; }
+  std::string lvalue(const Expr* e);
+  std::string index_text(const Expr* base_expr, const std::string& base, const Expr* idx);
+  Ex binary(const Expr* e);
+  Ex unary(const Expr* e);
+  Ex call(const Expr* e);
+  Ex construct(const Expr* e);
+  Ex builtin(const Expr* e);
+  Ex user_call(const Expr* e);
+  Ex ident(const Expr* e, const Type* want);
+  Ex struct_resource_load(const VarDecl* v);
+  const VarDecl* resource_of(const Expr* e);
+  std::string hoist(const std::string& type, const std::string& base, const std::string& init);
+  PtrArg pointer_path(const Expr* e);
+  void collect_path(const Expr* e, PtrArg& p);
+  const Type* arg_want(const Expr* call, size_t i, const std::string& name);
+
+  // -- statements
+  void line(const std::string& s);
+  void stmt(const Stmt* s);
+  void block_body(const Stmt* s);
+  void stmts_in_scope(const std::vector<Stmt*>& body);
+  void emit_with_pre(const std::function<std::string()>& make);
+  void assign(const Stmt* s);
+  void loop_stmt(const Stmt* s);
+  void for_stmt(const Stmt* s);
+  void switch_stmt(const Stmt* s);
+  void continuing_inline(const LoopInfo& l);
+  void var_decl(const VarDecl* v, Span at);
+  std::string simple_stmt_text(const Stmt* s);  // for-loop init/update
+  void zero_fill(const std::string& lv, const Type* t, Span at);
+
+  // -- functions
+  std::string function(const FnDecl* f, const std::vector<const PtrArg*>& ptrs,
+                       const std::string& key);
+  std::string main_function();
+  std::string workgroup_zero_init();
+
+  // -- declarations
+  std::string declarations();
+  std::string resource_decl(const VarDecl* v);
+  bool block_members(const Type* t, bool std140, std::string& out, Span at, bool top);
+};
+
+// ---- Names ----------------------------------------------------------------------------------
+
+void Emitter::assign_global_names() {
+  std::set<std::string> wgsl_names;
+  for (const Decl* d : m_.decls) wgsl_names.insert(d->name);
+  for (const Decl* d : m_.decls) {
+    std::string n = mangle(d->name);
+    if (n != d->name || global_taken_.count(n)) {
+      while (global_taken_.count(n) || (n != d->name && wgsl_names.count(n))) n += "_w";
+    }
+    global_taken_.insert(n);
+    global_names_[d] = n;
+  }
+}
+
+std::string Emitter::global_name(const Decl* d) {
+  auto it = global_names_.find(d);
+  if (it != global_names_.end()) return it->second;
+  return mangle(d->name);
+}
+
+std::string Emitter::fresh_local(const std::string& base0) {
+  std::string base = mangle(base0);
+  auto taken = [&](const std::string& n) {
+    if (glsl_reserved(n) || global_taken_.count(n)) return true;
+    for (const Scope& s : fx_->scopes)
+      if (s.names.count(n)) return true;
+    return false;
+  };
+  std::string n = base;
+  for (int i = 1; taken(n); ++i) n = base + "_" + std::to_string(i);
+  fx_->scopes.back().names.insert(n);
+  return n;
+}
+
+std::string Emitter::declare_local(const Decl* d) {
+  std::string n = fresh_local(d->name);
+  fx_->names[d] = n;
+  return n;
+}
+
+std::string Emitter::struct_name(const Type* t) {
+  const StructDecl* s = t->decl;
+  if (!s) return "wgsl_struct";
+  auto it = global_names_.find(s);
+  if (it != global_names_.end()) return it->second;
+  // A builtin's result structure (frexp, modf, atomicCompareExchangeWeak): WGSL names them with
+  // a `__` prefix, which GLSL reserves.
+  std::string n = s->name;
+  while (!n.empty() && n[0] == '_') n.erase(0, 1);
+  return "wgsl_" + n;
+}
+
+// ---- Types ----------------------------------------------------------------------------------
+
+void Emitter::use_struct(const StructDecl* s, Span at) {
+  if (!s || used_structs_.count(s)) return;
+  used_structs_.insert(s);
+  for (const StructMember& mb : s->members) type_name(mb.type, at);  // members' structs first
+  if (!global_names_.count(s)) {
+    // A builtin result struct: declared with the helpers' structs.
+    std::string text = "struct " + struct_name(s->type) + " {\n";
+    for (const StructMember& mb : s->members)
+      text += "    " + decl_text(mb.type, member_name(mb.name), at) + ";\n";
+    text += "};\n";
+    if (builtin_struct_names_.insert(struct_name(s->type)).second) builtin_structs_.push_back(text);
+    return;
+  }
+  struct_order_.push_back(s);
+}
+
+std::string Emitter::type_name(const Type* t, Span at) {
+  t = value_type(t);
+  if (!t) return "void";
+  switch (t->kind) {
+    case Type::Kind::Void:
+      return "void";
+    case Type::Kind::Bool:
+    case Type::Kind::AbstractInt:
+    case Type::Kind::I32:
+    case Type::Kind::U32:
+    case Type::Kind::AbstractFloat:
+    case Type::Kind::F32:
+      return scalar_name(t);
+    case Type::Kind::F16:
+      uses_f16_ = true;
+      return "float16_t";
+    case Type::Kind::Vector:
+      if (t->elem && t->elem->kind == Type::Kind::F16) uses_f16_ = true;
+      return vector_prefix(t->elem) + std::to_string(t->n);
+    case Type::Kind::Matrix: {
+      std::string p = "mat";
+      if (t->elem && t->elem->kind == Type::Kind::F16) {
+        uses_f16_ = true;
+        p = "f16mat";
+      }
+      return p + std::to_string(t->n) + "x" + std::to_string(t->rows);
+    }
+    case Type::Kind::Atomic:
+      return scalar_name(t->elem);
+    case Type::Kind::Struct:
+      use_struct(t->decl, at);
+      return struct_name(t);
+    case Type::Kind::Array: {
+      std::string dims;
+      const Type* e = t;
+      while (e && e->kind == Type::Kind::Array) {
+        if (e->count == 0) {
+          if (e->count_override) {
+            unsupported(at, "an array sized by an override whose value sema did not apply");
+            return "void";
+          }
+          dims += "[]";
+        } else {
+          dims += "[" + std::to_string(e->count) + "]";
+        }
+        e = e->elem;
+      }
+      return type_name(e, at) + dims;
+    }
+    case Type::Kind::Pointer:
+    case Type::Kind::Reference:
+      return type_name(t->elem, at);
+  }
+  return "void";
+}
+
+// `T name` with GLSL's array suffix: "float name[4][2]".
+std::string Emitter::decl_text(const Type* t, const std::string& name, Span at) {
+  std::string full = type_name(t, at);
+  size_t b = full.find('[');
+  if (b == std::string::npos) return full + " " + name;
+  return full.substr(0, b) + " " + name + full.substr(b);
+}
+
+uint64_t Emitter::leaf_count(const Type* t) {
+  t = value_type(t);
+  if (!t) return 1;
+  if (t->kind == Type::Kind::Array) return std::max<uint64_t>(t->count, 1) * leaf_count(t->elem);
+  if (t->kind == Type::Kind::Struct && t->decl) {
+    uint64_t n = 0;
+    for (const auto& mb : t->decl->members) n += leaf_count(mb.type);
+    return std::max<uint64_t>(n, 1);
+  }
+  return 1;
+}
+
+std::string Emitter::zero_value(const Type* t, Span at) {
+  t = value_type(t);
+  switch (t->kind) {
+    case Type::Kind::Bool:
+      return "false";
+    case Type::Kind::AbstractInt:
+    case Type::Kind::I32:
+      return "0";
+    case Type::Kind::U32:
+      return "0u";
+    case Type::Kind::AbstractFloat:
+    case Type::Kind::F32:
+      return "0.0";
+    case Type::Kind::F16:
+      uses_f16_ = true;
+      return "float16_t(0.0)";
+    case Type::Kind::Atomic:
+      return zero_value(t->elem, at);
+    case Type::Kind::Vector:
+    case Type::Kind::Matrix:
+      return type_name(t, at) + "(" + zero_value(t->elem, at) + ")";
+    case Type::Kind::Array: {
+      std::string s = type_name(t, at) + "(";
+      std::string z = zero_value(t->elem, at);
+      for (uint64_t i = 0; i < t->count; ++i) s += (i ? ", " : "") + z;
+      return s + ")";
+    }
+    case Type::Kind::Struct: {
+      std::string s = type_name(t, at) + "(";
+      bool first = true;
+      for (const auto& mb : t->decl->members) {
+        s += (first ? "" : ", ") + zero_value(mb.type, at);
+        first = false;
+      }
+      return s + ")";
+    }
+    default:
+      unsupported(at, "a zero value of type " + t->wgsl());
+      return "0";
+  }
+}
+
+// ---- Constant values ------------------------------------------------------------------------
+
+std::string Emitter::scalar_literal(const Scalar& s, const Type* t) {
+  double d = 0;
+  int64_t i = 0;
+  bool is_b = false, b = false;
+  std::visit(
+      [&](auto x) {
+        using X = decltype(x);
+        if constexpr (std::is_same_v<X, bool>) {
+          is_b = true;
+          b = x;
+        } else if constexpr (std::is_same_v<X, double>) {
+          d = x;
+          i = int64_t(x);
+        } else {
+          d = double(x);
+          i = int64_t(x);
+        }
+      },
+      s.v);
+  switch (t ? t->kind : Type::Kind::AbstractInt) {
+    case Type::Kind::Bool:
+      return (is_b ? b : d != 0) ? "true" : "false";
+    case Type::Kind::U32:
+      return std::to_string(uint32_t(uint64_t(i))) + "u";
+    case Type::Kind::F32:
+    case Type::Kind::AbstractFloat:
+      return f32_literal(d);
+    case Type::Kind::F16:
+      uses_f16_ = true;
+      return "float16_t(" + f32_literal(d) + ")";
+    default: {
+      int32_t v = int32_t(i);
+      if (v == INT32_MIN) return "(-2147483647 - 1)";
+      return std::to_string(v);
+    }
+  }
+}
+
+// A constant as a GLSL literal of the concrete type `want` (abstract values take its scalar).
+std::string Emitter::literal(const ConstValue& v, const Type* want, Span at) {
+  const Type* t = value_type(v.type);
+  const Type* ws = scalar_of(want);
+  auto sc = [&](const Type* own) {
+    const Type* s = scalar_of(own);
+    if (s && (s->kind == Type::Kind::AbstractInt || s->kind == Type::Kind::AbstractFloat) && ws &&
+        ws->kind != Type::Kind::Bool)
+      return ws;
+    if (s && s->kind == Type::Kind::AbstractInt) return ws ? ws : s;
+    return s;
+  };
+  switch (t->kind) {
+    case Type::Kind::Vector:
+    case Type::Kind::Matrix: {
+      const Type* s = sc(t);
+      std::string prefix = t->kind == Type::Kind::Vector
+                               ? vector_prefix(s) + std::to_string(t->n)
+                               : std::string(s && s->kind == Type::Kind::F16 ? "f16mat" : "mat") +
+                                     std::to_string(t->n) + "x" + std::to_string(t->rows);
+      if (s && s->kind == Type::Kind::F16) uses_f16_ = true;
+      bool all_same = !v.scalars.empty();
+      for (const auto& x : v.scalars)
+        all_same = all_same && scalar_literal(x, s) == scalar_literal(v.scalars[0], s);
+      if (all_same && t->kind == Type::Kind::Vector)
+        return prefix + "(" + scalar_literal(v.scalars[0], s) + ")";
+      std::string r = prefix + "(";
+      for (size_t i = 0; i < v.scalars.size(); ++i)
+        r += (i ? ", " : "") + scalar_literal(v.scalars[i], s);
+      return r + ")";
+    }
+    case Type::Kind::Array: {
+      const Type* want_elem =
+          want && value_type(want)->kind == Type::Kind::Array ? value_type(want)->elem : want;
+      std::string elem_name;
+      std::string r;
+      for (size_t i = 0; i < v.elements.size(); ++i)
+        r += (i ? ", " : "") + literal(v.elements[i], want_elem, at);
+      if (is_abstract_type(t)) {
+        const Type* e = t->elem;
+        elem_name =
+            want_elem && !is_abstract_type(want_elem) ? type_name(want_elem, at) : type_name(e, at);
+        return elem_name + "[" + std::to_string(t->count) + "](" + r + ")";
+      }
+      return type_name(t, at) + "(" + r + ")";
+    }
+    case Type::Kind::Struct: {
+      std::string r = type_name(t, at) + "(";
+      for (size_t i = 0; i < v.elements.size(); ++i)
+        r += (i ? ", " : "") + literal(v.elements[i], t->decl->members[i].type, at);
+      return r + ")";
+    }
+    default:
+      if (v.scalars.empty()) {
+        unsupported(at, "a constant of type " + t->wgsl() + " without a value");
+        return "0";
+      }
+      return scalar_literal(v.scalars[0], sc(t));
+  }
+}
+
+// ---- Expressions ----------------------------------------------------------------------------
+
+std::string Emitter::hoist(const std::string& type, const std::string& base,
+                           const std::string& init) {
+  std::string n = fresh_local(base);
+  fx_->pre->push_back(type + " " + n + " = " + init + ";");
+  return n;
+}
+
+const VarDecl* Emitter::resource_of(const Expr* e) {
+  if (e->kind != ExprKind::Ident || !e->decl || e->decl->kind != DeclKind::Var) return nullptr;
+  const auto* v = static_cast<const VarDecl*>(e->decl);
+  if (!v->module_scope) return nullptr;
+  return v;
+}
+
+Ex Emitter::expr(const Expr* e, const Type* want) {
+  Ex r = expr_uncached(e, want);
+  if (e->parenthesized && r.prec < 100 && r.prec > 0) r = {"(" + r.s + ")", 100};
+  return r;
+}
+
+Ex Emitter::expr_uncached(const Expr* e, const Type* want) {
+  // A const-expression: its exact value. Named constants keep their name where GLSL has them.
+  if (e->value && e->kind != ExprKind::Ident) {
+    const Type* t = value_type(e->type);
+    // Integer arithmetic of constants reads as written: WGSL rejects any overflow or division by
+    // zero in a const-expression, so GLSL's folding gives the same value.
+    bool keep = e->kind == ExprKind::Binary && t && !is_abstract_type(t) && is_int(t) &&
+                (e->op == Op::Add || e->op == Op::Sub || e->op == Op::Mul || e->op == Op::And ||
+                 e->op == Op::Or || e->op == Op::Xor ||
+                 (!is_signed(t) && (e->op == Op::Div || e->op == Op::Mod)));
+    if (!keep) {
+      std::string s = literal(*e->value, want ? want : e->type, e->span);
+      return {s, s[0] == '-' ? 14 : 100};
+    }
+  }
+  switch (e->kind) {
+    case ExprKind::BoolLit:
+      return {e->bool_value ? "true" : "false"};
+    case ExprKind::IntLit:
+    case ExprKind::FloatLit:
+      unsupported(e->span, "a literal without a value from sema");
+      return {"0"};
+    case ExprKind::Ident:
+      return ident(e, want);
+    case ExprKind::Call:
+      return call(e);
+    case ExprKind::Index:
+    case ExprKind::Member: {
+      const Type* bt = e->args[0]->type;
+      bool mem = bt && (bt->kind == Type::Kind::Reference || bt->kind == Type::Kind::Pointer);
+      if (mem) return {lvalue(e)};
+      std::string base = paren_if(expr(e->args[0]), 100);
+      if (e->kind == ExprKind::Member) {
+        if (!e->swizzle.empty()) return {base + "." + swizzle_text(e->swizzle)};
+        return {base + "." + member_name(e->text)};
+      }
+      return {index_text(e->args[0], base, e->args[1])};
+    }
+    case ExprKind::Unary:
+      return unary(e);
+    case ExprKind::Binary:
+      return binary(e);
+  }
+  return {"0"};
+}
+
+Ex Emitter::struct_resource_load(const VarDecl* v) {
+  // A struct-typed resource is a block whose members are the struct's (the ABI check compares
+  // them member by member), so a whole-value load is the struct built from the members.
+  const Type* t = v->type;
+  std::string inst = global_name(v);
+  std::string s = type_name(t, v->span) + "(";
+  bool first = true;
+  for (const auto& mb : t->decl->members) {
+    s += (first ? "" : ", ") + inst + "." + member_name(mb.name);
+    first = false;
+  }
+  return {s + ")"};
+}
+
+Ex Emitter::ident(const Expr* e, const Type* want) {
+  if (e->names_type) return {type_name(e->names_type, e->span)};
+  const Decl* d = e->decl;
+  if (!d) {
+    unsupported(e->span, "the name '" + e->text + "' (unresolved)");
+    return {"0"};
+  }
+  if (d->kind == DeclKind::Const || d->kind == DeclKind::Override) {
+    const auto* v = static_cast<const VarDecl*>(d);
+    if (v->module_scope && v->type && !is_abstract_type(v->type) && v->value) {
+      used_globals_.insert(d);
+      return {global_name(d)};
+    }
+    if (!v->module_scope && fx_->names.count(d)) return {fx_->names[d]};
+    const ConstValue* cv = e->value ? &*e->value : v->value ? &*v->value : nullptr;
+    if (!cv) {
+      unsupported(e->span, "the constant '" + d->name + "' has no value");
+      return {"0"};
+    }
+    std::string s = literal(*cv, want ? want : e->type, e->span);
+    return {s, s[0] == '-' ? 14 : 100};
+  }
+  if (d->kind == DeclKind::Var || d->kind == DeclKind::Let || d->kind == DeclKind::Param) {
+    const auto* v = static_cast<const VarDecl*>(d);
+    if (auto a = fx_->aliases.find(d); a != fx_->aliases.end()) return {a->second};
+    if (v->module_scope) {
+      used_globals_.insert(d);
+      const Type* t = value_type(e->type);
+      // A load of the whole struct-typed resource (members and indices go through lvalue()).
+      if (t && t->kind == Type::Kind::Struct && e->type && e->type->kind == Type::Kind::Reference &&
+          (v->space == AddressSpace::Storage || v->space == AddressSpace::Uniform))
+        return struct_resource_load(v);
+      return {global_name(d)};
+    }
+    auto it = fx_->names.find(d);
+    if (it != fx_->names.end()) return {it->second};
+    unsupported(e->span, "the name '" + d->name + "' (not declared in this function)");
+    return {"0"};
+  }
+  unsupported(e->span, "the name '" + d->name + "' as a value");
+  return {"0"};
+}
+
+// The memory a reference or pointer expression designates, as a GLSL lvalue.
+std::string Emitter::lvalue(const Expr* e) {
+  switch (e->kind) {
+    case ExprKind::Ident: {
+      const Decl* d = e->decl;
+      if (d && fx_->aliases.count(d)) return fx_->aliases[d];
+      if (d && d->kind == DeclKind::Var && static_cast<const VarDecl*>(d)->module_scope) {
+        used_globals_.insert(d);
+        return global_name(d);
+      }
+      if (d && fx_->names.count(d)) return fx_->names[d];
+      unsupported(e->span, "a reference to '" + e->text + "'");
+      return "x";
+    }
+    case ExprKind::Unary:
+      if (e->op == Op::Deref || e->op == Op::AddrOf) return lvalue(e->args[0]);
+      break;
+    case ExprKind::Index: {
+      std::string base = lvalue(e->args[0]);
+      return index_text(e->args[0], base, e->args[1]);
+    }
+    case ExprKind::Member: {
+      std::string base = lvalue(e->args[0]);
+      if (!e->swizzle.empty()) return base + "." + swizzle_text(e->swizzle);
+      return base + "." + member_name(e->text);
+    }
+    default:
+      break;
+  }
+  // Not a memory view: a value (e.g. a call's result indexed); GLSL indexes values alike.
+  return paren_if(expr(e), 100);
+}
+
+// base[idx] with WGSL's robustness (Tint's policy): a dynamic index into a fixed-size array,
+// vector or matrix is clamped to count - 1, into a runtime-sized array to arrayLength - 1; a
+// constant index is in range already (WGSL rejects one that is not), except into a runtime-sized
+// array, where it is clamped too.
+std::string Emitter::index_text(const Expr* base_expr, const std::string& base, const Expr* idx) {
+  const Type* ct = store_type(base_expr->type);
+  std::string i;
+  bool is_const = idx->value.has_value();
+  bool idx_signed = is_signed(idx->type);
+  if (is_const) {
+    std::string s = literal(*idx->value, idx->type, idx->span);
+    i = s;
+  } else {
+    i = value(idx);
+  }
+  if (!opt_.robust_access || !ct) return base + "[" + i + "]";
+  uint64_t count = 0;
+  bool runtime = false;
+  switch (ct->kind) {
+    case Type::Kind::Array:
+      count = ct->count;
+      runtime = count == 0;
+      break;
+    case Type::Kind::Vector:
+    case Type::Kind::Matrix:
+      count = ct->n;
+      break;
+    default:
+      return base + "[" + i + "]";
+  }
+  if (is_const && !runtime) return base + "[" + i + "]";
+  std::string ui = idx_signed || is_const ? "uint(" + i + ")" : i;
+  if (runtime) return base + "[min(" + ui + ", uint(" + base + ".length()) - 1u)]";
+  return base + "[min(" + ui + ", " + std::to_string(count - 1) + "u)]";
+}
+
+Ex Emitter::unary(const Expr* e) {
+  const Expr* a = e->args[0];
+  switch (e->op) {
+    case Op::Neg:
+      return {"-" + paren_if(expr(a, e->type), 14), 14};
+    case Op::Not:
+      if (is_vector(e->type)) return {"not(" + value(a) + ")"};
+      return {"!" + paren_if(expr(a), 14), 14};
+    case Op::BitNot:
+      return {"~" + paren_if(expr(a, e->type), 14), 14};
+    case Op::Deref: {
+      // *p as a value: the memory p designates (a struct-typed resource is built member-wise).
+      if (a->kind == ExprKind::Unary && a->op == Op::AddrOf) return expr(a->args[0]);
+      return {lvalue(a)};
+    }
+    case Op::AddrOf:
+      return {lvalue(a)};
+    default:
+      break;
+  }
+  unsupported(e->span, "this unary operator");
+  return {"0"};
+}
+
+Ex Emitter::binary(const Expr* e) {
+  const Expr* a = e->args[0];
+  const Expr* b = e->args[1];
+  const Type* ta = value_type(a->type);
+  const Type* tb = value_type(b->type);
+  // Abstract operands take the other side's concrete type.
+  const Type* wa = is_abstract_type(ta) && !is_abstract_type(tb) ? scalar_of(tb) : nullptr;
+  const Type* wb = is_abstract_type(tb) && !is_abstract_type(ta) ? scalar_of(ta) : nullptr;
+  if (e->op == Op::Shl || e->op == Op::Shr) wb = nullptr;
+  Ex x = expr(a, wa), y = expr(b, wb);
+  if (e->op == Op::Shl || e->op == Op::Shr) {
+    // WGSL masks a shift amount to the bit width; GLSL leaves amounts >= 32 undefined. A
+    // constant amount is < 32 already (WGSL rejects one that is not).
+    if (b->value) {
+      std::string ys = literal(*b->value, nullptr, b->span);
+      if (ys.back() != 'u' && ys.find('(') == std::string::npos) ys += "u";
+      return {bin(x, op_text(e->op), {ys, 100}, 11), 11};
+    }
+    std::string mask = is_vector(tb) ? type_name(tb, e->span) + "(31u)" : "31u";
+    return {paren_if(x, 11) + " " + op_text(e->op) + " (" + paren_if(y, 8) + " & " + mask + ")",
+            11};
+  }
+  const Type* rt = value_type(e->type);
+  bool vec_operands = is_vector(ta) || is_vector(tb);
+  switch (e->op) {
+    case Op::Div:
+    case Op::Mod: {
+      if (is_float(rt)) {
+        if (e->op == Op::Div) return {bin(x, "/", y, 13), 13};
+        // WGSL's float % truncates (x - y * trunc(x / y)); GLSL's mod() floors.
+        std::string h = helpers_.float_mod(rt);
+        return {h + "(" + x.s + ", " + y.s + ")"};
+      }
+      // Integer: WGSL defines x / 0 = x, x % 0 = 0 and INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0
+      // (GLSL leaves them undefined). A constant divisor that is none of these needs no helper,
+      // except signed % (GLSL's % is undefined for negative operands).
+      bool safe = false;
+      if (b->value) {
+        safe = true;
+        for (const auto& s : b->value->scalars) {
+          int64_t v = 0;
+          std::visit([&](auto q) { v = int64_t(q); }, s.v);
+          if (v == 0 || (is_signed(rt) && v == -1)) safe = false;
+        }
+        if (b->value->scalars.empty()) safe = false;
+        if (is_signed(rt) && e->op == Op::Mod) safe = false;
+      }
+      if (safe) return {bin(x, op_text(e->op), y, 13), 13};
+      std::string h = e->op == Op::Div ? helpers_.int_div(rt) : helpers_.int_mod(rt);
+      std::string xs = x.s, ys = y.s;
+      if (is_vector(rt) && !is_vector(ta)) xs = type_name(rt, e->span) + "(" + xs + ")";
+      if (is_vector(rt) && !is_vector(tb)) ys = type_name(rt, e->span) + "(" + ys + ")";
+      return {h + "(" + xs + ", " + ys + ")"};
+    }
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge:
+    case Op::Eq:
+    case Op::Ne:
+      if (vec_operands) {
+        const char* f = e->op == Op::Lt   ? "lessThan"
+                        : e->op == Op::Le ? "lessThanEqual"
+                        : e->op == Op::Gt ? "greaterThan"
+                        : e->op == Op::Ge ? "greaterThanEqual"
+                        : e->op == Op::Eq ? "equal"
+                                          : "notEqual";
+        return {std::string(f) + "(" + x.s + ", " + y.s + ")"};
+      }
+      return {bin(x, op_text(e->op), y, binary_prec(e->op)), binary_prec(e->op)};
+    case Op::And:
+    case Op::Or:
+      if (is_bool(rt)) {
+        // WGSL's & and | on bool evaluate both sides; GLSL has them only as && and ||.
+        std::string u = is_vector(rt) ? "uvec" + std::to_string(rt->n) : "uint";
+        std::string bt = is_vector(rt) ? "bvec" + std::to_string(rt->n) : "bool";
+        return {bt + "(" + u + "(" + x.s + ") " + op_text(e->op) + " " + u + "(" + y.s + "))"};
+      }
+      break;
+    default:
+      break;
+  }
+  int p = binary_prec(e->op);
+  return {bin(x, op_text(e->op), y, p), p};
+}
+
+// ---- Calls ----------------------------------------------------------------------------------
+
+const Type* builtin_scalar(Type::Kind k) {
+  static const Type types[] = {
+      [] {
+        Type t;
+        t.kind = Type::Kind::I32;
+        t.align = 4;
+        t.size = 4;
+        return t;
+      }(),
+      [] {
+        Type t;
+        t.kind = Type::Kind::U32;
+        t.align = 4;
+        t.size = 4;
+        return t;
+      }(),
+      [] {
+        Type t;
+        t.kind = Type::Kind::F32;
+        t.align = 4;
+        t.size = 4;
+        return t;
+      }(),
+      [] {
+        Type t;
+        t.kind = Type::Kind::Bool;
+        return t;
+      }(),
+  };
+  switch (k) {
+    case Type::Kind::I32:
+      return &types[0];
+    case Type::Kind::U32:
+      return &types[1];
+    case Type::Kind::F32:
+      return &types[2];
+    default:
+      return &types[3];
+  }
+}
+
+// The concrete type an abstract argument of a builtin call takes.
+const Type* Emitter::arg_want(const Expr* c, size_t i, const std::string& name) {
+  const Expr* a = c->args[i];
+  if (!is_abstract_type(a->type)) return nullptr;
+  if ((name == "ldexp" && i == 1)) return builtin_scalar(Type::Kind::I32);
+  if ((name == "extractBits" && i >= 1) || (name == "insertBits" && i >= 2) ||
+      ((name == "subgroupBroadcast" || name == "subgroupShuffle" || name == "subgroupShuffleXor" ||
+        name == "subgroupShuffleUp" || name == "subgroupShuffleDown" || name == "quadBroadcast") &&
+       i == 1))
+    return builtin_scalar(Type::Kind::U32);
+  if (name == "select" && i == 2) return nullptr;
+  if (name.rfind("atomic", 0) == 0) return scalar_of(store_type(c->args[0]->type));
+  for (size_t k = 0; k < c->args.size(); ++k) {
+    if (name == "select" && k == 2) continue;
+    if (!is_abstract_type(c->args[k]->type) && scalar_of(c->args[k]->type) &&
+        !is_bool(c->args[k]->type))
+      return scalar_of(c->args[k]->type);
+  }
+  const Type* r = scalar_of(c->type);
+  return r && !is_bool(r) ? r : nullptr;
+}
+
+Ex Emitter::call(const Expr* e) {
+  switch (e->target) {
+    case CallTarget::Constructor:
+      return construct(e);
+    case CallTarget::Function:
+      return user_call(e);
+    case CallTarget::Builtin:
+      return builtin(e);
+    default:
+      break;
+  }
+  unsupported(e->span, "a call sema did not resolve");
+  return {"0"};
+}
+
+Ex Emitter::construct(const Expr* e) {
+  const Type* t = value_type(e->type);
+  if (e->args.empty()) return {zero_value(t, e->span)};
+  std::string tn = type_name(t, e->span);
+  auto elem_want = [&](size_t i) -> const Type* {
+    switch (t->kind) {
+      case Type::Kind::Vector:
+      case Type::Kind::Matrix:
+        return t->elem;
+      case Type::Kind::Array:
+        return t->elem;
+      case Type::Kind::Struct:
+        return i < t->decl->members.size() ? t->decl->members[i].type : nullptr;
+      default:
+        return t;
+    }
+  };
+  // A conversion of one value: float -> integer saturates in WGSL (GLSL: undefined out of
+  // range); everything else is GLSL's conversion constructor.
+  if (e->args.size() == 1 && (t->is_scalar() || t->kind == Type::Kind::Vector)) {
+    const Expr* a = e->args[0];
+    const Type* at = value_type(a->type);
+    bool same_shape =
+        at && (t->is_scalar() ? at->is_scalar() : at->kind == Type::Kind::Vector && at->n == t->n);
+    if (same_shape && !is_abstract_type(at)) {
+      if (glsl_type_of(at) == tn) return expr(a);
+      if (is_float(at) && is_int(t)) return {helpers_.float_to_int(at, t) + "(" + value(a) + ")"};
+      return {tn + "(" + value(a) + ")"};
+    }
+  }
+  std::string s = tn + "(";
+  for (size_t i = 0; i < e->args.size(); ++i)
+    s += (i ? ", " : "") + value(e->args[i], elem_want(i));
+  return {s + ")"};
+}
+
+void Emitter::collect_path(const Expr* e, PtrArg& p) {
+  switch (e->kind) {
+    case ExprKind::Unary:
+      if (e->op == Op::AddrOf || e->op == Op::Deref) return collect_path(e->args[0], p);
+      break;
+    case ExprKind::Ident: {
+      const Decl* d = e->decl;
+      if (d && fx_->aliases.count(d)) {
+        // Already a pointer: its path and index values (locals or parameters here).
+        const std::string& a = fx_->aliases[d];
+        p.path = a;
+        return;
+      }
+      p.path = lvalue(e);
+      return;
+    }
+    case ExprKind::Index: {
+      collect_path(e->args[0], p);
+      std::string base_now = p.path;
+      for (size_t k = 0; k < p.values.size(); ++k) {
+        std::string tok = "$" + std::to_string(k) + "$";
+        for (size_t at; (at = base_now.find(tok)) != std::string::npos;)
+          base_now.replace(at, tok.size(), p.values[k]);
+      }
+      std::string full = index_text(e->args[0], base_now, e->args[1]);
+      std::string idx = full.substr(base_now.size() + 1, full.size() - base_now.size() - 2);
+      if (e->args[1]->value && idx.find("length()") == std::string::npos) {
+        p.path += "[" + idx + "]";
+      } else {
+        p.path += "[$" + std::to_string(p.values.size()) + "$]";
+        p.values.push_back(idx);
+        p.types.push_back(opt_.robust_access || !is_signed(e->args[1]->type) ? "uint" : "int");
+      }
+      return;
+    }
+    case ExprKind::Member:
+      collect_path(e->args[0], p);
+      p.path += "." + (e->swizzle.empty() ? member_name(e->text) : swizzle_text(e->swizzle));
+      return;
+    default:
+      break;
+  }
+  unsupported(e->span, "this pointer expression");
+}
+
+PtrArg Emitter::pointer_path(const Expr* e) {
+  PtrArg p;
+  collect_path(e, p);
+  return p;
+}
+
+Ex Emitter::user_call(const Expr* e) {
+  const FnDecl* f = e->fn;
+  if (!f) {
+    unsupported(e->span, "a call without its function");
+    return {"0"};
+  }
+  std::vector<PtrArg> ptrs(f->params.size());
+  std::vector<const PtrArg*> spec(f->params.size(), nullptr);
+  std::string key = global_name(f) + "(";
+  std::vector<std::string> args, extra;
+  for (size_t i = 0; i < f->params.size() && i < e->args.size(); ++i) {
+    const VarDecl* prm = f->params[i];
+    const Type* pt = prm->type;
+    if (pt && pt->kind == Type::Kind::Pointer &&
+        (pt->space == AddressSpace::Function || pt->space == AddressSpace::Private)) {
+      // ptr<function|private>: an inout parameter (see function()).
+      args.push_back(lvalue(e->args[i]));
+      key += "inout,";
+    } else if (pt && pt->kind == Type::Kind::Pointer) {
+      // ptr<storage|uniform|workgroup>: the function is specialized for the root variable; the
+      // path's dynamic indices become parameters.
+      ptrs[i] = pointer_path(e->args[i]);
+      // The values are the caller's; the callee sees parameters in their place.
+      key += ptrs[i].path + "/" + std::to_string(ptrs[i].values.size()) + ",";
+      for (size_t k = 0; k < ptrs[i].values.size(); ++k) extra.push_back(ptrs[i].values[k]);
+      spec[i] = &ptrs[i];
+    } else {
+      args.push_back(value(e->args[i], pt));
+      key += ",";
+    }
+  }
+  key += ")";
+  std::string name;
+  if (auto it = specializations_.find(key); it != specializations_.end()) {
+    name = it->second;
+  } else {
+    name = function(f, spec, key);
+  }
+  for (auto& x : extra) args.push_back(x);
+  std::string s = name + "(";
+  for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
+  return {s + ")"};
+}
+
+Ex Emitter::builtin(const Expr* e) {
+  const std::string name = e->callee ? e->callee->text : "";
+  const auto& A = e->args;
+  const Type* rt = value_type(e->type);
+  auto a = [&](size_t i) { return value(A[i], arg_want(e, i, name)); };
+  auto args = [&]() {
+    std::string s;
+    for (size_t i = 0; i < A.size(); ++i) s += (i ? ", " : "") + a(i);
+    return s;
+  };
+  auto fn = [&](const std::string& g) { return Ex{g + "(" + args() + ")"}; };
+  auto at = [&](size_t i) { return value_type(A[i]->type); };
+
+  static const std::set<std::string> same = {
+      "abs",  "acos",      "acosh",     "asin",       "asinh",   "atan",        "atanh",
+      "ceil", "cos",       "cosh",      "cross",      "degrees", "determinant", "distance",
+      "exp",  "exp2",      "floor",     "fma",        "fract",   "length",      "log",
+      "log2", "mix",       "normalize", "pow",        "radians", "reflect",     "refract",
+      "sign", "sin",       "sinh",      "smoothstep", "sqrt",    "step",        "tan",
+      "tanh", "transpose", "trunc",     "min",        "max",     "ldexp"};
+  static const std::map<std::string, std::string> renamed = {
+      {"atan2", "atan"},
+      {"inverseSqrt", "inversesqrt"},
+      {"round", "roundEven"},  // WGSL rounds halfway cases to even
+      {"faceForward", "faceforward"},
+      {"reverseBits", "bitfieldReverse"},
+      {"pack2x16float", "packHalf2x16"},
+      {"unpack4x8snorm", "unpackSnorm4x8"},
+      {"unpack4x8unorm", "unpackUnorm4x8"},
+      {"unpack2x16snorm", "unpackSnorm2x16"},
+      {"unpack2x16unorm", "unpackUnorm2x16"},
+      {"unpack2x16float", "unpackHalf2x16"},
+  };
+  static const std::map<std::string, std::string> subgroup = {
+      {"subgroupAdd", "arithmetic"},
+      {"subgroupMul", "arithmetic"},
+      {"subgroupMin", "arithmetic"},
+      {"subgroupMax", "arithmetic"},
+      {"subgroupAnd", "arithmetic"},
+      {"subgroupOr", "arithmetic"},
+      {"subgroupXor", "arithmetic"},
+      {"subgroupExclusiveAdd", "arithmetic"},
+      {"subgroupExclusiveMul", "arithmetic"},
+      {"subgroupInclusiveAdd", "arithmetic"},
+      {"subgroupInclusiveMul", "arithmetic"},
+      {"subgroupAll", "vote"},
+      {"subgroupAny", "vote"},
+      {"subgroupBallot", "ballot"},
+      {"subgroupBroadcast", "ballot"},
+      {"subgroupBroadcastFirst", "ballot"},
+      {"subgroupElect", "basic"},
+      {"subgroupShuffle", "shuffle"},
+      {"subgroupShuffleXor", "shuffle"},
+      {"subgroupShuffleUp", "shuffle_relative"},
+      {"subgroupShuffleDown", "shuffle_relative"},
+      {"quadBroadcast", "quad"},
+      {"quadSwapX", "quad"},
+      {"quadSwapY", "quad"},
+      {"quadSwapDiagonal", "quad"},
+  };
+  if (same.count(name)) return fn(name);
+  if (auto r = renamed.find(name); r != renamed.end()) return fn(r->second);
+  if (auto s = subgroup.find(name); s != subgroup.end()) {
+    uses_subgroups_ = true;
+    subgroup_exts_.insert("basic");
+    subgroup_exts_.insert(s->second);
+    std::string g = name;
+    if (name == "quadBroadcast") g = "subgroupQuadBroadcast";
+    if (name == "quadSwapX") g = "subgroupQuadSwapHorizontal";
+    if (name == "quadSwapY") g = "subgroupQuadSwapVertical";
+    if (name == "quadSwapDiagonal") g = "subgroupQuadSwapDiagonal";
+    return fn(g);
+  }
+  if (name == "clamp") {
+    if (is_float(rt)) return fn("clamp");
+    // WGSL's integer clamp is min(max(e, low), high), defined even when low > high.
+    return {"min(max(" + a(0) + ", " + a(1) + "), " + a(2) + ")"};
+  }
+  if (name == "saturate") {
+    std::string z = scalar_of(rt)->kind == Type::Kind::F16 ? "float16_t(0.0)" : "0.0";
+    std::string o = scalar_of(rt)->kind == Type::Kind::F16 ? "float16_t(1.0)" : "1.0";
+    return {"clamp(" + a(0) + ", " + z + ", " + o + ")"};
+  }
+  if (name == "all" || name == "any") {
+    if (!is_vector(at(0))) return expr(A[0]);  // all(b) == any(b) == b for a bool
+    return fn(name);
+  }
+  if (name == "select") {
+    // select(f, t, cond): a scalar condition picks a whole value; a vector one per component.
+    if (is_vector(at(2))) return {"mix(" + a(0) + ", " + a(1) + ", " + a(2) + ")"};
+    return {paren_if(expr(A[2]), 3) + " ? " + paren_if(expr(A[1], arg_want(e, 1, name)), 3) +
+                " : " + paren_if(expr(A[0], arg_want(e, 0, name)), 2),
+            2};
+  }
+  if (name == "dot") {
+    if (is_float(at(0))) return fn("dot");
+    return {helpers_.int_dot(at(0)) + "(" + args() + ")"};
+  }
+  if (name == "countOneBits") return {glsl_type_of(rt) + "(bitCount(" + a(0) + "))"};
+  if (name == "countLeadingZeros") return {helpers_.count_leading_zeros(rt) + "(" + a(0) + ")"};
+  if (name == "countTrailingZeros") return {helpers_.count_trailing_zeros(rt) + "(" + a(0) + ")"};
+  if (name == "firstLeadingBit") {
+    // findMSB gives -1 (all ones as u32) for 0 and, for i32, the highest bit that differs from
+    // the sign: WGSL's firstLeadingBit exactly.
+    if (is_signed(rt)) return fn("findMSB");
+    return {glsl_type_of(rt) + "(findMSB(" + a(0) + "))"};
+  }
+  if (name == "firstTrailingBit") {
+    if (is_signed(rt)) return fn("findLSB");
+    return {glsl_type_of(rt) + "(findLSB(" + a(0) + "))"};
+  }
+  if (name == "extractBits") return {helpers_.extract_bits(rt) + "(" + args() + ")"};
+  if (name == "insertBits") return {helpers_.insert_bits(rt) + "(" + args() + ")"};
+  if (name == "dot4I8Packed") return {helpers_.dot4_packed(true) + "(" + args() + ")"};
+  if (name == "dot4U8Packed") return {helpers_.dot4_packed(false) + "(" + args() + ")"};
+  if (name == "quantizeToF16") return {helpers_.quantize_f16(rt) + "(" + a(0) + ")"};
+  if (name == "pack4x8snorm" || name == "pack4x8unorm" || name == "pack2x16snorm" ||
+      name == "pack2x16unorm" || name == "pack4xI8" || name == "pack4xU8" ||
+      name == "pack4xI8Clamp" || name == "pack4xU8Clamp")
+    return {helpers_.pack(name) + "(" + a(0) + ")"};
+  if (name == "unpack4xI8" || name == "unpack4xU8")
+    return {helpers_.unpack(name) + "(" + a(0) + ")"};
+  if (name == "frexp" || name == "modf") {
+    if (!rt || rt->kind != Type::Kind::Struct || !rt->decl) {
+      unsupported(e->span, name + " without its result structure from sema");
+      return {"0"};
+    }
+    std::string sn = type_name(rt, e->span);
+    const Type* xt = at(0);
+    if (is_abstract_type(xt)) {
+      unsupported(e->span, name + " of an abstract value that is not a const-expression");
+      return {"0"};
+    }
+    return {(name == "frexp" ? helpers_.frexp(xt, sn) : helpers_.modf(xt, sn)) + "(" + a(0) + ")"};
+  }
+  if (name == "bitcast") {
+    const Type* from = at(0);
+    if (is_abstract_type(from)) return {glsl_type_of(rt) + "(" + a(0) + ")"};
+    std::string F = glsl_type_of(from), T = glsl_type_of(rt);
+    if (F == T) return expr(A[0]);
+    bool f16 = scalar_of(from)->kind == Type::Kind::F16 || scalar_of(rt)->kind == Type::Kind::F16;
+    if (f16) return {helpers_.bitcast(from, rt) + "(" + a(0) + ")"};
+    if (is_float(from))
+      return {std::string(is_signed(rt) ? "floatBitsToInt" : "floatBitsToUint") + "(" + a(0) + ")"};
+    if (is_float(rt))
+      return {std::string(is_signed(from) ? "intBitsToFloat" : "uintBitsToFloat") + "(" + a(0) +
+              ")"};
+    return {T + "(" + a(0) + ")"};
+  }
+  if (name == "arrayLength") {
+    // The runtime-sized array's element count in the bound range (GLSL's .length() is that).
+    return {"uint(" + lvalue(A[0]) + ".length())"};
+  }
+  if (name.rfind("atomic", 0) == 0) {
+    const Type* et = scalar_of(store_type(A[0]->type));
+    std::string lv = lvalue(A[0]);
+    std::string zero = et && et->kind == Type::Kind::U32 ? "0u" : "0";
+    if (name == "atomicLoad") return {"atomicOr(" + lv + ", " + zero + ")"};
+    if (name == "atomicStore") return {"atomicExchange(" + lv + ", " + a(1) + ")"};
+    if (name == "atomicSub") {
+      if (et && et->kind == Type::Kind::U32)
+        return {"atomicAdd(" + lv + ", 0u - " + paren_if(expr(A[1], et), 12) + ")"};
+      return {"atomicAdd(" + lv + ", -" + paren_if(expr(A[1], et), 14) + ")"};
+    }
+    if (name == "atomicAdd" || name == "atomicMax" || name == "atomicMin" || name == "atomicAnd" ||
+        name == "atomicOr" || name == "atomicXor" || name == "atomicExchange")
+      return {name + "(" + lv + ", " + a(1) + ")"};
+    if (name == "atomicCompareExchangeWeak") {
+      // WGSL returns {old_value, exchanged}; GLSL's atomicCompSwap the old value only (it is
+      // strong: it fails only when the value differs, which WGSL's weak form allows too).
+      std::string sn = type_name(rt, e->span);
+      std::string T = scalar_name(et);
+      std::string cmp = hoist(T, "cmp", a(1));
+      std::string old = hoist(T, "old", "atomicCompSwap(" + lv + ", " + cmp + ", " + a(2) + ")");
+      return {sn + "(" + old + ", " + old + " == " + cmp + ")"};
+    }
+  }
+  if (name == "workgroupBarrier") return {"barrier()"};
+  if (name == "storageBarrier") {
+    need_memory_scope_ = true;
+    return {
+        "controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, "
+        "gl_SemanticsAcquireRelease)"};
+  }
+  if (name == "workgroupUniformLoad") {
+    // A barrier, the load, a barrier: Tint's translation.
+    const Type* t = store_type(A[0]->type);
+    std::string lv = lvalue(A[0]);
+    fx_->pre->push_back("barrier();  // workgroupUniformLoad");
+    std::string tmp = hoist(type_name(t, e->span), "uniform_load", lv);
+    fx_->pre->push_back("barrier();");
+    return {tmp};
+  }
+  unsupported(e->span, "the builtin function '" + name + "'");
+  return {"0"};
+}
+
+// ---- Statements -----------------------------------------------------------------------------
+
+void Emitter::line(const std::string& s) {
+  fx_->out += std::string(size_t(fx_->indent) * 4, ' ') + s + "\n";
+}
+
+// Writes what `make` returns as one line, after the lines its expressions hoisted.
+void Emitter::emit_with_pre(const std::function<std::string()>& make) {
+  std::vector<std::string> pre;
+  auto* saved = fx_->pre;
+  fx_->pre = &pre;
+  std::string text = make();
+  fx_->pre = saved;
+  for (const auto& p : pre) line(p);
+  if (!text.empty()) line(text);
+}
+
+void Emitter::stmts_in_scope(const std::vector<Stmt*>& body) {
+  fx_->scopes.emplace_back();
+  for (const Stmt* s : body) stmt(s);
+  fx_->scopes.pop_back();
+}
+
+// The statements of a Block, one indent deeper, in a new scope (the caller writes the braces).
+void Emitter::block_body(const Stmt* s) {
+  ++fx_->indent;
+  if (s)
+    stmts_in_scope(s->kind == StmtKind::Block ? s->body : std::vector<Stmt*>{const_cast<Stmt*>(s)});
+  --fx_->indent;
+}
+
+void Emitter::zero_fill(const std::string& lv, const Type* t, Span at) {
+  t = value_type(t);
+  if (leaf_count(t) <= 64) {
+    line(lv + " = " + zero_value(t, at) + ";");
+    return;
+  }
+  if (t->kind == Type::Kind::Array) {
+    std::string i = fresh_local("i");
+    line("for (uint " + i + " = 0u; " + i + " < " + std::to_string(t->count) + "u; ++" + i + ") {");
+    ++fx_->indent;
+    fx_->scopes.emplace_back();
+    zero_fill(lv + "[" + i + "]", t->elem, at);
+    fx_->scopes.pop_back();
+    --fx_->indent;
+    line("}");
+    return;
+  }
+  if (t->kind == Type::Kind::Struct) {
+    for (const auto& mb : t->decl->members) zero_fill(lv + "." + member_name(mb.name), mb.type, at);
+    return;
+  }
+  line(lv + " = " + zero_value(t, at) + ";");
+}
+
+void Emitter::var_decl(const VarDecl* v, Span at) {
+  const Type* t = v->type;
+  if (v->kind == DeclKind::Const) {
+    // Used by value where it is abstract; a concrete one reads as a GLSL const.
+    if (t && !is_abstract_type(t) && v->value) {
+      std::string lit = literal(*v->value, t, at);
+      std::string n = declare_local(v);
+      line("const " + decl_text(t, n, at) + " = " + lit + ";");
+    }
+    return;
+  }
+  if (t && t->kind == Type::Kind::Pointer) {
+    if (v->kind != DeclKind::Let || !v->initializer) {
+      unsupported(at, "a pointer variable");
+      return;
+    }
+    // let p = &a[i]: an alias of that memory; its dynamic indices are evaluated here, once.
+    emit_with_pre([&] {
+      PtrArg p = pointer_path(v->initializer);
+      std::string path = p.path;
+      for (size_t k = 0; k < p.values.size(); ++k) {
+        std::string idx = hoist(p.types[k], v->name + "_index", p.values[k]);
+        std::string tok = "$" + std::to_string(k) + "$";
+        for (size_t pos; (pos = path.find(tok)) != std::string::npos;)
+          path.replace(pos, tok.size(), idx);
+      }
+      fx_->aliases[v] = path;
+      return std::string();
+    });
+    return;
+  }
+  emit_with_pre([&] {
+    std::string init;
+    bool big_zero = false;
+    if (v->initializer) {
+      init = value(v->initializer, t);
+    } else if (leaf_count(t) > 64) {
+      big_zero = true;
+    } else {
+      init = zero_value(t, at);  // WGSL zero-initialises function variables
+    }
+    std::string n = declare_local(v);
+    if (big_zero) {
+      line(decl_text(t, n, at) + ";  // zero-initialised below (WGSL)");
+      zero_fill(n, t, at);
+      return std::string();
+    }
+    return decl_text(t, n, at) + " = " + init + ";";
+  });
+}
+
+// An assignment as GLSL text without the ';' (also a for-loop update).
+std::string Emitter::simple_stmt_text(const Stmt* s) {
+  switch (s->kind) {
+    case StmtKind::Increment:
+      return lvalue(s->lhs) + "++";
+    case StmtKind::Decrement:
+      return lvalue(s->lhs) + "--";
+    case StmtKind::Call:
+      return value(s->expr);
+    case StmtKind::Assign: {
+      if (!s->lhs) {
+        // `_ = e`: evaluated for its effects and its static use (a use of a resource counts in
+        // WebGPU's layout "auto"), into a throwaway local.
+        const Type* t = value_type(s->expr->type);
+        if (s->expr->value) return "";
+        if (t && t->kind == Type::Kind::Pointer) {
+          const Type* st = store_type(t);
+          std::string lv = lvalue(s->expr);
+          if (st && st->kind == Type::Kind::Array && st->count == 0)
+            return "uint " + fresh_local("phony") + " = uint(" + lv + ".length())";
+          return decl_text(st, fresh_local("phony"), s->span) + " = " + lv;
+        }
+        std::string v = value(s->expr);
+        return decl_text(t, fresh_local("phony"), s->span) + " = " + v;
+      }
+      const Type* lt = store_type(s->lhs->type);
+      if (const VarDecl* r = resource_of(s->lhs);
+          r && lt && lt->kind == Type::Kind::Struct && r->space == AddressSpace::Storage) {
+        unsupported(s->span, "assigning a whole struct-typed storage buffer (assign its members)");
+        return "";
+      }
+      std::string lv = lvalue(s->lhs);
+      if (s->op == Op::None) return lv + " = " + value(s->expr, lt);
+      const Type* rt = value_type(s->expr->type);
+      const Type* want = is_abstract_type(rt) ? scalar_of(lt) : nullptr;
+      switch (s->op) {
+        case Op::Add:
+        case Op::Sub:
+        case Op::Mul:
+        case Op::And:
+        case Op::Or:
+        case Op::Xor:
+          return lv + " " + op_text(s->op) + "= " + value(s->expr, want);
+        case Op::Shl:
+        case Op::Shr: {
+          if (s->expr->value)
+            return lv + " " + op_text(s->op) + "= " +
+                   value(s->expr, builtin_scalar(Type::Kind::U32));
+          std::string mask = is_vector(rt) ? glsl_type_of(rt) + "(31u)" : "31u";
+          return lv + " " + op_text(s->op) + "= " + paren_if(expr(s->expr), 8) + " & " + mask;
+        }
+        case Op::Div:
+        case Op::Mod: {
+          // Through the binary operator's rules (helpers where WGSL and GLSL differ); the
+          // lvalue is written twice, which is exact when it has no side effects.
+          for (const Expr* x = s->lhs; x;) {
+            if (x->kind == ExprKind::Index && !x->args[1]->value) {
+              std::function<bool(const Expr*)> has_call = [&](const Expr* q) {
+                if (q->kind == ExprKind::Call) return true;
+                for (const Expr* c : q->args)
+                  if (has_call(c)) return true;
+                return false;
+              };
+              if (has_call(x->args[1])) {
+                unsupported(s->span, "a compound / or % whose left side indexes with a call");
+                return "";
+              }
+            }
+            x = (x->kind == ExprKind::Index || x->kind == ExprKind::Member ||
+                 x->kind == ExprKind::Unary)
+                    ? x->args[0]
+                    : nullptr;
+          }
+          Expr fake;
+          fake.kind = ExprKind::Binary;
+          fake.op = s->op;
+          fake.span = s->span;
+          fake.type = lt;
+          fake.args = {s->lhs, s->expr};
+          return lv + " = " + binary(&fake).s;
+        }
+        default:
+          break;
+      }
+      unsupported(s->span, "this compound assignment");
+      return "";
+    }
+    case StmtKind::Decl: {
+      const VarDecl* v = s->decl;
+      if (v->kind == DeclKind::Const || (v->type && v->type->kind == Type::Kind::Pointer)) {
+        unsupported(s->span, "a const or pointer declaration in a for-loop header");
+        return "";
+      }
+      std::string init =
+          v->initializer ? value(v->initializer, v->type) : zero_value(v->type, s->span);
+      return decl_text(v->type, declare_local(v), s->span) + " = " + init;
+    }
+    default:
+      unsupported(s->span, "this statement in a for-loop header");
+      return "";
+  }
+}
+
+void Emitter::continuing_inline(const LoopInfo& l) {
+  if (!l.continuing) return;
+  const auto& body = l.continuing->body;
+  if (body.empty()) return;
+  line("{  // continuing");
+  ++fx_->indent;
+  fx_->scopes.emplace_back();
+  for (const Stmt* s : body) {
+    if (s->kind == StmtKind::BreakIf) {
+      if (l.switch_depth > 0) {
+        unsupported(s->span,
+                    "`continue` inside a switch of a loop whose continuing has `break if`");
+        continue;
+      }
+      emit_with_pre([&] { return "if (" + value(s->expr) + ") { break; }"; });
+    } else {
+      stmt(s);
+    }
+  }
+  fx_->scopes.pop_back();
+  --fx_->indent;
+  line("}");
+}
+
+// loop { body continuing { c; break if x; } }: for (;;) with the continuing written at the end
+// of the body and before every `continue` of this loop (which would otherwise skip it), as Tint.
+void Emitter::loop_stmt(const Stmt* s) {
+  line("for (;;) {");
+  ++fx_->indent;
+  fx_->scopes.emplace_back();
+  fx_->loops.push_back({s->continuing, true, 0});
+  if (s->then)
+    for (const Stmt* b : s->then->body) stmt(b);
+  LoopInfo l = fx_->loops.back();
+  continuing_inline(l);
+  fx_->loops.pop_back();
+  fx_->scopes.pop_back();
+  --fx_->indent;
+  line("}");
+}
+
+void Emitter::for_stmt(const Stmt* s) {
+  // GLSL's for has WGSL's semantics (continue runs the update); the header must not need
+  // hoisted statements.
+  fx_->scopes.emplace_back();
+  std::vector<std::string> pre;
+  auto* saved = fx_->pre;
+  fx_->pre = &pre;
+  std::string init = s->init ? simple_stmt_text(s->init) : "";
+  fx_->pre = saved;
+  for (const auto& p : pre) line(p);
+  pre.clear();
+  fx_->pre = &pre;
+  std::string cond = s->expr ? value(s->expr) : "";
+  std::string update = s->update ? simple_stmt_text(s->update) : "";
+  fx_->pre = saved;
+  if (!pre.empty()) unsupported(s->span, "a for-loop condition or update that needs statements");
+  line("for (" + init + "; " + cond + "; " + update + ") {");
+  fx_->loops.push_back({nullptr, false, 0});
+  block_body(s->then);
+  fx_->loops.pop_back();
+  line("}");
+  fx_->scopes.pop_back();
+}
+
+void Emitter::switch_stmt(const Stmt* s) {
+  const Type* st = value_type(s->expr->type);
+  if (is_abstract_type(st)) st = builtin_scalar(Type::Kind::I32);
+  emit_with_pre([&] { return "switch (" + value(s->expr, st) + ") {"; });
+  if (!fx_->loops.empty()) ++fx_->loops.back().switch_depth;
+  for (const SwitchCase& c : s->cases) {
+    std::string labels;
+    for (const Expr* sel : c.selectors) {
+      if (!sel->value) {
+        unsupported(sel->span, "a case selector without a value");
+        continue;
+      }
+      labels += (labels.empty() ? "" : " ") + ("case " + literal(*sel->value, st, sel->span) + ":");
+    }
+    if (c.has_default) labels += std::string(labels.empty() ? "" : " ") + "default:";
+    line(labels + " {");
+    block_body(c.body);
+    line("} break;  // WGSL cases never fall through");
+  }
+  if (!fx_->loops.empty()) --fx_->loops.back().switch_depth;
+  line("}");
+}
+
+void Emitter::stmt(const Stmt* s) {
+  if (!s) return;
+  switch (s->kind) {
+    case StmtKind::Block:
+      line("{");
+      block_body(s);
+      line("}");
+      return;
+    case StmtKind::Decl:
+      var_decl(s->decl, s->span);
+      return;
+    case StmtKind::Assign:
+    case StmtKind::Increment:
+    case StmtKind::Decrement:
+    case StmtKind::Call:
+      emit_with_pre([&] {
+        std::string t = simple_stmt_text(s);
+        return t.empty() ? t : t + ";";
+      });
+      return;
+    case StmtKind::Return:
+      if (fx_->is_entry || !s->expr) {
+        line("return;");
+        return;
+      }
+      emit_with_pre(
+          [&] { return "return " + value(s->expr, fx_->fn->return_type_resolved) + ";"; });
+      return;
+    case StmtKind::If: {
+      emit_with_pre([&] { return "if (" + value(s->expr) + ") {"; });
+      block_body(s->then);
+      const Stmt* e = s->else_;
+      int extra = 0;
+      while (e) {
+        if (e->kind == StmtKind::If) {
+          std::vector<std::string> pre;
+          auto* saved = fx_->pre;
+          fx_->pre = &pre;
+          std::string cond = value(e->expr);
+          fx_->pre = saved;
+          if (pre.empty()) {
+            line("} else if (" + cond + ") {");
+          } else {
+            line("} else {");
+            ++fx_->indent;
+            ++extra;
+            for (const auto& p : pre) line(p);
+            line("if (" + cond + ") {");
+          }
+          block_body(e->then);
+          e = e->else_;
+        } else {
+          line("} else {");
+          block_body(e);
+          e = nullptr;
+        }
+      }
+      line("}");
+      for (; extra > 0; --extra) {
+        --fx_->indent;
+        line("}");
+      }
+      return;
+    }
+    case StmtKind::Switch:
+      switch_stmt(s);
+      return;
+    case StmtKind::Loop:
+      loop_stmt(s);
+      return;
+    case StmtKind::For:
+      for_stmt(s);
+      return;
+    case StmtKind::While: {
+      std::vector<std::string> pre;
+      auto* saved = fx_->pre;
+      fx_->pre = &pre;
+      std::string cond = value(s->expr);
+      fx_->pre = saved;
+      if (!pre.empty()) unsupported(s->span, "a while condition that needs statements");
+      line("while (" + cond + ") {");
+      fx_->loops.push_back({nullptr, false, 0});
+      block_body(s->then);
+      fx_->loops.pop_back();
+      line("}");
+      return;
+    }
+    case StmtKind::Break:
+      line("break;");
+      return;
+    case StmtKind::BreakIf:
+      unsupported(s->span, "`break if` outside a continuing block's end");
+      return;
+    case StmtKind::Continue:
+      if (!fx_->loops.empty() && fx_->loops.back().is_loop_stmt && fx_->loops.back().continuing &&
+          !fx_->loops.back().continuing->body.empty()) {
+        line("{");
+        ++fx_->indent;
+        continuing_inline(fx_->loops.back());
+        line("continue;");
+        --fx_->indent;
+        line("}");
+        return;
+      }
+      line("continue;");
+      return;
+    case StmtKind::Discard:
+      unsupported(s->span, "`discard` (fragment shaders only; this emitter writes compute)");
+      return;
+    case StmtKind::ConstAssert:
+      return;  // checked by sema
+  }
+}
+
+// ---- Functions ------------------------------------------------------------------------------
+
+// One user function, specialized for the pointer arguments in `ptrs` (null where the parameter
+// is a value or an inout pointer). Written completely (its callees first) before it returns.
+std::string Emitter::function(const FnDecl* f, const std::vector<const PtrArg*>& ptrs,
+                              const std::string& key) {
+  std::string name = global_name(f);
+  bool specialized = false;
+  for (const PtrArg* p : ptrs) specialized = specialized || p;
+  if (specialized) {
+    std::string roots;
+    for (const PtrArg* p : ptrs)
+      if (p) roots += "_" + p->path.substr(0, p->path.find_first_of("[."));
+    std::string base = name + roots;
+    name = base;
+    for (int i = 2; global_taken_.count(name); ++i) name = base + "_" + std::to_string(i);
+    global_taken_.insert(name);
+  }
+  specializations_[key] = name;
+
+  FnCtx ctx;
+  ctx.fn = f;
+  ctx.scopes.emplace_back();
+  FnCtx* saved = fx_;
+  fx_ = &ctx;
+  std::string params, comment;
+  std::vector<std::string> extra_params;
+  for (size_t i = 0; i < f->params.size(); ++i) {
+    const VarDecl* p = f->params[i];
+    const Type* t = p->type;
+    if (t && t->kind == Type::Kind::Pointer &&
+        (t->space == AddressSpace::Function || t->space == AddressSpace::Private)) {
+      std::string n = declare_local(p);
+      params += (params.empty() ? "" : ", ") + ("inout " + decl_text(t->elem, n, p->span));
+      comment +=
+          "// `" + p->name + "` is a ptr<" +
+          (t->space == AddressSpace::Function ? std::string("function") : std::string("private")) +
+          ">: an inout parameter. Copy-in/copy-out is exact: WGSL forbids the function to reach "
+          "the same memory another way while it writes it (alias analysis).\n";
+    } else if (t && t->kind == Type::Kind::Pointer) {
+      const PtrArg* a = i < ptrs.size() ? ptrs[i] : nullptr;
+      if (!a) {
+        unsupported(p->span, "a pointer parameter without its argument");
+        continue;
+      }
+      std::string path = a->path;
+      for (size_t k = 0; k < a->values.size(); ++k) {
+        std::string pn = fresh_local(p->name + "_" + std::to_string(k));
+        extra_params.push_back(a->types[k] + " " + pn);
+        std::string tok = "$" + std::to_string(k) + "$";
+        for (size_t pos; (pos = path.find(tok)) != std::string::npos;)
+          path.replace(pos, tok.size(), pn);
+      }
+      ctx.aliases[p] = path;
+      comment += "// `" + p->name + "` is a pointer into `" +
+                 path.substr(0, path.find_first_of("[.")) +
+                 "`: GLSL has no pointers, so the function is specialized for it (`" + p->name +
+                 "` is `" + path + "` here).\n";
+    } else {
+      std::string n = declare_local(p);
+      params += (params.empty() ? "" : ", ") + decl_text(t, n, p->span);
+    }
+  }
+  for (const auto& x : extra_params) params += (params.empty() ? "" : ", ") + x;
+  ctx.indent = 1;
+  if (f->body)
+    for (const Stmt* s : f->body->body) stmt(s);
+  std::string rt = f->return_type_resolved ? type_name(f->return_type_resolved, f->span) : "void";
+  std::string text = comment + rt + " " + name + "(" + params + ") {\n" + ctx.out + "}\n";
+  fx_ = saved;
+  functions_.push_back(text);
+  return name;
+}
+
+std::string Emitter::workgroup_zero_init() {
+  std::string out;
+  uint64_t wg =
+      uint64_t(entry_.workgroup_size[0]) * entry_.workgroup_size[1] * entry_.workgroup_size[2];
+  for (const Decl* d : m_.decls) {
+    if (d->kind != DeclKind::Var || !used_globals_.count(d)) continue;
+    const auto* v = static_cast<const VarDecl*>(d);
+    if (v->space != AddressSpace::Workgroup) continue;
+    std::string n = global_name(v);
+    const Type* t = v->type;
+    std::vector<uint64_t> dims;
+    const Type* leaf = t;
+    while (leaf->kind == Type::Kind::Array) {
+      dims.push_back(leaf->count);
+      leaf = leaf->elem;
+    }
+    if (dims.empty()) {
+      out += "    if (gl_LocalInvocationIndex == 0u) { " + n + " = " + zero_value(t, v->span) +
+             "; }\n";
+      continue;
+    }
+    uint64_t total = 1;
+    for (uint64_t x : dims) total *= x;
+    std::string lv = n;
+    uint64_t inner = total;
+    for (size_t k = 0; k < dims.size(); ++k) {
+      inner /= dims[k];
+      std::string idx = "wgsl_i";
+      if (inner > 1) idx += " / " + std::to_string(inner) + "u";
+      if (k > 0) idx = "(" + idx + ") % " + std::to_string(dims[k]) + "u";
+      lv += "[" + idx + "]";
+    }
+    std::string body = lv + " = " + zero_value(leaf, v->span) + ";";
+    if (total <= wg) {
+      out += "    if (gl_LocalInvocationIndex < " + std::to_string(total) +
+             "u) { uint wgsl_i = gl_LocalInvocationIndex; " + body + " }\n";
+    } else {
+      out += "    for (uint wgsl_i = gl_LocalInvocationIndex; wgsl_i < " + std::to_string(total) +
+             "u; wgsl_i += " + std::to_string(wg) + "u) { " + body + " }\n";
+    }
+  }
+  if (out.empty()) return out;
+  return "    // WGSL zero-initialises workgroup memory: the invocations stride over it, then a\n"
+         "    // barrier (Tint's ZeroInitWorkgroupMemory).\n" +
+         out + "    barrier();\n";
+}
+
+std::string Emitter::main_function() {
+  FnCtx ctx;
+  ctx.fn = &entry_;
+  ctx.is_entry = true;
+  ctx.scopes.emplace_back();
+  fx_ = &ctx;
+  static const std::map<std::string, std::pair<std::string, std::string>> builtins = {
+      {"global_invocation_id", {"gl_GlobalInvocationID", ""}},
+      {"local_invocation_id", {"gl_LocalInvocationID", ""}},
+      {"local_invocation_index", {"gl_LocalInvocationIndex", ""}},
+      {"workgroup_id", {"gl_WorkGroupID", ""}},
+      {"num_workgroups", {"gl_NumWorkGroups", ""}},
+      {"subgroup_invocation_id", {"gl_SubgroupInvocationID", "basic"}},
+      {"subgroup_size", {"gl_SubgroupSize", "basic"}},
+  };
+  auto builtin_value = [&](const std::string& b, Span at) -> std::string {
+    auto it = builtins.find(b);
+    if (it == builtins.end()) {
+      unsupported(at, "the entry point input @builtin(" + b + ")");
+      return "0u";
+    }
+    if (!it->second.second.empty()) {
+      uses_subgroups_ = true;
+      subgroup_exts_.insert(it->second.second);
+    }
+    return it->second.first;
+  };
+  std::string prologue;
+  for (const VarDecl* p : entry_.params) {
+    const Type* t = p->type;
+    std::string n = declare_local(p);
+    std::string init;
+    if (!p->builtin.empty()) {
+      init = builtin_value(p->builtin, p->span);
+    } else if (t && t->kind == Type::Kind::Struct && t->decl) {
+      init = type_name(t, p->span) + "(";
+      bool first = true;
+      for (const auto& mb : t->decl->members) {
+        init += (first ? "" : ", ") + builtin_value(mb.builtin, mb.span);
+        first = false;
+      }
+      init += ")";
+    } else {
+      unsupported(p->span, "an entry point input that is not a @builtin");
+    }
+    prologue += "    " + decl_text(t, n, p->span) + " = " + init + ";\n";
+  }
+  ctx.indent = 1;
+  if (entry_.body)
+    for (const Stmt* s : entry_.body->body) stmt(s);
+  std::string body = ctx.out;
+
+  // Module-scope private variables start at their initializer or zero, per invocation.
+  ctx.out.clear();
+  for (const Decl* d : m_.decls) {
+    if (d->kind != DeclKind::Var || !used_globals_.count(d)) continue;
+    const auto* v = static_cast<const VarDecl*>(d);
+    if (v->space != AddressSpace::Private) continue;
+    if (v->initializer)
+      line(global_name(v) + " = " + value(v->initializer, v->type) + ";");
+    else
+      zero_fill(global_name(v), v->type, v->span);
+  }
+  std::string priv = ctx.out;
+  if (!priv.empty()) priv = "    // WGSL private variables: their initializer, else zero.\n" + priv;
+  fx_ = nullptr;
+  return "void main() {\n" + prologue + workgroup_zero_init() + priv + body + "}\n";
+}
+
+// ---- Declarations ---------------------------------------------------------------------------
+
+struct Layout {
+  uint64_t align = 0, size = 0;
+};
+
+uint64_t round_up(uint64_t a, uint64_t x) { return a ? (x + a - 1) / a * a : x; }
+
+// GLSL's std430 / std140 layout of `t` as a block member, and whether everything inside it
+// (nested struct offsets, array and matrix strides) equals WGSL's; `why` says what differs.
+Layout glsl_layout(const Type* t, bool std140, std::string& why) {
+  switch (t->kind) {
+    case Type::Kind::Bool:
+    case Type::Kind::I32:
+    case Type::Kind::U32:
+    case Type::Kind::F32:
+      return {4, 4};
+    case Type::Kind::F16:
+      return {2, 2};
+    case Type::Kind::Atomic:
+      return glsl_layout(t->elem, std140, why);
+    case Type::Kind::Vector: {
+      uint64_t s = t->elem->kind == Type::Kind::F16 ? 2 : 4;
+      return {t->n == 2 ? 2 * s : 4 * s, t->n * s};
+    }
+    case Type::Kind::Matrix: {
+      uint64_t s = t->elem->kind == Type::Kind::F16 ? 2 : 4;
+      uint64_t col_align = t->rows == 2 ? 2 * s : 4 * s;
+      if (std140) col_align = round_up(16, col_align);
+      uint64_t stride = round_up(col_align, t->rows * s);
+      uint64_t wgsl_stride = round_up(t->rows == 2 ? 2 * s : 4 * s, t->rows * s);
+      if (stride != wgsl_stride && why.empty())
+        why = t->wgsl() + " has column stride " + std::to_string(wgsl_stride) + " in WGSL but " +
+              std::to_string(stride) + " in GLSL's std140";
+      return {col_align, t->n * stride};
+    }
+    case Type::Kind::Array: {
+      Layout e = glsl_layout(t->elem, std140, why);
+      uint64_t align = std140 ? round_up(16, e.align) : e.align;
+      uint64_t stride = round_up(align, e.size);
+      if (t->stride && stride != t->stride && why.empty())
+        why = t->wgsl() + " has stride " + std::to_string(t->stride) + " in WGSL but " +
+              std::to_string(stride) + " in GLSL's " + (std140 ? "std140" : "std430");
+      return {align, std::max<uint64_t>(t->count, 1) * stride};
+    }
+    case Type::Kind::Struct: {
+      uint64_t align = 1, off = 0;
+      for (const auto& mb : t->decl->members) {
+        Layout l = glsl_layout(mb.type, std140, why);
+        align = std::max(align, l.align);
+        off = round_up(l.align, off);
+        if (off != mb.offset && why.empty())
+          why = "member '" + mb.name + "' of struct " + t->decl->name + " is at offset " +
+                std::to_string(mb.offset) + " in WGSL but " + std::to_string(off) + " in GLSL's " +
+                (std140 ? "std140" : "std430") +
+                " (GLSL has explicit offsets only on block members)";
+        off = mb.offset + l.size;
+      }
+      if (std140) align = round_up(16, align);
+      uint64_t size = round_up(align, off);
+      if (t->size && size != t->size && why.empty())
+        why = "struct " + t->decl->name + " is " + std::to_string(t->size) + " bytes in WGSL but " +
+              std::to_string(size) + " in GLSL";
+      return {align, size};
+    }
+    default:
+      if (why.empty()) why = "type " + t->wgsl() + " in a buffer";
+      return {4, 4};
+  }
+}
+
+std::string camel(const std::string& n) {
+  std::string s;
+  bool up = true;
+  for (char c : n) {
+    if (c == '_') {
+      up = true;
+      continue;
+    }
+    s += up ? char(std::toupper(static_cast<unsigned char>(c))) : c;
+    up = false;
+  }
+  return s.empty() ? "B" : s;
+}
+
+std::string Emitter::resource_decl(const VarDecl* v) {
+  const Type* t = v->type;
+  bool uniform = v->space == AddressSpace::Uniform;
+  bool std140 = uniform;
+  if (!v->group || !v->binding) {
+    unsupported(v->span, "a resource variable without @group/@binding");
+    return "";
+  }
+  std::string block = camel(global_name(v));
+  while (global_taken_.count(block) || glsl_reserved(block)) block += "Block";
+  global_taken_.insert(block);
+  std::string head = "layout(set = " + std::to_string(*v->group) +
+                     ", binding = " + std::to_string(*v->binding) +
+                     (uniform ? ", std140) uniform " : ", std430) ");
+  if (!uniform) head += std::string(v->access == Access::Read ? "readonly " : "") + "buffer ";
+  std::string members, why;
+  std::string inst;
+  uint64_t end = 0, align = 1;
+  if (t->kind == Type::Kind::Struct && t->decl) {
+    // The block's members are the struct's (the ABI check compares them one by one), with an
+    // explicit offset where GLSL's rule would place a member elsewhere than WGSL does.
+    inst = " " + global_name(v);
+    uint64_t off = 0;
+    for (const auto& mb : t->decl->members) {
+      Layout l = glsl_layout(mb.type, std140, why);
+      align = std::max(align, l.align);
+      uint64_t natural = round_up(l.align, off);
+      std::string lay;
+      if (natural != mb.offset) {
+        if (mb.offset < natural || mb.offset % l.align) {
+          if (why.empty())
+            why = "member '" + mb.name + "' is at offset " + std::to_string(mb.offset) +
+                  " in WGSL, which GLSL's " + (std140 ? "std140" : "std430") +
+                  " cannot place it at (alignment " + std::to_string(l.align) + ")";
+        }
+        lay = "layout(offset = " + std::to_string(mb.offset) + ") ";
+      }
+      members += "    " + lay + decl_text(mb.type, member_name(mb.name), v->span) + ";\n";
+      off = mb.offset + l.size;
+      end = off;
+    }
+  } else {
+    Layout l = glsl_layout(t, std140, why);
+    align = l.align;
+    end = l.size;
+    members = "    " + decl_text(t, global_name(v), v->span) + ";\n";
+  }
+  // The ABI check compares WGSL's SizeOf with GLSL's extent rounded up to WGSL's alignment.
+  if (why.empty() && t->size && round_up(std::max<uint32_t>(t->align, 1), end) != t->size)
+    why = v->name + " is " + std::to_string(t->size) + " bytes in WGSL but GLSL's block would be " +
+          std::to_string(end) + " (trailing padding GLSL cannot declare)";
+  if (!why.empty()) unsupported(v->span, "the layout of " + v->name + ": " + why);
+  return head + block + " {\n" + members + "}" + inst + ";";
+}
+
+std::string Emitter::declarations() {
+  std::string consts, resources, shared, privates;
+  for (const Decl* d : m_.decls) {
+    if (!used_globals_.count(d)) continue;
+    if (d->kind == DeclKind::Const || d->kind == DeclKind::Override) {
+      const auto* v = static_cast<const VarDecl*>(d);
+      std::string lit = literal(*v->value, v->type, v->span);
+      consts += "const " + decl_text(v->type, global_name(v), v->span) + " = " + lit + ";" +
+                (d->kind == DeclKind::Override
+                     ? "  // override " + v->name + ": the pipeline's value, else its default"
+                     : "") +
+                "\n";
+      continue;
+    }
+    if (d->kind != DeclKind::Var) continue;
+    const auto* v = static_cast<const VarDecl*>(d);
+    switch (v->space) {
+      case AddressSpace::Storage:
+      case AddressSpace::Uniform:
+        resources += resource_decl(v) + "\n";
+        break;
+      case AddressSpace::Workgroup:
+        shared += "shared " + decl_text(v->type, global_name(v), v->span) + ";\n";
+        break;
+      case AddressSpace::Private:
+        privates += decl_text(v->type, global_name(v), v->span) + ";  // var<private>\n";
+        break;
+      default:
+        unsupported(v->span, "a module-scope variable in this address space (" + v->name + ")");
+    }
+  }
+  std::string structs;
+  for (const StructDecl* s : struct_order_) {
+    structs += "struct " + global_name(s) + " {\n";
+    for (const auto& mb : s->members)
+      structs += "    " + decl_text(mb.type, member_name(mb.name), mb.span) + ";\n";
+    structs += "};\n";
+  }
+  for (const auto& b : builtin_structs_) structs += b;
+  std::string out;
+  auto section = [&](const std::string& s) {
+    if (!s.empty()) out += "\n" + s;
+  };
+  section(structs);
+  section(consts);
+  section(resources);
+  section(shared);
+  section(privates);
+  return out;
+}
+
+std::string Emitter::run() {
+  assign_global_names();
+  std::string main = main_function();
+  std::string decls = declarations();  // may still add structs: built after everything else
+  std::string out;
+  out += "// Translated from " +
+         (opt_.source_name.empty() ? std::string("WGSL") : opt_.source_name) + ", entry point " +
+         entry_.name + ", by wgslvk's WGSL front end.\n";
+  out +=
+      "// WGSL's semantics where GLSL's differ are spelled out (helpers named wgsl_*); see\n"
+      "// translator/wgsl/README.md, \"The GLSL it writes\".\n";
+  out += "#version 450\n";
+  if (m_.enables_f16 || uses_f16_)
+    out +=
+        "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n"
+        "#extension GL_EXT_shader_16bit_storage : require\n";
+  for (const char* ext :
+       {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle_relative", "quad"})
+    if (subgroup_exts_.count(ext))
+      out += std::string("#extension GL_KHR_shader_subgroup_") + ext + " : require\n";
+  if (need_memory_scope_) out += "#extension GL_KHR_memory_scope_semantics : require\n";
+  out += "\nlayout(local_size_x = " + std::to_string(entry_.workgroup_size[0]) +
+         ", local_size_y = " + std::to_string(entry_.workgroup_size[1]) +
+         ", local_size_z = " + std::to_string(entry_.workgroup_size[2]) + ") in;";
+  bool wg_override = entry_.workgroup_size_expr[0] || entry_.workgroup_size_expr[1] ||
+                     entry_.workgroup_size_expr[2];
+  out += wg_override ? "  // @workgroup_size with the overrides' values\n" : "\n";
+  out += decls;
+  if (!helpers_.empty()) out += "\n" + helpers_.code();
+  for (const auto& f : functions_) out += "\n" + f;
+  out += "\n" + main;
+  return out;
+}
+
+}  // namespace
+
+std::string emit_glsl(const Module& module, const FnDecl& entry, const EmitOptions& options,
+                      Diags& diags) {
+  if (entry.stage != Stage::Compute) {
+    diags.error(
+        entry.span, "unsupported",
+        "entry point '" + entry.name + "' is not @compute: the emitter writes compute shaders");
+    return {};
+  }
+  Emitter e(module, entry, options, diags);
+  std::string s = e.run();
+  return diags.ok() ? s : std::string();
+}
+
 }  // namespace wgslvk::wgsl

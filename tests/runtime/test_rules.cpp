@@ -1,4 +1,4 @@
-// WebGPU rules R1-R13 (shared/webgpu-rules.md): for each, a call that breaks it and is refused
+// WebGPU rules R1-R13 (wgsl_ports/RULES.md): for each, a call that breaks it and is refused
 // with the rule id and a message naming the object, the binding and the values, and a call that
 // sits exactly on the boundary and works.
 #include <numeric>

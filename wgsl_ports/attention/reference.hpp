@@ -15,7 +15,7 @@
 // concatenated: what the output projection reads); dqkv [B*T, 3d] like qkv; lse and dsum
 // [B, H, T]; att and dscores [B, H, T, T] (row i = query, column j = key; j > i is 0).
 //
-// Precision model of the bounds (shared/webgpu-rules.md "Precision" and the WGSL spec): + - *
+// Precision model of the bounds (wgsl_ports/RULES.md "Precision" and the WGSL spec): + - *
 // correctly rounded (u = 2^-24 relative), contraction allowed, x/y 2.5 ULP, exp(x) 3 + 2|x| ULP,
 // log(x) 3 ULP outside [0.5, 2] and absolute 2^-21 inside, subnormals may flush. Inputs finite.
 // "ULP of M" is the f32 spacing at |M| (f32_ulp_of), which exceeds u*M, so an error <= k u M is

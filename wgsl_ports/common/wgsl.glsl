@@ -1,4 +1,4 @@
-// WGSL semantics shared by every GLSL port (shared/webgpu-rules.md R12, R15, R16).
+// WGSL semantics shared by every GLSL port (wgsl_ports/RULES.md R12, R15, R16).
 // Included by each .comp after it defines WG (the workgroup size in x).
 #ifndef WGSLVK_WGSL_GLSL
 #define WGSLVK_WGSL_GLSL

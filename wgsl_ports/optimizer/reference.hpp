@@ -5,7 +5,7 @@
 // bound and the reason for it; the per-element absolute tolerances the references return are
 // computed from those constants.
 //
-// Precision model the bounds rest on (shared/webgpu-rules.md, "Precision"): + - * correctly
+// Precision model the bounds rest on (wgsl_ports/RULES.md, "Precision"): + - * correctly
 // rounded, contraction into fma allowed, x/y 2.5 ULP, inverseSqrt 2 ULP, sqrt = 1/inverseSqrt
 // (so ~4.5 ULP), no subnormal guarantees. Inputs of the tests are normal numbers. "ULP of X" is
 // the spacing of f32 at |X| (f32_ulp_of), which lies in (2^-24 |X|, 2^-23 |X|].

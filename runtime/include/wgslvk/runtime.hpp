@@ -1,5 +1,5 @@
 // A small WebGPU object model on Vulkan 1.1+. Names follow the WebGPU spec (GPUDevice,
-// GPUBindGroup, ...) in C++ spelling. WebGPU's validation rules (shared/webgpu-rules.md R1-R13)
+// GPUBindGroup, ...) in C++ spelling. WebGPU's validation rules (wgsl_ports/RULES.md R1-R13)
 // are enforced here and raise ValidationError at the call that breaks them.
 //
 // Decision: WebGPU reports validation errors asynchronously through error scopes; we throw at the
@@ -22,7 +22,7 @@ namespace wgslvk {
 
 // ---- errors -------------------------------------------------------------------------------------
 
-// A broken WebGPU rule. `rule` is the id from shared/webgpu-rules.md ("R2", ..., "R22" for an f16
+// A broken WebGPU rule. `rule` is the id from wgsl_ports/RULES.md ("R2", ..., "R22" for an f16
 // kernel on a device without "shader-f16") or a short name for rules outside that list
 // ("feature", "limits", "usage", "state", "range" for an offset/size outside a buffer or query
 // set, "alignment" for a copy/write offset or size not a multiple of 4). what() is

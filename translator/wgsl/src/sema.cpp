@@ -1,8 +1,2801 @@
-// placeholder: sema is being written (sema helper)
+// The resolver and type checker: WGSL's scoping, types, const-expressions and overrides, the
+// validation rules of createShaderModule (and, with pipeline constants, of the pipeline's
+// overrides), filling every `// sema:` field of ast.hpp. Messages follow Tint's wording where
+// there is one. Errors never stop the walk early unless going on could only repeat them: a
+// failed sub-expression yields no type and its parents stay silent.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "../../src/layout.hpp"
 #include "passes.hpp"
+#include "sema_internal.hpp"
+
 namespace wgslvk::wgsl {
-bool analyze(Module&, const std::map<std::string, double>&, Diags& diags) {
-  diags.error({}, "unsupported", "WGSL semantic analysis is not written yet");
-  return false;
+
+namespace {
+
+using K = Type::Kind;
+using translator::round_up;
+
+// When an expression's value is known: at shader creation (const), at pipeline creation
+// (override), or only at run time.
+enum class EvalStage : uint8_t { Const, Override, Runtime };
+
+// Bounds that keep hostile input from exhausting the stack or memory.
+constexpr int kMaxResolveDepth = 256;            // nested lazy resolutions of module declarations
+constexpr uint64_t kMaxConstScalars = 1u << 16;  // scalars in one const value
+
+uint64_t scalar_count(const Type* t) {
+  switch (t->kind) {
+    case K::Array: {
+      uint64_t e = scalar_count(t->elem);
+      return t->count > UINT64_MAX / std::max<uint64_t>(e, 1) ? UINT64_MAX : t->count * e;
+    }
+    case K::Struct: {
+      uint64_t s = 0;
+      for (const auto& m : t->decl->members)
+        s = std::min<uint64_t>(UINT64_MAX / 2, s + scalar_count(m.type));
+      return s;
+    }
+    default:
+      return component_count(t);
+  }
 }
+
+const char* const kComputeBuiltins[][2] = {{"local_invocation_id", "vec3<u32>"},
+                                           {"local_invocation_index", "u32"},
+                                           {"global_invocation_id", "vec3<u32>"},
+                                           {"workgroup_id", "vec3<u32>"},
+                                           {"num_workgroups", "vec3<u32>"},
+                                           {"subgroup_invocation_id", "u32"},
+                                           {"subgroup_size", "u32"}};
+const std::set<std::string_view> kOtherStageBuiltins = {
+    "vertex_index", "instance_index", "position",       "front_facing",   "frag_depth",
+    "sample_index", "sample_mask",    "clip_distances", "primitive_index"};
+
+bool is_enumerant_space(std::string_view s) {
+  return s == "function" || s == "private" || s == "workgroup" || s == "uniform" || s == "storage";
+}
+
+struct Scope {
+  std::unordered_map<std::string, Decl*> names;
+};
+
+class Sema {
+ public:
+  Sema(Module& m, const std::map<std::string, double>& constants, Diags& d)
+      : m_(m), constants_(constants), d_(d), tt_(m) {}
+
+  bool run() {
+    directives();
+    // Module scope: every declaration visible everywhere (no duplicates).
+    for (Decl* decl : m_.decls) {
+      if (decl->name.empty()) continue;
+      auto [it, fresh] = globals_.emplace(decl->name, decl);
+      if (!fresh)
+        error(decl->span, "resolve",
+              "redeclaration of '" + decl->name + "' (previously declared at line " +
+                  std::to_string(it->second->span.line) + ")");
+    }
+    for (Decl* decl : m_.decls) resolve_decl(decl);
+    for (Expr* e : m_.const_asserts) const_assert(e);
+    for (Decl* decl : m_.decls)
+      if (decl->kind == DeclKind::Fn) function_body(static_cast<FnDecl*>(decl));
+    apply_unknown_constants();
+    assign_override_ids();
+    call_graph();
+    return d_.ok();
+  }
+
+ private:
+  Module& m_;
+  const std::map<std::string, double>& constants_;
+  Diags& d_;
+  TypeTable tt_;
+
+  std::unordered_map<std::string, Decl*> globals_;
+  std::vector<Scope> scopes_;
+  std::unordered_map<const Decl*, int> state_;  // 1: resolving, 2: resolved
+  std::vector<const Decl*> resolving_;
+  std::unordered_map<const Expr*, EvalStage> stage_;
+  std::unordered_map<const Expr*, ConstValue> override_values_;
+
+  // The function whose body is being checked, and where in it.
+  FnDecl* fn_ = nullptr;
+  // Enclosing loops ('L'), switch cases ('S') and continuing blocks ('C'), innermost last.
+  std::string ctx_;
+  const Stmt* allowed_break_if_ = nullptr;  // the last statement of the innermost continuing
+  // Module-scope vars/overrides each module declaration and function uses directly.
+  std::unordered_map<const Decl*, std::vector<VarDecl*>> deps_;
+  const Decl* deps_owner_ = nullptr;
+  std::unordered_map<const FnDecl*, std::vector<std::pair<FnDecl*, Span>>> calls_;
+
+  // ---- diagnostics ----------------------------------------------------------------------------
+
+  void error(Span at, const char* rule, std::string msg) { d_.error(at, rule, std::move(msg)); }
+
+  // ---- directives -----------------------------------------------------------------------------
+
+  void directives() {
+    for (const Directive& dir : m_.directives) {
+      if (dir.kind == Directive::Kind::Enable) {
+        for (const auto& n : dir.names) {
+          if (n == "f16")
+            m_.enables_f16 = true;
+          else if (n == "subgroups")
+            m_.enables_subgroups = true;
+          else if (n == "subgroups_f16" || n == "clip_distances" || n == "dual_source_blending" ||
+                   n == "chromium_experimental_subgroup_matrix")
+            error(dir.span, "unsupported", "the extension '" + n + "' is not supported");
+          else
+            error(dir.span, "extension", "unknown extension: '" + n + "'");
+        }
+      } else if (dir.kind == Directive::Kind::Requires) {
+        static const std::set<std::string> known = {
+            "readonly_and_readwrite_storage_textures", "packed_4x8_integer_dot_product",
+            "unrestricted_pointer_parameters", "pointer_composite_access"};
+        for (const auto& n : dir.names)
+          if (!known.count(n)) error(dir.span, "extension", "feature '" + n + "' is not supported");
+      }
+    }
+  }
+
+  void need_f16(Span at) {
+    if (!m_.enables_f16) error(at, "extension", "f16 type used without 'f16' extension enabled");
+  }
+
+  // ---- scopes ---------------------------------------------------------------------------------
+
+  Decl* lookup(const std::string& name) {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto f = it->names.find(name);
+      if (f != it->names.end()) return f->second;
+    }
+    auto g = globals_.find(name);
+    return g == globals_.end() ? nullptr : g->second;
+  }
+
+  void declare(Decl* decl) {
+    if (scopes_.empty()) return;
+    auto [it, fresh] = scopes_.back().names.emplace(decl->name, decl);
+    if (!fresh)
+      error(decl->span, "resolve",
+            "redeclaration of '" + decl->name + "' (previously declared at line " +
+                std::to_string(it->second->span.line) + ":" + std::to_string(it->second->span.col) +
+                ")");
+  }
+
+  // ---- values and stages ----------------------------------------------------------------------
+
+  EvalStage stage(const Expr* e) {
+    auto it = stage_.find(e);
+    return it == stage_.end() ? EvalStage::Runtime : it->second;
+  }
+  const ConstValue* value(const Expr* e) {
+    if (e->value) return &*e->value;
+    auto it = override_values_.find(e);
+    return it == override_values_.end() ? nullptr : &it->second;
+  }
+  void set_value(Expr* e, EvalStage s, std::optional<ConstValue> v) {
+    stage_[e] = s;
+    if (!v) return;
+    if (s == EvalStage::Const)
+      e->value = std::move(v);
+    else if (s == EvalStage::Override)
+      override_values_[e] = std::move(*v);
+  }
+
+  static const Type* load(const Type* t) { return t && t->kind == K::Reference ? t->elem : t; }
+
+  // Converts an abstract expression in place to the concrete type it is used as (WGSL's
+  // automatic conversion): its type and value become the converted ones. Returns false (with a
+  // diagnostic) when the value does not fit.
+  bool materialize(Expr* e, const Type* to) {
+    if (!e->type || e->type == to || !to) return true;
+    const Type* from = load(e->type);
+    if (from == to) return true;
+    if (!from->is_abstract()) return true;
+    if (const ConstValue* v = value(e)) {
+      std::string err;
+      auto c = convert_value(tt_, *v, to, err);
+      if (!c) {
+        error(e->span, "const-eval", err);
+        e->type = to;
+        e->value.reset();
+        return false;
+      }
+      if (e->value)
+        e->value = std::move(*c);
+      else
+        override_values_[e] = std::move(*c);
+    }
+    e->type = to;
+    return true;
+  }
+
+  // Checks `e` can be used as a value of type `to` (loading a reference, converting an abstract
+  // value); reports a "type" error naming `what` otherwise.
+  bool convert_to(Expr* e, const Type* to, const std::string& what) {
+    const Type* from = load(e->type);
+    if (!from || !to) return false;
+    if (from == to) return true;
+    if (conversion_rank(from, to)) return materialize(e, to);
+    error(e->span, "type",
+          "cannot convert value of type '" + from->wgsl() + "' to type '" + to->wgsl() + "'" +
+              (what.empty() ? "" : " (" + what + ")"));
+    return false;
+  }
+
+  // A value that must have a concrete type (let, var initializers, arguments...).
+  const Type* concrete(Expr* e) {
+    const Type* t = load(e->type);
+    if (!t) return nullptr;
+    if (t->is_abstract()) {
+      const Type* c = tt_.concretize(t);
+      materialize(e, c);
+      return c;
+    }
+    return t;
+  }
+
+  // ---- module declarations (resolved lazily: visible before their declaration) ---------------
+
+  // Resolves a module-scope declaration on demand; false on a cycle.
+  bool resolve_decl(Decl* decl) {
+    int& st = state_[decl];
+    if (st == 2) return true;
+    if (st == 1) {
+      std::string chain;
+      bool in = false;
+      for (const Decl* r : resolving_) {
+        if (r == decl) in = true;
+        if (in) chain += "'" + r->name + "' -> ";
+      }
+      error(decl->span, "resolve", "cyclic dependency found: " + chain + "'" + decl->name + "'");
+      return false;
+    }
+    if (resolving_.size() >= size_t(kMaxResolveDepth)) {
+      error(decl->span, "limit",
+            "declarations depend on each other more than " + std::to_string(kMaxResolveDepth) +
+                " levels deep");
+      return false;
+    }
+    st = 1;
+    resolving_.push_back(decl);
+    // A module declaration sees module scope only: hide the function scopes meanwhile.
+    std::vector<Scope> saved_scopes;
+    std::swap(saved_scopes, scopes_);
+    FnDecl* saved_fn = fn_;
+    fn_ = nullptr;
+    const Decl* saved_owner = deps_owner_;
+    deps_owner_ = decl;
+    switch (decl->kind) {
+      case DeclKind::Struct:
+        struct_decl(static_cast<StructDecl*>(decl));
+        break;
+      case DeclKind::Alias: {
+        auto* a = static_cast<AliasDecl*>(decl);
+        a->type = resolve_type(a->type_expr);
+        break;
+      }
+      case DeclKind::Fn:
+        fn_signature(static_cast<FnDecl*>(decl));
+        break;
+      default:
+        module_var(static_cast<VarDecl*>(decl));
+        break;
+    }
+    deps_owner_ = saved_owner;
+    fn_ = saved_fn;
+    std::swap(saved_scopes, scopes_);
+    resolving_.pop_back();
+    state_[decl] = 2;
+    return true;
+  }
+
+  void use_global(VarDecl* v) {
+    const Decl* owner = fn_ ? fn_ : deps_owner_;
+    if (!owner) return;
+    auto& list = deps_[owner];
+    if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
+  }
+
+  // ---- types ----------------------------------------------------------------------------------
+
+  std::optional<uint32_t> vec_width(std::string_view n) {
+    if (n.size() >= 4 && n.substr(0, 3) == "vec" && n[3] >= '2' && n[3] <= '4') return n[3] - '0';
+    return std::nullopt;
+  }
+
+  const Type* suffix_scalar(char c) {
+    switch (c) {
+      case 'f':
+        return tt_.f32();
+      case 'h':
+        return tt_.f16();
+      case 'i':
+        return tt_.i32();
+      case 'u':
+        return tt_.u32();
+      default:
+        return nullptr;
+    }
+  }
+
+  // Predeclared type names without template arguments (f32, vec4f, mat2x2h, ...); nullptr if
+  // `n` is not one. `partial` is set for vec2/mat3x3/array written without template arguments.
+  const Type* predeclared_type(const std::string& n, Span at, bool* partial = nullptr) {
+    if (n == "bool") return tt_.bool_();
+    if (n == "i32") return tt_.i32();
+    if (n == "u32") return tt_.u32();
+    if (n == "f32") return tt_.f32();
+    if (n == "f16") {
+      need_f16(at);
+      return tt_.f16();
+    }
+    if (auto w = vec_width(n)) {
+      if (n.size() == 4) {
+        if (partial) *partial = true;
+        return nullptr;
+      }
+      if (n.size() == 5 && n[4] != 'b')
+        if (const Type* s = suffix_scalar(n[4])) {
+          if (s == tt_.f16()) need_f16(at);
+          return tt_.vec(s, *w);
+        }
+      return nullptr;
+    }
+    if (n.size() >= 6 && n.substr(0, 3) == "mat" && n[4] == 'x' && n[3] >= '2' && n[3] <= '4' &&
+        n[5] >= '2' && n[5] <= '4') {
+      if (n.size() == 6) {
+        if (partial) *partial = true;
+        return nullptr;
+      }
+      if (n.size() == 7 && (n[6] == 'f' || n[6] == 'h')) {
+        if (n[6] == 'h') need_f16(at);
+        return tt_.mat(suffix_scalar(n[6]), n[3] - '0', n[5] - '0');
+      }
+      return nullptr;
+    }
+    if (n == "array" || n == "atomic" || n == "ptr") {
+      if (partial) *partial = true;
+      return nullptr;
+    }
+    return nullptr;
+  }
+
+  bool is_type_name(const std::string& n) {
+    static const std::set<std::string> templated = {"array", "atomic", "ptr",
+                                                    "vec2",  "vec3",   "vec4"};
+    if (templated.count(n)) return true;
+    if (n == "bool" || n == "i32" || n == "u32" || n == "f32" || n == "f16") return true;
+    if (vec_width(n) && n.size() == 5 && std::string("fhiu").find(n[4]) != std::string::npos)
+      return true;
+    if (n.size() >= 6 && n.substr(0, 3) == "mat" && n[4] == 'x' && n[3] >= '2' && n[3] <= '4' &&
+        n[5] >= '2' && n[5] <= '4' &&
+        (n.size() == 6 || (n.size() == 7 && (n[6] == 'f' || n[6] == 'h'))))
+      return true;
+    return n.substr(0, 8) == "texture_" || n == "sampler" || n == "sampler_comparison";
+  }
+
+  // A scalar element type for vec/mat template arguments.
+  const Type* element_type(Expr* arg, bool matrix) {
+    const Type* t = resolve_type(arg);
+    if (!t) return nullptr;
+    bool ok = matrix ? (t->kind == K::F32 || t->kind == K::F16)
+                     : (t->is_scalar() && t->kind != K::AbstractInt && t->kind != K::AbstractFloat);
+    if (!ok) {
+      error(arg->span, "type",
+            std::string(matrix ? "matrix" : "vector") + " element type must be " +
+                (matrix ? "'f32' or 'f16'" : "a scalar") + ", not '" + t->wgsl() + "'");
+      return nullptr;
+    }
+    return t;
+  }
+
+  std::optional<AddressSpace> space_of(const Expr* e) {
+    if (!e || e->kind != ExprKind::Ident || !e->template_args.empty()) return std::nullopt;
+    const std::string& s = e->text;
+    if (s == "function") return AddressSpace::Function;
+    if (s == "private") return AddressSpace::Private;
+    if (s == "workgroup") return AddressSpace::Workgroup;
+    if (s == "uniform") return AddressSpace::Uniform;
+    if (s == "storage") return AddressSpace::Storage;
+    if (s == "handle") return std::nullopt;
+    return std::nullopt;
+  }
+  std::optional<Access> access_of(const Expr* e) {
+    if (!e || e->kind != ExprKind::Ident || !e->template_args.empty()) return std::nullopt;
+    if (e->text == "read") return Access::Read;
+    if (e->text == "write") return Access::Write;
+    if (e->text == "read_write") return Access::ReadWrite;
+    return std::nullopt;
+  }
+
+  // An element count: a const-expression (or an override-expression, giving count_override)
+  // of integer type, > 0.
+  std::optional<std::pair<uint64_t, const Expr*>> array_count(Expr* e) {
+    const Type* t = check_value(e);
+    if (!t) return std::nullopt;
+    if (!(t->kind == K::AbstractInt || t->kind == K::I32 || t->kind == K::U32)) {
+      error(
+          e->span, "type",
+          "array count must evaluate to a constant integer expression or override variable, not '" +
+              t->wgsl() + "'");
+      return std::nullopt;
+    }
+    EvalStage s = stage(e);
+    if (s == EvalStage::Runtime) {
+      error(e->span, "type",
+            "array count must evaluate to a constant integer expression or override variable");
+      return std::nullopt;
+    }
+    const ConstValue* v = value(e);
+    if (!v) {
+      if (s == EvalStage::Override) return std::make_pair(uint64_t(0), (const Expr*)e);
+      return std::nullopt;  // already reported
+    }
+    int64_t n = as_int(v->scalars.at(0));
+    if (n < 1) {
+      error(e->span, "type", "array count (" + std::to_string(n) + ") must be greater than 0");
+      return std::nullopt;
+    }
+    if (n > int64_t(UINT32_MAX)) {
+      error(e->span, "type", "array count (" + std::to_string(n) + ") must fit in a u32");
+      return std::nullopt;
+    }
+    return std::make_pair(uint64_t(n), s == EvalStage::Override ? (const Expr*)e : nullptr);
+  }
+
+  // Resolves a type expression (an identifier, maybe templated). nullptr after a diagnostic.
+  const Type* resolve_type(Expr* e) {
+    if (!e) return nullptr;
+    if (e->kind != ExprKind::Ident) {
+      error(e->span, "type", "expected a type");
+      return nullptr;
+    }
+    const Type* t = resolve_type_ident(e);
+    e->names_type = t;
+    return t;
+  }
+
+  const Type* resolve_type_ident(Expr* e) {
+    const std::string& n = e->text;
+    auto& ta = e->template_args;
+    if (Decl* decl = lookup(n)) {
+      if (decl->kind == DeclKind::Struct || decl->kind == DeclKind::Alias) {
+        if (!ta.empty()) {
+          error(e->span, "type", "type '" + n + "' does not take template arguments");
+          return nullptr;
+        }
+        e->decl = decl;
+        if (!resolve_decl(decl)) return nullptr;
+        return decl->kind == DeclKind::Struct ? static_cast<StructDecl*>(decl)->type
+                                              : static_cast<AliasDecl*>(decl)->type;
+      }
+      error(e->span, "type", "cannot use " + decl_kind_name(decl) + " '" + n + "' as type");
+      return nullptr;
+    }
+    bool partial = false;
+    if (const Type* t = predeclared_type(n, e->span, &partial)) {
+      if (!ta.empty()) {
+        error(e->span, "type", "type '" + n + "' does not take template arguments");
+        return nullptr;
+      }
+      return t;
+    }
+    if (auto w = vec_width(n); w && n.size() == 4) {
+      if (ta.size() != 1) {
+        error(e->span, "type", "'" + n + "' requires 1 template argument");
+        return nullptr;
+      }
+      const Type* el = element_type(ta[0], false);
+      return el ? tt_.vec(el, *w) : nullptr;
+    }
+    if (n.size() == 6 && n.substr(0, 3) == "mat" && partial) {
+      if (ta.size() != 1) {
+        error(e->span, "type", "'" + n + "' requires 1 template argument");
+        return nullptr;
+      }
+      const Type* el = element_type(ta[0], true);
+      return el ? tt_.mat(el, n[3] - '0', n[5] - '0') : nullptr;
+    }
+    if (n == "atomic") {
+      if (ta.size() != 1) {
+        error(e->span, "type", "'atomic' requires 1 template argument");
+        return nullptr;
+      }
+      const Type* el = resolve_type(ta[0]);
+      if (!el) return nullptr;
+      if (el->kind != K::I32 && el->kind != K::U32) {
+        error(ta[0]->span, "type",
+              "atomic only supports i32 or u32 types, not '" + el->wgsl() + "'");
+        return nullptr;
+      }
+      return tt_.atomic(el);
+    }
+    if (n == "array") {
+      if (ta.empty() || ta.size() > 2) {
+        error(e->span, "type", "'array' requires 1 or 2 template arguments");
+        return nullptr;
+      }
+      const Type* el = resolve_type(ta[0]);
+      if (!el) return nullptr;
+      if (!is_plain(el) || contains_runtime_array(el) ||
+          (el->kind == K::Array && el->count_override)) {
+        error(ta[0]->span, "type",
+              "'" + el->wgsl() + "' cannot be used as an element type of an array");
+        return nullptr;
+      }
+      if (ta.size() == 1) return tt_.array(el, 0);
+      auto count = array_count(ta[1]);
+      if (!count) return nullptr;
+      if (count->first * uint64_t(round_up(el->align, el->size)) > UINT32_MAX) {
+        error(e->span, "type",
+              "array byte size 0x" + std::to_string(count->first * round_up(el->align, el->size)) +
+                  " must not exceed 0xffffffff bytes");
+        return nullptr;
+      }
+      return tt_.array(el, count->first, count->second);
+    }
+    if (n == "ptr") {
+      if (ta.size() < 2 || ta.size() > 3) {
+        error(e->span, "type", "'ptr' requires 2 or 3 template arguments");
+        return nullptr;
+      }
+      auto space = space_of(ta[0]);
+      if (!space) {
+        error(ta[0]->span, "type", "unresolved address space '" + expr_text(ta[0]) + "'");
+        return nullptr;
+      }
+      const Type* el = resolve_type(ta[1]);
+      if (!el) return nullptr;
+      Access acc = *space == AddressSpace::Storage || *space == AddressSpace::Uniform
+                       ? Access::Read
+                       : Access::ReadWrite;
+      if (ta.size() == 3) {
+        auto a = access_of(ta[2]);
+        if (!a) {
+          error(ta[2]->span, "type", "unresolved access mode '" + expr_text(ta[2]) + "'");
+          return nullptr;
+        }
+        if (*space != AddressSpace::Storage) {
+          error(ta[2]->span, "address-space",
+                "only pointers in <storage> address space may specify an access mode");
+          return nullptr;
+        }
+        acc = *a;
+      }
+      if (!store_type_ok(el, *space, ta[1]->span, "pointer")) return nullptr;
+      return tt_.ptr(*space, el, acc);
+    }
+    if (n.substr(0, 8) == "texture_" || n == "sampler" || n == "sampler_comparison") {
+      error(e->span, "unsupported", "texture and sampler types are not supported ('" + n + "')");
+      return nullptr;
+    }
+    if (is_enumerant_space(n) || n == "read" || n == "write" || n == "read_write") {
+      error(e->span, "type", "cannot use enumerant '" + n + "' as type");
+      return nullptr;
+    }
+    if (is_builtin_function(n)) {
+      error(e->span, "type", "cannot use builtin function '" + n + "' as type");
+      return nullptr;
+    }
+    error(e->span, "resolve", "unresolved type '" + n + "'");
+    return nullptr;
+  }
+
+  static std::string expr_text(const Expr* e) {
+    return e->kind == ExprKind::Ident ? e->text : "expression";
+  }
+
+  static std::string decl_kind_name(const Decl* d) {
+    switch (d->kind) {
+      case DeclKind::Var:
+        return "var";
+      case DeclKind::Let:
+        return "let";
+      case DeclKind::Const:
+        return "const";
+      case DeclKind::Override:
+        return "override";
+      case DeclKind::Param:
+        return "parameter";
+      case DeclKind::Fn:
+        return "function";
+      case DeclKind::Struct:
+        return "struct";
+      case DeclKind::Alias:
+        return "alias";
+    }
+    return "declaration";
+  }
+
+  // Store types of variables and pointers in each address space.
+  bool store_type_ok(const Type* t, AddressSpace s, Span at, const char* what) {
+    if (s == AddressSpace::Storage || s == AddressSpace::Uniform) {
+      if (!is_host_shareable(t)) {
+        error(at, "address-space",
+              "type '" + t->wgsl() + "' cannot be used in address space '" + space_name(s) +
+                  "' as it is non-host-shareable");
+        return false;
+      }
+      if (s == AddressSpace::Uniform && (contains_atomic(t) || contains_runtime_array(t))) {
+        error(at, "address-space",
+              "type '" + t->wgsl() +
+                  "' cannot be used in address space 'uniform' as it is not constructible");
+        return false;
+      }
+    }
+    if (contains_runtime_array(t) && s != AddressSpace::Storage) {
+      error(at, "address-space",
+            std::string("runtime-sized arrays can only be used in the <storage> address space (") +
+                what + " in '" + space_name(s) + "')");
+      return false;
+    }
+    if (contains_atomic(t) && s != AddressSpace::Storage && s != AddressSpace::Workgroup) {
+      error(at, "address-space",
+            std::string("atomic variables must have <storage> or <workgroup> address space (") +
+                what + " in '" + space_name(s) + "')");
+      return false;
+    }
+    if (t->kind == K::Array && t->count_override && s != AddressSpace::Workgroup) {
+      error(at, "address-space",
+            "array with an 'override' element count can only be used as the store type of a "
+            "'var<workgroup>'");
+      return false;
+    }
+    return true;
+  }
+
+  // ---- structs --------------------------------------------------------------------------------
+
+  std::optional<uint64_t> attr_u32(const Attribute& a, size_t i = 0) {
+    if (a.args.size() <= i) {
+      error(a.span, "attribute", "@" + a.name + " requires an argument");
+      return std::nullopt;
+    }
+    Expr* e = a.args[i];
+    const Type* t = check_value(e);
+    if (!t) return std::nullopt;
+    if (!(t->kind == K::AbstractInt || t->kind == K::I32 || t->kind == K::U32)) {
+      error(e->span, "attribute", "@" + a.name + " must be an i32 or u32 value");
+      return std::nullopt;
+    }
+    if (stage(e) != EvalStage::Const) {
+      error(e->span, "attribute", "@" + a.name + " requires a const-expression");
+      return std::nullopt;
+    }
+    const ConstValue* v = value(e);
+    if (!v) return std::nullopt;
+    int64_t n = as_int(v->scalars.at(0));
+    if (n < 0 || n > int64_t(UINT32_MAX)) {
+      error(e->span, "attribute", "@" + a.name + " value must be non-negative");
+      return std::nullopt;
+    }
+    materialize(e, t->kind == K::AbstractInt ? tt_.i32() : t);
+    return uint64_t(n);
+  }
+
+  void struct_decl(StructDecl* s) {
+    uint64_t offset = 0;
+    uint32_t align = 1;
+    std::set<std::string> names;
+    bool ok = true;
+    for (size_t i = 0; i < s->members.size(); i++) {
+      StructMember& mem = s->members[i];
+      if (!names.insert(mem.name).second) {
+        error(mem.span, "resolve", "redefinition of '" + mem.name + "'");
+        ok = false;
+      }
+      const Type* t = resolve_type(mem.type_expr);
+      if (!t) {
+        ok = false;
+        continue;
+      }
+      if (!is_plain(t) || (t->kind == K::Array && t->count_override)) {
+        error(mem.span, "type",
+              "'" + t->wgsl() + "' cannot be used as the type of a structure member");
+        ok = false;
+        continue;
+      }
+      if (contains_runtime_array(t) && i + 1 != s->members.size()) {
+        error(mem.span, "type", "runtime arrays may only appear as the last member of a struct");
+        ok = false;
+      }
+      mem.type = t;
+      uint32_t a = t->align;
+      uint64_t size = t->size;
+      for (const Attribute& at : mem.attrs) {
+        if (at.name == "align") {
+          auto v = attr_u32(at);
+          if (!v) continue;
+          if (*v == 0 || (*v & (*v - 1)) != 0) {
+            error(at.span, "attribute", "@align value must be a positive, power-of-two integer");
+            continue;
+          }
+          if (*v < t->align && is_host_shareable(t)) {
+            // WGSL: the alignment must be a multiple of the type's.
+            error(at.span, "attribute",
+                  "@align(" + std::to_string(*v) + ") is smaller than the required alignment " +
+                      std::to_string(t->align) + " of '" + t->wgsl() + "'");
+            continue;
+          }
+          a = uint32_t(*v);
+        } else if (at.name == "size") {
+          auto v = attr_u32(at);
+          if (!v) continue;
+          if (contains_runtime_array(t)) {
+            error(at.span, "attribute",
+                  "@size can only be applied to members with a fixed footprint");
+            continue;
+          }
+          if (*v < t->size) {
+            error(at.span, "attribute",
+                  "@size must be at least as big as the type's size (" + std::to_string(t->size) +
+                      ")");
+            continue;
+          }
+          size = *v;
+        } else if (at.name == "builtin") {
+          mem.builtin = builtin_name(at);
+        } else if (at.name == "location" || at.name == "interpolate" || at.name == "invariant" ||
+                   at.name == "blend_src") {
+          // Inter-stage IO: valid WGSL, unused by compute.
+          for (Expr* x : at.args)
+            if (x->kind != ExprKind::Ident) check_value(x);
+        } else {
+          error(at.span, "attribute",
+                "attribute '" + at.name + "' is not valid for structure members");
+        }
+      }
+      offset = round_up(a, offset);
+      mem.offset = uint32_t(offset);
+      mem.align = a;
+      mem.size = size;
+      offset += size;
+      align = std::max(align, a);
+      if (offset > UINT32_MAX) {
+        error(mem.span, "type",
+              "struct '" + s->name + "' has size 0x" + std::to_string(offset) +
+                  " that exceeds 0xffffffff bytes");
+        ok = false;
+        break;
+      }
+    }
+    if (s->members.empty()) {
+      error(s->span, "type", "structures must have at least one member");
+      ok = false;
+    }
+    if (!ok) return;
+    s->type = tt_.struct_(s, align, round_up(align, offset));
+  }
+
+  std::string builtin_name(const Attribute& a) {
+    if (a.args.size() != 1 || a.args[0]->kind != ExprKind::Ident) {
+      error(a.span, "attribute", "@builtin requires one builtin value name");
+      return "";
+    }
+    return a.args[0]->text;
+  }
+
+  // ---- module-scope var / const / override ----------------------------------------------------
+
+  void module_var(VarDecl* v) {
+    switch (v->kind) {
+      case DeclKind::Const:
+        const_decl(v);
+        break;
+      case DeclKind::Override:
+        override_decl(v);
+        break;
+      case DeclKind::Var:
+        var_decl(v);
+        break;
+      default:
+        break;
+    }
+  }
+
+  void const_decl(VarDecl* v) {
+    for (const Attribute& a : v->attrs)
+      error(a.span, "attribute",
+            "attribute '" + a.name + "' is not valid for 'const' declarations");
+    if (!v->initializer) {
+      error(v->span, "type", "'const' declaration must have an initializer");
+      return;
+    }
+    const Type* declared = v->type_expr ? resolve_type(v->type_expr) : nullptr;
+    const Type* t = check_value(v->initializer);
+    if (!t || (v->type_expr && !declared)) return;
+    if (stage(v->initializer) != EvalStage::Const) {
+      error(v->initializer->span, "type", "'const' initializer must be a const-expression");
+      return;
+    }
+    if (declared) {
+      if (!is_constructible(declared)) {
+        error(v->type_expr->span, "type",
+              "'const' type must be constructible, not '" + declared->wgsl() + "'");
+        return;
+      }
+      if (!convert_to(v->initializer, declared, "'const' initializer")) return;
+      t = declared;
+    }
+    if (!is_constructible(t)) {
+      error(v->span, "type", "'const' type must be constructible, not '" + t->wgsl() + "'");
+      return;
+    }
+    v->type = t;
+    if (const ConstValue* cv = value(v->initializer)) v->value = *cv;
+  }
+
+  void override_decl(VarDecl* v) {
+    const Type* declared = v->type_expr ? resolve_type(v->type_expr) : nullptr;
+    const Type* t = declared;
+    if (v->initializer) {
+      const Type* it = check_value(v->initializer);
+      if (!it) return;
+      if (stage(v->initializer) == EvalStage::Runtime) {
+        error(v->initializer->span, "type",
+              "'override' initializer must be an override-expression");
+        return;
+      }
+      if (declared) {
+        if (!convert_to(v->initializer, declared, "'override' initializer")) return;
+      } else {
+        t = concrete(v->initializer);
+      }
+    }
+    if (!t) {
+      if (!v->type_expr && !v->initializer)
+        error(v->span, "type", "override declaration requires a type or initializer");
+      return;
+    }
+    if (!is_concrete_scalar(t)) {
+      error(v->type_expr ? v->type_expr->span : v->span, "type",
+            "'override' type must be a concrete scalar, not '" + t->wgsl() + "'");
+      return;
+    }
+    v->type = t;
+    for (const Attribute& a : v->attrs) {
+      if (a.name == "id") {
+        if (auto id = attr_u32(a)) {
+          if (*id > 65535) {
+            error(a.span, "attribute", "@id value must be between 0 and 65535");
+            continue;
+          }
+          for (Decl* other : m_.decls)
+            if (other != v && other->kind == DeclKind::Override &&
+                static_cast<VarDecl*>(other)->override_id == *id)
+              error(a.span, "attribute",
+                    "@id values must be unique ('" + other->name + "' has @id(" +
+                        std::to_string(*id) + "))");
+          v->override_id = uint32_t(*id);
+        }
+      } else {
+        error(a.span, "attribute",
+              "attribute '" + a.name + "' is not valid for 'override' declarations");
+      }
+    }
+    // The pipeline's value, by name or by @id, else the default.
+    const double* given = nullptr;
+    std::string key;
+    if (auto it = constants_.find(v->name); it != constants_.end())
+      given = &it->second, key = it->first;
+    if (v->override_id)
+      if (auto it = constants_.find(std::to_string(*v->override_id)); it != constants_.end())
+        given = &it->second, key = it->first;
+    if (given) {
+      std::string err;
+      auto cv = pipeline_value(*given, t, err);
+      if (!cv) {
+        error(v->span, "type", "pipeline constant '" + key + "': " + err);
+        return;
+      }
+      v->value = *cv;
+    } else if (v->initializer) {
+      if (const ConstValue* cv = value(v->initializer)) v->value = *cv;
+    }
+  }
+
+  // WebGPU's conversion of a GPUPipelineConstantValue (a double) to the override's type.
+  std::optional<ConstValue> pipeline_value(double d, const Type* t, std::string& err) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.17g", d);
+    if (!std::isfinite(d)) {
+      err = std::string("value ") + buf + " is not finite";
+      return std::nullopt;
+    }
+    switch (t->kind) {
+      case K::Bool:
+        return scalar_value(t, Scalar{d != 0});
+      case K::I32:
+      case K::U32: {
+        double lo = t->kind == K::I32 ? -2147483648.0 : 0,
+               hi = t->kind == K::I32 ? 2147483647.0 : 4294967295.0;
+        if (std::trunc(d) != d || d < lo || d > hi) {
+          err = std::string("value ") + buf + " is not representable in type (" + t->wgsl() + ")";
+          return std::nullopt;
+        }
+        return t->kind == K::I32 ? scalar_value(t, Scalar{int64_t(d)})
+                                 : scalar_value(t, Scalar{uint64_t(d)});
+      }
+      default: {
+        auto r = to_float_type(d, t, err);
+        if (!r) {
+          err = std::string("value ") + buf + " is not representable in type (" + t->wgsl() + ")";
+          return std::nullopt;
+        }
+        return scalar_value(t, Scalar{*r});
+      }
+    }
+  }
+
+  void apply_unknown_constants() {
+    for (const auto& [key, val] : constants_) {
+      bool found = false;
+      for (Decl* d : m_.decls) {
+        if (d->kind != DeclKind::Override) continue;
+        auto* v = static_cast<VarDecl*>(d);
+        if (v->name == key || (v->override_id && std::to_string(*v->override_id) == key))
+          found = true;
+      }
+      if (!found)
+        error({}, "resolve",
+              "pipeline constant '" + key + "' does not name an override of the module");
+    }
+  }
+
+  void assign_override_ids() {
+    std::set<uint32_t> taken;
+    for (Decl* d : m_.decls)
+      if (d->kind == DeclKind::Override && static_cast<VarDecl*>(d)->override_id)
+        taken.insert(*static_cast<VarDecl*>(d)->override_id);
+    uint32_t next = 0;
+    for (Decl* d : m_.decls) {
+      if (d->kind != DeclKind::Override) continue;
+      auto* v = static_cast<VarDecl*>(d);
+      if (v->override_id) continue;
+      while (taken.count(next)) next++;
+      v->override_id = next;
+      taken.insert(next);
+    }
+  }
+
+  // var<space, access> at module or function scope.
+  void var_decl(VarDecl* v) {
+    AddressSpace space = v->module_scope ? AddressSpace::None : AddressSpace::Function;
+    std::optional<Access> access;
+    if (!v->var_template.empty()) {
+      auto s = space_of(v->var_template[0]);
+      if (!s) {
+        error(v->var_template[0]->span, "address-space",
+              "unresolved address space '" + expr_text(v->var_template[0]) + "'");
+        return;
+      }
+      space = *s;
+      if (v->var_template.size() > 1) {
+        access = access_of(v->var_template[1]);
+        if (!access) {
+          error(v->var_template[1]->span, "address-space",
+                "unresolved access mode '" + expr_text(v->var_template[1]) + "'");
+          return;
+        }
+      }
+      if (v->var_template.size() > 2) {
+        error(v->var_template[2]->span, "address-space", "too many template arguments for 'var'");
+        return;
+      }
+    }
+    if (v->module_scope && space == AddressSpace::Function) {
+      error(v->span, "address-space", "module-scope 'var' must not use address space 'function'");
+      return;
+    }
+    if (!v->module_scope && space != AddressSpace::Function) {
+      error(
+          v->span, "address-space",
+          std::string("function-scope 'var' declaration must use 'function' address space, not '") +
+              space_name(space) + "'");
+      return;
+    }
+    if (access && space != AddressSpace::Storage) {
+      error(v->var_template[1]->span, "address-space",
+            "only variables in <storage> address space may specify an access mode");
+      return;
+    }
+    const Type* declared = v->type_expr ? resolve_type(v->type_expr) : nullptr;
+    if (v->type_expr && !declared) {
+      if (v->initializer) check_value(v->initializer);
+      return;
+    }
+    const Type* t = declared;
+    if (v->initializer) {
+      const Type* it = check_value(v->initializer);
+      if (!it) return;
+      if (space == AddressSpace::Storage || space == AddressSpace::Uniform ||
+          space == AddressSpace::Workgroup || space == AddressSpace::None) {
+        error(v->initializer->span, "address-space",
+              std::string("var of address space '") + space_name(space) +
+                  "' cannot have an initializer. var initializers are only supported for the "
+                  "address spaces 'private' and 'function'");
+        return;
+      }
+      if (space == AddressSpace::Private && stage(v->initializer) == EvalStage::Runtime) {
+        error(v->initializer->span, "address-space",
+              "module-scope 'var' initializer must be a const-expression or override-expression");
+        return;
+      }
+      if (declared) {
+        if (!convert_to(v->initializer, declared, "initializer of '" + v->name + "'")) return;
+      } else {
+        t = concrete(v->initializer);
+      }
+    }
+    if (!t) {
+      error(v->span, "type", "'var' declaration requires a type or initializer");
+      return;
+    }
+    if (space == AddressSpace::None) {
+      error(v->span, "address-space",
+            "module-scope 'var' declarations that are not of texture or sampler types must "
+            "provide an address space");
+      return;
+    }
+    Span tspan = v->type_expr ? v->type_expr->span : v->span;
+    if (!store_type_ok(t, space, tspan, "variable")) return;
+    if ((space == AddressSpace::Function || space == AddressSpace::Private) &&
+        !is_constructible(t)) {
+      error(
+          tspan, "type",
+          "function and private variables must have a constructible type, not '" + t->wgsl() + "'");
+      return;
+    }
+    if (space == AddressSpace::Workgroup && !is_plain(t)) {
+      error(tspan, "type", "workgroup variables must have a plain type");
+      return;
+    }
+    if (space == AddressSpace::Storage) {
+      if (access == Access::Write) {
+        error(v->var_template[1]->span, "address-space",
+              "access mode 'write' is not valid for the 'storage' address space");
+        return;
+      }
+      if (access != Access::ReadWrite && contains_atomic(t)) {
+        error(tspan, "address-space",
+              "atomic variables in <storage> address space must have read_write access mode");
+        return;
+      }
+    }
+    if (space == AddressSpace::Uniform) uniform_layout(t, tspan);
+    v->type = t;
+    v->space = space;
+    v->access = access ? *access
+                       : (space == AddressSpace::Storage || space == AddressSpace::Uniform
+                              ? Access::Read
+                              : Access::ReadWrite);
+    // @group/@binding for resources only.
+    bool resource = space == AddressSpace::Storage || space == AddressSpace::Uniform;
+    bool reported_binding = false;
+    for (const Attribute& a : v->attrs) {
+      if (a.name == "group" || a.name == "binding") {
+        auto n = attr_u32(a);
+        if (!resource) {
+          if (!reported_binding) {
+            error(a.span, "attribute",
+                  "non-resource variables must not have @group or @binding attributes");
+            reported_binding = true;
+          }
+          continue;
+        }
+        if (n) (a.name == "group" ? v->group : v->binding) = uint32_t(*n);
+      } else {
+        error(a.span, "attribute",
+              "attribute '" + a.name + "' is not valid for module-scope 'var'");
+      }
+    }
+    auto has = [&](const char* n) {
+      return std::any_of(v->attrs.begin(), v->attrs.end(),
+                         [&](const Attribute& a) { return a.name == n; });
+    };
+    if (resource && (!has("group") || !has("binding")))
+      error(v->span, "attribute", "resource variables require @group and @binding attributes");
+  }
+
+  // WGSL's uniform address space layout constraints.
+  void uniform_layout(const Type* t, Span at) {
+    std::set<const Type*> seen;
+    std::function<void(const Type*)> walk = [&](const Type* x) {
+      if (!seen.insert(x).second) return;
+      if (x->kind == K::Array) {
+        if (x->stride % 16 != 0) {
+          error(at, "address-space",
+                "'" + x->wgsl() +
+                    "' cannot be used in address space 'uniform' as the element "
+                    "stride (" +
+                    std::to_string(x->stride) + " bytes) is not a multiple of 16 bytes");
+          return;
+        }
+        walk(x->elem);
+      } else if (x->kind == K::Struct) {
+        const auto& ms = x->decl->members;
+        for (size_t i = 0; i < ms.size(); i++) {
+          const Type* mt = ms[i].type;
+          uint32_t req = mt->align;
+          if (mt->kind == K::Struct || mt->kind == K::Array)
+            req = uint32_t(round_up(16, mt->align));
+          if (ms[i].offset % req != 0) {
+            error(at, "address-space",
+                  "the offset of a struct member of type '" + mt->wgsl() +
+                      "' in address space 'uniform' must be a multiple of " + std::to_string(req) +
+                      " bytes, but '" + ms[i].name + "' is currently at offset " +
+                      std::to_string(ms[i].offset) + " (in '" + x->decl->name + "')");
+          }
+          if (mt->kind == K::Struct && i + 1 < ms.size() &&
+              ms[i + 1].offset - ms[i].offset < round_up(16, mt->size)) {
+            error(at, "address-space",
+                  "uniform storage requires that the number of bytes between the start of the "
+                  "previous member of type struct and the current member be a multiple of 16 "
+                  "bytes, but there are currently " +
+                      std::to_string(ms[i + 1].offset - ms[i].offset) + " bytes between '" +
+                      ms[i].name + "' and '" + ms[i + 1].name + "' (in '" + x->decl->name + "')");
+          }
+          walk(mt);
+        }
+      }
+    };
+    walk(t);
+  }
+
+  // ---- functions ------------------------------------------------------------------------------
+
+  void fn_signature(FnDecl* f) {
+    std::set<std::string> names;
+    for (VarDecl* p : f->params) {
+      if (!names.insert(p->name).second)
+        error(p->span, "resolve", "redeclaration of parameter '" + p->name + "'");
+      const Type* t = resolve_type(p->type_expr);
+      if (!t) continue;
+      if (!(is_constructible(t) || t->kind == K::Pointer)) {
+        error(p->type_expr->span, "type",
+              "type of function parameter must be constructible or a pointer, not '" + t->wgsl() +
+                  "'");
+        continue;
+      }
+      p->type = t;
+      for (const Attribute& a : p->attrs) {
+        if (a.name == "builtin")
+          p->builtin = builtin_name(a);
+        else if (a.name == "location" || a.name == "interpolate" || a.name == "invariant") {
+        } else
+          error(a.span, "attribute",
+                "attribute '" + a.name + "' is not valid for function parameters");
+      }
+    }
+    if (f->return_type) {
+      const Type* rt = resolve_type(f->return_type);
+      if (rt && !is_constructible(rt)) {
+        error(f->return_type->span, "type",
+              "function return type must be a constructible type, not '" + rt->wgsl() + "'");
+        rt = nullptr;
+      }
+      f->return_type_resolved = rt;
+    } else {
+      f->return_type_resolved = tt_.void_();
+    }
+    bool has_wg = false;
+    for (const Attribute& a : f->attrs) {
+      if (a.name == "compute" || a.name == "vertex" || a.name == "fragment") {
+        if (f->stage != Stage::None)
+          error(a.span, "attribute", "duplicate stage attribute on '" + f->name + "'");
+        f->stage = a.name == "compute"  ? Stage::Compute
+                   : a.name == "vertex" ? Stage::Vertex
+                                        : Stage::Fragment;
+      } else if (a.name == "workgroup_size") {
+        has_wg = true;
+      } else if (a.name == "must_use" || a.name == "diagnostic") {
+      } else {
+        error(a.span, "attribute", "attribute '" + a.name + "' is not valid for functions");
+      }
+    }
+    if (f->stage == Stage::Compute && !has_wg)
+      error(f->span, "entry-point",
+            "a compute shader must include 'workgroup_size' in its attributes");
+    if (f->stage != Stage::Compute && has_wg)
+      error(f->span, "attribute", "the workgroup_size attribute is only valid for compute stages");
+    for (const Attribute& a : f->attrs)
+      if (a.name == "workgroup_size" && f->stage == Stage::Compute) workgroup_size(f, a);
+    if (f->stage == Stage::Compute) entry_io(f);
+    if (f->stage == Stage::None) {
+      for (VarDecl* p : f->params)
+        if (!p->builtin.empty())
+          error(p->span, "attribute",
+                "@builtin is only valid on the parameters of an entry point ('" + p->name + "')");
+    }
+  }
+
+  void workgroup_size(FnDecl* f, const Attribute& a) {
+    if (a.args.empty() || a.args.size() > 3) {
+      error(a.span, "attribute", "@workgroup_size requires 1 to 3 arguments");
+      return;
+    }
+    const Type* common = nullptr;
+    bool ok = true;
+    for (size_t i = 0; i < a.args.size(); i++) {
+      Expr* e = a.args[i];
+      const Type* t = check_value(e);
+      if (!t) {
+        ok = false;
+        continue;
+      }
+      if (!(t->kind == K::AbstractInt || t->kind == K::I32 || t->kind == K::U32)) {
+        error(e->span, "attribute",
+              "workgroup_size argument must be either a literal, constant, or overridable of type "
+              "abstract-integer, i32 or u32");
+        ok = false;
+        continue;
+      }
+      if (stage(e) == EvalStage::Runtime) {
+        error(e->span, "attribute",
+              "workgroup_size argument must be either a literal, constant, or overridable of type "
+              "abstract-integer, i32 or u32");
+        ok = false;
+        continue;
+      }
+      if (t->kind != K::AbstractInt) {
+        if (common && common != t) {
+          error(e->span, "attribute",
+                "workgroup_size arguments must be of the same type, either i32 or u32");
+          ok = false;
+        }
+        common = t;
+      }
+    }
+    if (!ok) return;
+    const Type* to = common ? common : tt_.i32();
+    uint64_t product = 1;
+    bool all_known = true;
+    for (size_t i = 0; i < a.args.size(); i++) {
+      Expr* e = a.args[i];
+      materialize(e, to);
+      if (stage(e) == EvalStage::Override) f->workgroup_size_expr[i] = e;
+      const ConstValue* v = value(e);
+      if (!v) {
+        all_known = false;
+        if (stage(e) == EvalStage::Override)
+          error(e->span, "entry-point",
+                "workgroup_size argument depends on an override that has no value (give it a "
+                "default or a pipeline constant)");
+        continue;
+      }
+      int64_t n = as_int(v->scalars.at(0));
+      if (n < 1) {
+        error(e->span, "attribute", "workgroup_size argument must be at least 1");
+        all_known = false;
+        continue;
+      }
+      // WebGPU's default limits (maxComputeWorkgroupSizeX/Y/Z 256/256/64): pipeline limits,
+      // checked here once every value is known, as Dawn checks them for a default device.
+      static const int64_t kLimit[3] = {256, 256, 64};
+      if (n > kLimit[i]) {
+        error(e->span, "entry-point",
+              std::string("workgroup_size ") + "xyz"[i] + " (" + std::to_string(n) +
+                  ") exceeds the WebGPU limit maxComputeWorkgroupSize" + "XYZ"[i] + " (" +
+                  std::to_string(kLimit[i]) + ")");
+        all_known = false;
+      }
+      f->workgroup_size[i] = uint32_t(std::min<int64_t>(n, UINT32_MAX));
+      product *= uint64_t(n);
+    }
+    if (all_known && product > 256)
+      error(a.span, "entry-point",
+            "workgroup size " + std::to_string(f->workgroup_size[0]) + "x" +
+                std::to_string(f->workgroup_size[1]) + "x" + std::to_string(f->workgroup_size[2]) +
+                " has " + std::to_string(product) +
+                " invocations, more than the WebGPU limit maxComputeInvocationsPerWorkgroup (256)");
+  }
+
+  // Entry point inputs: builtins only (directly or through struct members), each once, each of
+  // its type; no return value.
+  void entry_io(FnDecl* f) {
+    if (f->return_type)
+      error(f->return_type->span, "entry-point", "a compute shader must not return a value");
+    std::set<std::string> seen;
+    auto check = [&](const std::string& name, const Type* t, Span at) {
+      if (name.empty()) {
+        error(at, "entry-point", "missing entry point IO attribute on parameter");
+        return;
+      }
+      const char* want = nullptr;
+      for (const auto& b : kComputeBuiltins)
+        if (name == b[0]) want = b[1];
+      if (!want) {
+        if (kOtherStageBuiltins.count(name))
+          error(at, "entry-point", "builtin(" + name + ") cannot be used for compute shader input");
+        else
+          error(at, "attribute", "unresolved builtin value '" + name + "'");
+        return;
+      }
+      if ((name == "subgroup_invocation_id" || name == "subgroup_size") && !m_.enables_subgroups)
+        error(at, "extension", "cannot use builtin(" + name + ") without 'enable subgroups;'");
+      if (t && t->wgsl() != want)
+        error(
+            at, "entry-point",
+            "store type of @builtin(" + name + ") must be '" + want + "', not '" + t->wgsl() + "'");
+      if (!seen.insert(name).second)
+        error(at, "entry-point", "@builtin(" + name + ") appears multiple times as pipeline input");
+    };
+    for (VarDecl* p : f->params) {
+      if (!p->type) continue;
+      if (p->builtin.empty() && p->type->kind == K::Struct) {
+        for (const StructMember& mem : p->type->decl->members)
+          check(mem.builtin, mem.type, mem.span);
+        continue;
+      }
+      check(p->builtin, p->type, p->span);
+    }
+  }
+
+  void function_body(FnDecl* f) {
+    if (!f->body) return;
+    fn_ = f;
+    ctx_.clear();
+    allowed_break_if_ = nullptr;
+    scopes_.clear();
+    scopes_.emplace_back();
+    for (VarDecl* p : f->params) {
+      if (p->type) scopes_.back().names.emplace(p->name, p);
+    }
+    unsigned behavior = block_body(f->body, false);
+    const Type* rt = f->return_type_resolved;
+    if (rt && rt->kind != K::Void && (behavior & kNext))
+      error(f->span, "type", "missing return at end of function");
+    scopes_.clear();
+    fn_ = nullptr;
+    // Workgroup-size overrides count as used by the entry point.
+    for (const Expr* e : f->workgroup_size_expr)
+      if (e) collect_override_refs(e, f);
+  }
+
+  void collect_override_refs(const Expr* e, const Decl* owner) {
+    if (!e) return;
+    if (e->kind == ExprKind::Ident && e->decl && e->decl->kind == DeclKind::Override) {
+      auto& list = deps_[owner];
+      auto* v = static_cast<VarDecl*>(e->decl);
+      if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
+    }
+    for (const Expr* a : e->args) collect_override_refs(a, owner);
+    for (const Expr* a : e->template_args) collect_override_refs(a, owner);
+    if (e->callee) collect_override_refs(e->callee, owner);
+  }
+
+  // ---- statements (each returns its behaviors, WGSL's behavior analysis) ----------------------
+
+  enum : unsigned { kNext = 1, kReturn = 2, kBreak = 4, kContinue = 8 };
+
+  // A block in a new scope (or the function body's scope when `new_scope` is false).
+  unsigned block_body(Stmt* b, bool new_scope = true) {
+    if (new_scope) scopes_.emplace_back();
+    unsigned behavior = statements(b->body);
+    if (new_scope) scopes_.pop_back();
+    return behavior;
+  }
+
+  unsigned statements(const std::vector<Stmt*>& list) {
+    unsigned behavior = kNext;
+    for (Stmt* s : list) {
+      unsigned b = statement(s);
+      if (behavior & kNext) behavior = (behavior & ~kNext) | b;
+    }
+    return behavior;
+  }
+
+  unsigned statement(Stmt* s) {
+    if (!s) return kNext;
+    switch (s->kind) {
+      case StmtKind::Block:
+        return block_body(s);
+      case StmtKind::Decl:
+        local_decl(s->decl);
+        return kNext;
+      case StmtKind::Assign:
+        assign(s);
+        return kNext;
+      case StmtKind::Increment:
+      case StmtKind::Decrement:
+        increment(s);
+        return kNext;
+      case StmtKind::Call:
+        call_statement(s);
+        return kNext;
+      case StmtKind::Return:
+        return_stmt(s);
+        return kReturn;
+      case StmtKind::If: {
+        condition(s->expr, "if statement");
+        unsigned b = block_body(s->then);
+        b |= s->else_ ? statement(s->else_) : kNext;
+        return b;
+      }
+      case StmtKind::Switch:
+        return switch_stmt(s);
+      case StmtKind::Loop: {
+        scopes_.emplace_back();
+        ctx_ += 'L';
+        unsigned b = statements(s->then->body);
+        if (s->continuing) {
+          const Stmt* saved = allowed_break_if_;
+          allowed_break_if_ = s->continuing->body.empty() ? nullptr : s->continuing->body.back();
+          ctx_ += 'C';
+          b |= block_body(s->continuing);
+          ctx_.pop_back();
+          allowed_break_if_ = saved;
+        }
+        ctx_.pop_back();
+        scopes_.pop_back();
+        return loop_behavior(s, b, false, "loop");
+      }
+      case StmtKind::For: {
+        scopes_.emplace_back();
+        if (s->init) statement(s->init);
+        if (s->expr) condition(s->expr, "for-loop");
+        ctx_ += 'L';
+        unsigned b = block_body(s->then);
+        ctx_ += 'C';  // the update statement is the loop's continuing
+        if (s->update) statement(s->update);
+        ctx_.resize(ctx_.size() - 2);
+        scopes_.pop_back();
+        return loop_behavior(s, b, s->expr != nullptr, "for-loop");
+      }
+      case StmtKind::While: {
+        condition(s->expr, "while");
+        ctx_ += 'L';
+        unsigned b = block_body(s->then);
+        ctx_.pop_back();
+        return loop_behavior(s, b, true, "while");
+      }
+      case StmtKind::Break: {
+        size_t at = ctx_.find_last_of("LSC");
+        if (at == std::string::npos)
+          error(s->span, "type", "break statement must be in a loop or switch case");
+        else if (ctx_[at] == 'C')
+          error(
+              s->span, "type",
+              "`break` must not be used to exit from a continuing block. Use `break if` instead.");
+        return kBreak;
+      }
+      case StmtKind::BreakIf:
+        if (ctx_.find('C') == std::string::npos)
+          error(s->span, "type", "break-if must be in a continuing block");
+        else if (s != allowed_break_if_)
+          error(s->span, "type", "break-if must be the last statement in a continuing block");
+        condition(s->expr, "break-if statement");
+        return kBreak | kNext;
+      case StmtKind::Continue: {
+        size_t at = ctx_.find_last_of("LC");
+        if (at == std::string::npos)
+          error(s->span, "type", "continue statement must be in a loop");
+        else if (ctx_[at] == 'C')
+          error(s->span, "type", "continuing blocks must not contain a continue statement");
+        return kContinue;
+      }
+      case StmtKind::Discard:
+        error(s->span, "unsupported", "discard is only valid in fragment shaders");
+        return kNext;
+      case StmtKind::ConstAssert:
+        const_assert(s->expr);
+        return kNext;
+    }
+    return kNext;
+  }
+
+  // WGSL's behaviors of a loop: a break (or a condition) makes it end normally; one that can
+  // neither end nor return is an error, as in Tint.
+  unsigned loop_behavior(const Stmt* s, unsigned b, bool has_condition, const char* what) {
+    bool breaks = b & kBreak;
+    b &= ~(kBreak | kContinue | kNext);
+    if (breaks || has_condition) b |= kNext;
+    if (b == 0) error(s->span, "type", std::string(what) + " does not exit");
+    return b;
+  }
+
+  void condition(Expr* e, const char* what) {
+    const Type* t = check_value(e);
+    if (t && t != tt_.bool_())
+      error(e->span, "type", std::string(what) + " condition must be bool, got " + t->wgsl());
+  }
+
+  void const_assert(Expr* e) {
+    if (!e) return;
+    const Type* t = check_value(e);
+    if (!t) return;
+    if (t != tt_.bool_()) {
+      error(e->span, "type", "const assertion condition must be a bool, got '" + t->wgsl() + "'");
+      return;
+    }
+    if (stage(e) != EvalStage::Const) {
+      error(e->span, "type", "const assertion requires a const-expression condition");
+      return;
+    }
+    if (const ConstValue* v = value(e))
+      if (!as_bool(v->scalars.at(0))) error(e->span, "const-eval", "const assertion failed");
+  }
+
+  void local_decl(VarDecl* v) {
+    if (!v) return;
+    switch (v->kind) {
+      case DeclKind::Const:
+        const_decl(v);
+        break;
+      case DeclKind::Var:
+        var_decl(v);
+        break;
+      case DeclKind::Let: {
+        for (const Attribute& a : v->attrs)
+          error(a.span, "attribute",
+                "attribute '" + a.name + "' is not valid for 'let' declarations");
+        const Type* declared = v->type_expr ? resolve_type(v->type_expr) : nullptr;
+        if (!v->initializer) {
+          error(v->span, "type", "'let' declaration must have an initializer");
+          break;
+        }
+        const Type* t = check_value(v->initializer);
+        if (!t || (v->type_expr && !declared)) break;
+        if (declared) {
+          if (!convert_to(v->initializer, declared, "initializer of '" + v->name + "'")) break;
+          t = declared;
+        } else {
+          t = concrete(v->initializer);
+        }
+        if (!(is_constructible(t) || t->kind == K::Pointer)) {
+          error(v->span, "type",
+                "the type of a 'let' must be constructible or a pointer, not '" + t->wgsl() + "'");
+          break;
+        }
+        v->type = t;
+        break;
+      }
+      case DeclKind::Override:
+        error(v->span, "type", "'override' declarations are only valid at module scope");
+        break;
+      default:
+        break;
+    }
+    // Declared after its initializer: `let x = x;` sees the outer x.
+    declare(v);
+  }
+
+  // The root variable of a memory view, for messages.
+  const Decl* root_decl(const Expr* e) {
+    while (e) {
+      if (e->kind == ExprKind::Ident) return e->decl;
+      if (e->args.empty()) return nullptr;
+      e = e->args[0];
+    }
+    return nullptr;
+  }
+
+  // lhs must be a reference with write access; returns its store type.
+  const Type* writable(Expr* lhs) {
+    const Type* t = check_expr(lhs);
+    if (!t) return nullptr;
+    if (t->kind != K::Reference) {
+      const Decl* root = root_decl(lhs);
+      if (root &&
+          (root->kind == DeclKind::Let || root->kind == DeclKind::Const ||
+           root->kind == DeclKind::Override || root->kind == DeclKind::Param) &&
+          lhs->kind == ExprKind::Ident)
+        error(lhs->span, "type",
+              "cannot assign to " + decl_kind_name(root) + " '" + root->name + "'");
+      else
+        error(lhs->span, "type", "cannot assign to value of type '" + t->wgsl() + "'");
+      return nullptr;
+    }
+    if (t->access == Access::Read) {
+      error(lhs->span, "address-space",
+            std::string("cannot store into a read-only type '") + t->wgsl() + "'");
+      return nullptr;
+    }
+    return t->elem;
+  }
+
+  void assign(Stmt* s) {
+    if (!s->lhs) {  // _ = e
+      const Type* t = check_expr(s->expr);
+      if (t && !(is_constructible(load(t)) || load(t)->kind == K::Pointer))
+        error(s->expr->span, "type",
+              "cannot assign '" + load(t)->wgsl() +
+                  "' to '_'. '_' can only be assigned a constructible, pointer, texture or sampler "
+                  "type");
+      if (t) concrete(s->expr);
+      return;
+    }
+    const Type* store = writable(s->lhs);
+    if (s->op == Op::None) {
+      const Type* rt = check_value(s->expr);
+      if (!store || !rt) return;
+      if (!is_constructible(store)) {
+        error(s->lhs->span, "type",
+              "storage type of assignment must be constructible, not '" + store->wgsl() + "'");
+        return;
+      }
+      convert_to(s->expr, store, "assignment");
+      return;
+    }
+    // Compound assignment: lhs op rhs must type as the store type.
+    const Type* rt = check_value(s->expr);
+    if (!store || !rt) return;
+    const Type* result = binary_type(s->op, store, rt, nullptr, s->expr, s->span);
+    if (!result) return;
+    partial_eval_ok(s->op, store, s->expr, s->span);
+    if (result != store)
+      error(s->span, "type", "cannot assign '" + result->wgsl() + "' to '" + store->wgsl() + "'");
+  }
+
+  void increment(Stmt* s) {
+    const Type* store = writable(s->lhs);
+    if (!store) return;
+    if (store->kind != K::I32 && store->kind != K::U32)
+      error(s->lhs->span, "type",
+            std::string(s->kind == StmtKind::Increment ? "increment" : "decrement") +
+                " statement can only be applied to an integer scalar, not '" + store->wgsl() + "'");
+  }
+
+  void call_statement(Stmt* s) {
+    Expr* c = s->expr;
+    if (!c || c->kind != ExprKind::Call) {
+      if (c) check_expr(c);
+      return;
+    }
+    const Type* t = check_expr(c, /*as_statement=*/true);
+    (void)t;
+  }
+
+  void return_stmt(Stmt* s) {
+    if (!fn_) return;
+    if (ctx_.find('C') != std::string::npos)
+      error(s->span, "type", "continuing blocks must not contain a return statement");
+    const Type* rt = fn_->return_type_resolved;
+    if (!s->expr) {
+      if (rt && rt->kind != K::Void)
+        error(s->span, "type", "missing return value, the function returns '" + rt->wgsl() + "'");
+      return;
+    }
+    const Type* t = check_value(s->expr);
+    if (!t || !rt) return;
+    if (rt->kind == K::Void) {
+      error(s->span, "type",
+            "unexpected return value: function '" + fn_->name + "' has no return type");
+      return;
+    }
+    convert_to(s->expr, rt, "return value of '" + fn_->name + "'");
+  }
+
+  unsigned switch_stmt(Stmt* s) {
+    const Type* t = check_value(s->expr);
+    // The selector and the case values share one type: concrete i32/u32 (abstract ints meet
+    // at the lowest-ranked type all of them convert to).
+    const Type* common = t;
+    std::vector<Expr*> selectors;
+    for (auto& c : s->cases)
+      for (Expr* e : c.selectors) {
+        const Type* et = check_value(e);
+        if (!et) continue;
+        if (stage(e) != EvalStage::Const) {
+          error(e->span, "type", "case selector must be a const-expression");
+          continue;
+        }
+        selectors.push_back(e);
+        if (common) {
+          const Type* u = common_type(tt_, common, et);
+          if (!u) {
+            error(e->span, "type",
+                  "the case selector values must have the same type as the selector expression");
+            continue;
+          }
+          common = u;
+        }
+      }
+    if (common && common->kind == K::AbstractInt) common = tt_.i32();
+    if (common && common->kind != K::I32 && common->kind != K::U32) {
+      error(s->expr->span, "type",
+            "switch statement selector expression must be of a scalar integer type");
+      common = nullptr;
+    }
+    if (common) {
+      materialize(s->expr, common);
+      std::vector<std::pair<int64_t, Span>> seen;
+      for (Expr* e : selectors) {
+        if (!materialize(e, common)) continue;
+        const ConstValue* v = value(e);
+        if (!v) continue;
+        int64_t x = as_int(v->scalars.at(0));
+        for (auto& [y, at] : seen)
+          if (x == y)
+            error(e->span, "type",
+                  "duplicate switch case '" + std::to_string(x) + "' (previous at line " +
+                      std::to_string(at.line) + ")");
+        seen.push_back({x, e->span});
+      }
+    }
+    int defaults = 0;
+    unsigned behavior = 0;
+    ctx_ += 'S';
+    for (auto& c : s->cases) {
+      if (c.has_default && ++defaults == 2)
+        error(c.span, "type", "switch statement must have exactly one default clause");
+      behavior |= c.body ? block_body(c.body) : kNext;
+    }
+    ctx_.pop_back();
+    if (defaults == 0) error(s->span, "type", "switch statement must have a default clause");
+    if (behavior & kBreak) behavior = (behavior & ~kBreak) | kNext;
+    return behavior ? behavior : kNext;
+  }
+
+  // ---- expressions ----------------------------------------------------------------------------
+
+  // The expression's value type (references loaded); nullptr after a diagnostic.
+  const Type* check_value(Expr* e) {
+    const Type* t = check_expr(e);
+    if (!t) return nullptr;
+    if (t->kind == K::Void) {
+      bool builtin = e->kind == ExprKind::Call && e->target == CallTarget::Builtin;
+      error(e->span, "type",
+            std::string(builtin ? "builtin function '" : "function '") +
+                (e->callee ? e->callee->text : "") + "' does not return a value");
+      return nullptr;
+    }
+    return load(t);
+  }
+
+  const Type* check_expr(Expr* e, bool as_statement = false) {
+    if (!e) return nullptr;
+    if (e->type) return e->type;  // a shared node checked already
+    const Type* t = nullptr;
+    switch (e->kind) {
+      case ExprKind::BoolLit:
+        t = tt_.bool_();
+        set_value(e, EvalStage::Const, scalar_value(t, Scalar{e->bool_value}));
+        break;
+      case ExprKind::IntLit:
+        t = int_literal(e);
+        break;
+      case ExprKind::FloatLit:
+        t = float_literal(e);
+        break;
+      case ExprKind::Ident:
+        t = identifier(e);
+        break;
+      case ExprKind::Call:
+        t = call(e, as_statement);
+        break;
+      case ExprKind::Index:
+        t = index(e);
+        break;
+      case ExprKind::Member:
+        t = member(e);
+        break;
+      case ExprKind::Unary:
+        t = unary(e);
+        break;
+      case ExprKind::Binary:
+        t = binary(e);
+        break;
+    }
+    if (t && !e->type) e->type = t;
+    return t;
+  }
+
+  const Type* int_literal(Expr* e) {
+    const std::string& s = e->text;
+    unsigned __int128 v = 0;
+    bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    bool too_big = false;
+    for (size_t i = hex ? 2 : 0; i < s.size(); i++) {
+      char c = s[i];
+      int d = (c >= '0' && c <= '9')   ? c - '0'
+              : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+              : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                       : -1;
+      if (d < 0 || d >= (hex ? 16 : 10)) {
+        error(e->span, "syntax", "invalid integer literal '" + s + "'");
+        return nullptr;
+      }
+      v = v * (hex ? 16 : 10) + unsigned(d);
+      if (v > (unsigned __int128)UINT64_MAX) too_big = true, v = 0;
+    }
+    const Type* t = e->suffix == 'i'   ? tt_.i32()
+                    : e->suffix == 'u' ? tt_.u32()
+                                       : tt_.abstract_int();
+    unsigned __int128 max = t->kind == K::I32   ? INT32_MAX
+                            : t->kind == K::U32 ? UINT32_MAX
+                                                : INT64_MAX;
+    if (too_big || v > max) {
+      error(e->span, "const-eval",
+            "value " + s + (e->suffix ? std::string(1, e->suffix) : "") +
+                " cannot be represented as '" + t->wgsl() + "'");
+      return nullptr;
+    }
+    Scalar sc = t->kind == K::U32 ? Scalar{uint64_t(v)} : Scalar{int64_t(v)};
+    set_value(e, EvalStage::Const, scalar_value(t, sc));
+    return t;
+  }
+
+  const Type* float_literal(Expr* e) {
+    const Type* t = e->suffix == 'f'   ? tt_.f32()
+                    : e->suffix == 'h' ? tt_.f16()
+                                       : tt_.abstract_float();
+    if (t == tt_.f16()) need_f16(e->span);
+    std::string s = e->text;
+    // Decimal floats may end in an exponent-less '.', hex floats need strtod's hex form.
+    char* end = nullptr;
+    double d = std::strtod(s.c_str(), &end);
+    if (end != s.c_str() + s.size()) {
+      error(e->span, "syntax", "invalid float literal '" + s + "'");
+      return nullptr;
+    }
+    std::string err;
+    auto r = std::isfinite(d) ? to_float_type(d, t, err) : std::nullopt;
+    if (!r) {
+      error(e->span, "const-eval",
+            "value " + s + (e->suffix ? std::string(1, e->suffix) : "") +
+                " cannot be represented as '" + t->wgsl() + "'");
+      return nullptr;
+    }
+    set_value(e, EvalStage::Const, scalar_value(t, Scalar{*r}));
+    return t;
+  }
+
+  const Type* identifier(Expr* e) {
+    Decl* decl = lookup(e->text);
+    if (!decl) {
+      bool partial = false;
+      if (predeclared_type(e->text, e->span, &partial) || partial || is_type_name(e->text))
+        error(e->span, "type", "cannot use type '" + e->text + "' as value");
+      else if (is_builtin_function(e->text))
+        error(e->span, "type", "missing '(' for builtin function call '" + e->text + "'");
+      else
+        error(e->span, "resolve", "unresolved value '" + e->text + "'");
+      return nullptr;
+    }
+    e->decl = decl;
+    if (!e->template_args.empty()) {
+      error(e->span, "type", "'" + e->text + "' does not take template arguments");
+      return nullptr;
+    }
+    switch (decl->kind) {
+      case DeclKind::Fn:
+        error(e->span, "type", "missing '(' for function call '" + e->text + "'");
+        return nullptr;
+      case DeclKind::Struct:
+      case DeclKind::Alias:
+        error(e->span, "type", "cannot use type '" + e->text + "' as value");
+        return nullptr;
+      default:
+        break;
+    }
+    auto* v = static_cast<VarDecl*>(decl);
+    if (v->module_scope) {
+      if (!resolve_decl(v)) return nullptr;
+      if (v->kind == DeclKind::Var || v->kind == DeclKind::Override) use_global(v);
+    } else {
+      v->used = true;
+    }
+    if (!v->type) return nullptr;  // its declaration failed (reported there)
+    switch (v->kind) {
+      case DeclKind::Var:
+        stage_[e] = EvalStage::Runtime;
+        return tt_.ref(v->space, v->type, v->access);
+      case DeclKind::Const:
+        set_value(e, EvalStage::Const, v->value);
+        return v->type;
+      case DeclKind::Override:
+        set_value(e, EvalStage::Override, v->value);
+        return v->type;
+      default:
+        stage_[e] = EvalStage::Runtime;
+        return v->type;
+    }
+  }
+
+  // ---- calls ----------------------------------------------------------------------------------
+
+  const Type* call(Expr* e, bool as_statement) {
+    Expr* callee = e->callee;
+    if (!callee || callee->kind != ExprKind::Ident) {
+      error(e->span, "type", "invalid call target");
+      return nullptr;
+    }
+    const std::string& n = callee->text;
+    Decl* decl = lookup(n);
+    if (decl) {
+      callee->decl = decl;
+      if (decl->kind == DeclKind::Fn) return user_call(e, static_cast<FnDecl*>(decl), as_statement);
+      if (decl->kind == DeclKind::Struct || decl->kind == DeclKind::Alias) {
+        const Type* t = resolve_type(callee);
+        return t ? construct(e, t, as_statement) : (check_args(e), nullptr);
+      }
+      error(callee->span, "type", "cannot call " + decl_kind_name(decl) + " '" + n + "'");
+      check_args(e);
+      return nullptr;
+    }
+    bool partial = false;
+    if (predeclared_type(n, callee->span, &partial) && callee->template_args.empty()) {
+      const Type* t = resolve_type(callee);
+      return t ? construct(e, t, as_statement) : nullptr;
+    }
+    if (partial) {
+      if (callee->template_args.empty()) return infer_construct(e, as_statement);
+      const Type* t = resolve_type(callee);
+      if (!t) {
+        check_args(e);
+        return nullptr;
+      }
+      if (n == "array" && callee->template_args.size() == 1)
+        return infer_construct(e, as_statement, t->elem);
+      return construct(e, t, as_statement);
+    }
+    if (is_type_name(n)) {
+      const Type* t = resolve_type(callee);
+      if (!t) check_args(e);
+      return t ? construct(e, t, as_statement) : nullptr;
+    }
+    if (is_builtin_function(n)) return builtin_call(e, as_statement);
+    error(callee->span, "resolve", "unresolved call target '" + n + "'");
+    check_args(e);
+    return nullptr;
+  }
+
+  // Checks the arguments; returns their value types (pointers as pointers), false if any failed.
+  bool check_args(Expr* e, std::vector<const Type*>* types = nullptr) {
+    bool ok = true;
+    for (Expr* a : e->args) {
+      const Type* t = check_value(a);
+      if (!t) ok = false;
+      if (types) types->push_back(t);
+    }
+    return ok;
+  }
+
+  EvalStage args_stage(const Expr* e) {
+    EvalStage s = EvalStage::Const;
+    for (const Expr* a : e->args) s = std::max(s, stage(a));
+    return s;
+  }
+
+  void must_use(Expr* e, bool as_statement, const std::string& what) {
+    if (as_statement) error(e->span, "type", "ignoring return value of " + what);
+  }
+
+  const Type* user_call(Expr* e, FnDecl* f, bool as_statement) {
+    e->target = CallTarget::Function;
+    e->fn = f;
+    resolve_decl(f);
+    std::vector<const Type*> types;
+    bool ok = check_args(e, &types);
+    if (f->stage != Stage::None) {
+      error(e->span, "type", "entry point functions cannot be the target of a function call");
+      return nullptr;
+    }
+    if (fn_) calls_[fn_].push_back({f, e->span});
+    if (e->args.size() != f->params.size()) {
+      error(e->span, "type",
+            std::string(e->args.size() < f->params.size() ? "too few" : "too many") +
+                " arguments in call to '" + f->name + "', expected " +
+                std::to_string(f->params.size()) + ", got " + std::to_string(e->args.size()));
+      return nullptr;
+    }
+    if (!ok) return nullptr;
+    for (size_t i = 0; i < e->args.size(); i++) {
+      const Type* pt = f->params[i]->type;
+      if (!pt) return nullptr;
+      if (!convert_to(e->args[i], pt,
+                      "argument " + std::to_string(i + 1) + " of '" + f->name + "'"))
+        ok = false;
+    }
+    stage_[e] = EvalStage::Runtime;
+    const Type* rt = f->return_type_resolved;
+    if (!rt) return nullptr;
+    if (as_statement && rt->kind != K::Void &&
+        std::any_of(f->attrs.begin(), f->attrs.end(),
+                    [](const Attribute& a) { return a.name == "must_use"; }))
+      must_use(e, true, "function '" + f->name + "' annotated with @must_use");
+    return ok ? rt : nullptr;
+  }
+
+  const Type* builtin_call(Expr* e, bool as_statement) {
+    const std::string& n = e->callee->text;
+    e->target = CallTarget::Builtin;
+    std::vector<const Type*> targs;
+    for (Expr* ta : e->callee->template_args) {
+      const Type* t = resolve_type(ta);
+      if (!t) return (check_args(e), nullptr);
+      targs.push_back(t);
+    }
+    std::vector<const Type*> types;
+    // Pointer-taking builtins: arguments keep their pointer types.
+    if (!check_args(e, &types)) return nullptr;
+    BuiltinMatch m = match_builtin(tt_, m_, n, targs, types);
+    if (!m.result) {
+      bool unsupported = m.error.find("this front end translates compute") != std::string::npos;
+      error(e->span, unsupported ? "unsupported" : "type", m.error);
+      return nullptr;
+    }
+    if (m.needs_subgroups && !m_.enables_subgroups)
+      error(e->span, "extension",
+            "cannot call built-in function '" + n + "' without extension 'subgroups'");
+    if ((n == "workgroupBarrier" || n == "storageBarrier" || n == "textureBarrier" ||
+         n == "workgroupUniformLoad" || n.substr(0, 8) == "subgroup" || n.substr(0, 4) == "quad") &&
+        fn_ && fn_->stage != Stage::None && fn_->stage != Stage::Compute)
+      error(e->span, "entry-point",
+            "built-in cannot be used by " +
+                std::string(fn_->stage == Stage::Vertex ? "vertex" : "fragment") +
+                " pipeline stage");
+    for (size_t i = 0; i < e->args.size() && i < m.params.size(); i++) {
+      if (m.params[i]->kind == K::Pointer) continue;
+      if (!convert_to(e->args[i], m.params[i],
+                      "argument " + std::to_string(i + 1) + " of '" + n + "'"))
+        return nullptr;
+    }
+    if ((n == "subgroupBroadcast" || n == "quadBroadcast") && e->args.size() == 2 &&
+        stage(e->args[1]) != EvalStage::Const) {
+      error(e->args[1]->span, "type",
+            std::string("the ") + (n == "quadBroadcast" ? "id" : "sourceLaneIndex") +
+                " argument of " + n + " must be a const-expression");
+      return nullptr;
+    }
+    if (as_statement && m.must_use && m.result->kind != K::Void)
+      must_use(e, true, "builtin '" + n + "'");
+    // Evaluated when every argument is known and the builtin is a const function.
+    EvalStage s = m.const_fn ? args_stage(e) : EvalStage::Runtime;
+    if (s != EvalStage::Runtime) {
+      std::vector<ConstValue> vals;
+      for (Expr* a : e->args) {
+        const ConstValue* v = value(a);
+        if (!v) {
+          stage_[e] = s;
+          return m.result;
+        }
+        vals.push_back(*v);
+      }
+      std::string err;
+      auto r = eval_builtin(tt_, n, m, vals, err);
+      if (!r) {
+        error(e->span, "const-eval", err);
+        stage_[e] = s;
+        return m.result;
+      }
+      set_value(e, s, std::move(*r));
+      return m.result;
+    }
+    stage_[e] = EvalStage::Runtime;
+    return m.result;
+  }
+
+  // ---- value constructors ---------------------------------------------------------------------
+
+  // A const/override value from the arguments' values (elements or scalars), when all known.
+  void construct_value(
+      Expr* e, const Type* t,
+      const std::function<std::optional<ConstValue>(std::vector<ConstValue>&)>& build) {
+    EvalStage s = args_stage(e);
+    stage_[e] = s;
+    if (s == EvalStage::Runtime) return;
+    if (scalar_count(t) > kMaxConstScalars) {
+      error(e->span, "limit",
+            "the value of '" + t->wgsl() + "' has more than " + std::to_string(kMaxConstScalars) +
+                " scalars; this front end evaluates smaller constants only");
+      return;
+    }
+    std::vector<ConstValue> vals;
+    for (Expr* a : e->args) {
+      const ConstValue* v = value(a);
+      if (!v) return;
+      vals.push_back(*v);
+    }
+    auto r = build(vals);
+    if (r) set_value(e, s, std::move(*r));
+  }
+
+  const Type* construct(Expr* e, const Type* t, bool as_statement) {
+    e->target = CallTarget::Constructor;
+    e->names_type = t;
+    std::vector<const Type*> types;
+    if (!check_args(e, &types)) return nullptr;
+    if (as_statement) {
+      error(e->span, "type", "value constructor evaluated but not used");
+      return nullptr;
+    }
+    if (!is_constructible(t)) {
+      error(e->span, "type", "type '" + t->wgsl() + "' is not constructible");
+      return nullptr;
+    }
+    const size_t n = e->args.size();
+    auto mismatch = [&]() -> const Type* {
+      std::string list;
+      for (size_t i = 0; i < types.size(); i++) list += (i ? ", " : "") + types[i]->wgsl();
+      error(e->span, "type", "no matching constructor for '" + t->wgsl() + "(" + list + ")'");
+      return nullptr;
+    };
+    if (n == 0) {
+      construct_value(e, t,
+                      [&](std::vector<ConstValue>&) { return std::optional(zero_value(tt_, t)); });
+      return t;
+    }
+    if (t->is_scalar()) {
+      // Conversion: any scalar to any scalar.
+      if (n != 1 || !types[0]->is_scalar()) return mismatch();
+      if (types[0]->is_abstract()) {
+        // Abstract values convert at their own rank when they can (keeps range checks).
+        if (conversion_rank(types[0], t)) materialize(e->args[0], t);
+      }
+      construct_value(e, t, [&](std::vector<ConstValue>& v) { return convert(e, v[0], t); });
+      return t;
+    }
+    if (t->kind == K::Vector) {
+      // Splat, conversion of a same-width vector, or components.
+      if (n == 1 && types[0]->is_scalar()) {
+        if (!convert_or_cast(e->args[0], types[0], t->elem)) return mismatch();
+        construct_value(e, t, [&](std::vector<ConstValue>& v) -> std::optional<ConstValue> {
+          auto c = convert(e, v[0], t->elem);
+          if (!c) return std::nullopt;
+          ConstValue out;
+          out.type = t;
+          out.scalars.assign(t->n, c->scalars[0]);
+          return out;
+        });
+        return t;
+      }
+      if (n == 1 && types[0]->kind == K::Vector && types[0]->n == t->n) {
+        if (types[0]->is_abstract() && conversion_rank(types[0], t)) materialize(e->args[0], t);
+        construct_value(e, t, [&](std::vector<ConstValue>& v) { return convert(e, v[0], t); });
+        return t;
+      }
+      uint32_t count = 0;
+      for (size_t i = 0; i < n; i++) {
+        const Type* a = types[i];
+        if (!(a->is_scalar() || a->kind == K::Vector)) return mismatch();
+        const Type* want = a->kind == K::Vector ? tt_.vec(t->elem, a->n) : t->elem;
+        if (!conversion_rank(a, want)) return mismatch();
+        count += component_count(a);
+      }
+      if (count != t->n) return mismatch();
+      for (size_t i = 0; i < n; i++)
+        materialize(e->args[i],
+                    types[i]->kind == K::Vector ? tt_.vec(t->elem, types[i]->n) : t->elem);
+      construct_value(e, t, [&](std::vector<ConstValue>& v) {
+        ConstValue out;
+        out.type = t;
+        for (auto& x : v) out.scalars.insert(out.scalars.end(), x.scalars.begin(), x.scalars.end());
+        return std::optional(out);
+      });
+      return t;
+    }
+    if (t->kind == K::Matrix) {
+      const Type* col = tt_.vec(t->elem, t->rows);
+      if (n == 1 && types[0]->kind == K::Matrix && types[0]->n == t->n &&
+          types[0]->rows == t->rows && types[0]->elem->is_float_scalar()) {
+        if (types[0]->is_abstract()) materialize(e->args[0], t);
+        construct_value(e, t, [&](std::vector<ConstValue>& v) { return convert(e, v[0], t); });
+        return t;
+      }
+      bool columns = n == t->n && std::all_of(types.begin(), types.end(), [&](const Type* a) {
+                       return conversion_rank(a, col).has_value();
+                     });
+      bool scalars = n == size_t(t->n) * t->rows &&
+                     std::all_of(types.begin(), types.end(), [&](const Type* a) {
+                       return conversion_rank(a, t->elem).has_value();
+                     });
+      if (!columns && !scalars) return mismatch();
+      for (Expr* a : e->args) materialize(a, columns ? col : t->elem);
+      construct_value(e, t, [&](std::vector<ConstValue>& v) {
+        ConstValue out;
+        out.type = t;
+        for (auto& x : v) out.scalars.insert(out.scalars.end(), x.scalars.begin(), x.scalars.end());
+        return std::optional(out);
+      });
+      return t;
+    }
+    if (t->kind == K::Array) {
+      if (n != t->count) {
+        error(e->span, "type",
+              "array constructor has " + std::string(n < t->count ? "too few" : "too many") +
+                  " elements: expected " + std::to_string(t->count) + ", found " +
+                  std::to_string(n));
+        return nullptr;
+      }
+      for (size_t i = 0; i < n; i++)
+        if (!convert_to(e->args[i], t->elem, "array element " + std::to_string(i))) return nullptr;
+      construct_value(e, t, [&](std::vector<ConstValue>& v) {
+        ConstValue out;
+        out.type = t;
+        out.elements = v;
+        return std::optional(out);
+      });
+      return t;
+    }
+    if (t->kind == K::Struct) {
+      const auto& ms = t->decl->members;
+      if (n != ms.size()) {
+        error(e->span, "type",
+              "structure constructor has too " + std::string(n < ms.size() ? "few" : "many") +
+                  " inputs: expected " + std::to_string(ms.size()) + ", found " +
+                  std::to_string(n));
+        return nullptr;
+      }
+      for (size_t i = 0; i < n; i++)
+        if (!convert_to(e->args[i], ms[i].type, "member '" + ms[i].name + "'")) return nullptr;
+      construct_value(e, t, [&](std::vector<ConstValue>& v) {
+        ConstValue out;
+        out.type = t;
+        out.elements = v;
+        return std::optional(out);
+      });
+      return t;
+    }
+    return mismatch();
+  }
+
+  // A scalar argument usable as `to` by value conversion (any scalar converts to any scalar).
+  bool convert_or_cast(Expr* a, const Type* from, const Type* to) {
+    if (!from->is_scalar() || !to->is_scalar()) return false;
+    if (from->is_abstract() && conversion_rank(from, to)) materialize(a, to);
+    return true;
+  }
+
+  std::optional<ConstValue> convert(Expr* e, const ConstValue& v, const Type* to) {
+    std::string err;
+    auto r = convert_value(tt_, v, to, err);
+    if (!r) error(e->span, "const-eval", err);
+    return r;
+  }
+
+  // vec3(...), mat2x2(...), array(...), array<T>(...): the element type from the arguments.
+  const Type* infer_construct(Expr* e, bool as_statement, const Type* array_elem = nullptr) {
+    const std::string& n = e->callee->text;
+    std::vector<const Type*> types;
+    if (!check_args(e, &types)) return nullptr;
+    auto fail = [&]() -> const Type* {
+      std::string list;
+      for (size_t i = 0; i < types.size(); i++) list += (i ? ", " : "") + types[i]->wgsl();
+      error(e->span, "type", "no matching constructor for '" + n + "(" + list + ")'");
+      return nullptr;
+    };
+    if (n == "array") {
+      if (types.empty()) {
+        error(e->span, "type", "cannot infer the element type of an empty array constructor");
+        return nullptr;
+      }
+      const Type* el = array_elem;
+      if (!el) {
+        el = types[0];
+        for (const Type* a : types) {
+          el = common_type(tt_, el, a);
+          if (!el) return fail();
+        }
+      }
+      if (!is_constructible(el)) return fail();
+      const Type* t = tt_.array(el, types.size());
+      e->callee->names_type = t;
+      return construct(e, t, as_statement);
+    }
+    if (auto w = vec_width(n)) {
+      if (types.empty()) {
+        // vec3() is vec3<abstract-int>()... WGSL: zero value of AbstractInt vector.
+        const Type* t = tt_.vec(tt_.abstract_int(), *w);
+        e->callee->names_type = t;
+        return construct(e, t, as_statement);
+      }
+      const Type* s = nullptr;
+      for (const Type* a : types) {
+        const Type* as = a->scalar();
+        if (!as || a->kind == K::Matrix) return fail();
+        s = s ? common_type(tt_, s, as) : as;
+        if (!s) return fail();
+      }
+      const Type* t = tt_.vec(s, *w);
+      e->callee->names_type = t;
+      return construct(e, t, as_statement);
+    }
+    if (n.size() == 6 && n.substr(0, 3) == "mat") {
+      uint32_t c = n[3] - '0', r = n[5] - '0';
+      const Type* s = nullptr;
+      for (const Type* a : types) {
+        const Type* as = a->scalar();
+        if (!as) return fail();
+        s = s ? common_type(tt_, s, as) : as;
+        if (!s) return fail();
+      }
+      if (!s) return fail();
+      if (s->kind == K::AbstractInt) s = tt_.abstract_float();
+      if (!s->is_float_scalar()) return fail();
+      const Type* t = tt_.mat(s, c, r);
+      e->callee->names_type = t;
+      return construct(e, t, as_statement);
+    }
+    return fail();
+  }
+
+  // ---- index, member, unary, binary -----------------------------------------------------------
+
+  const Type* index(Expr* e) {
+    if (e->args.size() != 2) return nullptr;
+    Expr* base = e->args[0];
+    Expr* idx = e->args[1];
+    const Type* bt = check_expr(base);
+    const Type* it = check_value(idx);
+    if (!bt || !it) return nullptr;
+    bool ref = bt->kind == K::Reference || bt->kind == K::Pointer;
+    const Type* v = ref ? bt->elem : bt;
+    if (!(it->kind == K::I32 || it->kind == K::U32 || it->kind == K::AbstractInt)) {
+      error(idx->span, "type", "index must be of type 'i32' or 'u32', found: '" + it->wgsl() + "'");
+      return nullptr;
+    }
+    const Type* el;
+    uint64_t bound;
+    switch (v->kind) {
+      case K::Array:
+        el = v->elem, bound = v->count_override ? 0 : v->count;
+        break;
+      case K::Vector:
+        el = v->elem, bound = v->n;
+        break;
+      case K::Matrix:
+        el = tt_.vec(v->elem, v->rows), bound = v->n;
+        break;
+      default:
+        error(e->span, "type", "cannot index type '" + v->wgsl() + "'");
+        return nullptr;
+    }
+    if (stage(idx) == EvalStage::Const) {
+      if (const ConstValue* iv = value(idx)) {
+        int64_t i = as_int(iv->scalars.at(0));
+        if (i < 0 || (bound && uint64_t(i) >= bound)) {
+          error(idx->span, "type",
+                "index " + std::to_string(i) + " out of bounds" +
+                    (bound ? " [0.." + std::to_string(bound - 1) + "]" : ""));
+          return nullptr;
+        }
+      }
+    }
+    if (it->kind == K::AbstractInt) materialize(idx, tt_.i32());
+    if (ref) {
+      stage_[e] = EvalStage::Runtime;
+      return tt_.ref(bt->space, el, bt->access);
+    }
+    EvalStage s = std::max(stage(base), stage(idx));
+    if (s == EvalStage::Runtime && v->is_abstract()) {
+      // A runtime index into an abstract value: the value becomes concrete first.
+      v = tt_.concretize(v);
+      materialize(base, v);
+      el = v->kind == K::Matrix ? tt_.vec(v->elem, v->rows) : v->elem;
+    }
+    stage_[e] = s;
+    if (s != EvalStage::Runtime) {
+      const ConstValue* bv = value(base);
+      const ConstValue* iv = value(idx);
+      if (bv && iv) {
+        int64_t i = as_int(iv->scalars.at(0));
+        if (i >= 0 && uint64_t(i) < component_count_of(bv))
+          set_value(e, s, value_element(tt_, *bv, uint64_t(i)));
+      }
+    }
+    return el;
+  }
+
+  static uint64_t component_count_of(const ConstValue* v) {
+    if (v->type->kind == K::Array || v->type->kind == K::Struct) return v->elements.size();
+    if (v->type->kind == K::Matrix) return v->type->n;
+    return v->scalars.size();
+  }
+
+  const Type* member(Expr* e) {
+    if (e->args.size() != 1) return nullptr;
+    Expr* base = e->args[0];
+    const Type* bt = check_expr(base);
+    if (!bt) return nullptr;
+    bool ref = bt->kind == K::Reference || bt->kind == K::Pointer;
+    const Type* v = ref ? bt->elem : bt;
+    const std::string& name = e->text;
+    if (v->kind == K::Struct) {
+      const auto& ms = v->decl->members;
+      for (size_t i = 0; i < ms.size(); i++) {
+        if (ms[i].name != name) continue;
+        e->member_index = int(i);
+        if (ref) {
+          stage_[e] = EvalStage::Runtime;
+          return tt_.ref(bt->space, ms[i].type, bt->access);
+        }
+        EvalStage s = stage(base);
+        if (s != EvalStage::Runtime)
+          if (const ConstValue* bv = value(base)) set_value(e, s, bv->elements.at(i));
+        stage_[e] = s;
+        return ms[i].type;
+      }
+      error(e->span, "type", "struct member " + name + " not found");
+      return nullptr;
+    }
+    if (v->kind == K::Vector) {
+      if (name.empty() || name.size() > 4) {
+        error(e->span, "type", "invalid vector swizzle size");
+        return nullptr;
+      }
+      static const std::string xyzw = "xyzw", rgba = "rgba";
+      bool any_xyzw = false, any_rgba = false;
+      for (char c : name) {
+        size_t p = xyzw.find(c), q = rgba.find(c);
+        if (p == std::string::npos && q == std::string::npos) {
+          error(e->span, "type", "invalid vector swizzle character");
+          return nullptr;
+        }
+        size_t i = p != std::string::npos ? p : q;
+        (p != std::string::npos ? any_xyzw : any_rgba) = true;
+        if (i >= v->n) {
+          error(e->span, "type", "invalid vector swizzle member");
+          return nullptr;
+        }
+        e->swizzle.push_back(uint8_t(i));
+      }
+      if (any_xyzw && any_rgba) {
+        error(e->span, "type", "invalid mixing of vector swizzle characters rgba with xyzw");
+        e->swizzle.clear();
+        return nullptr;
+      }
+      if (ref && e->swizzle.size() == 1) {
+        stage_[e] = EvalStage::Runtime;
+        return tt_.ref(bt->space, v->elem, bt->access);
+      }
+      const Type* rt =
+          e->swizzle.size() == 1 ? v->elem : tt_.vec(v->elem, uint32_t(e->swizzle.size()));
+      EvalStage s = ref ? EvalStage::Runtime : stage(base);
+      stage_[e] = s;
+      if (s != EvalStage::Runtime)
+        if (const ConstValue* bv = value(base)) {
+          ConstValue out;
+          out.type = rt;
+          for (uint8_t i : e->swizzle) out.scalars.push_back(bv->scalars.at(i));
+          set_value(e, s, out);
+        }
+      return rt;
+    }
+    error(e->span, "type", "invalid member accessor expression on type '" + v->wgsl() + "'");
+    return nullptr;
+  }
+
+  const Type* unary(Expr* e) {
+    if (e->args.size() != 1) return nullptr;
+    Expr* x = e->args[0];
+    if (e->op == Op::AddrOf) {
+      const Type* t = check_expr(x);
+      if (!t) return nullptr;
+      if (t->kind != K::Reference) {
+        error(e->span, "type", "cannot take the address of a value");
+        return nullptr;
+      }
+      if ((x->kind == ExprKind::Member && !x->swizzle.empty()) ||
+          (x->kind == ExprKind::Index && x->args.size() == 2 && x->args[0]->type &&
+           load(x->args[0]->type)->kind == K::Vector) ||
+          (x->kind == ExprKind::Index && x->args[0]->type && x->args[0]->type->kind == K::Pointer &&
+           x->args[0]->type->elem->kind == K::Vector)) {
+        error(e->span, "type", "cannot take the address of a vector component");
+        return nullptr;
+      }
+      stage_[e] = EvalStage::Runtime;
+      return tt_.ptr(t->space, t->elem, t->access);
+    }
+    if (e->op == Op::Deref) {
+      const Type* t = check_value(x);
+      if (!t) return nullptr;
+      if (t->kind != K::Pointer) {
+        error(e->span, "type", "cannot dereference expression of type '" + t->wgsl() + "'");
+        return nullptr;
+      }
+      stage_[e] = EvalStage::Runtime;
+      return tt_.ref(t->space, t->elem, t->access);
+    }
+    const Type* t = check_value(x);
+    if (!t) return nullptr;
+    const Type* s = t->scalar();
+    bool ok = s && t->kind != K::Matrix;
+    if (e->op == Op::Neg)
+      ok = ok && (s->is_float_scalar() || s->kind == K::I32 || s->kind == K::AbstractInt);
+    if (e->op == Op::Neg && t->kind == K::Matrix) ok = t->elem->is_float_scalar();
+    if (e->op == Op::Not) ok = ok && s->kind == K::Bool;
+    if (e->op == Op::BitNot) ok = ok && s->is_integer_scalar();
+    if (!ok) {
+      error(e->span, "type",
+            std::string("no matching overload for 'operator ") +
+                (e->op == Op::Neg   ? "-"
+                 : e->op == Op::Not ? "!"
+                                    : "~") +
+                " (" + t->wgsl() + ")'");
+      return nullptr;
+    }
+    EvalStage st = stage(x);
+    stage_[e] = st;
+    if (st != EvalStage::Runtime)
+      if (const ConstValue* v = value(x)) {
+        std::string err;
+        auto r = eval_unary(tt_, e->op, *v, t, err);
+        if (!r)
+          error(e->span, "const-eval", err);
+        else
+          set_value(e, st, std::move(*r));
+      }
+    return t;
+  }
+
+  // The result type of `a op b` (value types), converting abstract operands in place; nullptr
+  // after a diagnostic at `at`.
+  const Type* binary_type(Op op, const Type* a, const Type* b, Expr* ea, Expr* eb, Span at) {
+    auto fail = [&]() -> const Type* {
+      static const char* names[] = {"",   "-",  "!",  "~",  "*", "&",  "+",  "-",
+                                    "*",  "/",  "%",  "&",  "|", "^",  "<<", ">>",
+                                    "&&", "||", "==", "!=", "<", "<=", ">",  ">="};
+      error(at, "type",
+            std::string("no matching overload for 'operator ") + names[int(op)] + " (" + a->wgsl() +
+                ", " + b->wgsl() + ")'");
+      return nullptr;
+    };
+    auto conv = [&](Expr* x, const Type* from, const Type* to) {
+      if (from != to && x) materialize(x, to);
+    };
+    const bool ma = a->kind == K::Matrix, mb = b->kind == K::Matrix;
+    switch (op) {
+      case Op::LogAnd:
+      case Op::LogOr:
+        if (a != tt_.bool_() || b != tt_.bool_()) return fail();
+        return a;
+      case Op::Shl:
+      case Op::Shr: {
+        const Type* sa = a->scalar();
+        if (!sa || ma || !sa->is_integer_scalar()) return fail();
+        const Type* want = tt_.with_scalar(a, tt_.u32());
+        if (!conversion_rank(b, want)) return fail();
+        conv(eb, b, want);
+        return a;
+      }
+      default:
+        break;
+    }
+    if (ma || mb) {
+      if (op == Op::Add || op == Op::Sub) {
+        const Type* c = common_type(tt_, a, b);
+        if (!c || !ma || !mb) return fail();
+        conv(ea, a, c), conv(eb, b, c);
+        return c;
+      }
+      if (op != Op::Mul) return fail();
+      const Type* s =
+          common_type(tt_, a->scalar() ? a->scalar() : a, b->scalar() ? b->scalar() : b);
+      if (!s || !s->is_float_scalar()) return fail();
+      if (s->kind == K::AbstractInt) s = tt_.abstract_float();
+      const Type* na = tt_.with_scalar(a, s);
+      const Type* nb = tt_.with_scalar(b, s);
+      const Type* r = nullptr;
+      if (ma && mb) {
+        if (a->n != b->rows) return fail();
+        r = tt_.mat(s, b->n, a->rows);
+      } else if (ma && b->kind == K::Vector) {
+        if (a->n != b->n) return fail();
+        r = tt_.vec(s, a->rows);
+      } else if (mb && a->kind == K::Vector) {
+        if (a->n != b->rows) return fail();
+        r = tt_.vec(s, b->n);
+      } else if (ma && b->is_scalar()) {
+        r = na;
+      } else if (mb && a->is_scalar()) {
+        r = nb;
+      } else {
+        return fail();
+      }
+      if (!conversion_rank(a, na) || !conversion_rank(b, nb)) return fail();
+      conv(ea, a, na), conv(eb, b, nb);
+      return r;
+    }
+    const Type* sa = a->scalar();
+    const Type* sb = b->scalar();
+    if (!sa || !sb) return fail();
+    // Vector-scalar mixing for arithmetic: the scalar goes to the vector's element type.
+    const Type* s = common_type(tt_, sa, sb);
+    if (!s) return fail();
+    if (a->kind == K::Vector && b->kind == K::Vector && a->n != b->n) return fail();
+    bool mixed = (a->kind == K::Vector) != (b->kind == K::Vector);
+    bool arithmetic =
+        op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div || op == Op::Mod;
+    if (mixed && !arithmetic) return fail();
+    const Type* ta = tt_.with_scalar(a, s);
+    const Type* tb = tt_.with_scalar(b, s);
+    const Type* shape = a->kind == K::Vector ? ta : tb;
+    switch (op) {
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Mod:
+        if (!is_numeric_scalar(s)) return fail();
+        conv(ea, a, ta), conv(eb, b, tb);
+        return shape;
+      case Op::And:
+      case Op::Or:
+      case Op::Xor:
+        if (!(s->is_integer_scalar() || (s->kind == K::Bool && op != Op::Xor))) return fail();
+        conv(ea, a, ta), conv(eb, b, tb);
+        return shape;
+      case Op::Eq:
+      case Op::Ne:
+      case Op::Lt:
+      case Op::Le:
+      case Op::Gt:
+      case Op::Ge:
+        if ((op != Op::Eq && op != Op::Ne) && s->kind == K::Bool) return fail();
+        conv(ea, a, ta), conv(eb, b, tb);
+        return tt_.with_scalar(shape, tt_.bool_());
+      default:
+        return fail();
+    }
+  }
+
+  // Tint's checks on a const right operand whatever the left one: integer division by zero and
+  // shifts of a concrete value by its bit width or more.
+  bool partial_eval_ok(Op op, const Type* lhs, const Expr* rhs, Span at) {
+    if (stage(rhs) != EvalStage::Const) return true;
+    const ConstValue* v = value(rhs);
+    const Type* rt = load(rhs->type);
+    if (!v || !rt || !rt->scalar()) return true;
+    if ((op == Op::Div || op == Op::Mod) && rt->scalar()->is_integer_scalar()) {
+      for (const Scalar& x : v->scalars)
+        if (as_int(x) == 0) {
+          error(at, "const-eval", "integer division by zero is invalid");
+          return false;
+        }
+    }
+    if ((op == Op::Shl || op == Op::Shr) && lhs && lhs->scalar() && !lhs->is_abstract()) {
+      for (const Scalar& x : v->scalars)
+        if (as_int(x) >= 32) {
+          error(at, "const-eval",
+                std::string("shift ") + (op == Op::Shl ? "left" : "right") +
+                    " value must be less than the bit width of the lhs, which is 32");
+          return false;
+        }
+    }
+    return true;
+  }
+
+  const Type* binary(Expr* e) {
+    if (e->args.size() != 2) return nullptr;
+    Expr* l = e->args[0];
+    Expr* r = e->args[1];
+    const Type* a = check_value(l);
+    const Type* b = check_value(r);
+    if (!a || !b) return nullptr;
+    const Type* t = binary_type(e->op, a, b, l, r, e->span);
+    if (!t) return nullptr;
+    if (!partial_eval_ok(e->op, load(l->type), r, e->span)) {
+      stage_[e] = std::max(stage(l), stage(r));
+      return t;
+    }
+    EvalStage s = std::max(stage(l), stage(r));
+    // A runtime operand makes an abstract other operand concrete (materialized by binary_type
+    // when the other side is concrete; both abstract is only possible for const operands).
+    stage_[e] = s;
+    if (s != EvalStage::Runtime) {
+      const ConstValue* va = value(l);
+      const ConstValue* vb = value(r);
+      if (va && vb) {
+        std::string err;
+        std::optional<ConstValue> v;
+        // Short-circuit operators: a false (true) lhs decides without the rhs.
+        v = eval_binary(tt_, e->op, *va, *vb, t, err);
+        if (!v)
+          error(e->span, "const-eval", err);
+        else
+          set_value(e, s, std::move(*v));
+      }
+    }
+    return t;
+  }
+
+  // ---- the call graph: recursion, callees, static use -----------------------------------------
+
+  void call_graph() {
+    // callees in first-call order; recursion is an error.
+    for (auto& [f, list] : calls_) {
+      auto* fn = const_cast<FnDecl*>(f);
+      for (auto& [callee, at] : list)
+        if (std::find(fn->callees.begin(), fn->callees.end(), callee) == fn->callees.end())
+          fn->callees.push_back(callee);
+    }
+    std::unordered_map<const FnDecl*, int> color;
+    std::vector<const FnDecl*> path;
+    std::function<void(FnDecl*)> dfs = [&](FnDecl* f) {
+      color[f] = 1;
+      path.push_back(f);
+      for (FnDecl* c : f->callees) {
+        if (color[c] == 1) {
+          std::string chain;
+          bool in = false;
+          for (const FnDecl* p : path) {
+            if (p == c) in = true;
+            if (in) chain += "'" + p->name + "' -> ";
+          }
+          Span at = c->span;
+          for (auto& [callee, sp] : calls_[f])
+            if (callee == c) at = sp;
+          error(at, "type", "recursion is not permitted: " + chain + "'" + c->name + "'");
+        } else if (color[c] == 0) {
+          dfs(c);
+        }
+      }
+      path.pop_back();
+      color[f] = 2;
+    };
+    for (Decl* d : m_.decls)
+      if (d->kind == DeclKind::Fn && color[static_cast<FnDecl*>(d)] == 0)
+        dfs(static_cast<FnDecl*>(d));
+    if (!d_.ok()) return;
+    // globals_used: everything a function reaches through its callees and the declarations its
+    // globals depend on (an override sizing a workgroup array, an override's initializer).
+    for (Decl* d : m_.decls) {
+      if (d->kind != DeclKind::Fn) continue;
+      auto* f = static_cast<FnDecl*>(d);
+      std::unordered_set<const Decl*> seen_fn;
+      std::vector<VarDecl*> out;
+      std::unordered_set<const VarDecl*> seen_var;
+      std::function<void(VarDecl*)> add_var = [&](VarDecl* v) {
+        if (!seen_var.insert(v).second) return;
+        out.push_back(v);
+        for (VarDecl* dep : deps_[v]) add_var(dep);
+      };
+      std::function<void(FnDecl*)> walk = [&](FnDecl* g) {
+        if (!seen_fn.insert(g).second) return;
+        for (VarDecl* v : deps_[g]) add_var(v);
+        for (FnDecl* c : g->callees) walk(c);
+      };
+      walk(f);
+      f->globals_used = out;
+      if (f->stage != Stage::None) {
+        for (VarDecl* v : out) v->used = true;
+        entry_point_resources(f);
+      }
+    }
+    // Overrides a used entry point needs must have a value.
+    for (Decl* d : m_.decls) {
+      if (d->kind != DeclKind::Override) continue;
+      auto* v = static_cast<VarDecl*>(d);
+      if (v->used && v->type && !v->value && !v->initializer)
+        error(v->span, "entry-point",
+              "override '" + v->name +
+                  "' has no default value and no pipeline constant was given for it");
+    }
+  }
+
+  void entry_point_resources(FnDecl* f) {
+    std::map<std::pair<uint32_t, uint32_t>, const VarDecl*> bindings;
+    for (const VarDecl* v : f->globals_used) {
+      if (!v->group || !v->binding) continue;
+      auto [it, fresh] = bindings.emplace(std::make_pair(*v->group, *v->binding), v);
+      if (!fresh)
+        error(v->span, "attribute",
+              "entry point '" + f->name +
+                  "' references multiple variables that use the same "
+                  "resource binding @group(" +
+                  std::to_string(*v->group) + "), @binding(" + std::to_string(*v->binding) +
+                  ") ('" + it->second->name + "' and '" + v->name + "')");
+    }
+  }
+};
+
+}  // namespace
+
+bool analyze(Module& module, const std::map<std::string, double>& constants, Diags& diags) {
+  if (diags.file.empty()) diags.file = module.file;
+  Sema s(module, constants, diags);
+  return s.run();
+}
+
 }  // namespace wgslvk::wgsl

@@ -27,7 +27,7 @@ namespace {
 
 // A bound on the graph of one function (loops add nodes per in-scope variable, so a hostile module
 // could grow it quadratically): past it the module is refused with a "limit" diagnostic.
-constexpr size_t kMaxNodesPerFunction = 4u << 20;
+constexpr size_t kMaxNodesPerFunction = 1u << 20;
 
 enum class Scope : uint8_t { Workgroup, Subgroup };
 

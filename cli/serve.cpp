@@ -1,0 +1,977 @@
+// wgslvk serve: one WebGPU adapter and device over a pipe, for a JavaScript `navigator.gpu` shim
+// (cts/provider/wgslvk.cjs) that runs the WebGPU CTS against wgslvk. One JSON object per line
+// each way (protocol in cts/README.md). WebGPU's calls that return no promise are sent without
+// waiting; the client names every new object (`id`), so a call never needs an answer to go on, and
+// the pipe's order is WebGPU's queue-timeline order. Calls that return a promise carry `r` and are
+// answered with the same `r`.
+//
+// The runtime throws a ValidationError at the offending call; WebGPU instead reports it through
+// the device's error scopes and hands back an invalid object. So every call is caught here: the
+// error goes to the innermost matching scope (or out as an uncaptured-error event), and the object
+// it was creating is recorded as invalid, which makes every later use of it a validation error.
+// Whatever wgslvk does not implement is reported as an internal error "not implemented in wgslvk:
+// X" and counted in an event, never silently accepted.
+#include <cstdio>
+#include <deque>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_device.hpp"
+#include "command.hpp"
+#include "wgslvk/runtime.hpp"
+#include "wgslvk/translator.hpp"
+#include "wgslvk/wgsl/frontend.hpp"
+
+namespace wgslvk::cli {
+namespace {
+
+using json = nlohmann::json;
+
+const std::string kUsage = R"(usage: wgslvk serve [--device D]
+
+Serves one WebGPU adapter and device of wgslvk on stdin/stdout, one JSON object a line, for the
+JavaScript GPU provider in cts/provider/ (which starts it; cts/README.md has the protocol). Not
+for interactive use. Exits at end of input or on {"op":"exit"}.
+
+  --device D   the adapter (index or name substring; default as every command)
+)";
+
+int run_serve(const std::vector<std::string>& args);
+const Command kServe{"serve", "serve a WebGPU device over a pipe (the CTS provider's backend)",
+                     kUsage, run_serve};
+
+// GPUBufferUsage bits the runtime has no use for in compute (vertex, index, indirect): the
+// runtime refuses unknown bits, so they are kept here and stripped before it sees them.
+constexpr uint32_t kUsageMapRead = 0x1, kUsageMapWrite = 0x2, kUsageCopySrc = 0x4,
+                   kUsageCopyDst = 0x8;
+constexpr uint32_t kUsageAll = 0x3ff;      // every GPUBufferUsage bit
+constexpr uint32_t kUsageRuntime = 0x2cf;  // all but INDEX 0x10, VERTEX 0x20, INDIRECT 0x100
+
+// A call the client made that wgslvk does not implement.
+struct NotImplemented : std::runtime_error {
+  explicit NotImplemented(const std::string& what)
+      : std::runtime_error("not implemented in wgslvk: " + what) {}
+};
+// A WebGPU validation error raised here (rules the runtime does not model: mapping, usage of the
+// bits kept here, destroyed buffers).
+struct Invalid : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string b64_encode(const uint8_t* p, size_t n) {
+  static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((n + 2) / 3 * 4);
+  for (size_t i = 0; i < n; i += 3) {
+    uint32_t v = uint32_t(p[i]) << 16 | (i + 1 < n ? uint32_t(p[i + 1]) << 8 : 0) |
+                 (i + 2 < n ? uint32_t(p[i + 2]) : 0);
+    out += t[v >> 18 & 63];
+    out += t[v >> 12 & 63];
+    out += i + 1 < n ? t[v >> 6 & 63] : '=';
+    out += i + 2 < n ? t[v & 63] : '=';
+  }
+  return out;
+}
+
+std::vector<uint8_t> b64_decode(const std::string& s) {
+  auto val = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::vector<uint8_t> out;
+  out.reserve(s.size() / 4 * 3);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : s) {
+    if (c == '=') break;
+    int v = val(c);
+    if (v < 0) throw std::invalid_argument("data: not base64");
+    acc = acc << 6 | uint32_t(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(uint8_t(acc >> bits & 0xff));
+    }
+  }
+  return out;
+}
+
+// What a KernelInfo of a pipeline points to; owned by the pipeline (and by encoders and command
+// buffers that use it), so shaders do not accumulate over a CTS run.
+struct OwnedKernel {
+  std::string file = "cts", name, wgsl_file, glsl, wgsl;
+  std::deque<std::string> strings;
+  std::vector<KernelBinding> bindings;
+  std::vector<uint32_t> spirv;
+  KernelInfo info;
+};
+
+struct BufferObj {
+  Buffer buffer;
+  uint32_t usage = 0;  // WebGPU's bits, including those the runtime does not take
+  uint64_t size = 0;
+  std::string label;
+  bool destroyed = false;
+  bool mapped = false;  // mapped or mappedAtCreation, until unmap
+};
+struct LayoutObj {
+  BindGroupLayout layout;
+};
+struct PipelineLayoutObj {
+  std::vector<BindGroupLayout> groups;
+};
+struct ModuleObj {
+  std::string source, label;
+  json messages = json::array();  // GPUCompilationMessage-like
+  std::string error;              // the validation error createShaderModule raised, if any
+};
+struct PipelineObj {
+  ComputePipeline pipeline;
+  std::shared_ptr<OwnedKernel> kernel;
+};
+struct BindGroupObj {
+  BindGroup group;
+  std::vector<uint64_t> buffers;
+};
+struct EncoderObj {
+  CommandEncoder encoder;
+  std::optional<ComputePass> pass;
+  uint64_t pass_id = 0;
+  std::string error;  // the first error recorded: reported at finish() (WebGPU's rule)
+  std::vector<uint64_t> buffers;
+  std::vector<std::shared_ptr<OwnedKernel>> kernels;
+  bool finished = false;
+};
+struct PassObj {
+  uint64_t encoder = 0;
+  bool ended = false;
+};
+struct CommandBufferObj {
+  CommandBuffer cb;
+  std::vector<uint64_t> buffers;
+  std::vector<std::shared_ptr<OwnedKernel>> kernels;
+  bool submitted = false;
+};
+struct InvalidObj {
+  std::string why;
+};
+using Object = std::variant<InvalidObj, BufferObj, LayoutObj, PipelineLayoutObj, ModuleObj,
+                            PipelineObj, BindGroupObj, EncoderObj, PassObj, CommandBufferObj>;
+
+enum class ErrorKind { Validation, OutOfMemory, Internal };
+const char* kind_name(ErrorKind k) {
+  return k == ErrorKind::Validation    ? "validation"
+         : k == ErrorKind::OutOfMemory ? "out-of-memory"
+                                       : "internal";
+}
+
+struct Limit {
+  const char* name;
+  std::variant<uint32_t Limits::*, uint64_t Limits::*> field;
+  bool alignment;  // a "better" value is smaller
+};
+const Limit kLimits[] = {
+    {"minStorageBufferOffsetAlignment", &Limits::min_storage_buffer_offset_alignment, true},
+    {"minUniformBufferOffsetAlignment", &Limits::min_uniform_buffer_offset_alignment, true},
+    {"maxStorageBufferBindingSize", &Limits::max_storage_buffer_binding_size, false},
+    {"maxUniformBufferBindingSize", &Limits::max_uniform_buffer_binding_size, false},
+    {"maxBufferSize", &Limits::max_buffer_size, false},
+    {"maxComputeWorkgroupsPerDimension", &Limits::max_compute_workgroups_per_dimension, false},
+    {"maxComputeInvocationsPerWorkgroup", &Limits::max_compute_invocations_per_workgroup, false},
+    {"maxComputeWorkgroupSizeX", &Limits::max_compute_workgroup_size_x, false},
+    {"maxComputeWorkgroupSizeY", &Limits::max_compute_workgroup_size_y, false},
+    {"maxComputeWorkgroupSizeZ", &Limits::max_compute_workgroup_size_z, false},
+    {"maxComputeWorkgroupStorageSize", &Limits::max_compute_workgroup_storage_size, false},
+    {"maxStorageBuffersPerShaderStage", &Limits::max_storage_buffers_per_shader_stage, false},
+    {"maxUniformBuffersPerShaderStage", &Limits::max_uniform_buffers_per_shader_stage, false},
+    {"maxBindGroups", &Limits::max_bind_groups, false},
+    {"maxBindingsPerBindGroup", &Limits::max_bindings_per_bind_group, false},
+};
+
+json limits_json(const Limits& l) {
+  json j = json::object();
+  for (const auto& lim : kLimits)
+    std::visit([&](auto field) { j[lim.name] = l.*field; }, lim.field);
+  return j;
+}
+
+class Server {
+ public:
+  explicit Server(std::optional<std::string> selector) : selector_(std::move(selector)) {}
+  int run();
+
+ private:
+  void handle(const json& m);
+  void reply(const json& m, json body);
+  void reply_error(const json& m, const std::string& name, const std::string& message);
+  void event(json e);
+  void report(ErrorKind kind, const std::string& message);
+  void not_implemented(const std::string& what);
+
+  template <class T>
+  T& get(uint64_t id, const char* what);
+  Object& lookup(uint64_t id);
+  void put(uint64_t id, Object o) { objects_[id] = std::move(o); }
+
+  void create_buffer(const json& m);
+  void map_async(const json& m);
+  void unmap(const json& m);
+  void write_buffer(const json& m);
+  void create_bind_group_layout(const json& m);
+  void create_pipeline_layout(const json& m);
+  void create_shader_module(const json& m);
+  void create_compute_pipeline(const json& m, bool async);
+  void create_bind_group(const json& m);
+  void encoder_op(const json& m);
+  void submit(const json& m);
+
+  std::shared_ptr<OwnedKernel> compile(const ModuleObj& mod, const json& m);
+  // Runs `f`; a failure is reported as the error WebGPU would raise there. Returns whether it
+  // succeeded.
+  template <class F>
+  bool guarded(F&& f, std::string* message = nullptr);
+
+  std::optional<std::string> selector_;
+  Instance instance_;
+  Adapter adapter_;
+  Device device_;
+  bool destroyed_ = false;
+  std::unordered_map<uint64_t, Object> objects_;
+  struct Scope {
+    ErrorKind filter;
+    std::optional<std::pair<ErrorKind, std::string>> error;
+  };
+  std::vector<Scope> scopes_;
+};
+
+Object& Server::lookup(uint64_t id) {
+  auto it = objects_.find(id);
+  if (it == objects_.end()) throw Invalid("object #" + std::to_string(id) + " does not exist");
+  return it->second;
+}
+
+template <class T>
+T& Server::get(uint64_t id, const char* what) {
+  Object& o = lookup(id);
+  if (auto* inv = std::get_if<InvalidObj>(&o))
+    throw Invalid(std::string(what) + " is invalid (" + inv->why + ")");
+  if (auto* t = std::get_if<T>(&o)) return *t;
+  throw Invalid(std::string("object #") + std::to_string(id) + " is not a " + what);
+}
+
+void Server::reply(const json& m, json body) {
+  body["r"] = m.at("r");
+  std::cout << body.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
+  std::cout.flush();
+}
+
+void Server::reply_error(const json& m, const std::string& name, const std::string& message) {
+  reply(m, {{"error", {{"name", name}, {"message", message}}}});
+}
+
+void Server::event(json e) {
+  std::cout << e.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
+  std::cout.flush();
+}
+
+void Server::report(ErrorKind kind, const std::string& message) {
+  if (destroyed_) return;  // a lost device reports nothing
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+    if (it->filter == kind) {
+      if (!it->error) it->error = std::make_pair(kind, message);
+      return;
+    }
+  event({{"ev", "uncapturederror"}, {"kind", kind_name(kind)}, {"message", message}});
+}
+
+void Server::not_implemented(const std::string& message) {
+  event({{"ev", "notimplemented"}, {"message", message}});
+  report(ErrorKind::Internal, message);
+}
+
+template <class F>
+bool Server::guarded(F&& f, std::string* message) {
+  auto fail = [&](ErrorKind k, const std::string& msg) {
+    if (message) *message = msg;
+    report(k, msg);
+    return false;
+  };
+  try {
+    f();
+    return true;
+  } catch (const NotImplemented& e) {
+    if (message) *message = e.what();
+    not_implemented(e.what());
+    return false;
+  } catch (const ValidationError& e) {
+    return fail(ErrorKind::Validation, e.what());
+  } catch (const Invalid& e) {
+    return fail(ErrorKind::Validation, e.what());
+  } catch (const VulkanError& e) {
+    std::string w = e.what();
+    bool oom = w.find("allocat") != std::string::npos;
+    return fail(oom ? ErrorKind::OutOfMemory : ErrorKind::Internal, w);
+  } catch (const std::bad_alloc&) {
+    return fail(ErrorKind::OutOfMemory, "out of host memory");
+  } catch (const json::exception& e) {
+    return fail(ErrorKind::Validation, std::string("malformed request: ") + e.what());
+  } catch (const std::exception& e) { return fail(ErrorKind::Internal, e.what()); }
+}
+
+// ---- buffers --------------------------------------------------------------------------------------
+
+void Server::create_buffer(const json& m) {
+  const uint64_t id = m.at("id");
+  BufferObj b;
+  b.size = m.at("size");
+  b.usage = m.at("usage");
+  b.label = m.value("label", "");
+  bool at_creation = m.value("mappedAtCreation", false);
+  std::string why;
+  bool ok = guarded(
+      [&] {
+        std::string name = "[Buffer \"" + b.label + "\"]";
+        if (b.usage & ~kUsageAll) throw Invalid(name + " usage has unknown bits");
+        if ((b.usage & kUsageMapRead) && (b.usage & ~(kUsageMapRead | kUsageCopyDst)))
+          throw Invalid(name + " usage: MAP_READ may only be combined with COPY_DST");
+        if ((b.usage & kUsageMapWrite) && (b.usage & ~(kUsageMapWrite | kUsageCopySrc)))
+          throw Invalid(name + " usage: MAP_WRITE may only be combined with COPY_SRC");
+        if (at_creation && b.size % 4)
+          throw Invalid(name + " mappedAtCreation needs a size that is a multiple of 4 (" +
+                        std::to_string(b.size) + ")");
+        BufferDescriptor d;
+        d.label = b.label;
+        d.size = b.size;
+        // Copy bits always: mapping goes through the runtime's staging copies. Usage rules for
+        // copies and writes are checked here against the WebGPU bits.
+        d.usage = BufferUsage((b.usage & kUsageRuntime) | kUsageCopySrc | kUsageCopyDst);
+        b.buffer = device_.create_buffer(d);
+      },
+      &why);
+  b.mapped = at_creation;
+  if (ok)
+    put(id, std::move(b));
+  else
+    put(id, InvalidObj{why});
+}
+
+void Server::map_async(const json& m) {
+  const uint64_t id = m.at("id");
+  const uint32_t mode = m.at("mode");  // GPUMapMode: READ 1, WRITE 2
+  const uint64_t offset = m.at("offset"), size = m.at("size");
+  std::string why;
+  std::vector<uint8_t> bytes;
+  bool ok = guarded(
+      [&] {
+        auto& b = get<BufferObj>(id, "buffer");
+        std::string name = "mapAsync on [Buffer \"" + b.label + "\"]";
+        if (b.destroyed) throw Invalid(name + ": the buffer is destroyed");
+        if (b.mapped) throw Invalid(name + ": the buffer is already mapped");
+        if (mode != 1 && mode != 2) throw Invalid(name + ": mode must be READ or WRITE");
+        if (mode == 1 && !(b.usage & kUsageMapRead)) throw Invalid(name + ": no MAP_READ usage");
+        if (mode == 2 && !(b.usage & kUsageMapWrite)) throw Invalid(name + ": no MAP_WRITE usage");
+        if (offset % 8 || size % 4 || offset > b.size || size > b.size - offset)
+          throw Invalid(name + ": range [" + std::to_string(offset) + ", +" + std::to_string(size) +
+                        ") is misaligned or outside the buffer");
+        device_.queue().on_submitted_work_done();
+        if (size) bytes = device_.read_buffer(b.buffer, offset, size);
+        b.mapped = true;
+      },
+      &why);
+  if (ok)
+    reply(m, {{"data", b64_encode(bytes.data(), bytes.size())}});
+  else
+    reply_error(m, "OperationError", why);
+}
+
+void Server::unmap(const json& m) {
+  const uint64_t id = m.at("id");
+  guarded([&] {
+    auto& b = get<BufferObj>(id, "buffer");
+    // The client sends the bytes of a mapping it may have written (WRITE or mappedAtCreation).
+    if (m.contains("writes") && !b.destroyed)
+      for (const auto& w : m["writes"]) {
+        auto bytes = b64_decode(w.at("data"));
+        device_.queue().write_buffer(b.buffer, w.at("offset"), bytes.data(), bytes.size());
+      }
+    b.mapped = false;
+  });
+}
+
+void Server::write_buffer(const json& m) {
+  guarded([&] {
+    auto& b = get<BufferObj>(m.at("id"), "buffer");
+    const uint64_t offset = m.at("offset");
+    auto bytes = b64_decode(m.at("data"));
+    std::string name = "writeBuffer to [Buffer \"" + b.label + "\"]";
+    if (b.destroyed) throw Invalid(name + ": the buffer is destroyed");
+    if (b.mapped) throw Invalid(name + ": the buffer is mapped");
+    if (!(b.usage & kUsageCopyDst)) throw Invalid(name + ": no COPY_DST usage");
+    device_.queue().write_buffer(b.buffer, offset, bytes.data(), bytes.size());
+  });
+}
+
+// ---- layouts, shaders, pipelines, bind groups ----------------------------------------------------
+
+void Server::create_bind_group_layout(const json& m) {
+  std::string why;
+  BindGroupLayout layout;
+  bool ok = guarded(
+      [&] {
+        BindGroupLayoutDescriptor d;
+        d.label = m.value("label", "");
+        for (const auto& e : m.at("entries")) {
+          if (!e.contains("buffer"))
+            throw NotImplemented("bind group layout entries other than buffers (binding " +
+                                 std::to_string(int(e.at("binding"))) + ")");
+          const auto& b = e["buffer"];
+          if (b.value("hasDynamicOffset", false))
+            throw NotImplemented("bind group layout buffers with hasDynamicOffset");
+          std::string type = b.value("type", "uniform");
+          BindGroupLayoutEntry le;
+          le.binding = e.at("binding");
+          le.type = type == "uniform"   ? BindingType::Uniform
+                    : type == "storage" ? BindingType::Storage
+                    : type == "read-only-storage"
+                        ? BindingType::ReadOnlyStorage
+                        : throw Invalid("buffer binding type '" + type + "' is unknown");
+          le.min_binding_size = b.value("minBindingSize", uint64_t(0));
+          d.entries.push_back(le);
+        }
+        layout = device_.create_bind_group_layout(d);
+      },
+      &why);
+  if (ok)
+    put(m.at("id"), LayoutObj{layout});
+  else
+    put(m.at("id"), InvalidObj{why});
+}
+
+void Server::create_pipeline_layout(const json& m) {
+  std::string why;
+  PipelineLayoutObj p;
+  bool ok = guarded(
+      [&] {
+        for (const auto& g : m.at("bindGroupLayouts"))
+          p.groups.push_back(get<LayoutObj>(g, "bind group layout").layout);
+        if (p.groups.size() > device_.limits().max_bind_groups)
+          throw Invalid("pipeline layout has more bind group layouts than maxBindGroups");
+      },
+      &why);
+  if (ok)
+    put(m.at("id"), std::move(p));
+  else
+    put(m.at("id"), InvalidObj{why});
+}
+
+json diagnostics_json(const std::vector<wgsl::Diagnostic>& ds) {
+  json out = json::array();
+  for (const auto& d : ds)
+    out.push_back({{"type", "error"},
+                   {"message", d.message + " [" + d.rule + "]"},
+                   {"lineNum", d.line},
+                   {"linePos", d.col},
+                   {"rule", d.rule}});
+  return out;
+}
+
+// Rules of the front end that mean "this implementation cannot", not "the WGSL is invalid".
+bool is_limitation(const std::string& rule) { return rule == "unsupported" || rule == "limit"; }
+
+void Server::create_shader_module(const json& m) {
+  ModuleObj mod;
+  mod.source = m.at("code");
+  mod.label = m.value("label", "");
+  try {
+    wgsl::check_module(mod.source, mod.label.empty() ? "shader.wgsl" : mod.label);
+  } catch (const wgsl::Error& e) {
+    mod.messages = diagnostics_json(e.diagnostics);
+    mod.error = e.what();
+    bool limitation = false;
+    for (const auto& d : e.diagnostics) limitation |= is_limitation(d.rule);
+    if (limitation)
+      not_implemented("not implemented in wgslvk: WGSL front end: " + mod.error);
+    else
+      report(ErrorKind::Validation, mod.error);
+  } catch (const std::exception& e) {
+    mod.error = e.what();
+    report(ErrorKind::Internal, std::string("WGSL front end: ") + e.what());
+  }
+  put(m.at("id"), std::move(mod));
+}
+
+std::shared_ptr<OwnedKernel> Server::compile(const ModuleObj& mod, const json& m) {
+  wgsl::TranslateOptions o;
+  o.file_name = mod.label.empty() ? "shader.wgsl" : mod.label;
+  o.entry_point = m.value("entryPoint", "");
+  if (m.contains("constants"))
+    for (const auto& [k, v] : m["constants"].items()) o.constants[k] = v.get<double>();
+  wgsl::TranslatedEntry t;
+  try {
+    t = wgsl::translate_to_glsl(mod.source, o);
+  } catch (const wgsl::Error& e) {
+    for (const auto& d : e.diagnostics)
+      if (is_limitation(d.rule)) throw NotImplemented(std::string("WGSL front end: ") + e.what());
+    throw Invalid(e.what());
+  }
+  auto k = std::make_shared<OwnedKernel>();
+  k->name = t.entry_point;
+  k->wgsl_file = o.file_name;
+  k->wgsl = mod.source;
+  // The hand port's path minus the ABI check: the check compares a hand port with the WGSL
+  // declaration reader, while here both sides come from the front end's one parse. A failure
+  // below is the front end's bug (its GLSL does not compile), reported as an internal error.
+  translator::CompileOptions co;
+  co.kernel = "cts/" + t.entry_point;
+  co.source_path = o.file_name;
+  co.optimize = false;
+  translator::CompiledModule cm;
+  try {
+    cm = translator::compile_glsl(t.glsl, co);
+  } catch (const translator::Error& e) {
+    throw std::runtime_error(
+        std::string("wgslvk WGSL front end wrote GLSL that does not compile: ") + e.what());
+  }
+  translator::Reflection r = translator::reflect(cm.spirv);
+  k->glsl = cm.expanded_source;
+  k->spirv = std::move(cm.spirv);
+  for (const auto& b : r.bindings) {
+    KernelBinding kb;
+    kb.group = b.group;
+    kb.binding = b.binding;
+    kb.type = b.type;
+    kb.name = k->strings.emplace_back(b.glsl_name);
+    kb.wgsl_type = k->strings.emplace_back(b.block.wgsl());
+    kb.glsl_name = kb.name;
+    kb.min_binding_size = b.min_binding_size;
+    kb.array_stride = b.array_stride;
+    kb.statically_used = b.statically_used;
+    k->bindings.push_back(kb);
+  }
+  KernelInfo& info = k->info;
+  info.file = k->file;
+  info.name = k->name;
+  info.wgsl_file = k->wgsl_file;
+  info.workgroup_size = r.workgroup_size;
+  info.workgroup_storage_bytes = r.workgroup_storage_bytes;
+  info.needs_shader_f16 = r.needs_shader_f16 || t.uses_f16;
+  info.needs_float_atomics = r.needs_float_atomics;
+  info.bindings = k->bindings;
+  info.spirv = k->spirv;
+  info.glsl_source = k->glsl;
+  info.wgsl_source = k->wgsl;
+  return k;
+}
+
+void Server::create_compute_pipeline(const json& m, bool async) {
+  std::string why;
+  PipelineObj p;
+  bool internal = false;
+  bool ok = guarded(
+      [&] {
+        const auto& mod = get<ModuleObj>(m.at("module"), "shader module");
+        if (!mod.error.empty()) throw Invalid("the shader module is invalid: " + mod.error);
+        try {
+          p.kernel = compile(mod, m);
+        } catch (const std::runtime_error& e) {
+          if (dynamic_cast<const Invalid*>(&e) || dynamic_cast<const NotImplemented*>(&e)) throw;
+          internal = true;
+          throw;
+        }
+        ComputePipelineDescriptor d;
+        d.label = m.value("label", "");
+        d.kernel = &p.kernel->info;
+        if (m.at("layout") != "auto") {
+          auto& pl = get<PipelineLayoutObj>(m.at("layout"), "pipeline layout");
+          d.layout = pl.groups;
+          // The runtime's "empty means auto": an explicit empty layout is still explicit.
+          if (d.layout.empty()) {
+            for (const auto& b : p.kernel->bindings)
+              if (b.statically_used)
+                throw Invalid("shader binding @group(" + std::to_string(b.group) + ") @binding(" +
+                              std::to_string(b.binding) +
+                              ") is not in the explicit (empty) pipeline layout");
+          }
+        }
+        p.pipeline = device_.create_compute_pipeline(d);
+      },
+      &why);
+  if (ok)
+    put(m.at("id"), std::move(p));
+  else
+    put(m.at("id"), InvalidObj{why});
+  if (async) {
+    if (ok)
+      reply(m, json::object());
+    else
+      reply(m, {{"error",
+                 {{"name", "GPUPipelineError"},
+                  {"reason", internal ? "internal" : "validation"},
+                  {"message", why}}}});
+  }
+}
+
+void Server::create_bind_group(const json& m) {
+  std::string why;
+  BindGroupObj g;
+  bool ok = guarded(
+      [&] {
+        BindGroupDescriptor d;
+        d.label = m.value("label", "");
+        d.layout = get<LayoutObj>(m.at("layout"), "bind group layout").layout;
+        for (const auto& e : m.at("entries")) {
+          if (!e.contains("buffer"))
+            throw NotImplemented("bind group entries other than buffers (binding " +
+                                 std::to_string(int(e.at("binding"))) + ")");
+          const uint64_t bid = e["buffer"];
+          auto& b = get<BufferObj>(bid, "buffer");
+          BindGroupEntry be;
+          be.binding = e.at("binding");
+          be.buffer = b.buffer;
+          be.offset = e.value("offset", uint64_t(0));
+          if (e.contains("size") && !e["size"].is_null()) be.size = e["size"].get<uint64_t>();
+          d.entries.push_back(be);
+          g.buffers.push_back(bid);
+        }
+        g.group = device_.create_bind_group(d);
+      },
+      &why);
+  if (ok)
+    put(m.at("id"), std::move(g));
+  else
+    put(m.at("id"), InvalidObj{why});
+}
+
+// ---- command encoders and passes ----------------------------------------------------------------
+
+void Server::encoder_op(const json& m) {
+  const std::string op = m.at("op");
+  if (op == "createCommandEncoder") {
+    EncoderObj e;
+    guarded([&] {
+      CommandEncoderDescriptor d;
+      d.label = m.value("label", "");
+      e.encoder = device_.create_command_encoder(d);
+    });
+    put(m.at("id"), std::move(e));
+    return;
+  }
+  // Every other encoder/pass call: an error is recorded in the encoder and reported at finish.
+  uint64_t enc_id = m.at("encoder");
+  Object& o = lookup(enc_id);
+  auto* e = std::get_if<EncoderObj>(&o);
+  if (!e) {
+    if (op == "finish") put(m.at("id"), InvalidObj{"the command encoder is invalid"});
+    if (op == "beginComputePass") put(m.at("id"), PassObj{enc_id, false});
+    return;
+  }
+  if (op == "finish") {
+    std::string why = e->error;
+    if (why.empty() && e->finished) why = "the command encoder is already finished";
+    if (why.empty() && e->pass) why = "finish() with a compute pass still open";
+    CommandBufferObj cb;
+    if (why.empty()) {
+      guarded([&] { cb.cb = e->encoder.finish(); }, &why);
+    } else {
+      report(ErrorKind::Validation, why);
+    }
+    e->finished = true;
+    cb.buffers = std::move(e->buffers);
+    cb.kernels = std::move(e->kernels);
+    if (why.empty())
+      put(m.at("id"), std::move(cb));
+    else
+      put(m.at("id"), InvalidObj{why});
+    return;
+  }
+  if (op == "beginComputePass") put(m.at("id"), PassObj{enc_id, false});
+  if (e->finished) {
+    // WebGPU: a call on a finished encoder is a validation error of the device right away.
+    report(ErrorKind::Validation, op + ": the command encoder is already finished");
+    return;
+  }
+  if (!e->error.empty()) return;
+  auto record = [&](auto&& f) {
+    try {
+      f();
+    } catch (const NotImplemented& x) {
+      e->error = x.what();
+      event({{"ev", "notimplemented"}, {"message", x.what()}});
+    } catch (const std::exception& x) { e->error = x.what(); }
+  };
+  record([&] {
+    if (op == "beginComputePass") {
+      if (e->pass) throw Invalid("beginComputePass with a pass already open");
+      if (m.contains("timestampWrites")) throw NotImplemented("compute pass timestampWrites");
+      ComputePassDescriptor d;
+      d.label = m.value("label", "");
+      e->pass = e->encoder.begin_compute_pass(d);
+      e->pass_id = m.at("id");
+    } else if (op == "copyBufferToBuffer") {
+      auto& src = get<BufferObj>(m.at("src"), "source buffer");
+      auto& dst = get<BufferObj>(m.at("dst"), "destination buffer");
+      if (!(src.usage & kUsageCopySrc)) throw Invalid("copyBufferToBuffer: source lacks COPY_SRC");
+      if (!(dst.usage & kUsageCopyDst))
+        throw Invalid("copyBufferToBuffer: destination lacks COPY_DST");
+      if (m.at("src") == m.at("dst"))
+        throw Invalid("copyBufferToBuffer: source and destination are the same buffer");
+      e->encoder.copy_buffer_to_buffer(src.buffer, m.at("srcOffset"), dst.buffer, m.at("dstOffset"),
+                                       m.at("size"));
+      e->buffers.push_back(m.at("src"));
+      e->buffers.push_back(m.at("dst"));
+    } else if (op == "clearBuffer") {
+      auto& b = get<BufferObj>(m.at("buffer"), "buffer");
+      if (!(b.usage & kUsageCopyDst)) throw Invalid("clearBuffer: the buffer lacks COPY_DST");
+      std::optional<uint64_t> size;
+      if (m.contains("size") && !m["size"].is_null()) size = m["size"].get<uint64_t>();
+      e->encoder.clear_buffer(b.buffer, m.value("offset", uint64_t(0)), size);
+      e->buffers.push_back(m.at("buffer"));
+    } else if (op == "end") {
+      if (!e->pass || e->pass_id != m.at("pass")) throw Invalid("end(): the pass is not open");
+      e->pass->end();
+      e->pass.reset();
+    } else {
+      if (!e->pass || e->pass_id != m.at("pass"))
+        throw Invalid(op + ": the compute pass is not open");
+      if (op == "setPipeline") {
+        auto& p = get<PipelineObj>(m.at("pipeline"), "compute pipeline");
+        e->pass->set_pipeline(p.pipeline);
+        e->kernels.push_back(p.kernel);
+      } else if (op == "setBindGroup") {
+        if (m.contains("dynamicOffsets") && !m["dynamicOffsets"].empty())
+          throw NotImplemented("setBindGroup with dynamic offsets");
+        if (m.at("group").is_null()) throw NotImplemented("setBindGroup(index, null)");
+        auto& g = get<BindGroupObj>(m.at("group"), "bind group");
+        e->pass->set_bind_group(m.at("index"), g.group);
+        for (auto b : g.buffers) e->buffers.push_back(b);
+      } else if (op == "dispatchWorkgroups") {
+        e->pass->dispatch_workgroups(m.at("x"), m.value("y", 1u), m.value("z", 1u));
+      } else if (op == "dispatchWorkgroupsIndirect") {
+        throw NotImplemented("dispatchWorkgroupsIndirect");
+      } else {
+        throw NotImplemented("compute pass call " + op);
+      }
+    }
+  });
+}
+
+void Server::submit(const json& m) {
+  guarded([&] {
+    std::vector<CommandBuffer> cbs;
+    for (const auto& id : m.at("commandBuffers")) {
+      auto& cb = get<CommandBufferObj>(id, "command buffer");
+      if (cb.submitted) throw Invalid("submit: a command buffer was already submitted");
+      for (auto bid : cb.buffers) {
+        // A buffer the client released can no longer be destroyed or mapped.
+        auto it = objects_.find(bid);
+        if (it == objects_.end() || !std::holds_alternative<BufferObj>(it->second)) continue;
+        auto& b = std::get<BufferObj>(it->second);
+        if (b.destroyed)
+          throw Invalid("submit: [Buffer \"" + b.label + "\"] used in a command is destroyed");
+        if (b.mapped)
+          throw Invalid("submit: [Buffer \"" + b.label + "\"] used in a command is mapped");
+      }
+      cbs.push_back(cb.cb);
+    }
+    for (const auto& id : m.at("commandBuffers")) get<CommandBufferObj>(id, "").submitted = true;
+    if (!cbs.empty()) device_.queue().submit(cbs);
+  });
+}
+
+// ---- dispatch -------------------------------------------------------------------------------------
+
+void Server::handle(const json& m) {
+  const std::string op = m.at("op");
+  if (op == "adapter") {
+    instance_ = Instance::create();
+    adapter_ = instance_.select_adapter(selector_);
+    const AdapterInfo& i = adapter_.info();
+    json features = json::array();
+    for (Feature f : adapter_.features())
+      if (f != Feature::Float32AtomicAdd) features.push_back(std::string(feature_name(f)));
+    reply(m, {{"name", i.name},
+              {"driver", i.driver},
+              {"vendorId", i.vendor_id},
+              {"deviceId", i.device_id},
+              {"type", std::string(adapter_type_name(i.type))},
+              {"limits", limits_json(adapter_.limits())},
+              {"features", features}});
+    return;
+  }
+  if (op == "requestDevice") {
+    try {
+      DeviceDescriptor d;
+      d.label = m.value("label", "");
+      for (const auto& f : m.value("requiredFeatures", json::array())) {
+        std::string name = f;
+        std::optional<Feature> feat;
+        for (Feature x : adapter_.features())
+          if (feature_name(x) == name) feat = x;
+        if (!feat) throw Invalid("requiredFeatures: the adapter does not support \"" + name + "\"");
+        d.required_features.push_back(*feat);
+      }
+      for (const auto& [k, v] : m.value("requiredLimits", json::object()).items()) {
+        if (v.is_null()) continue;
+        const Limit* lim = nullptr;
+        for (const auto& l : kLimits)
+          if (k == l.name) lim = &l;
+        if (!lim) {
+          // A WebGPU limit wgslvk does not model (textures, vertex buffers, ...): accepted when it
+          // asks no more than WebGPU's default, which the client checked.
+          continue;
+        }
+        std::visit(
+            [&](auto field) {
+              using T = std::remove_reference_t<decltype(d.required_limits.*field)>;
+              d.required_limits.*field = T(v.get<uint64_t>());
+            },
+            lim->field);
+      }
+      device_ = adapter_.request_device(d);
+      reply(m, {{"limits", limits_json(device_.limits())}});
+    } catch (const std::exception& e) { reply_error(m, "OperationError", e.what()); }
+    return;
+  }
+  if (!device_) {
+    if (m.contains("r")) reply_error(m, "OperationError", "no device: requestDevice first");
+    return;
+  }
+  if (op == "pushErrorScope") {
+    std::string f = m.at("filter");
+    scopes_.push_back({f == "validation"      ? ErrorKind::Validation
+                       : f == "out-of-memory" ? ErrorKind::OutOfMemory
+                                              : ErrorKind::Internal,
+                       std::nullopt});
+  } else if (op == "popErrorScope") {
+    if (scopes_.empty()) {
+      reply_error(m, "OperationError", "popErrorScope: the error scope stack is empty");
+      return;
+    }
+    Scope s = scopes_.back();
+    scopes_.pop_back();
+    if (s.error)
+      reply(m, {{"error", {{"kind", kind_name(s.error->first)}, {"message", s.error->second}}}});
+    else
+      reply(m, {{"error", nullptr}});
+  } else if (op == "createBuffer") {
+    create_buffer(m);
+  } else if (op == "destroyBuffer") {
+    if (auto* b = std::get_if<BufferObj>(&lookup(m.at("id")))) {
+      b->destroyed = true;
+      b->mapped = false;
+    }
+  } else if (op == "mapAsync") {
+    map_async(m);
+  } else if (op == "unmap") {
+    unmap(m);
+  } else if (op == "writeBuffer") {
+    write_buffer(m);
+  } else if (op == "createBindGroupLayout") {
+    create_bind_group_layout(m);
+  } else if (op == "createPipelineLayout") {
+    create_pipeline_layout(m);
+  } else if (op == "createShaderModule") {
+    create_shader_module(m);
+  } else if (op == "getCompilationInfo") {
+    auto* mod = std::get_if<ModuleObj>(&lookup(m.at("id")));
+    reply(m, {{"messages", mod ? mod->messages : json::array()}});
+  } else if (op == "createComputePipeline") {
+    create_compute_pipeline(m, m.contains("r"));
+  } else if (op == "getBindGroupLayout") {
+    std::string why;
+    BindGroupLayout l;
+    bool ok = guarded(
+        [&] {
+          l = get<PipelineObj>(m.at("pipeline"), "compute pipeline")
+                  .pipeline.get_bind_group_layout(m.at("index"));
+        },
+        &why);
+    if (ok)
+      put(m.at("id"), LayoutObj{l});
+    else
+      put(m.at("id"), InvalidObj{why});
+  } else if (op == "createBindGroup") {
+    create_bind_group(m);
+  } else if (op == "createCommandEncoder" || op == "finish" || op == "beginComputePass" ||
+             op == "end" || op == "setPipeline" || op == "setBindGroup" ||
+             op == "dispatchWorkgroups" || op == "dispatchWorkgroupsIndirect" ||
+             op == "copyBufferToBuffer" || op == "clearBuffer") {
+    encoder_op(m);
+  } else if (op == "submit") {
+    submit(m);
+  } else if (op == "onSubmittedWorkDone") {
+    guarded([&] { device_.queue().on_submitted_work_done(); });
+    reply(m, json::object());
+  } else if (op == "release") {
+    // The client's object was garbage-collected: nothing can name it any more.
+    objects_.erase(m.at("id").get<uint64_t>());
+  } else if (op == "destroyDevice") {
+    guarded([&] { device_.queue().on_submitted_work_done(); });
+    destroyed_ = true;
+    objects_.clear();
+  } else if (op == "reportError") {
+    // A rule the client checks itself (a second mapAsync on a buffer being mapped), reported
+    // through the device's scopes like every other error.
+    report(ErrorKind::Validation, m.at("message"));
+  } else if (op == "notImplemented") {
+    // The client refused a call itself (textures, render pipelines, ...); counted here too so a
+    // server log has every refusal.
+    not_implemented(m.at("message"));
+  } else {
+    not_implemented("not implemented in wgslvk: " + op);
+  }
+}
+
+int Server::run() {
+  std::ios::sync_with_stdio(false);
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    json m;
+    try {
+      m = json::parse(line);
+    } catch (const json::exception& e) {
+      event({{"ev", "protocol"}, {"message", std::string("not JSON: ") + e.what()}});
+      continue;
+    }
+    if (m.value("op", "") == "exit") break;
+    try {
+      handle(m);
+    } catch (const std::exception& e) {
+      // A request that did not even name its objects: answer it if it waits, never hang it.
+      if (m.contains("r"))
+        reply_error(m, "OperationError", e.what());
+      else
+        report(ErrorKind::Validation, e.what());
+    }
+  }
+  return 0;
+}
+
+int run_serve(const std::vector<std::string>& args_in) {
+  if (wants_help(args_in, kServe)) return 0;
+  std::vector<std::string> args = args_in;
+  auto selector = take_device_flag(args);
+  if (!args.empty()) {
+    std::fprintf(stderr, "wgslvk serve: unknown argument '%s'\n%s", args[0].c_str(),
+                 kUsage.c_str());
+    return 2;
+  }
+  Server s(selector);
+  return s.run();
+}
+
+}  // namespace
+}  // namespace wgslvk::cli

@@ -1,0 +1,228 @@
+// Runs WebGPU CTS suites (issue 22's list, or --query/--list-file) on wgslvk and on Dawn, each spec
+// file in its own `node cmdline.js` process (a crash or hang costs one file, and files run in
+// parallel), and writes one table: pass / fail / skip per suite for each provider, wall time, and
+// the list of wgslvk's failures. cts/README.md says how to get the CTS (setup.sh) and what the
+// columns mean.
+//
+// usage: node cts/run.mjs [--providers wgslvk,dawn] [--cts DIR] [--jobs N] [--timeout-s S]
+//          [--query Q]... [--list-file F] [--only REGEX] [--out BASE] [--expectations F]
+//   --cts DIR        the CTS checkout with out-node/ built (default: <repo>/.cts-src)
+//   --query Q        a CTS query instead of the default list (repeatable; one process each)
+//   --list-file F    queries, one a line (# comments)
+//   --only REGEX     keep the spec files whose query matches
+//   --out BASE       writes BASE.json and BASE.md (default: cts/results/<date>-<commit>[-tag])
+//   --tag T          appended to the default output name (e.g. "h200")
+//   --expectations F JSON {query: "pass"|"fail"|"skip"} of a subset (CI): exit 1 when a case
+//                    expected to pass does not (a regression), and list the cases that now pass
+//                    but were expected to fail
+// Environment: WGSLVK_BIN (the wgslvk binary for the wgslvk provider), WGSLVK_NODE_MODULES (where
+// `webgpu` is, for Dawn), DAWN_ENV (a shell file to source for Dawn's Vulkan, e.g. Mesa 25's
+// lavapipe), NODE (the node binary).
+import { spawn, execSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const optAll = name => args.flatMap((a, i) => (a === name ? [args[i + 1]] : []));
+for (let i = 0; i < args.length; i += 2)
+  if (!['--providers', '--cts', '--jobs', '--timeout-s', '--query', '--list-file', '--only', '--out',
+        '--tag', '--expectations', '--write-expectations'].includes(args[i])) {
+    console.error(`run.mjs: unknown option '${args[i]}' (see the usage at the top of cts/run.mjs)`);
+    process.exit(2);
+  }
+
+const providers = opt('--providers', 'wgslvk,dawn').split(',');
+const ctsDir = path.resolve(opt('--cts', path.join(repo, '.cts-src')));
+const jobs = Number(opt('--jobs', String(Math.max(1, os.cpus().length - 0))));
+const timeoutS = Number(opt('--timeout-s', '900'));
+const node = process.env.NODE || process.execPath;
+const cmdline = path.join(ctsDir, 'out-node/common/runtime/cmdline.js');
+if (!fs.existsSync(cmdline)) {
+  console.error(`run.mjs: ${cmdline} not found: run cts/setup.sh first (cts/README.md)`);
+  process.exit(3);
+}
+
+// Issue 22's suites. Each entry expands to one query per spec file under it.
+const kDefaultSuites = [
+  'shader/execution/expression',
+  'shader/execution/flow_control',
+  'shader/execution/statement',
+  'shader/execution/memory_layout.spec.js',
+  'shader/execution/padding.spec.js',
+  'shader/execution/zero_init.spec.js',
+  'shader/execution/robust_access.spec.js',
+  'shader/execution/shader_io/compute_builtins.spec.js',
+  'shader/validation',
+];
+
+function specFiles(rel) {
+  const abs = path.join(ctsDir, 'out-node/webgpu', rel);
+  if (!fs.existsSync(abs)) throw new Error(`no ${abs}`);
+  if (fs.statSync(abs).isFile()) return [rel];
+  return fs.readdirSync(abs, { withFileTypes: true }).flatMap(e =>
+    e.isDirectory() ? specFiles(path.join(rel, e.name))
+      : e.name.endsWith('.spec.js') ? [path.join(rel, e.name)] : []).sort();
+}
+const queryOf = rel => 'webgpu:' + rel.replace(/\.spec\.js$/, '').split(path.sep).join(',') + ':*';
+
+let queries = optAll('--query');
+if (opt('--list-file'))
+  queries.push(...fs.readFileSync(opt('--list-file'), 'utf8').split('\n').map(l => l.replace(/#.*/, '').trim()).filter(Boolean));
+if (queries.length === 0) queries = kDefaultSuites.flatMap(specFiles).map(queryOf);
+if (opt('--only')) queries = queries.filter(q => new RegExp(opt('--only')).test(q));
+
+// The table's suite of a query: issue 22's grouping, texture builtins apart (wgslvk has no
+// textures; fragment-only derivatives likewise).
+function suiteOf(q) {
+  const parts = q.replace(/^webgpu:/, '').split(':')[0].split(',');
+  if (parts[1] === 'validation') return 'shader,validation,' + (parts.length > 3 ? parts[2] : parts[2] ?? '');
+  if (parts[2] === 'expression') {
+    if (parts[3] === 'call' && parts[4] === 'builtin') {
+      const b = parts[5] ?? '';
+      if (/^texture/.test(b)) return 'expression,call,builtin (texture*)';
+      if (/^(dpd|fwidth)/.test(b)) return 'expression,call,builtin (derivatives)';
+      return 'expression,call,builtin';
+    }
+    return 'expression,' + parts[3];
+  }
+  return parts.slice(2).join(',');
+}
+
+function providerModule(p) {
+  return path.join(repo, 'cts/provider', p === 'dawn' ? 'dawn.cjs' : 'wgslvk.cjs');
+}
+
+function runOne(provider, query, logPath) {
+  return new Promise(resolve => {
+    const t0 = Date.now();
+    const cmd = [cmdline, '--verbose', '--gpu-provider', providerModule(provider),
+                 ...(process.env.CTS_EXTRA_FLAGS ? process.env.CTS_EXTRA_FLAGS.split(' ') : []), query];
+    const env = { ...process.env };
+    let argv0 = node, argv = cmd;
+    if (provider === 'dawn' && process.env.DAWN_ENV) {
+      argv0 = 'bash';
+      argv = ['-c', `source "${process.env.DAWN_ENV}" && exec "$0" "$@"`, node, ...cmd];
+    }
+    const out = fs.openSync(logPath, 'w');
+    const child = spawn(argv0, argv, { cwd: ctsDir, env, stdio: ['ignore', out, out], detached: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try { process.kill(-child.pid, 'SIGKILL'); } catch {}
+    }, timeoutS * 1000);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      fs.closeSync(out);
+      const r = { provider, query, suite: suiteOf(query), pass: 0, fail: 0, skip: 0, warn: 0,
+                  failures: [], notImplemented: 0, exit: code ?? signal, timed_out: timedOut,
+                  wall_s: (Date.now() - t0) / 1000 };
+      const seen = new Set();
+      for (const line of fs.readFileSync(logPath, 'utf8').split('\n')) {
+        const m = /^\[(pass|fail|skip|warn)\] (\S+) \(\d/.exec(line);
+        if (m && !seen.has(m[2] + m[1])) {
+          seen.add(m[2] + m[1]);  // the summary repeats failures and skips
+          r[m[1]]++;
+          if (m[1] === 'fail') r.failures.push(m[2]);
+        }
+        if (line.includes('not implemented in wgslvk')) r.notImplemented++;
+      }
+      // A file that died (not one case failing) counts as one failure, named.
+      if (timedOut || (code !== 0 && code !== 1) || (r.pass + r.fail + r.skip + r.warn === 0))
+        r.failures.push(`${query} (${timedOut ? `timed out after ${timeoutS} s` : `runner exited ${code ?? signal}`})`), r.died = true;
+      resolve(r);
+    });
+  });
+}
+
+const commit = (() => { try { return execSync('git -C ' + repo + ' rev-parse --short HEAD').toString().trim(); } catch { return 'nocommit'; } })();
+const date = new Date().toISOString().slice(0, 10);
+const base = path.resolve(opt('--out', path.join(repo, 'cts/results', `${date}-${commit}${opt('--tag') ? '-' + opt('--tag') : ''}`)));
+const logDir = base + '.logs';
+fs.mkdirSync(logDir, { recursive: true });
+
+const tasks = providers.flatMap(p => queries.map(q => ({ p, q })));
+const results = [];
+const t0 = Date.now();
+let next = 0;
+async function worker() {
+  while (next < tasks.length) {
+    const { p, q } = tasks[next++];
+    const log = path.join(logDir, `${p}--${q.replace(/[^A-Za-z0-9_,.-]/g, '_')}.log`);
+    const r = await runOne(p, q, log);
+    results.push(r);
+    console.log(`${p.padEnd(6)} ${q.padEnd(80)} pass ${r.pass} fail ${r.fail} skip ${r.skip}${r.died ? ' DIED' : ''} ${r.wall_s.toFixed(1)} s`);
+  }
+}
+await Promise.all(Array.from({ length: Math.min(jobs, tasks.length) }, worker));
+const wall = (Date.now() - t0) / 1000;
+
+// ---- the table ----------------------------------------------------------------------------------
+const suites = [...new Set(results.map(r => r.suite))].sort();
+const sum = (p, s) => results.filter(r => r.provider === p && r.suite === s).reduce((a, r) => ({
+  pass: a.pass + r.pass, fail: a.fail + r.fail + (r.died ? 1 : 0), skip: a.skip + r.skip, wall: a.wall + r.wall_s,
+  ni: a.ni + r.notImplemented }), { pass: 0, fail: 0, skip: 0, wall: 0, ni: 0 });
+const lines = [];
+lines.push(`# WebGPU CTS: wgslvk and Dawn, ${date}, wgslvk commit ${commit}`, '');
+lines.push(`CTS ${fs.existsSync(path.join(ctsDir, 'CTS_COMMIT')) ? fs.readFileSync(path.join(ctsDir, 'CTS_COMMIT'), 'utf8').trim() : '(commit unknown)'}; host ${os.hostname()}, ${os.cpus().length} CPUs; ${jobs} files at a time; wall ${wall.toFixed(0)} s in all.`);
+lines.push(`Dawn: dawn.node (npm \`webgpu\`)${process.env.DAWN_ENV ? `, Vulkan from ${process.env.DAWN_ENV}` : ''}. Times are the sum of each file's wall time.`, '');
+const head = ['suite', ...providers.flatMap(p => [`${p} pass`, 'fail', 'skip', 's'])];
+lines.push('| ' + head.join(' | ') + ' |', '|' + head.map(() => '---').join('|') + '|');
+const tot = Object.fromEntries(providers.map(p => [p, { pass: 0, fail: 0, skip: 0, wall: 0 }]));
+for (const s of suites) {
+  const row = [s];
+  for (const p of providers) {
+    const x = sum(p, s);
+    row.push(x.pass, x.fail, x.skip, x.wall.toFixed(0));
+    for (const k of ['pass', 'fail', 'skip', 'wall']) tot[p][k] += x[k];
+  }
+  lines.push('| ' + row.join(' | ') + ' |');
+}
+lines.push('| **total** | ' + providers.map(p => `**${tot[p].pass}** | ${tot[p].fail} | ${tot[p].skip} | ${tot[p].wall.toFixed(0)}`).join(' | ') + ' |', '');
+for (const p of providers.filter(p => p !== 'dawn')) {
+  const failures = results.filter(r => r.provider === p).flatMap(r => r.failures).sort();
+  lines.push(`## ${p} failures (${failures.length})`, '');
+  const ni = results.filter(r => r.provider === p).reduce((a, r) => a + r.notImplemented, 0);
+  lines.push(`Log lines naming "not implemented in wgslvk": ${ni}. Logs: ${path.relative(repo, logDir)}/ (not committed).`, '');
+  const shown = failures.slice(0, 2000);
+  for (const f of shown) lines.push('- `' + f + '`');
+  if (failures.length > shown.length) lines.push(`- ... and ${failures.length - shown.length} more (the JSON has them all)`);
+  lines.push('');
+}
+fs.writeFileSync(base + '.md', lines.join('\n') + '\n');
+fs.writeFileSync(base + '.json', JSON.stringify({ date, commit, wall_s: wall, jobs, providers, results }, null, 1) + '\n');
+console.log(`\nwrote ${path.relative(process.cwd(), base)}.md and .json`);
+
+// ---- expectations (CI) --------------------------------------------------------------------------
+// Every wgslvk case's status, from the logs (the last line for a case wins: the summary repeats).
+const statusOf = new Map();
+for (const r of results.filter(r => r.provider === 'wgslvk'))
+  for (const line of fs.readFileSync(path.join(logDir, `wgslvk--${r.query.replace(/[^A-Za-z0-9_,.-]/g, '_')}.log`), 'utf8').split('\n')) {
+    const m = /^\[(pass|fail|skip|warn)\] (\S+) \(\d/.exec(line);
+    if (m) statusOf.set(m[2], m[1]);
+  }
+if (opt('--write-expectations')) {
+  const cases = Object.fromEntries([...statusOf.entries()].sort());
+  fs.writeFileSync(opt('--write-expectations'), JSON.stringify({
+    note: 'wgslvk\'s status per CTS case of cts/ci_subset.txt; written by cts/run.mjs --write-expectations, checked by --expectations (tests/cts)',
+    cts: fs.existsSync(path.join(ctsDir, 'CTS_COMMIT')) ? fs.readFileSync(path.join(ctsDir, 'CTS_COMMIT'), 'utf8').trim() : '',
+    wgslvk_commit: commit, cases }, null, 1) + '\n');
+  console.log(`wrote ${opt('--write-expectations')} (${statusOf.size} cases)`);
+}
+if (opt('--expectations')) {
+  const exp = JSON.parse(fs.readFileSync(opt('--expectations'), 'utf8'));
+  let regressions = 0, fixed = 0;
+  for (const [q, want] of Object.entries(exp.cases ?? exp)) {
+    const got = statusOf.get(q) ?? 'missing';
+    if (want === 'pass' && got !== 'pass') { console.log(`REGRESSION ${q}: expected pass, got ${got}`); regressions++; }
+    if (want !== 'pass' && got === 'pass') { console.log(`NOW PASSES ${q} (expected ${want}): update the expectations`); fixed++; }
+  }
+  const passed = [...statusOf.values()].filter(s => s === 'pass').length;
+  console.log(`cts: ${passed} passed, ${regressions} failed`);
+  process.exit(regressions ? 1 : 0);
+}

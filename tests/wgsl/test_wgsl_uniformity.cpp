@@ -422,6 +422,50 @@ diagnostic(off, subgroup_uniformity);
     out[0] = subgroupAdd(1u);
   }
 })"},
+    {"subgroup_uniformity_off_on_an_if_statement",
+     R"(enable subgroups;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(16) fn main(@builtin(local_invocation_id) lid: vec3u) {
+  @diagnostic(off, subgroup_uniformity) if (lid.x == 0u) {
+    out[0] = subgroupAdd(1u);
+  }
+})"},
+    {"subgroup_uniformity_off_on_a_body_block",
+     R"(enable subgroups;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(16) fn main(@builtin(local_invocation_id) lid: vec3u) {
+  if (lid.x == 0u) @diagnostic(off, subgroup_uniformity) {
+    out[0] = subgroupAdd(1u);
+  }
+})"},
+    {"subgroup_uniformity_off_on_the_callee",
+     R"(enable subgroups;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@diagnostic(off, subgroup_uniformity) fn f() -> u32 { return subgroupAdd(1u); }
+@compute @workgroup_size(16) fn main(@builtin(local_invocation_id) lid: vec3u) {
+  if (lid.x == 0u) {
+    out[0] = f();
+  }
+})"},
+    {"inner_error_filter_overrides_module_off",
+     R"(diagnostic(off, subgroup_uniformity);
+enable subgroups;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(16) fn main(@builtin(local_invocation_id) lid: vec3u) {
+  @diagnostic(error, subgroup_uniformity) if (lid.x == 0u) {
+    out[0] = subgroupAdd(1u);
+  }
+})",
+     6, 14, "'subgroupAdd' must only be called from subgroup uniform control flow"},
+    {"barrier_requirement_cannot_be_filtered",
+     R"(diagnostic(off, derivative_uniformity);
+diagnostic(off, subgroup_uniformity);
+@compute @workgroup_size(16) fn main(@builtin(local_invocation_id) lid: vec3u) {
+  if (lid.x == 0u) {
+    workgroupBarrier();
+  }
+})",
+     5, 5, "'workgroupBarrier' must only be called from uniform control flow"},
     {"subgroup_result_is_subgroup_uniform_only",
      R"(enable subgroups;
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;

@@ -623,6 +623,13 @@ TEST(WgslParser, NamesKeywordsReservedWords) {
             "1:7: invalid character U+00B7 in the source [syntax]");
   EXPECT_EQ(module_dump("const a = 1 \xE2\x82\xAC 2;"),
             "1:13: invalid character U+20AC in the source [syntax]");
+  // Source text in messages is cut: a message stays short whatever the input.
+  EXPECT_EQ(module_dump("const a = 1 " + std::string(10000, 'x') + ";"),
+            "1:13: expected ';' for const declaration, found "
+            "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' [syntax]");
+  EXPECT_EQ(module_dump("const __" + std::string(10000, 'x') + " = 1;"),
+            "1:7: identifiers must not start with two underscores: "
+            "'__xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' [syntax]");
   EXPECT_EQ(module_dump("const a = \xFF;"), "1:11: invalid UTF-8 in the source (byte 10) [syntax]");
 }
 

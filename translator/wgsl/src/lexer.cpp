@@ -250,6 +250,14 @@ struct LineTable {
 
 }  // namespace
 
+std::string quote_source(std::string_view text) {
+  constexpr size_t kMax = 40;
+  if (text.size() <= kMax) return "'" + std::string(text) + "'";
+  size_t cut = kMax;
+  while (cut > 0 && (static_cast<uint8_t>(text[cut]) & 0xC0) == 0x80) --cut;
+  return "'" + std::string(text.substr(0, cut)) + "...'";
+}
+
 bool is_keyword(std::string_view w) {
   static const std::unordered_set<std::string_view> k = {
       "alias",   "break",      "case",    "const", "const_assert", "continue", "continuing",
@@ -550,8 +558,8 @@ LexResult lex(std::string_view source) {
     } else if (sc.literal_starts(pos)) {
       Scanner::Literal lit = sc.literal(pos);
       if (lit.leading_zero)
-        return fail(pos, "integer literals cannot have leading zeros: '" +
-                             std::string(source.substr(pos, lit.len)) + "'");
+        return fail(pos, "integer literals cannot have leading zeros: " +
+                             quote_source(source.substr(pos, lit.len)));
       t.kind = lit.is_float ? Token::Kind::Float : Token::Kind::Int;
       t.text = source.substr(pos, lit.text_len);
       t.suffix = lit.suffix;
@@ -561,10 +569,10 @@ LexResult lex(std::string_view source) {
       if (is_keyword(t.text)) {
         t.kind = Token::Kind::Keyword;
       } else if (is_reserved_word(t.text)) {
-        return fail(pos, "'" + std::string(t.text) + "' is a reserved word");
+        return fail(pos, quote_source(t.text) + " is a reserved word");
       } else if (t.text.substr(0, 2) == "__") {
-        return fail(
-            pos, "identifiers must not start with two underscores: '" + std::string(t.text) + "'");
+        return fail(pos,
+                    "identifiers must not start with two underscores: " + quote_source(t.text));
       } else {
         t.kind = Token::Kind::Ident;
       }

@@ -52,6 +52,9 @@ struct TemplateLists {
 };
 TemplateLists discover_template_lists(std::string_view source);
 
+// Source text for a message: quoted, cut after 40 bytes (at a UTF-8 boundary) with "...".
+std::string quote_source(std::string_view text);
+
 bool is_keyword(std::string_view word);
 bool is_reserved_word(std::string_view word);
 

@@ -182,7 +182,7 @@ class Parser {
     if (t.kind == TK::End) return "end of file";
     std::string s(t.text);
     if (t.suffix) s += t.suffix;
-    return "'" + s + "'";
+    return quote_source(s);
   }
   [[noreturn]] void fail(Span at, std::string message, std::string rule = "syntax") {
     throw SyntaxError{at, std::move(rule), std::move(message)};
@@ -281,7 +281,7 @@ class Parser {
         r->text = std::move(rule);
         a.args = {s, r};
       } else if (match("(")) {
-        a.args = expression_list(")", a.name + " attribute");
+        a.args = expression_list(")", "attribute " + quote_source(a.name));
       }
       attrs.push_back(std::move(a));
     }

@@ -114,6 +114,7 @@ TEST(WgslRejectCorpus, AgreesWithDawn) {
     EXPECT_TRUE(files.count(name)) << name << " has a Dawn verdict but no file";
 
   int agree = 0, total = 0, unsupported = 0;
+  int both_reject_at_module = 0, same_line = 0;  // where both name the error's line
   std::set<std::string> differing;
   for (const auto& name : files) {
     ASSERT_TRUE(verdicts.contains(name))
@@ -154,6 +155,10 @@ TEST(WgslRejectCorpus, AgreesWithDawn) {
             std::to_string(dawn_col) + " (" + dawn_message + "), ours at " +
             std::to_string(v.line) + ":" + std::to_string(v.col) + " [" + v.rule + "] " + v.message;
     }
+    if (!dawn_accepts && !v.accepted && dawn_line != 0 && v.stage == "check_module") {
+      ++both_reject_at_module;
+      if (v.line == dawn_line) ++same_line;
+    }
     if (why.empty()) {
       ++agree;
       EXPECT_FALSE(kKnownDifferences.count(name))
@@ -168,7 +173,9 @@ TEST(WgslRejectCorpus, AgreesWithDawn) {
   }
   std::cout << "agreement with Dawn: " << agree << "/" << total << " ("
             << (total ? 100.0 * agree / total : 0.0) << "%), " << unsupported
-            << " accepted but not translated\n";
+            << " accepted but not translated; of " << both_reject_at_module
+            << " modules both refuse at creation, " << same_line
+            << " put the first error on Dawn's line\n";
   for (const auto& [name, reason] : kKnownDifferences)
     EXPECT_TRUE(files.count(name)) << name << " is listed as a known difference but has no file";
 }

@@ -11,6 +11,7 @@
 #include "loss/reference.hpp"
 #include "matmul/reference.hpp"
 #include "norm/reference.hpp"
+#include "wgslvk/reusable.hpp"
 #include "wgslvk/utils.hpp"
 
 namespace wgslvk::gpt {
@@ -25,18 +26,26 @@ std::string_view matmul_name(MatmulImpl m) {
       return "naive";
     case MatmulImpl::Native:
       return "native";
+    case MatmulImpl::NativeAuto:
+      return "native_auto";
   }
   return "?";
 }
 
 MatmulImpl parse_matmul(std::string_view s) {
-  for (auto m : {MatmulImpl::Vec4, MatmulImpl::Blocked4, MatmulImpl::Naive, MatmulImpl::Native})
+  for (auto m : {MatmulImpl::Vec4, MatmulImpl::Blocked4, MatmulImpl::Naive, MatmulImpl::Native,
+                 MatmulImpl::NativeAuto})
     if (matmul_name(m) == s) return m;
   throw std::invalid_argument("unknown matmul '" + std::string(s) +
-                              "' (vec4, blocked4, naive, native)");
+                              "' (vec4, blocked4, naive, native, native_auto)");
 }
 
 namespace {
+// native_auto: matmul_native_n64 (128 x 64 tiles) where matmul_native's 128 x 128 grid has fewer
+// tiles than this, matmul_native otherwise. Two waves of the 132 SMs of an H100/H200: the
+// matmul README's H200 table (n64 wins or ties on every GPT product with N = 768 and every dW).
+constexpr uint64_t kNativeN64BelowTiles = 264;
+
 // A binding range: a buffer, a byte offset and a byte size (0: to the end).
 struct Range {
   Buffer buf;
@@ -206,6 +215,19 @@ void GpuGpt::build() {
   // ---- op builders ----
   auto mm = [&](const Range& a, const Range& b, const Range& c, const Range* bias,
                 matmul::Dims md) {
+    if (bias) md.flags |= matmul::kAddBias;
+    uint32_t dims[4] = {md.M, md.N, md.K, md.flags};
+    if (gopt_.matmul == MatmulImpl::NativeAuto && matmul::supports(matmul::Kernel::Native, md)) {
+      const uint64_t mt = (md.M + 127) / 128, tiles = mt * ((md.N + 127) / 128);
+      if (tiles < kNativeN64BelowTiles) {
+        Buffer u = uni(dims, sizeof dims);
+        Range bb = bias ? *bias : whole(A.dummy);
+        add_flat("matmul/matmul_native_n64",
+                 {a.entry(0), b.entry(1), c.entry(2), bb.entry(3), whole(u).entry(4)},
+                 mt * ((md.N + 63) / 64));
+        return;
+      }
+    }
     matmul::Kernel k = matmul::Kernel::Naive;
     switch (gopt_.matmul) {
       case MatmulImpl::Vec4:
@@ -218,12 +240,11 @@ void GpuGpt::build() {
         k = matmul::Kernel::Naive;
         break;
       case MatmulImpl::Native:
+      case MatmulImpl::NativeAuto:
         k = matmul::supports(matmul::Kernel::Native, md) ? matmul::Kernel::Native
                                                          : matmul::vec4_or_fallback(md);
         break;
     }
-    if (bias) md.flags |= matmul::kAddBias;
-    uint32_t dims[4] = {md.M, md.N, md.K, md.flags};
     Buffer u = uni(dims, sizeof dims);
     Range bb = bias ? *bias : whole(A.dummy);
     add_flat(matmul::qualified_name(k),
@@ -489,8 +510,24 @@ void GpuGpt::train_step(const Batch& b, float lr, uint32_t slot) {
   if (slot >= kLossLogSlots) throw std::invalid_argument("train_step: loss-log slot out of range");
   upload(b);
   opt_->set_lr(lr);
+  if (is_traced(dev_)) {  // a WebGPU replay submits a command buffer once: encode every step
+    CommandEncoder enc = dev_.create_command_encoder({"gpt.step"});
+    record_ops(enc, 0, ops_.size(), "gpt.forward_backward");
+    enc.copy_buffer_to_buffer(a_->stats, 0, a_->loss_log, uint64_t(slot) * 4, 4);
+    opt_->record_step(enc);
+    dev_.queue().submit(enc.finish());
+    return;
+  }
+  // The forward and backward never change: encoded once, resubmitted every step (the batch
+  // arrived by the queue writes above, which run first). The loss-log slot and the optimizer's
+  // step (its bias-correction write) change: a small buffer of their own after it.
+  if (!step_cb_) {
+    CommandEncoder enc = create_reusable_command_encoder(dev_, "gpt.forward_backward");
+    record_ops(enc, 0, ops_.size(), "gpt.forward_backward");
+    step_cb_ = enc.finish();
+  }
+  dev_.queue().submit(step_cb_);
   CommandEncoder enc = dev_.create_command_encoder({"gpt.step"});
-  record_ops(enc, 0, ops_.size(), "gpt.forward_backward");
   enc.copy_buffer_to_buffer(a_->stats, 0, a_->loss_log, uint64_t(slot) * 4, 4);
   opt_->record_step(enc);
   dev_.queue().submit(enc.finish());

@@ -3,12 +3,14 @@
 // sub-ranges of MultiTensorAdamW's mega-buffers w and g (bound at their offsets), activations are
 // one buffer per saved tensor (so no dispatch binds one buffer both writable and read-only: R11).
 //
-// One training step = one command buffer, one submission: a compute pass with the forward and
-// backward dispatches (the runtime orders them), a copy of the mean loss into a loss-log slot,
+// One training step = two submissions: a compute pass with the forward and backward dispatches
+// (the runtime orders them), encoded once and resubmitted every step (a reusable command buffer;
+// on a traced device it is encoded per step), then a copy of the mean loss into a loss-log slot
 // and MultiTensorAdamW::record_step's pass (gradient norm, clip, the decay- and no-decay-block
-// updates; it zeroes g). Before the submission the queue writes the batch (tokens, targets, the
-// deterministic embedding backward's segments) and the optimizer's uniforms: no read-back inside a
-// step; the loss log is read once per logging interval.
+// updates; it zeroes g). The queue writes the batch (tokens, targets, the deterministic embedding
+// backward's segments) and the optimizer's uniforms, which the GPU takes before the step's
+// commands; the host waits for nothing: no read-back inside a step, the loss log is read once per
+// logging interval, and the host prepares the next steps while the GPU runs this one.
 //
 // Dispatch list (per layer l, rows R = B*T):
 //   forward:  embed_lookup(tokens, wte) -> x0; pos_embed_add(x0, wpe);
@@ -52,7 +54,9 @@ namespace wgslvk::gpt {
 // trainer defaults to native (gpt110m on an H200: 125 ms/step vs 137 with vec4, the same losses
 // within f32 noise; bench/results/h200-2026-11-23-session4); where native's preconditions fail it
 // falls back as vec4 does. The seed's vec4 stays selectable (--matmul vec4).
-enum class MatmulImpl { Vec4, Blocked4, Naive, Native };
+// native_auto (issue 23, opt-in): matmul_native_n64 (128 x 64 tiles, twice the workgroups)
+// where native's 128 x 128 grid is under two waves of an H200's SMs, native elsewhere.
+enum class MatmulImpl { Vec4, Blocked4, Naive, Native, NativeAuto };
 std::string_view matmul_name(MatmulImpl m);
 MatmulImpl parse_matmul(std::string_view s);
 
@@ -129,6 +133,7 @@ class GpuGpt {
   std::unique_ptr<Acts> a_;
   size_t logits_end_ = 0, fwd_end_ = 0;
   std::map<std::string, ComputePipeline> pipes_;
+  CommandBuffer step_cb_;  // the forward + backward pass, reusable (train_step)
 };
 
 }  // namespace wgslvk::gpt

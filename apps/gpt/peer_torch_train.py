@@ -98,6 +98,11 @@ def main():
     ap.add_argument("--compare", help="a wgslvk train --json log to compare against")
     ap.add_argument("--json", help="write our losses as JSON lines")
     ap.add_argument("--time", action="store_true", help="print step time and tokens/s")
+    ap.add_argument("--bf16", action="store_true",
+                    help="forward under torch.autocast(bfloat16) (weights and AdamW stay fp32)")
+    ap.add_argument("--steady-from", type=int, default=0,
+                    help="with --time, also the steady state: ms/step over steps after this one "
+                         "(the clock starts once step N has finished on the GPU)")
     a = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = a.tf32
     torch.backends.cudnn.allow_tf32 = a.tf32
@@ -126,7 +131,9 @@ def main():
         tgt = torch.tensor(chunk[B * T:].reshape(B, T), device=a.device)
         for g in opt.param_groups:
             g["lr"] = lr_at(tc, t)
-        loss = model(tok, tgt)
+        with torch.autocast(device_type=a.device.split(":")[0], dtype=torch.bfloat16,
+                            enabled=a.bf16):
+            loss = model(tok, tgt)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if tc["max_grad_norm"] is not None:
@@ -137,9 +144,14 @@ def main():
                 p.grad.mul_(clip)
         opt.step()
         losses.append(loss.detach())
+        if t == a.steady_from:
+            if a.device == "cuda":
+                torch.cuda.synchronize()
+            t_steady = time.perf_counter()
     if a.device == "cuda":
         torch.cuda.synchronize()
-    secs = time.perf_counter() - t0
+    t_end = time.perf_counter()
+    secs = t_end - t0
     losses = [float(l) for l in losses]
     if jf:
         for t, l in enumerate(losses, 1):
@@ -148,7 +160,12 @@ def main():
         print(f"step {t:5d} loss {l:.6f}")
     if a.time:
         print(f"torch: {secs * 1e3 / a.steps:.2f} ms/step, {a.steps * B * T / secs:.0f} tok/s "
-              f"(losses read back at the end), tf32 {'on' if a.tf32 else 'off'}")
+              f"(losses read back at the end), tf32 {'on' if a.tf32 else 'off'}"
+              f"{', bf16 autocast' if a.bf16 else ''}")
+        if 0 < a.steady_from < a.steps:
+            n = a.steps - a.steady_from
+            print(f"torch steady: {(t_end - t_steady) * 1e3 / n:.3f} ms/step over steps "
+                  f"{a.steady_from + 1}..{a.steps}")
     if a.compare:
         ours = {}
         with open(a.compare) as f:

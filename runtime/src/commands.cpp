@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "internal.hpp"
+#include "wgslvk/reusable.hpp"
 
 namespace wgslvk {
 
@@ -54,6 +55,17 @@ CommandEncoder Device::create_command_encoder(const CommandEncoderDescriptor& de
   CommandEncoder out;
   impl_of(out) = e;
   return out;
+}
+
+CommandEncoder create_reusable_command_encoder(Device& device, const std::string& label) {
+  require_live(impl_of(device), "create_reusable_command_encoder");
+  if (impl_of(device)->core->trace)
+    throw ValidationError("state", quoted("CommandEncoder", label) +
+                                       ": reusable command buffers are not traced (a WebGPU "
+                                       "replay submits a buffer once); ask is_traced() first");
+  CommandEncoder enc = device.create_command_encoder({label});
+  impl_of(enc)->reusable = true;
+  return enc;
 }
 
 ComputePass CommandEncoder::begin_compute_pass(const ComputePassDescriptor& desc) {
@@ -288,6 +300,7 @@ CommandBuffer CommandEncoder::finish() {
   cb->core = impl_->core.get();
   cb->label = impl_->label;
   cb->commands = std::move(impl_->commands);
+  cb->reusable = impl_->reusable;
   if (impl_->core->trace) impl_->core->trace->finish(*impl_, *cb);
   CommandBuffer out;
   impl_of(out) = cb;
@@ -341,7 +354,62 @@ class HazardTracker {
  private:
   std::vector<Access> pending_;
 };
+
+// Records `all` into `cmd`, a barrier only where two commands touch the same bytes and one
+// writes. The caller has put a full barrier before it.
+void record_commands(VkCommandBuffer cmd, std::vector<Command>& all) {
+  // Each command's accesses, once: a pass's first command is also looked at from its pass's
+  // beginning timestamp.
+  std::vector<std::vector<Access>> acc;
+  acc.reserve(all.size());
+  for (const Command& c : all) acc.push_back(accesses_of(c));
+  HazardTracker hazards;
+  auto barrier_if_needed = [&](const std::vector<Access>& next) {
+    if (hazards.needs_barrier(next)) {
+      full_barrier(cmd);
+      hazards.clear();
+    }
+  };
+  for (size_t k = 0; k < all.size(); ++k) {
+    Command& c = all[k];
+    if (auto* t = std::get_if<TimestampCmd>(&c)) {
+      // A barrier the pass's first command needs goes before the pass's beginning timestamp,
+      // not inside the timed region (it cost a few microseconds of every small kernel on an
+      // H200).
+      if (t->pass_begin)
+        for (size_t j = k + 1; j < all.size(); ++j)
+          if (!std::holds_alternative<TimestampCmd>(all[j])) {
+            barrier_if_needed(acc[j]);
+            break;
+          }
+      // A query must be reset before each write, also when written twice in one submission.
+      vkCmdResetQueryPool(cmd, t->set->pool, t->index, 1);
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t->set->pool, t->index);
+      t->set->written[t->index] = true;
+      continue;
+    }
+    barrier_if_needed(acc[k]);
+    hazards.record(acc[k]);
+    if (auto* d = std::get_if<DispatchCmd>(&c)) {
+      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipeline->pipeline);
+      for (uint32_t g = 0; g < d->groups.size(); ++g)
+        if (d->groups[g])
+          vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipeline->layout, g, 1,
+                                  &d->groups[g]->set, 0, nullptr);
+      vkCmdDispatch(cmd, d->x, d->y, d->z);
+    } else if (auto* cp = std::get_if<CopyCmd>(&c)) {
+      VkBufferCopy region{cp->src_offset, cp->dst_offset, cp->size};
+      vkCmdCopyBuffer(cmd, cp->src->buffer, cp->dst->buffer, 1, &region);
+    } else if (auto* cl = std::get_if<ClearCmd>(&c)) {
+      vkCmdFillBuffer(cmd, cl->buffer->buffer, cl->offset, cl->size, 0);
+    }
+  }
+}
 }  // namespace
+
+CommandBufferImpl::~CommandBufferImpl() {
+  if (pool) vkDestroyCommandPool(owner->device, pool, nullptr);  // frees `recorded`
+}
 
 void Queue::submit(std::span<const CommandBuffer> buffers) {
   require_live(impl_, "Queue::submit");
@@ -351,9 +419,41 @@ void Queue::submit(std::span<const CommandBuffer> buffers) {
     if (impl_of(cb)->core != impl_->core.get())
       throw ValidationError("state", "submit: " + quoted("CommandBuffer", impl_of(cb)->label) +
                                          " was encoded for a different device");
-    if (impl_of(cb)->submitted)
+    if (impl_of(cb)->reusable && buffers.size() != 1)
+      throw ValidationError("state", "submit: " + quoted("CommandBuffer", impl_of(cb)->label) +
+                                         " is reusable and is submitted alone");
+    if (impl_of(cb)->submitted && !impl_of(cb)->reusable)
       throw ValidationError("state", "submit: " + quoted("CommandBuffer", impl_of(cb)->label) +
                                          " was already submitted");
+  }
+  if (buffers.size() == 1 && impl_of(buffers[0])->reusable) {
+    const auto& cb = impl_of(buffers[0]);
+    std::lock_guard lock(impl_->mutex);
+    if (!cb->recorded) {
+      // Its own pool: the buffer lives as long as the handle, apart from the device's
+      // allocate-per-submission pool. Simultaneous use: the host may resubmit it while the GPU
+      // still runs the previous submission of it.
+      cb->owner = impl_->core;
+      VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+      pci.queueFamilyIndex = impl_->core->adapter->queue_family;
+      check_vk(vkCreateCommandPool(impl_->core->device, &pci, nullptr, &cb->pool),
+               "vkCreateCommandPool");
+      VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+      ai.commandPool = cb->pool;
+      ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+      ai.commandBufferCount = 1;
+      check_vk(vkAllocateCommandBuffers(impl_->core->device, &ai, &cb->recorded),
+               "vkAllocateCommandBuffers");
+      VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+      bi.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
+      check_vk(vkBeginCommandBuffer(cb->recorded, &bi), "vkBeginCommandBuffer");
+      record_commands(cb->recorded, cb->commands);
+      check_vk(vkEndCommandBuffer(cb->recorded), "vkEndCommandBuffer");
+    }
+    cb->submitted = true;
+    // The commands stay with the buffer (it retains what they use); the submission retains it.
+    impl_->submit_locked([](VkCommandBuffer) {}, {}, false, cb);
+    return;
   }
   if (impl_->core->trace) {
     std::vector<const CommandBufferImpl*> cbs;
@@ -367,56 +467,8 @@ void Queue::submit(std::span<const CommandBuffer> buffers) {
   }
   if (all.empty()) return;
   std::lock_guard lock(impl_->mutex);
-  // Each command's accesses, once: a pass's first command is also looked at from its pass's
-  // beginning timestamp.
-  std::vector<std::vector<Access>> acc;
-  acc.reserve(all.size());
-  for (const Command& c : all) acc.push_back(accesses_of(c));
-  impl_->submit_locked(
-      [&](VkCommandBuffer cmd) {
-        HazardTracker hazards;  // submit_locked already put a barrier before the first command
-        auto barrier_if_needed = [&](const std::vector<Access>& next) {
-          if (hazards.needs_barrier(next)) {
-            full_barrier(cmd);
-            hazards.clear();
-          }
-        };
-        for (size_t k = 0; k < all.size(); ++k) {
-          Command& c = all[k];
-          if (auto* t = std::get_if<TimestampCmd>(&c)) {
-            // A barrier the pass's first command needs goes before the pass's beginning timestamp,
-            // not inside the timed region (it cost a few microseconds of every small kernel on an
-            // H200).
-            if (t->pass_begin)
-              for (size_t j = k + 1; j < all.size(); ++j)
-                if (!std::holds_alternative<TimestampCmd>(all[j])) {
-                  barrier_if_needed(acc[j]);
-                  break;
-                }
-            // A query must be reset before each write, also when written twice in one submission.
-            vkCmdResetQueryPool(cmd, t->set->pool, t->index, 1);
-            vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t->set->pool, t->index);
-            t->set->written[t->index] = true;
-            continue;
-          }
-          barrier_if_needed(acc[k]);
-          hazards.record(acc[k]);
-          if (auto* d = std::get_if<DispatchCmd>(&c)) {
-            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipeline->pipeline);
-            for (uint32_t g = 0; g < d->groups.size(); ++g)
-              if (d->groups[g])
-                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipeline->layout, g,
-                                        1, &d->groups[g]->set, 0, nullptr);
-            vkCmdDispatch(cmd, d->x, d->y, d->z);
-          } else if (auto* cp = std::get_if<CopyCmd>(&c)) {
-            VkBufferCopy region{cp->src_offset, cp->dst_offset, cp->size};
-            vkCmdCopyBuffer(cmd, cp->src->buffer, cp->dst->buffer, 1, &region);
-          } else if (auto* cl = std::get_if<ClearCmd>(&c)) {
-            vkCmdFillBuffer(cmd, cl->buffer->buffer, cl->offset, cl->size, 0);
-          }
-        }
-      },
-      all, false);  // a copy: the record lambda reads `all` after `retained` is built
+  impl_->submit_locked([&](VkCommandBuffer cmd) { record_commands(cmd, all); }, all,
+                       false);  // a copy: the record lambda reads `all` after `retained` is built
 }
 
 }  // namespace wgslvk

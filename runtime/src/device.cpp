@@ -4,11 +4,17 @@
 #include <cstring>
 
 #include "internal.hpp"
+#include "wgslvk/reusable.hpp"
 
 namespace wgslvk {
 
 namespace {
 constexpr uint64_t kStagingChunk = 64ull << 20;  // bounds staging memory for huge transfers
+// Queue writes up to this size go through an upload arena without waiting (the per-step inputs
+// of a training step, uniforms, parameter tensors); larger ones are staged in chunks and waited
+// for, which bounds the host memory a write can pin.
+constexpr uint64_t kAsyncWriteMax = 4ull << 20;
+constexpr uint64_t kUploadArena = 16ull << 20;
 
 std::string buf_name(const BufferImpl& b) { return quoted("Buffer", b.label); }
 
@@ -67,6 +73,9 @@ DeviceImpl::~DeviceImpl() {
     if (queue) vkQueueWaitIdle(queue);
     reclaim_locked(true);
     pending_zero.clear();
+    pending_writes.clear();  // nothing can read them any more
+    upload_arena.reset();
+    upload_arenas.clear();
     staging_up.reset();
     staging_down.reset();
   }
@@ -192,23 +201,26 @@ void full_barrier(VkCommandBuffer cmd) {
 
 void DeviceImpl::reclaim_locked(bool wait_all) {
   auto dev = core->device;
-  for (auto it = in_flight.begin(); it != in_flight.end();) {
-    VkResult r = wait_all ? vkWaitForFences(dev, 1, &it->fence, VK_TRUE, UINT64_MAX)
-                          : vkGetFenceStatus(dev, it->fence);
-    if (r == VK_SUCCESS) {
-      vkDestroyFence(dev, it->fence, nullptr);
-      vkFreeCommandBuffers(dev, pool, 1, &it->cmd);
-      it = in_flight.erase(it);
-    } else if (r == VK_NOT_READY || r == VK_TIMEOUT) {
-      ++it;
-    } else {
-      check_vk(r, "waiting for a submission");
-    }
+  // Oldest first, up to the first still running: every submission begins with a full barrier,
+  // so they finish in order, and a host that runs many steps ahead polls one fence, not all.
+  size_t done = 0;
+  for (; done < in_flight.size(); ++done) {
+    VkFence fence = in_flight[done].fence;
+    VkResult r = wait_all ? vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX)
+                          : vkGetFenceStatus(dev, fence);
+    if (r == VK_NOT_READY || r == VK_TIMEOUT) break;
+    check_vk(r, "waiting for a submission");
   }
+  for (size_t i = 0; i < done; ++i) {
+    vkDestroyFence(dev, in_flight[i].fence, nullptr);
+    vkFreeCommandBuffers(dev, pool, 1, &in_flight[i].cmd);
+  }
+  in_flight.erase(in_flight.begin(), in_flight.begin() + ptrdiff_t(done));
 }
 
 void DeviceImpl::submit_locked(const std::function<void(VkCommandBuffer)>& record,
-                               std::vector<Command> retained, bool wait) {
+                               std::vector<Command> retained, bool wait,
+                               std::shared_ptr<CommandBufferImpl> reused) {
   reclaim_locked(false);
   auto dev = core->device;
   InFlight f;
@@ -226,13 +238,36 @@ void DeviceImpl::submit_locked(const std::function<void(VkCommandBuffer)>& recor
   }
   pending_zero.clear();
   full_barrier(f.cmd);  // orders this submission after everything submitted before it
+  if (!pending_writes.empty()) {
+    // In call order; a write over bytes an earlier pending write wrote waits for it.
+    size_t since_barrier = 0;
+    for (size_t i = 0; i < pending_writes.size(); ++i) {
+      const CopyCmd& w = pending_writes[i];
+      for (size_t j = since_barrier; j < i; ++j) {
+        const CopyCmd& p = pending_writes[j];
+        if (p.dst == w.dst && p.dst_offset < w.dst_offset + w.size &&
+            w.dst_offset < p.dst_offset + p.size) {
+          full_barrier(f.cmd);
+          since_barrier = i;
+          break;
+        }
+      }
+      VkBufferCopy region{w.src_offset, w.dst_offset, w.size};
+      vkCmdCopyBuffer(f.cmd, w.src->buffer, w.dst->buffer, 1, &region);
+      retained.push_back(w);
+    }
+    pending_writes.clear();
+    full_barrier(f.cmd);
+  }
   record(f.cmd);
   check_vk(vkEndCommandBuffer(f.cmd), "vkEndCommandBuffer");
   VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   check_vk(vkCreateFence(dev, &fi, nullptr, &f.fence), "vkCreateFence");
+  // A reused buffer runs after this one's barriers and writes (one queue: submission order).
+  const VkCommandBuffer cmds[2] = {f.cmd, reused ? reused->recorded : VK_NULL_HANDLE};
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &f.cmd;
+  si.commandBufferCount = reused ? 2 : 1;
+  si.pCommandBuffers = cmds;
   VkResult r = vkQueueSubmit(queue, 1, &si, f.fence);
   if (r != VK_SUCCESS) {
     vkDestroyFence(dev, f.fence, nullptr);
@@ -240,6 +275,7 @@ void DeviceImpl::submit_locked(const std::function<void(VkCommandBuffer)>& recor
     check_vk(r, "vkQueueSubmit");
   }
   f.retained = std::move(retained);
+  f.reused = std::move(reused);
   VkFence fence = f.fence;
   in_flight.push_back(std::move(f));
   if (wait) {
@@ -260,6 +296,29 @@ std::shared_ptr<BufferImpl> DeviceImpl::staging_locked(bool upload, uint64_t siz
   return slot;
 }
 
+std::pair<std::shared_ptr<BufferImpl>, uint64_t> DeviceImpl::upload_locked(uint64_t size) {
+  const uint64_t at = align_up(upload_used, 16);
+  if (upload_arena && at + size <= upload_arena->alloc_size) {
+    upload_used = at + size;
+    return {upload_arena, at};
+  }
+  upload_arena.reset();
+  reclaim_locked(false);  // finished submissions release the arenas they read
+  for (const auto& a : upload_arenas)
+    if (a.use_count() == 1 && a->alloc_size >= size) {
+      upload_arena = a;
+      break;
+    }
+  if (!upload_arena) {
+    upload_arena =
+        make_vk_buffer(core, std::max(size, kUploadArena), VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true,
+                       false, "wgslvk upload arena");
+    upload_arenas.push_back(upload_arena);
+  }
+  upload_used = size;
+  return {upload_arena, 0};
+}
+
 namespace {
 void check_range(const BufferImpl& b, uint64_t offset, uint64_t size, const char* op) {
   if (offset % 4 || size % 4)
@@ -273,6 +332,11 @@ void check_range(const BufferImpl& b, uint64_t offset, uint64_t size, const char
                      std::to_string(b.size) + ")");
 }
 }  // namespace
+
+bool is_traced(const Device& device) {
+  require_live(impl_of(device), "is_traced");
+  return impl_of(device)->core->trace != nullptr;
+}
 
 Queue Device::queue() const {
   require_live(impl_, "Device::queue");
@@ -292,6 +356,14 @@ void Queue::write_buffer(const Buffer& buffer, uint64_t offset, const void* data
   if (impl_->core->trace) impl_->core->trace->write_buffer(b, offset, data, size);
   std::lock_guard lock(impl_->mutex);
   const auto* src = static_cast<const uint8_t*>(data);
+  if (size == 0) return;
+  if (size <= kAsyncWriteMax) {
+    auto [arena, at] = impl_->upload_locked(size);
+    std::memcpy(static_cast<uint8_t*>(arena->mapped) + at, src, size);
+    impl_->pending_writes.push_back(CopyCmd{arena, impl_of(buffer), at, offset, size});
+    return;
+  }
+  // Staged in chunks, each waited for (submit_locked puts the pending writes first).
   for (uint64_t done = 0; done < size;) {
     uint64_t n = std::min(size - done, kStagingChunk);
     auto staging = impl_->staging_locked(true, n);
@@ -344,6 +416,8 @@ std::vector<uint8_t> Device::read_buffer(const Buffer& buffer, uint64_t offset,
 void Queue::on_submitted_work_done() {
   require_live(impl_, "Queue::on_submitted_work_done");
   std::lock_guard lock(impl_->mutex);
+  // Writes count as submitted work: afterwards they are on the GPU, as before this returned.
+  if (!impl_->pending_writes.empty()) impl_->submit_locked([](VkCommandBuffer) {}, {}, false);
   impl_->reclaim_locked(true);
 }
 

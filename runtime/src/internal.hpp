@@ -14,6 +14,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -205,6 +206,7 @@ using Command = std::variant<DispatchCmd, CopyCmd, ClearCmd, TimestampCmd>;
 struct EncoderImpl {
   std::shared_ptr<DeviceCore> core;
   std::string label;
+  bool reusable = false;
   std::vector<Command> commands;
   bool finished = false;
   // The open compute pass, if any.
@@ -221,12 +223,20 @@ struct CommandBufferImpl {
   std::string label;
   std::vector<Command> commands;
   bool submitted = false;
+  // create_reusable_command_encoder: `commands` stay; `recorded` (from its own pool, freed
+  // with it) is made at the first submission and resubmitted after.
+  bool reusable = false;
+  std::shared_ptr<DeviceCore> owner;  // reusable only: the device `pool` belongs to
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkCommandBuffer recorded = VK_NULL_HANDLE;
+  ~CommandBufferImpl();
 };
 
 struct InFlight {
   VkCommandBuffer cmd = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
   std::vector<Command> retained;
+  std::shared_ptr<CommandBufferImpl> reused;  // submitted after `cmd` in the same submission
 };
 
 struct DeviceImpl {
@@ -237,14 +247,27 @@ struct DeviceImpl {
   std::vector<InFlight> in_flight;
   std::vector<std::shared_ptr<BufferImpl>> pending_zero;  // new buffers read as zero (WebGPU)
   std::shared_ptr<BufferImpl> staging_up, staging_down;
+  // Queue writes not on the GPU yet: copies out of an upload arena, recorded at the start of the
+  // next submission (WebGPU orders a write after every earlier submit and before every later
+  // one), so a write costs a memcpy and the host never waits for the GPU to take it.
+  std::vector<CopyCmd> pending_writes;
+  std::shared_ptr<BufferImpl> upload_arena;  // the arena being filled; nullptr: none yet
+  uint64_t upload_used = 0;
+  // Every arena made; one is free again once nothing else holds it (no pending write, no
+  // submission in flight).
+  std::vector<std::shared_ptr<BufferImpl>> upload_arenas;
   ~DeviceImpl();
 
-  // Records `record` after pending zero fills and a full barrier, submits, and retains
-  // `retained` until done. With wait, blocks until the GPU finished. Caller holds `mutex`.
+  // Records `record` after pending zero fills, pending writes and full barriers, submits, and
+  // retains `retained` until done. With wait, blocks until the GPU finished. Caller holds
+  // `mutex`.
   void submit_locked(const std::function<void(VkCommandBuffer)>& record,
-                     std::vector<Command> retained, bool wait);
+                     std::vector<Command> retained, bool wait,
+                     std::shared_ptr<CommandBufferImpl> reused = nullptr);
   void reclaim_locked(bool wait_all);
   std::shared_ptr<BufferImpl> staging_locked(bool upload, uint64_t size);
+  // Room for `size` bytes in an upload arena: the arena and the byte offset.
+  std::pair<std::shared_ptr<BufferImpl>, uint64_t> upload_locked(uint64_t size);
 };
 
 // The WebGPU rule: every earlier command's writes are visible to every later command.

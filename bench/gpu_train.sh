@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# Issue 23's training table in one call on an NVIDIA machine: every preset, `wgslvk train` against
+# PyTorch eager (apps/gpt/peer_torch_train.py: fp32 with TF32 off, TF32 on, bf16 autocast) on the
+# same initial weights (--save-init) and the same batches (--dump-batches), steady state.
+#   run(command="bash bench/gpu_train.sh", carry=[".gl", "build-gpu/cli/wgslvk", ".corpus"])
+# (.corpus: a copy of /usr/share/games/fortunes; the machine has no fortunes package.)
+# Per preset, ours: wall ms/step per logging interval (each interval ends with the loss
+# read-back, which waits for the GPU), the steady state = the mean over the intervals after the
+# first (pipeline creation, upload) and before the last (the profiled step), and the GPU's own
+# time of one step (--profile at the last step: timestamps between dispatches, summed). The SM
+# clock is sampled every 100 ms during each of our runs (nvidia-smi), because a GPU that idles
+# between small submissions lowers its clocks. PyTorch: ms/step over the steps after STEADY_FROM
+# (synchronized at both ends).
+# Env: PRESETS ("preset:steps:log_every ..."), LONG ("small:5000:100 medium:5000:100": long runs,
+# ms/step at step 100 vs the last intervals; empty: none), BASE_BIN (a second engine, e.g. the tree before
+# a change: its small preset is run with profiles at steps 100 and 1000 for a before/after),
+# WGSLVK_BIN, CORPUS, TORCH (0: skip PyTorch). Results under $OUT: log.txt, summary.md (the
+# tables, printed last), raw.tar.gz (every log), smi.csv.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+OUT=${OUT:-$ROOT/out/train}
+W=/tmp/wgslvk-gpu-train
+rm -rf "$W"
+mkdir -p "$OUT" "$W/raw"
+exec > >(tee "$OUT/log.txt") 2>&1
+PRESETS=${PRESETS:-"small:1000:50 medium:1000:50 large:1000:50 xl:120:10 gpt110m:120:10"}
+LONG=${LONG-"small:5000:100 medium:5000:100"}
+TORCH=${TORCH:-1}
+t0=$(date +%s)
+step() { echo; echo "== [$(($(date +%s) - t0)) s] $*"; }
+
+unxz_bin() {  # a carried engine, xz'd or not
+  local b=$1 name=$2
+  if [ ! -x "$b" ] && [ -f "$b.xz" ]; then xz -dkc "$b.xz" > "$W/$name" && chmod +x "$W/$name" && b=$W/$name; fi
+  [ -x "$b" ] || { echo "gpu_train: no engine at $b"; return 1; }
+  echo "$b"
+}
+BIN=$(unxz_bin "${WGSLVK_BIN:-$ROOT/build-gpu/cli/wgslvk}" wgslvk) || exit 1
+BASE=""
+[ -n "${BASE_BIN:-}" ] && { BASE=$(unxz_bin "$BASE_BIN" wgslvk-base) || exit 1; }
+CORPUS=${CORPUS:-}
+[ -z "$CORPUS" ] && { [ -d "$ROOT/.corpus" ] && CORPUS=$ROOT/.corpus || CORPUS=/usr/share/games/fortunes; }
+
+step "environment"
+if ! ldconfig -p | grep -q 'libvulkan.so.1'; then
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem --format=csv
+git -C "$ROOT" log -1 --format='commit %H %s' 2>/dev/null || true
+"$BIN" devices | head -5
+python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.get_device_name())' || TORCH=0
+SMI_Q=timestamp,clocks.sm,clocks.mem,utilization.gpu,power.draw,clocks_throttle_reasons.active
+nvidia-smi --query-gpu=$SMI_Q --format=csv,noheader >/dev/null 2>&1 || SMI_Q=timestamp,clocks.sm,clocks.mem,utilization.gpu,power.draw
+echo "tag,$SMI_Q" > "$OUT/smi.csv"
+
+# ours NAME BIN ARGS...: one training run with the SM clock sampled beside it.
+ours() {
+  local name=$1 bin=$2
+  shift 2
+  nvidia-smi --query-gpu=$SMI_Q --format=csv,noheader -lms 100 > "$W/raw/$name.smi" 2>&1 &
+  local smi=$!
+  echo "\$ wgslvk train $*"
+  timeout 150 "$bin" train "$@" --eval-every 0 --corpus "$CORPUS" > "$W/raw/$name.txt" 2>&1
+  local rc=$?
+  kill $smi 2>/dev/null
+  wait $smi 2>/dev/null
+  sed "s/^/$name,/" "$W/raw/$name.smi" >> "$OUT/smi.csv"
+  grep -E '^step|^done|^\| \*\*step' "$W/raw/$name.txt" | sed -n '1,3p;$p'
+  [ $rc = 0 ] || { echo "gpu_train: $name FAILED (exit $rc)"; tail -5 "$W/raw/$name.txt"; }
+}
+
+if [ -n "$BASE" ]; then
+  step "before/after: the small preset, 1000 steps, profiles at steps 100 and 1000"
+  engines="base:$BASE new:$BIN"
+  [ "${BASE_BIN:-}" = "${WGSLVK_BIN:-}" ] && engines="base:$BASE"
+  for e in $engines; do
+    tag=${e%%:*} b=${e#*:}
+    profiles="100 1000"
+    [ $tag = new ] && profiles=100  # its 1000: the small preset's run below
+    for p in $profiles; do
+      ours "ab_${tag}_p$p" "$b" --preset small --steps 1000 --log-every 50 --profile $p
+    done
+  done
+fi
+
+for spec in $PRESETS; do
+  IFS=: read -r preset steps every <<< "$spec"
+  step "$preset: ours ($steps steps, log every $every, profile at $steps)"
+  ours "$preset" "$BIN" --preset "$preset" --steps "$steps" --log-every "$every" --profile "$steps" \
+    --save-init "$W/$preset.init" --json "$W/raw/$preset.ours.jsonl"
+  if [ "$TORCH" = 1 ]; then
+    "$BIN" train --preset "$preset" --steps "$steps" --corpus "$CORPUS" \
+      --dump-batches "$W/$preset.batches" > /dev/null || echo "gpu_train: dump-batches FAILED"
+    from=$((steps / 5))
+    for mode in fp32 tf32 bf16; do
+      flag=""
+      [ $mode = tf32 ] && flag=--tf32
+      [ $mode = bf16 ] && flag=--bf16
+      cmp=""
+      [ $mode = fp32 ] && cmp="--compare $W/raw/$preset.ours.jsonl"
+      PYTHONUNBUFFERED=1 timeout 120 python3 apps/gpt/peer_torch_train.py --init "$W/$preset.init" \
+        --batches "$W/$preset.batches" --steps "$steps" --time --steady-from $from $flag $cmp \
+        > "$W/raw/$preset.torch_$mode.txt" 2>&1 || echo "gpu_train: torch $preset $mode FAILED"
+      grep -E '^torch|^worst' "$W/raw/$preset.torch_$mode.txt"
+    done
+  fi
+done
+
+for spec in $LONG; do
+  IFS=: read -r preset steps every <<< "$spec"
+  step "long run: $preset, $steps steps"
+  ours "long_$preset" "$BIN" --preset "$preset" --steps "$steps" --log-every "$every" --profile "$steps"
+done
+
+step "summary"
+python3 - "$W/raw" "$OUT/smi.csv" "$PRESETS" "$LONG" > "$OUT/summary.md" <<'EOF'
+import csv, os, re, statistics as st, sys
+raw, smi_path, presets, long_spec = sys.argv[1], sys.argv[2], sys.argv[3].split(), sys.argv[4]
+
+def intervals(name):
+    """[(last step of the interval, wall ms/step)] and the profiled step's GPU ms."""
+    iv, gpu = [], None
+    p = os.path.join(raw, name + ".txt")
+    if not os.path.exists(p):
+        return iv, gpu
+    for line in open(p):
+        m = re.match(r"step\s+(\d+)/\d+\s+loss .* ([\d.]+) ms/step", line)
+        if m:
+            iv.append((int(m.group(1)), float(m.group(2))))
+        m = re.match(r"\| \*\*step\*\* \| \d+ \| ([\d.]+) \|", line)
+        if m:
+            gpu = float(m.group(1))
+    return iv, gpu
+
+clocks = {}
+for row in csv.reader(open(smi_path)):
+    if len(row) < 3 or row[0] == "tag":
+        continue
+    m = re.match(r"\s*(\d+)", row[2])
+    if m:
+        clocks.setdefault(row[0], []).append(int(m.group(1)))
+
+def clk(name):
+    c = clocks.get(name, [])
+    if not c:
+        return "-"
+    tail = c[len(c) * 4 // 5:]
+    return f"{st.median(c):.0f} (last fifth {st.median(tail):.0f}, min {min(c)})"
+
+def at(iv, s):
+    """ms/step of the interval that holds step s."""
+    for last, ms in iv:
+        if last >= s:
+            return ms
+    return float("nan")
+
+def steady(iv):
+    mid = iv[1:-1] if len(iv) > 2 else iv[1:]
+    return st.mean(ms for _, ms in mid) if mid else float("nan")
+
+def torch_ms(preset, mode):
+    p = os.path.join(raw, f"{preset}.torch_{mode}.txt")
+    if not os.path.exists(p):
+        return float("nan")
+    for line in open(p):
+        m = re.match(r"torch steady: ([\d.]+) ms/step", line)
+        if m:
+            return float(m.group(1))
+    return float("nan")
+
+def parity(preset):
+    p = os.path.join(raw, f"{preset}.torch_fp32.txt")
+    if os.path.exists(p):
+        for line in open(p):
+            m = re.match(r"worst relative difference over (\d+) logged steps: (\S+)", line)
+            if m:
+                return f"{float(m.group(2)):.1e}"
+    return "-"
+
+print("| preset | steps | ours ms/step (steady, wall) | ours GPU ms/step (profiled step) | "
+      "wall / GPU | PyTorch fp32 (TF32 off) | TF32 on | bf16 autocast | fp32 / ours | "
+      "loss vs PyTorch fp32 (worst rel) | SM MHz during ours (median) |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+for spec in presets:
+    preset, steps, every = spec.split(":")
+    iv, gpu = intervals(preset)
+    s = steady(iv)
+    f32, t32, b16 = (torch_ms(preset, m) for m in ("fp32", "tf32", "bf16"))
+    ratio = f"{f32 / s:.2f}x" if s == s and f32 == f32 else "-"
+    g = f"{gpu:.2f}" if gpu else "-"
+    wg = f"{s / gpu:.2f}" if gpu and s == s else "-"
+    print(f"| {preset} | {steps} | {s:.2f} | {g} | {wg} | {f32:.2f} | {t32:.2f} | {b16:.2f} | "
+          f"{ratio} | {parity(preset)} | {clk(preset)} |")
+
+def drift_rows(names):
+    print("\n| run | ms/step at step 100 | at step 500 | at the last interval | last / step 100 "
+          "| GPU ms of the profiled step | SM MHz (median) |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for name in names:
+        iv, gpu = intervals(name)
+        if not iv:
+            continue
+        a, b = at(iv, 100), at(iv, 500)
+        # the last interval holds the profiled step when it is the last: take the one before
+        last_step, last = iv[-2] if len(iv) > 2 else iv[-1]
+        g = f"{gpu:.3f}" if gpu else "-"
+        print(f"| {name} | {a:.2f} | {b:.2f} | {last:.2f} (step {last_step}) | {last / a:.3f} "
+              f"| {g} | {clk(name)} |")
+
+ab = [n for n in ("ab_base_p100", "ab_base_p1000", "ab_new_p100")
+      if os.path.exists(os.path.join(raw, n + ".txt"))]
+names = ab + [p.split(":")[0] for p in presets if p.split(":")[0] in ("small", "medium", "large")]
+names += ["long_" + p.split(":")[0] for p in long_spec.split()]
+drift_rows(names)
+EOF
+(cd "$W/raw" && tar czf "$OUT/raw.tar.gz" .)
+cat "$OUT/summary.md"

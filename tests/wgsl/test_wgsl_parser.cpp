@@ -486,6 +486,14 @@ TEST(WgslParser, Statements) {
   EXPECT_EQ(body("while i < 4 { i += 1; }"), "{(while (< i I:4) {(+= i I:1)})}");
   EXPECT_EQ(body("const_assert 1 < 2;"), "{(const_assert (< I:1 I:2))}");
   EXPECT_EQ(body("let p = &a[0]; let v = *p;"), "{(let p = (& ([] a I:0))) (let v = (* p))}");
+  // Statement attributes (compound, if, switch, loop, for, while; and on their bodies).
+  EXPECT_EQ(body("@diagnostic(off, derivative_uniformity) if a @b {} else @c {}"),
+            "{@diagnostic(off, derivative_uniformity) (if a @b {} else @c {})}");
+  EXPECT_EQ(body("@a loop @b { continuing @c { } }"), "{@a (loop @b {} continuing @c {})}");
+  EXPECT_EQ(body("@a switch x @b { default {} }"), "{@a @b (switch x (case default {}))}");
+  EXPECT_EQ(body("@a for (;;) @b {} @c while d {} @e {}"),
+            "{@a (for null null null @b {}) @c (while d {}) @e {}}");
+  EXPECT_EQ(body("bitcast<u32>(x); f<i32>();"), "{(call bitcast<u32> x) (call f<i32>)}");
 }
 
 TEST(WgslParser, StatementRejections) {
@@ -597,6 +605,10 @@ TEST(WgslParser, ModuleRejections) {
   EXPECT_EQ(module_dump("const x = 1"),
             "1:12: expected ';' for const declaration, found end of file [syntax]");
   EXPECT_EQ(module_dump("x = 1;"), "1:1: unexpected token 'x' at module scope [syntax]");
+  EXPECT_EQ(module_dump("let x = 1;"), "1:1: module-scope 'let' is invalid, use 'const' [syntax]");
+  EXPECT_EQ(module_dump(";enable f16;"),
+            "1:2: 'enable' directives must come before all global declarations [syntax]");
+  EXPECT_EQ(module_dump("fn f() { fn g() {} }"), "1:10: expected statement, found 'fn' [syntax]");
   EXPECT_EQ(module_dump("enable ;"),
             "1:8: expected identifier for enable directive, found ';' [syntax]");
 }

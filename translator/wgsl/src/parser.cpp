@@ -341,6 +341,8 @@ class Parser {
       next();
       m_.const_asserts.push_back(expression());
       expect(";", "const assertion");
+    } else if (keyword("let")) {
+      fail(peek().span, "module-scope 'let' is invalid, use 'const'");
     } else {
       fail(peek().span, "unexpected token " + describe(peek()) + " at module scope");
     }

@@ -648,6 +648,24 @@ fn wg(p: ptr<workgroup, array<f32, 64>>, i: u32) -> f32 { return p[i]; }
 )");
 }
 
+TEST(WgslSema, LongChainsNeitherOverflowTheStackNorHang) {
+  // 20000 functions calling each other in a chain, 20000 overrides each from the previous one:
+  // the call graph and the dependency walks are iterative.
+  std::string src = "fn f0() {}\noverride o0: u32 = 1;\n";
+  for (int i = 1; i < 20000; i++) {
+    src += "fn f" + std::to_string(i) + "() { f" + std::to_string(i - 1) + "(); }\n";
+    src += "override o" + std::to_string(i) + " = o" + std::to_string(i - 1) + " + 1;\n";
+  }
+  src += "@compute @workgroup_size(1) fn main() { f19999(); _ = o19999; }\n";
+  Analyzed a = ok(src);
+  ASSERT_TRUE(a.ok);
+  auto* f = static_cast<FnDecl*>(find_decl(*a.module, "main"));
+  EXPECT_EQ(f->globals_used.size(), 20000u);
+  EXPECT_EQ(scalar0(*var(a, "o19999")->value), 20000);
+  // A const too large to hold is a "limit" diagnostic, not an allocation of gigabytes.
+  rejects("const a = array<u32, 100000000>();\n", "limit", 1, 11, "scalars");
+}
+
 TEST(WgslSema, NeverCrashesOnBrokenInput) {
   // Broken programs the parser accepts: analysis reports and returns.
   const char* cases[] = {

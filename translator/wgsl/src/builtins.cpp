@@ -252,12 +252,7 @@ std::string call_text(std::string_view name, const std::vector<const Type*>& arg
 // A struct type for frexp/modf/atomicCompareExchangeWeak results, created once per module.
 const Type* result_struct(TypeTable& tt, Module& m, const std::string& name,
                           const std::vector<std::pair<std::string, const Type*>>& members) {
-  static thread_local std::map<std::pair<Module*, std::string>, const Type*> made;
-  auto key = std::make_pair(&m, name);
-  // The Module could be a new one at an old address: check the struct is ours by its type table.
-  for (const auto& t : m.types)
-    if (t.kind == K::Struct && t.decl && t.decl->name == name) return &t;
-  (void)made;
+  if (const Type* t = tt.named_struct(name)) return t;
   auto* d = m.make<StructDecl>();
   d->name = name;
   uint64_t offset = 0;
@@ -276,6 +271,7 @@ const Type* result_struct(TypeTable& tt, Module& m, const std::string& name,
   }
   const Type* st = tt.struct_(d, align, (offset + align - 1) / align * align);
   d->type = st;
+  tt.set_named_struct(name, st);
   return st;
 }
 

@@ -29,6 +29,7 @@ enum class EvalStage : uint8_t { Const, Override, Runtime };
 // Bounds that keep hostile input from exhausting the stack or memory.
 constexpr int kMaxResolveDepth = 256;            // nested lazy resolutions of module declarations
 constexpr uint64_t kMaxConstScalars = 1u << 16;  // scalars in one const value
+constexpr uint64_t kMaxConstWork = 1u << 22;     // scalars in all const values of a module
 
 uint64_t scalar_count(const Type* t) {
   switch (t->kind) {
@@ -104,6 +105,9 @@ class Sema {
   std::vector<const Decl*> resolving_;
   std::unordered_map<const Expr*, EvalStage> stage_;
   std::unordered_map<const Expr*, ConstValue> override_values_;
+  uint64_t const_work_ = 0;
+  bool const_work_reported_ = false;
+  std::map<uint32_t, const VarDecl*> override_ids_;
 
   // The function whose body is being checked, and where in it.
   FnDecl* fn_ = nullptr;
@@ -184,6 +188,17 @@ class Sema {
   void set_value(Expr* e, EvalStage s, std::optional<ConstValue> v) {
     stage_[e] = s;
     if (!v) return;
+    // Every value held costs its scalars: bounded so that copies of a large constant cannot
+    // exhaust memory.
+    const_work_ += scalar_count(v->type);
+    if (const_work_ > kMaxConstWork) {
+      if (!const_work_reported_)
+        error(e->span, "limit",
+              "the module's const-expressions hold more than " + std::to_string(kMaxConstWork) +
+                  " scalars in all; this front end evaluates less");
+      const_work_reported_ = true;
+      return;
+    }
     if (s == EvalStage::Const)
       e->value = std::move(v);
     else if (s == EvalStage::Override)
@@ -215,6 +230,10 @@ class Sema {
         override_values_[e] = std::move(*c);
     }
     e->type = to;
+    if (e->kind == ExprKind::Call && e->target == CallTarget::Constructor) {
+      e->names_type = to;
+      if (e->callee) e->callee->names_type = to;
+    }
     return true;
   }
 
@@ -869,12 +888,11 @@ class Sema {
             error(a.span, "attribute", "@id value must be between 0 and 65535");
             continue;
           }
-          for (Decl* other : m_.decls)
-            if (other != v && other->kind == DeclKind::Override &&
-                static_cast<VarDecl*>(other)->override_id == *id)
-              error(a.span, "attribute",
-                    "@id values must be unique ('" + other->name + "' has @id(" +
-                        std::to_string(*id) + "))");
+          auto [it, fresh] = override_ids_.emplace(uint32_t(*id), v);
+          if (!fresh)
+            error(a.span, "attribute",
+                  "@id values must be unique ('" + it->second->name + "' has @id(" +
+                      std::to_string(*id) + "))");
           v->override_id = uint32_t(*id);
         }
       } else {
@@ -2702,24 +2720,34 @@ class Sema {
 
   // ---- the call graph: recursion, callees, static use -----------------------------------------
 
+  // Iterative walks throughout: a hostile module may chain 10^5 functions or overrides.
   void call_graph() {
-    // callees in first-call order; recursion is an error.
-    for (auto& [f, list] : calls_) {
-      auto* fn = const_cast<FnDecl*>(f);
-      for (auto& [callee, at] : list)
+    // callees in first-call order.
+    std::vector<FnDecl*> fns;
+    for (Decl* d : m_.decls)
+      if (d->kind == DeclKind::Fn) fns.push_back(static_cast<FnDecl*>(d));
+    for (FnDecl* fn : fns)
+      for (auto& [callee, at] : calls_[fn])
         if (std::find(fn->callees.begin(), fn->callees.end(), callee) == fn->callees.end())
           fn->callees.push_back(callee);
-    }
+    // Recursion: a back edge of a depth-first walk.
     std::unordered_map<const FnDecl*, int> color;
-    std::vector<const FnDecl*> path;
-    std::function<void(FnDecl*)> dfs = [&](FnDecl* f) {
-      color[f] = 1;
-      path.push_back(f);
-      for (FnDecl* c : f->callees) {
+    for (FnDecl* root : fns) {
+      if (color[root]) continue;
+      std::vector<std::pair<FnDecl*, size_t>> stack{{root, 0}};
+      color[root] = 1;
+      while (!stack.empty()) {
+        auto& [f, next] = stack.back();
+        if (next == f->callees.size()) {
+          color[f] = 2;
+          stack.pop_back();
+          continue;
+        }
+        FnDecl* c = f->callees[next++];
         if (color[c] == 1) {
           std::string chain;
           bool in = false;
-          for (const FnDecl* p : path) {
+          for (auto& [p, _] : stack) {
             if (p == c) in = true;
             if (in) chain += "'" + p->name + "' -> ";
           }
@@ -2728,40 +2756,51 @@ class Sema {
             if (callee == c) at = sp;
           error(at, "type", "recursion is not permitted: " + chain + "'" + c->name + "'");
         } else if (color[c] == 0) {
-          dfs(c);
+          color[c] = 1;
+          stack.push_back({c, 0});
         }
       }
-      path.pop_back();
-      color[f] = 2;
-    };
-    for (Decl* d : m_.decls)
-      if (d->kind == DeclKind::Fn && color[static_cast<FnDecl*>(d)] == 0)
-        dfs(static_cast<FnDecl*>(d));
+    }
     if (!d_.ok()) return;
-    // globals_used: everything a function reaches through its callees and the declarations its
-    // globals depend on (an override sizing a workgroup array, an override's initializer).
-    for (Decl* d : m_.decls) {
-      if (d->kind != DeclKind::Fn) continue;
-      auto* f = static_cast<FnDecl*>(d);
-      std::unordered_set<const Decl*> seen_fn;
-      std::vector<VarDecl*> out;
-      std::unordered_set<const VarDecl*> seen_var;
-      std::function<void(VarDecl*)> add_var = [&](VarDecl* v) {
-        if (!seen_var.insert(v).second) return;
+    // globals_used: a function's own uses, with the declarations those depend on (an override
+    // sizing a workgroup array, an override's initializer); for an entry point, everything it
+    // reaches through its callees (static use, as Tint defines it).
+    uint64_t work = 0;
+    const uint64_t kMaxWork = uint64_t(1) << 24;
+    // Breadth-first, so the list keeps first-use order.
+    auto close_vars = [&](std::vector<VarDecl*> seeds, std::unordered_set<const VarDecl*>& seen,
+                          std::vector<VarDecl*>& out) {
+      for (size_t i = 0; i < seeds.size(); i++) {
+        VarDecl* v = seeds[i];
+        if (!seen.insert(v).second) continue;
         out.push_back(v);
-        for (VarDecl* dep : deps_[v]) add_var(dep);
-      };
-      std::function<void(FnDecl*)> walk = [&](FnDecl* g) {
-        if (!seen_fn.insert(g).second) return;
-        for (VarDecl* v : deps_[g]) add_var(v);
-        for (FnDecl* c : g->callees) walk(c);
-      };
-      walk(f);
-      f->globals_used = out;
-      if (f->stage != Stage::None) {
-        for (VarDecl* v : out) v->used = true;
-        entry_point_resources(f);
+        for (VarDecl* dep : deps_[v]) seeds.push_back(dep), work++;
       }
+    };
+    for (FnDecl* f : fns) {
+      std::unordered_set<const VarDecl*> seen_var;
+      std::vector<VarDecl*> out;
+      if (f->stage == Stage::None) {
+        close_vars(deps_[f], seen_var, out);
+      } else {
+        std::unordered_set<const FnDecl*> seen_fn{f};
+        std::vector<FnDecl*> todo{f};
+        for (size_t i = 0; i < todo.size() && work <= kMaxWork; i++) {
+          FnDecl* g = todo[i];
+          close_vars(deps_[g], seen_var, out);
+          for (FnDecl* c : g->callees)
+            if (seen_fn.insert(c).second) todo.push_back(c), work++;
+        }
+        for (VarDecl* v : out) v->used = true;
+      }
+      f->globals_used = std::move(out);
+      if (work > kMaxWork) {
+        error(f->span, "limit",
+              "the call graph is too large to analyze (more than " + std::to_string(kMaxWork) +
+                  " steps)");
+        return;
+      }
+      if (f->stage != Stage::None) entry_point_resources(f);
     }
     // Overrides a used entry point needs must have a value.
     for (Decl* d : m_.decls) {

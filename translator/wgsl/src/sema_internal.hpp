@@ -42,12 +42,20 @@ class TypeTable {
   // WGSL's concretization: abstract int -> i32, abstract float -> f32, element-wise.
   const Type* concretize(const Type* t);
 
+  // The builtins' result structures (__frexp_result_f32, ...), made once per module.
+  const Type* named_struct(const std::string& name) const {
+    auto it = named_.find(name);
+    return it == named_.end() ? nullptr : it->second;
+  }
+  void set_named_struct(const std::string& name, const Type* t) { named_[name] = t; }
+
  private:
   const Type* intern(const Type& t);
   Module& module_;
   using Key = std::tuple<int, const Type*, uint32_t, uint32_t, uint64_t, const Expr*, int, int,
                          const StructDecl*>;
   std::map<Key, const Type*> map_;
+  std::map<std::string, const Type*> named_;
 };
 
 // Type predicates (types.cpp).

@@ -12,6 +12,9 @@
 // Whatever wgslvk does not implement is reported as an internal error "not implemented in wgslvk:
 // X" and counted in an event, never silently accepted.
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <deque>
 #include <iostream>
 #include <map>
@@ -42,6 +45,9 @@ JavaScript GPU provider in cts/provider/ (which starts it; cts/README.md has the
 for interactive use. Exits at end of input or on {"op":"exit"}.
 
   --device D   the adapter (index or name substring; default as every command)
+
+Environment: WGSLVK_SERVE_DUMP=DIR writes the WGSL and the GLSL the front end made of it for every
+pipeline, numbered (for triage of a CTS failure).
 )";
 
 int run_serve(const std::vector<std::string>& args);
@@ -51,7 +57,7 @@ const Command kServe{"serve", "serve a WebGPU device over a pipe (the CTS provid
 // GPUBufferUsage bits the runtime has no use for in compute (vertex, index, indirect): the
 // runtime refuses unknown bits, so they are kept here and stripped before it sees them.
 constexpr uint32_t kUsageMapRead = 0x1, kUsageMapWrite = 0x2, kUsageCopySrc = 0x4,
-                   kUsageCopyDst = 0x8;
+                   kUsageCopyDst = 0x8, kUsageIndirect = 0x100;
 constexpr uint32_t kUsageAll = 0x3ff;      // every GPUBufferUsage bit
 constexpr uint32_t kUsageRuntime = 0x2cf;  // all but INDEX 0x10, VERTEX 0x20, INDIRECT 0x100
 
@@ -145,11 +151,26 @@ struct BindGroupObj {
   BindGroup group;
   std::vector<uint64_t> buffers;
 };
+// dispatchWorkgroupsIndirect: the runtime dispatches only counts known when it records, so an
+// encoder is cut there into segments; at submit the counts are read from the buffer once the
+// segments before it have run, and the dispatch is recorded then with the pass state it had.
+struct IndirectDispatch {
+  ComputePipeline pipeline;
+  std::map<uint32_t, BindGroup> groups;
+  Buffer buffer;
+  uint64_t offset = 0;
+};
+using Segment = std::variant<CommandBuffer, IndirectDispatch>;
 struct EncoderObj {
   CommandEncoder encoder;
   std::optional<ComputePass> pass;
   uint64_t pass_id = 0;
-  std::string error;  // the first error recorded: reported at finish() (WebGPU's rule)
+  std::string pass_label;
+  ComputePipeline pipeline;              // the pass state, replayed after a cut
+  std::map<uint32_t, BindGroup> groups;  // likewise
+  std::vector<Segment> done;             // segments before the current encoder
+  std::string error;            // the first error recorded: reported at finish() (WebGPU's rule)
+  bool error_internal = false;  // ... and it is "not implemented", not the user's
   std::vector<uint64_t> buffers;
   std::vector<std::shared_ptr<OwnedKernel>> kernels;
   bool finished = false;
@@ -159,7 +180,7 @@ struct PassObj {
   bool ended = false;
 };
 struct CommandBufferObj {
-  CommandBuffer cb;
+  std::vector<Segment> segments;
   std::vector<uint64_t> buffers;
   std::vector<std::shared_ptr<OwnedKernel>> kernels;
   bool submitted = false;
@@ -526,6 +547,13 @@ std::shared_ptr<OwnedKernel> Server::compile(const ModuleObj& mod, const json& m
       if (is_limitation(d.rule)) throw NotImplemented(std::string("WGSL front end: ") + e.what());
     throw Invalid(e.what());
   }
+  if (const char* dir = std::getenv("WGSLVK_SERVE_DUMP")) {
+    // Triage: the WGSL and the GLSL the front end wrote for every pipeline, numbered.
+    static int n = 0;
+    std::string base = std::string(dir) + "/" + std::to_string(++n) + "_" + t.entry_point;
+    std::ofstream(base + ".wgsl") << mod.source;
+    std::ofstream(base + ".comp") << t.glsl;
+  }
   auto k = std::make_shared<OwnedKernel>();
   k->name = t.entry_point;
   k->wgsl_file = o.file_name;
@@ -683,9 +711,14 @@ void Server::encoder_op(const json& m) {
     if (why.empty() && e->pass) why = "finish() with a compute pass still open";
     CommandBufferObj cb;
     if (why.empty()) {
-      guarded([&] { cb.cb = e->encoder.finish(); }, &why);
+      guarded(
+          [&] {
+            cb.segments = std::move(e->done);
+            cb.segments.push_back(e->encoder.finish());
+          },
+          &why);
     } else {
-      report(ErrorKind::Validation, why);
+      report(e->error_internal ? ErrorKind::Internal : ErrorKind::Validation, why);
     }
     e->finished = true;
     cb.buffers = std::move(e->buffers);
@@ -708,6 +741,7 @@ void Server::encoder_op(const json& m) {
       f();
     } catch (const NotImplemented& x) {
       e->error = x.what();
+      e->error_internal = true;
       event({{"ev", "notimplemented"}, {"message", x.what()}});
     } catch (const std::exception& x) { e->error = x.what(); }
   };
@@ -719,6 +753,9 @@ void Server::encoder_op(const json& m) {
       d.label = m.value("label", "");
       e->pass = e->encoder.begin_compute_pass(d);
       e->pass_id = m.at("id");
+      e->pass_label = d.label;
+      e->pipeline = {};
+      e->groups.clear();
     } else if (op == "copyBufferToBuffer") {
       auto& src = get<BufferObj>(m.at("src"), "source buffer");
       auto& dst = get<BufferObj>(m.at("dst"), "destination buffer");
@@ -748,6 +785,7 @@ void Server::encoder_op(const json& m) {
       if (op == "setPipeline") {
         auto& p = get<PipelineObj>(m.at("pipeline"), "compute pipeline");
         e->pass->set_pipeline(p.pipeline);
+        e->pipeline = p.pipeline;
         e->kernels.push_back(p.kernel);
       } else if (op == "setBindGroup") {
         if (m.contains("dynamicOffsets") && !m["dynamicOffsets"].empty())
@@ -755,11 +793,31 @@ void Server::encoder_op(const json& m) {
         if (m.at("group").is_null()) throw NotImplemented("setBindGroup(index, null)");
         auto& g = get<BindGroupObj>(m.at("group"), "bind group");
         e->pass->set_bind_group(m.at("index"), g.group);
+        e->groups[m.at("index")] = g.group;
         for (auto b : g.buffers) e->buffers.push_back(b);
       } else if (op == "dispatchWorkgroups") {
         e->pass->dispatch_workgroups(m.at("x"), m.value("y", 1u), m.value("z", 1u));
       } else if (op == "dispatchWorkgroupsIndirect") {
-        throw NotImplemented("dispatchWorkgroupsIndirect");
+        auto& b = get<BufferObj>(m.at("buffer"), "indirect buffer");
+        const uint64_t offset = m.at("offset");
+        if (!(b.usage & kUsageIndirect))
+          throw Invalid("dispatchWorkgroupsIndirect: [Buffer \"" + b.label + "\"] lacks INDIRECT");
+        if (offset % 4 || offset > b.size || b.size - offset < 12)
+          throw Invalid("dispatchWorkgroupsIndirect: offset " + std::to_string(offset) +
+                        " is not a multiple of 4 or leaves less than 12 bytes of [Buffer \"" +
+                        b.label + "\"]");
+        // Every dispatch-time rule (pipeline, groups, R7, R11), checked by an empty dispatch.
+        e->pass->dispatch_workgroups(0, 0, 0);
+        e->buffers.push_back(m.at("buffer"));
+        e->pass->end();
+        e->done.push_back(e->encoder.finish());
+        e->done.push_back(IndirectDispatch{e->pipeline, e->groups, b.buffer, offset});
+        e->encoder = device_.create_command_encoder({});
+        ComputePassDescriptor d;
+        d.label = e->pass_label;
+        e->pass = e->encoder.begin_compute_pass(d);
+        if (e->pipeline) e->pass->set_pipeline(e->pipeline);
+        for (const auto& [i, g] : e->groups) e->pass->set_bind_group(i, g);
       } else {
         throw NotImplemented("compute pass call " + op);
       }
@@ -769,7 +827,7 @@ void Server::encoder_op(const json& m) {
 
 void Server::submit(const json& m) {
   guarded([&] {
-    std::vector<CommandBuffer> cbs;
+    std::vector<Segment> segments;
     for (const auto& id : m.at("commandBuffers")) {
       auto& cb = get<CommandBufferObj>(id, "command buffer");
       if (cb.submitted) throw Invalid("submit: a command buffer was already submitted");
@@ -783,10 +841,38 @@ void Server::submit(const json& m) {
         if (b.mapped)
           throw Invalid("submit: [Buffer \"" + b.label + "\"] used in a command is mapped");
       }
-      cbs.push_back(cb.cb);
+      segments.insert(segments.end(), cb.segments.begin(), cb.segments.end());
     }
     for (const auto& id : m.at("commandBuffers")) get<CommandBufferObj>(id, "").submitted = true;
-    if (!cbs.empty()) device_.queue().submit(cbs);
+    std::vector<CommandBuffer> run;
+    auto flush = [&] {
+      if (!run.empty()) device_.queue().submit(run);
+      run.clear();
+    };
+    for (auto& seg : segments) {
+      if (auto* cb = std::get_if<CommandBuffer>(&seg)) {
+        run.push_back(*cb);
+        continue;
+      }
+      flush();
+      auto& d = std::get<IndirectDispatch>(seg);
+      // read_buffer runs after everything submitted so far, so it sees the counts they wrote.
+      auto bytes = device_.read_buffer(d.buffer, d.offset, 12);
+      uint32_t xyz[3];
+      std::memcpy(xyz, bytes.data(), 12);
+      const uint32_t max = device_.limits().max_compute_workgroups_per_dimension;
+      // WebGPU: an indirect dispatch with a count above the limit does nothing.
+      if (xyz[0] > max || xyz[1] > max || xyz[2] > max) continue;
+      auto enc = device_.create_command_encoder({});
+      auto pass = enc.begin_compute_pass({});
+      pass.set_pipeline(d.pipeline);
+      for (const auto& [i, g] : d.groups) pass.set_bind_group(i, g);
+      pass.dispatch_workgroups(xyz[0], xyz[1], xyz[2]);
+      pass.end();
+      run.push_back(enc.finish());
+      flush();
+    }
+    flush();
   });
 }
 

@@ -7,11 +7,11 @@
 # usage: bash cts/device_run.sh NAME [run.mjs options...]   e.g. NAME=h200 --providers wgslvk,dawn
 set -euo pipefail
 R=$(pwd)
-P=.cts-src/pack
+P=${CTS_PACK:-.cts-src/pack}
 NAME=${1:?usage: device_run.sh NAME [run.mjs options]}; shift
 mkdir -p /tmp/bin /tmp/nm/webgpu/dist/linux-x64 /tmp/cts
 [ -x /tmp/bin/node ] || { xz -dc $P/node.xz > /tmp/bin/node && chmod +x /tmp/bin/node; }
-[ -f /tmp/nm/webgpu/dist/linux-x64/dawn.node ] || xz -dc $P/dawn.node.xz > /tmp/nm/webgpu/dist/linux-x64/dawn.node
+[ -f /tmp/nm/webgpu/dist/linux-x64/dawn.node ] || [ ! -f $P/dawn.node.xz ] || xz -dc $P/dawn.node.xz > /tmp/nm/webgpu/dist/linux-x64/dawn.node
 if [ -f $P/wgslvk.xz ]; then xz -dc $P/wgslvk.xz > /tmp/bin/wgslvk && chmod +x /tmp/bin/wgslvk; fi
 [ -d /tmp/cts/out-node ] || tar -xJf $P/out-node.tar.xz -C /tmp/cts
 cp $P/CTS_COMMIT /tmp/cts/ 2>/dev/null || true

@@ -32,18 +32,21 @@ const opt = (name, dflt) => {
 const optAll = name => args.flatMap((a, i) => (a === name ? [args[i + 1]] : []));
 for (let i = 0; i < args.length; i += 2)
   if (!['--providers', '--cts', '--jobs', '--timeout-s', '--query', '--list-file', '--only', '--out',
-        '--tag', '--expectations', '--write-expectations'].includes(args[i])) {
+        '--tag', '--expectations', '--write-expectations', '--merge'].includes(args[i])) {
     console.error(`run.mjs: unknown option '${args[i]}' (see the usage at the top of cts/run.mjs)`);
     process.exit(2);
   }
 
-const providers = opt('--providers', 'wgslvk,dawn').split(',');
+// --merge A.json,B.json: no run; one table from earlier runs' JSON (e.g. wgslvk and Dawn run in two
+// calls on the same kind of machine), written to --out.
+const merged = opt('--merge') ? opt('--merge').split(',').map(f => JSON.parse(fs.readFileSync(f, 'utf8'))) : null;
+const providers = merged ? [...new Set(merged.flatMap(m => m.providers))] : opt('--providers', 'wgslvk,dawn').split(',');
 const ctsDir = path.resolve(opt('--cts', path.join(repo, '.cts-src')));
 const jobs = Number(opt('--jobs', String(Math.max(1, os.cpus().length - 0))));
 const timeoutS = Number(opt('--timeout-s', '900'));
 const node = process.env.NODE || process.execPath;
 const cmdline = path.join(ctsDir, 'out-node/common/runtime/cmdline.js');
-if (!fs.existsSync(cmdline)) {
+if (!merged && !fs.existsSync(cmdline)) {
   console.error(`run.mjs: ${cmdline} not found: run cts/setup.sh first (cts/README.md)`);
   process.exit(3);
 }
@@ -74,7 +77,7 @@ const queryOf = rel => 'webgpu:' + rel.replace(/\.spec\.js$/, '').split(path.sep
 let queries = optAll('--query');
 if (opt('--list-file'))
   queries.push(...fs.readFileSync(opt('--list-file'), 'utf8').split('\n').map(l => l.replace(/#.*/, '').trim()).filter(Boolean));
-if (queries.length === 0) queries = kDefaultSuites.flatMap(specFiles).map(queryOf);
+if (queries.length === 0 && !merged) queries = kDefaultSuites.flatMap(specFiles).map(queryOf);
 if (opt('--only')) queries = queries.filter(q => new RegExp(opt('--only')).test(q));
 
 // The table's suite of a query: issue 22's grouping, texture builtins apart (wgslvk has no
@@ -123,15 +126,41 @@ function runOne(provider, query, logPath) {
                   failures: [], notImplemented: 0, exit: code ?? signal, timed_out: timedOut,
                   wall_s: (Date.now() - t0) / 1000 };
       const seen = new Set();
-      for (const line of fs.readFileSync(logPath, 'utf8').split('\n')) {
+      r.reasons = {};
+      // A failed case's reason: its first EXCEPTION (an unexpected error says most, e.g. the
+      // pipeline that did not compile), else its first failed expectation; numbers and source
+      // positions blanked so that alike ones add up.
+      let failing = null, first = null, exception = null;
+      let subcaseKind = null;  // "EXPECTATION FAILED: subcase: x": the reason is on the next line
+      const commit = () => {
+        const why = exception ?? first;
+        if (failing && why) {
+          const k = why.replace(/\d+(:\d+)*/g, 'N').replace(/'[^']*'/g, "'…'").slice(0, 260);
+          r.reasons[k] = (r.reasons[k] ?? 0) + 1;
+        }
+        failing = first = exception = subcaseKind = null;
+      };
+      const lines = fs.readFileSync(logPath, 'utf8').split('\n');
+      for (const line of lines) {
         const m = /^\[(pass|fail|skip|warn)\] (\S+) \(\d/.exec(line);
+        if (m) commit();
         if (m && !seen.has(m[2] + m[1])) {
           seen.add(m[2] + m[1]);  // the summary repeats failures and skips
           r[m[1]]++;
-          if (m[1] === 'fail') r.failures.push(m[2]);
+          if (m[1] === 'fail') { r.failures.push(m[2]); failing = m[2]; }
+        }
+        let f = failing && /^ {2}- (EXPECTATION FAILED|EXCEPTION|VALIDATION FAILED): (.*)/.exec(line);
+        if (f && f[2].startsWith('subcase:')) { subcaseKind = f[1]; f = null; }
+        else if (failing && subcaseKind && line.trim()) { f = [null, subcaseKind, line.trim()]; subcaseKind = null; }
+        if (f && f[2].endsWith(':')) { subcaseKind = f[1] + ': ' + f[2]; f = null; continue; }  // glslang's log goes on below
+        if (f) {
+          const why = f[0] === null && f[1].includes(': ') ? f[1] + ' ' + f[2] : f[1] + ': ' + f[2];
+          first ??= why;
+          if (f[1].startsWith('EXCEPTION')) exception ??= why;
         }
         if (line.includes('not implemented in wgslvk')) r.notImplemented++;
       }
+      commit();
       // A file that died (not one case failing) counts as one failure, named.
       if (timedOut || (code !== 0 && code !== 1) || (r.pass + r.fail + r.skip + r.warn === 0))
         r.failures.push(`${query} (${timedOut ? `timed out after ${timeoutS} s` : `runner exited ${code ?? signal}`})`), r.died = true;
@@ -144,23 +173,27 @@ const commit = (() => { try { return execSync('git -C ' + repo + ' rev-parse --s
 const date = new Date().toISOString().slice(0, 10);
 const base = path.resolve(opt('--out', path.join(repo, 'cts/results', `${date}-${commit}${opt('--tag') ? '-' + opt('--tag') : ''}`)));
 const logDir = base + '.logs';
-fs.mkdirSync(logDir, { recursive: true });
+if (!merged) fs.mkdirSync(logDir, { recursive: true });
 
-const tasks = providers.flatMap(p => queries.map(q => ({ p, q })));
+const tasks = merged ? [] : providers.flatMap(p => queries.map(q => ({ p, q })));
 const results = [];
 const t0 = Date.now();
 let next = 0;
 async function worker() {
   while (next < tasks.length) {
     const { p, q } = tasks[next++];
-    const log = path.join(logDir, `${p}--${q.replace(/[^A-Za-z0-9_,.-]/g, '_')}.log`);
+    const log = path.join(logDir, `${p}--${q.replace(/[^A-Za-z0-9_.-]/g, '_')}.log`);
     const r = await runOne(p, q, log);
     results.push(r);
     console.log(`${p.padEnd(6)} ${q.padEnd(80)} pass ${r.pass} fail ${r.fail} skip ${r.skip}${r.died ? ' DIED' : ''} ${r.wall_s.toFixed(1)} s`);
   }
 }
 await Promise.all(Array.from({ length: Math.min(jobs, tasks.length) }, worker));
-const wall = (Date.now() - t0) / 1000;
+let wall = (Date.now() - t0) / 1000;
+if (merged) {
+  for (const m of merged) results.push(...m.results.filter(r => !opt('--only') || new RegExp(opt('--only')).test(r.query)));
+  wall = merged.reduce((a, m) => a + m.wall_s, 0);
+}
 
 // ---- the table ----------------------------------------------------------------------------------
 const suites = [...new Set(results.map(r => r.suite))].sort();
@@ -169,6 +202,7 @@ const sum = (p, s) => results.filter(r => r.provider === p && r.suite === s).red
   ni: a.ni + r.notImplemented }), { pass: 0, fail: 0, skip: 0, wall: 0, ni: 0 });
 const lines = [];
 lines.push(`# WebGPU CTS: wgslvk and Dawn, ${date}, wgslvk commit ${commit}`, '');
+if (merged) lines.push(`Merged from runs of wgslvk commits ${merged.map(m => m.commit).join(', ')} (${merged.map(m => m.date).join(', ')}).`);
 lines.push(`CTS ${fs.existsSync(path.join(ctsDir, 'CTS_COMMIT')) ? fs.readFileSync(path.join(ctsDir, 'CTS_COMMIT'), 'utf8').trim() : '(commit unknown)'}; host ${os.hostname()}, ${os.cpus().length} CPUs; ${jobs} files at a time; wall ${wall.toFixed(0)} s in all.`);
 lines.push(`Dawn: dawn.node (npm \`webgpu\`)${process.env.DAWN_ENV ? `, Vulkan from ${process.env.DAWN_ENV}` : ''}. Times are the sum of each file's wall time.`, '');
 const head = ['suite', ...providers.flatMap(p => [`${p} pass`, 'fail', 'skip', 's'])];
@@ -189,6 +223,13 @@ for (const p of providers.filter(p => p !== 'dawn')) {
   lines.push(`## ${p} failures (${failures.length})`, '');
   const ni = results.filter(r => r.provider === p).reduce((a, r) => a + r.notImplemented, 0);
   lines.push(`Log lines naming "not implemented in wgslvk": ${ni}. Logs: ${path.relative(repo, logDir)}/ (not committed).`, '');
+  const reasons = {};
+  for (const r of results.filter(r => r.provider === p))
+    for (const [k, n] of Object.entries(r.reasons ?? {})) reasons[k] = (reasons[k] ?? 0) + n;
+  lines.push('### The commonest first reasons (numbers and quoted names blanked)', '', '| cases | reason |', '|---|---|');
+  for (const [k, n] of Object.entries(reasons).sort((a, b) => b[1] - a[1]).slice(0, 40))
+    lines.push(`| ${n} | ${k.replace(/\|/g, '\\|').replace(/`/g, "'")} |`);
+  lines.push('', '### Every failure', '');
   const shown = failures.slice(0, 2000);
   for (const f of shown) lines.push('- `' + f + '`');
   if (failures.length > shown.length) lines.push(`- ... and ${failures.length - shown.length} more (the JSON has them all)`);
@@ -201,8 +242,8 @@ console.log(`\nwrote ${path.relative(process.cwd(), base)}.md and .json`);
 // ---- expectations (CI) --------------------------------------------------------------------------
 // Every wgslvk case's status, from the logs (the last line for a case wins: the summary repeats).
 const statusOf = new Map();
-for (const r of results.filter(r => r.provider === 'wgslvk'))
-  for (const line of fs.readFileSync(path.join(logDir, `wgslvk--${r.query.replace(/[^A-Za-z0-9_,.-]/g, '_')}.log`), 'utf8').split('\n')) {
+for (const r of results.filter(r => r.provider === 'wgslvk' && !merged))
+  for (const line of fs.readFileSync(path.join(logDir, `wgslvk--${r.query.replace(/[^A-Za-z0-9_.-]/g, '_')}.log`), 'utf8').split('\n')) {
     const m = /^\[(pass|fail|skip|warn)\] (\S+) \(\d/.exec(line);
     if (m) statusOf.set(m[2], m[1]);
   }

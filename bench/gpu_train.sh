@@ -27,6 +27,7 @@ exec > >(tee "$OUT/log.txt") 2>&1
 PRESETS=${PRESETS:-"small:1000:50 medium:1000:50 large:1000:50 xl:120:10 gpt110m:120:10"}
 LONG=${LONG-"small:5000:100 medium:5000:100"}
 TORCH=${TORCH:-1}
+AUTO_MATMUL=${AUTO_MATMUL-"xl gpt110m"}
 t0=$(date +%s)
 step() { echo; echo "== [$(($(date +%s) - t0)) s] $*"; }
 
@@ -106,6 +107,14 @@ for spec in $PRESETS; do
       grep -E '^torch|^worst' "$W/raw/$preset.torch_$mode.txt"
     done
   fi
+done
+
+for preset in $AUTO_MATMUL; do
+  spec=$(tr ' ' '\n' <<< "$PRESETS" | grep "^$preset:") || continue
+  IFS=: read -r preset steps every <<< "$spec"
+  step "$preset with --matmul native_auto"
+  ours "${preset}_auto" "$BIN" --preset "$preset" --steps "$steps" --log-every "$every" \
+    --profile "$steps" --matmul native_auto --json "$W/raw/${preset}_auto.ours.jsonl"
 done
 
 for spec in $LONG; do
@@ -208,6 +217,28 @@ def drift_rows(names):
         g = f"{gpu:.3f}" if gpu else "-"
         print(f"| {name} | {a:.2f} | {b:.2f} | {last:.2f} (step {last_step}) | {last / a:.3f} "
               f"| {g} | {clk(name)} |")
+
+import json
+auto = [p.split(":")[0] for p in presets
+        if os.path.exists(os.path.join(raw, p.split(":")[0] + "_auto.txt"))]
+if auto:
+    print("\n| preset | --matmul | ms/step (steady) | GPU ms (profiled step) | losses equal to native's |")
+    print("|---|---|---:|---:|---|")
+    for p in auto:
+        for name, mm in ((p, "native"), (p + "_auto", "native_auto")):
+            iv, gpu = intervals(name)
+            g = f"{gpu:.2f}" if gpu else "-"
+            same = "-"
+            if mm != "native":
+                def losses(n):
+                    f = os.path.join(raw, n + ".ours.jsonl")
+                    if not os.path.exists(f):
+                        return None
+                    return [j["loss"] for j in map(json.loads, open(f)) if j.get("event") == "train"]
+                a, b = losses(p), losses(name)
+                same = "-" if a is None or b is None else ("bitwise" if a == b else
+                       f"no (worst rel {max(abs(x - y) / abs(x) for x, y in zip(a, b)):.1e})")
+            print(f"| {p} | {mm} | {steady(iv):.2f} | {g} | {same} |")
 
 ab = [n for n in ("ab_base_p100", "ab_base_p1000", "ab_new_p100")
       if os.path.exists(os.path.join(raw, n + ".txt"))]

@@ -43,7 +43,11 @@ MatmulImpl parse_matmul(std::string_view s) {
 namespace {
 // native_auto: matmul_native_n64 (128 x 64 tiles) where matmul_native's 128 x 128 grid has fewer
 // tiles than this, matmul_native otherwise. Two waves of the 132 SMs of an H100/H200: the
-// matmul README's H200 table (n64 wins or ties on every GPT product with N = 768 and every dW).
+// matmul README's H200 table (n64 wins or ties on every GPT product with N = 768 and every dW,
+// each timed alone). In the trainer (bench/results/h200-2026-11-26-train, same losses bit for
+// bit): xl 9.06 ms/step vs 11.90 with native, gpt110m 68.1 vs 64.9 (there the dX and dW products
+// of a layer overlap and fill the GPU together), hence opt-in. n64 has no WGSL: a traced run with
+// it cannot be replayed by Dawn.
 constexpr uint64_t kNativeN64BelowTiles = 264;
 
 // A binding range: a buffer, a byte offset and a byte size (0: to the end).

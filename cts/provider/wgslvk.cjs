@@ -22,6 +22,9 @@ function notImplemented(what) {
   return e;
 }
 const opError = msg => new DOMException(msg, 'OperationError');
+// How long a promise-returning call may wait for `wgslvk serve` (a pipeline compile or a large
+// map included) before the device is declared lost.
+const kCallTimeoutS = Number(process.env.WGSLVK_CTS_CALL_TIMEOUT_S || 120);
 
 // ---- WebGPU's constants and error classes -------------------------------------------------------
 const GPUBufferUsage = Object.freeze({ MAP_READ: 0x1, MAP_WRITE: 0x2, COPY_SRC: 0x4, COPY_DST: 0x8,
@@ -92,6 +95,7 @@ class Connection {
       if (m.r !== undefined) {
         const p = this.pending.get(m.r);
         this.pending.delete(m.r);
+        if (p) clearTimeout(p.timer);
         this.updateRef();
         if (p) p.resolve(m);
       } else {
@@ -129,6 +133,14 @@ class Connection {
       this.pending.set(m.r, { resolve });
       this.updateRef();
       this.send(m);
+      // Never hang: a server that stops answering loses the device (and is killed).
+      const timer = setTimeout(() => {
+        if (!this.pending.has(m.r)) return;
+        this.close(`wgslvk serve did not answer '${m.op}' within ${kCallTimeoutS} s`);
+        this.child.kill('SIGKILL');
+      }, kCallTimeoutS * 1000);
+      timer.unref();
+      this.pending.get(m.r).timer = timer;
     });
   }
   track(obj) {
@@ -457,7 +469,11 @@ class GPU {
     if (options.compatibilityMode) return null;
     const conn = new Connection(this._flags.bin, this._flags);
     const m = await conn.call({ op: 'adapter' });
-    if (m.error) { conn.exit(); return null; }
+    if (m.error) {
+      console.error(`wgslvk provider: no adapter: ${m.error.message} (bin=${this._flags.bin})`);
+      conn.exit();
+      return null;
+    }
     return new GPUAdapter(conn, m);
   }
   getPreferredCanvasFormat() { return 'bgra8unorm'; }

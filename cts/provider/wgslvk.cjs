@@ -464,7 +464,13 @@ class GPUAdapter {
 }
 
 class GPU {
-  constructor(flags) { this._flags = flags; this.wgslLanguageFeatures = new Set(); }
+  constructor(flags) {
+    this._flags = flags;
+    // The WGSL language features the front end accepts in `requires` and translates
+    // (readonly_and_readwrite_storage_textures is accepted too, but wgslvk has no textures).
+    this.wgslLanguageFeatures = new Set(['packed_4x8_integer_dot_product',
+      'unrestricted_pointer_parameters', 'pointer_composite_access']);
+  }
   async requestAdapter(options = {}) {
     if (options.compatibilityMode) return null;
     const conn = new Connection(this._flags.bin, this._flags);

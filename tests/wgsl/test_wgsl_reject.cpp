@@ -31,10 +31,6 @@ const std::map<std::string, std::string> kKnownDifferences = {
     {"as_workgroup_too_big.wgsl", "32 KiB of workgroup memory: a pipeline-creation limit (R13)"},
     {"attr_binding_too_large.wgsl", "@binding(1000000): a pipeline-layout limit"},
     {"attr_group_too_large.wgsl", "@group(4): a pipeline-layout limit (maxBindGroups 4)"},
-    // Sema reports overflow where WGSL wraps: concrete integer arithmetic is modulo 2^32 even in
-    // const-expressions ("Arithmetic Expressions"); only abstract integers must not overflow.
-    {"ce_i32_overflow_wraps.wgsl", "sema: i32 const-eval overflow reported, WGSL wraps"},
-    {"ce_u32_minus_wraps.wgsl", "sema: u32 const-eval underflow reported, WGSL wraps"},
     // Dawn ships the uniform_buffer_standard_layout language feature, which lifts WGSL's extra
     // uniform layout rules (16-byte array strides and struct alignment); sema applies them, as
     // the GLSL it writes uses std140 for uniform buffers (R21).

@@ -247,6 +247,13 @@ bool values_equal(const ConstValue& a, const ConstValue& b) {
 
 namespace {
 
+// Concrete integer arithmetic wraps modulo 2^32, in const-expressions too (as Tint/Dawn).
+Scalar wrap32(__int128 r, const Type* t) {
+  uint32_t bits = uint32_t(uint64_t(r));
+  if (t->kind == K::U32) return Scalar{uint64_t(bits)};
+  return Scalar{int64_t(int32_t(bits))};
+}
+
 // Result of an integer operation checked against the range of scalar type t.
 std::optional<Scalar> int_result(__int128 r, const Type* t, const std::string& expr,
                                  std::string& error) {
@@ -392,13 +399,15 @@ std::optional<Scalar> scalar_binary(Op op, const Scalar& a, const Scalar& b, con
   } else {
     __int128 x = as_int(a), y = as_int(b);
     unsigned bits = t->kind == K::AbstractInt ? 64 : 32;
-    bool is_signed = t->kind != K::U32;
     switch (op) {
       case Op::Add:
+        if (t->kind != K::AbstractInt) return wrap32(x + y, t);
         return int_result(x + y, t, expr, error);
       case Op::Sub:
+        if (t->kind != K::AbstractInt) return wrap32(x - y, t);
         return int_result(x - y, t, expr, error);
       case Op::Mul:
+        if (t->kind != K::AbstractInt) return wrap32(x * y, t);
         return int_result(x * y, t, expr, error);
       case Op::Div:
       case Op::Mod:
@@ -424,27 +433,16 @@ std::optional<Scalar> scalar_binary(Op op, const Scalar& a, const Scalar& b, con
         }
         unsigned s = unsigned(y);
         if (op == Op::Shr) return int_result(x >> s, t, expr, error);  // arithmetic if signed
-        // Left shift: the bits shifted out (and, signed, the new sign bit) must not change
-        // the value: as WGSL's const-eval overflow rule.
+        // Left shift: an abstract int must not change sign (Tint's rule); concrete values wrap.
         uint64_t ux = uint64_t(int64_t(x)) & (bits == 64 ? ~0ull : 0xffffffffull);
-        if (s > 0) {
-          if (is_signed) {
-            // The s+1 most significant bits must all be equal.
-            int64_t sx = bits == 64 ? int64_t(ux) : int64_t(int32_t(uint32_t(ux)));
-            int64_t back = sx << s;
-            back = bits == 64 ? back : int64_t(int32_t(uint32_t(back)));
-            if ((back >> s) != sx) {
-              error = "shift left overflow: '" + expr + "' cannot be represented as '" + t->wgsl() +
-                      "'";
-              return std::nullopt;
-            }
-            return Scalar{back};
-          }
-          if ((ux >> (bits - s)) != 0) {
-            error =
-                "shift left overflow: '" + expr + "' cannot be represented as '" + t->wgsl() + "'";
+        if (s > 0 && t->kind == K::AbstractInt) {
+          int64_t sx = int64_t(ux);
+          int64_t back = int64_t(ux << s);
+          if ((back >> s) != sx) {
+            error = "shift left operation results in sign change: '" + expr + "'";
             return std::nullopt;
           }
+          return Scalar{back};
         }
         uint64_t r = (ux << s) & (bits == 64 ? ~0ull : 0xffffffffull);
         if (t->kind == K::U32) return Scalar{r};
@@ -491,6 +489,11 @@ std::optional<ConstValue> eval_unary(TypeTable& tt, Op op, const ConstValue& a, 
         if (s->is_float_scalar()) {
           out.scalars.push_back({-as_double(x)});
         } else {
+          // -(i32 min) is itself (wraps); an abstract int must not overflow.
+          if (s->kind == K::I32) {
+            out.scalars.push_back(wrap32(-__int128(as_int(x)), s));
+            break;
+          }
           auto r = int_result(-__int128(as_int(x)), s, "-" + scalar_text(x), error);
           if (!r) return std::nullopt;
           out.scalars.push_back(*r);

@@ -127,6 +127,11 @@ std::string f32_literal(double v) {
   if (std::isnan(f)) return "uintBitsToFloat(0x7fc00000u)";
   if (std::isinf(f)) return f > 0 ? "uintBitsToFloat(0x7f800000u)" : "uintBitsToFloat(0xff800000u)";
   char buf[64];
+  // Whole numbers read best as such ("80.0", not "8e+01"); they print exactly.
+  if (f == std::trunc(f) && std::fabs(f) < 1e16f) {
+    std::snprintf(buf, sizeof buf, "%.1f", double(f));
+    return buf;
+  }
   // The shortest decimal that reads back as the same f32, also through a double (glslang parses
   // literals as double, then rounds).
   for (int p = 1; p <= 9; ++p) {
@@ -248,25 +253,38 @@ struct Scope {
   std::set<std::string> names;
 };
 
-// One function being written (a user function specialization or main).
-struct FnCtx {
-  const FnDecl* fn = nullptr;
-  bool is_entry = false;
-  std::map<const Decl*, std::string> names;    // locals and value parameters
-  std::map<const Decl*, std::string> aliases;  // pointers: the memory they designate, as GLSL
-  std::vector<Scope> scopes;
-  std::vector<LoopInfo> loops;
-  std::vector<std::string>* pre = nullptr;  // lines the current statement needs before it
-  std::string out;
-  int indent = 1;
-};
-
 // A pointer argument in storage/uniform/workgroup space: the root variable and the access path
 // with its dynamic indices as parameters ($0, $1, ...) of the specialization.
 struct PtrArg {
   std::string path;                 // "buf[$0].x"
   std::vector<std::string> values;  // the index expressions at the call site
   std::vector<std::string> types;   // their GLSL types
+
+  // The GLSL lvalue: the path with the values in place.
+  std::string text() const {
+    std::string t = path;
+    for (size_t k = 0; k < values.size(); ++k) {
+      std::string tok = "$" + std::to_string(k) + "$";
+      for (size_t at; (at = t.find(tok)) != std::string::npos;)
+        t.replace(at, tok.size(), values[k]);
+    }
+    return t;
+  }
+};
+
+// One function being written (a user function specialization or main).
+struct FnCtx {
+  const FnDecl* fn = nullptr;
+  bool is_entry = false;
+  std::map<const Decl*, std::string> names;  // locals and value parameters
+  std::map<const Decl*, PtrArg> aliases;     // pointers: the memory they designate, as GLSL
+  std::vector<Scope> scopes;
+  std::vector<LoopInfo> loops;
+  std::vector<std::string>* pre = nullptr;  // lines the current statement needs before it
+  int calls = 0;          // calls with side effects written so far in the current statement
+  int short_circuit = 0;  // inside the right operand of && or ||
+  std::string out;
+  int indent = 1;
 };
 
 class Emitter {
@@ -326,6 +344,8 @@ class Emitter {
   Ex expr(const Expr* e, const Type* want = nullptr);
   Ex expr_uncached(const Expr* e, const Type* want);
   std::string value(const Expr* e, const Type* want = nullptr) { return expr(e, want).s; }
+  // A condition or selector: GLSL's own parentheses stand for the source's.
+  std::string cond(const Expr* e, const Type* want = nullptr) { return expr_uncached(e, want).s; }
   std::string lvalue(const Expr* e);
   std::string index_text(const Expr* base_expr, const std::string& base, const Expr* idx);
   Ex binary(const Expr* e);
@@ -663,6 +683,14 @@ std::string Emitter::literal(const ConstValue& v, const Type* want, Span at) {
 
 std::string Emitter::hoist(const std::string& type, const std::string& base,
                            const std::string& init) {
+  // A hoisted evaluation runs before the whole statement: exact only if nothing with side
+  // effects comes before it in WGSL's left-to-right order.
+  if (fx_->calls > 0)
+    unsupported({}, "a call with side effects before " + base +
+                        " in the same statement (the translation would reorder them)");
+  if (fx_->short_circuit > 0)
+    unsupported({}, "an operation that needs a statement of its own (" + base +
+                        ") on the right of && or ||");
   std::string n = fresh_local(base);
   fx_->pre->push_back(type + " " + n + " = " + init + ";");
   return n;
@@ -765,7 +793,7 @@ Ex Emitter::ident(const Expr* e, const Type* want) {
   }
   if (d->kind == DeclKind::Var || d->kind == DeclKind::Let || d->kind == DeclKind::Param) {
     const auto* v = static_cast<const VarDecl*>(d);
-    if (auto a = fx_->aliases.find(d); a != fx_->aliases.end()) return {a->second};
+    if (auto a = fx_->aliases.find(d); a != fx_->aliases.end()) return {a->second.text()};
     if (v->module_scope) {
       used_globals_.insert(d);
       const Type* t = value_type(e->type);
@@ -789,7 +817,7 @@ std::string Emitter::lvalue(const Expr* e) {
   switch (e->kind) {
     case ExprKind::Ident: {
       const Decl* d = e->decl;
-      if (d && fx_->aliases.count(d)) return fx_->aliases[d];
+      if (d && fx_->aliases.count(d)) return fx_->aliases[d].text();
       if (d && d->kind == DeclKind::Var && static_cast<const VarDecl*>(d)->module_scope) {
         used_globals_.insert(d);
         return global_name(d);
@@ -886,7 +914,11 @@ Ex Emitter::binary(const Expr* e) {
   const Type* wa = is_abstract_type(ta) && !is_abstract_type(tb) ? scalar_of(tb) : nullptr;
   const Type* wb = is_abstract_type(tb) && !is_abstract_type(ta) ? scalar_of(ta) : nullptr;
   if (e->op == Op::Shl || e->op == Op::Shr) wb = nullptr;
-  Ex x = expr(a, wa), y = expr(b, wb);
+  Ex x = expr(a, wa);
+  bool sc = e->op == Op::LogAnd || e->op == Op::LogOr;
+  fx_->short_circuit += sc;
+  Ex y = expr(b, wb);
+  fx_->short_circuit -= sc;
   if (e->op == Op::Shl || e->op == Op::Shr) {
     // WGSL masks a shift amount to the bit width; GLSL leaves amounts >= 32 undefined. A
     // constant amount is < 32 already (WGSL rejects one that is not).
@@ -1088,8 +1120,7 @@ void Emitter::collect_path(const Expr* e, PtrArg& p) {
       const Decl* d = e->decl;
       if (d && fx_->aliases.count(d)) {
         // Already a pointer: its path and index values (locals or parameters here).
-        const std::string& a = fx_->aliases[d];
-        p.path = a;
+        p = fx_->aliases[d];
         return;
       }
       p.path = lvalue(e);
@@ -1097,12 +1128,7 @@ void Emitter::collect_path(const Expr* e, PtrArg& p) {
     }
     case ExprKind::Index: {
       collect_path(e->args[0], p);
-      std::string base_now = p.path;
-      for (size_t k = 0; k < p.values.size(); ++k) {
-        std::string tok = "$" + std::to_string(k) + "$";
-        for (size_t at; (at = base_now.find(tok)) != std::string::npos;)
-          base_now.replace(at, tok.size(), p.values[k]);
-      }
+      std::string base_now = p.text();
       std::string full = index_text(e->args[0], base_now, e->args[1]);
       std::string idx = full.substr(base_now.size() + 1, full.size() - base_now.size() - 2);
       if (e->args[1]->value && idx.find("length()") == std::string::npos) {
@@ -1169,6 +1195,7 @@ Ex Emitter::user_call(const Expr* e) {
     name = function(f, spec, key);
   }
   for (auto& x : extra) args.push_back(x);
+  ++fx_->calls;
   std::string s = name + "(";
   for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
   return {s + ")"};
@@ -1329,6 +1356,10 @@ Ex Emitter::builtin(const Expr* e) {
   }
   if (name.rfind("atomic", 0) == 0) {
     const Type* et = scalar_of(store_type(A[0]->type));
+    struct Count {
+      int& n;
+      ~Count() { ++n; }
+    } count{fx_->calls};
     std::string lv = lvalue(A[0]);
     std::string zero = et && et->kind == Type::Kind::U32 ? "0u" : "0";
     if (name == "atomicLoad") return {"atomicOr(" + lv + ", " + zero + ")"};
@@ -1362,6 +1393,9 @@ Ex Emitter::builtin(const Expr* e) {
     // A barrier, the load, a barrier: Tint's translation.
     const Type* t = store_type(A[0]->type);
     std::string lv = lvalue(A[0]);
+    if (fx_->calls > 0)
+      unsupported(e->span,
+                  "workgroupUniformLoad after a call with side effects in the same statement");
     fx_->pre->push_back("barrier();  // workgroupUniformLoad");
     std::string tmp = hoist(type_name(t, e->span), "uniform_load", lv);
     fx_->pre->push_back("barrier();");
@@ -1382,6 +1416,7 @@ void Emitter::emit_with_pre(const std::function<std::string()>& make) {
   std::vector<std::string> pre;
   auto* saved = fx_->pre;
   fx_->pre = &pre;
+  fx_->calls = 0;
   std::string text = make();
   fx_->pre = saved;
   for (const auto& p : pre) line(p);
@@ -1445,14 +1480,9 @@ void Emitter::var_decl(const VarDecl* v, Span at) {
     // let p = &a[i]: an alias of that memory; its dynamic indices are evaluated here, once.
     emit_with_pre([&] {
       PtrArg p = pointer_path(v->initializer);
-      std::string path = p.path;
-      for (size_t k = 0; k < p.values.size(); ++k) {
-        std::string idx = hoist(p.types[k], v->name + "_index", p.values[k]);
-        std::string tok = "$" + std::to_string(k) + "$";
-        for (size_t pos; (pos = path.find(tok)) != std::string::npos;)
-          path.replace(pos, tok.size(), idx);
-      }
-      fx_->aliases[v] = path;
+      for (size_t k = 0; k < p.values.size(); ++k)
+        p.values[k] = hoist(p.types[k], v->name + "_index", p.values[k]);
+      fx_->aliases[v] = p;
       return std::string();
     });
     return;
@@ -1594,7 +1624,7 @@ void Emitter::continuing_inline(const LoopInfo& l) {
                     "`continue` inside a switch of a loop whose continuing has `break if`");
         continue;
       }
-      emit_with_pre([&] { return "if (" + value(s->expr) + ") { break; }"; });
+      emit_with_pre([&] { return "if (" + cond(s->expr) + ") { break; }"; });
     } else {
       stmt(s);
     }
@@ -1628,12 +1658,13 @@ void Emitter::for_stmt(const Stmt* s) {
   std::vector<std::string> pre;
   auto* saved = fx_->pre;
   fx_->pre = &pre;
+  fx_->calls = 0;
   std::string init = s->init ? simple_stmt_text(s->init) : "";
   fx_->pre = saved;
   for (const auto& p : pre) line(p);
   pre.clear();
   fx_->pre = &pre;
-  std::string cond = s->expr ? value(s->expr) : "";
+  std::string cond = s->expr ? this->cond(s->expr) : "";
   std::string update = s->update ? simple_stmt_text(s->update) : "";
   fx_->pre = saved;
   if (!pre.empty()) unsupported(s->span, "a for-loop condition or update that needs statements");
@@ -1648,7 +1679,7 @@ void Emitter::for_stmt(const Stmt* s) {
 void Emitter::switch_stmt(const Stmt* s) {
   const Type* st = value_type(s->expr->type);
   if (is_abstract_type(st)) st = builtin_scalar(Type::Kind::I32);
-  emit_with_pre([&] { return "switch (" + value(s->expr, st) + ") {"; });
+  emit_with_pre([&] { return "switch (" + cond(s->expr, st) + ") {"; });
   if (!fx_->loops.empty()) ++fx_->loops.back().switch_depth;
   for (const SwitchCase& c : s->cases) {
     std::string labels;
@@ -1697,7 +1728,7 @@ void Emitter::stmt(const Stmt* s) {
           [&] { return "return " + value(s->expr, fx_->fn->return_type_resolved) + ";"; });
       return;
     case StmtKind::If: {
-      emit_with_pre([&] { return "if (" + value(s->expr) + ") {"; });
+      emit_with_pre([&] { return "if (" + cond(s->expr) + ") {"; });
       block_body(s->then);
       const Stmt* e = s->else_;
       int extra = 0;
@@ -1706,7 +1737,8 @@ void Emitter::stmt(const Stmt* s) {
           std::vector<std::string> pre;
           auto* saved = fx_->pre;
           fx_->pre = &pre;
-          std::string cond = value(e->expr);
+          fx_->calls = 0;
+          std::string cond = this->cond(e->expr);
           fx_->pre = saved;
           if (pre.empty()) {
             line("} else if (" + cond + ") {");
@@ -1745,7 +1777,8 @@ void Emitter::stmt(const Stmt* s) {
       std::vector<std::string> pre;
       auto* saved = fx_->pre;
       fx_->pre = &pre;
-      std::string cond = value(s->expr);
+      fx_->calls = 0;
+      std::string cond = this->cond(s->expr);
       fx_->pre = saved;
       if (!pre.empty()) unsupported(s->span, "a while condition that needs statements");
       line("while (" + cond + ") {");
@@ -1827,15 +1860,14 @@ std::string Emitter::function(const FnDecl* f, const std::vector<const PtrArg*>&
         unsupported(p->span, "a pointer parameter without its argument");
         continue;
       }
-      std::string path = a->path;
+      PtrArg alias = *a;
       for (size_t k = 0; k < a->values.size(); ++k) {
         std::string pn = fresh_local(p->name + "_" + std::to_string(k));
         extra_params.push_back(a->types[k] + " " + pn);
-        std::string tok = "$" + std::to_string(k) + "$";
-        for (size_t pos; (pos = path.find(tok)) != std::string::npos;)
-          path.replace(pos, tok.size(), pn);
+        alias.values[k] = pn;
       }
-      ctx.aliases[p] = path;
+      std::string path = alias.text();
+      ctx.aliases[p] = alias;
       comment += "// `" + p->name + "` is a pointer into `" +
                  path.substr(0, path.find_first_of("[.")) +
                  "`: GLSL has no pointers, so the function is specialized for it (`" + p->name +
@@ -2118,6 +2150,12 @@ std::string Emitter::declarations() {
     if (!used_globals_.count(d)) continue;
     if (d->kind == DeclKind::Const || d->kind == DeclKind::Override) {
       const auto* v = static_cast<const VarDecl*>(d);
+      if (!v->value) {
+        unsupported(v->span,
+                    "the " + std::string(d->kind == DeclKind::Override ? "override" : "constant") +
+                        " '" + v->name + "' has no value");
+        continue;
+      }
       std::string lit = literal(*v->value, v->type, v->span);
       consts += "const " + decl_text(v->type, global_name(v), v->span) + " = " + lit + ";" +
                 (d->kind == DeclKind::Override

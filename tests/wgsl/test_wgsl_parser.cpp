@@ -642,6 +642,15 @@ TEST(WgslParser, NamesKeywordsReservedWords) {
   EXPECT_EQ(module_dump("const __" + std::string(10000, 'x') + " = 1;"),
             "1:7: identifiers must not start with two underscores: "
             "'__xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' [syntax]");
+  // A multi-byte sequence cut by the end of the source (in a buffer of exactly its size, so a
+  // sanitizer sees any read past it).
+  for (std::string_view cut : {"\xE2", "\xE2\x80", "\xF0\x9F\x98", "\xC2"}) {
+    std::vector<char> buf(cut.begin(), cut.end());
+    Parsed p = parse_source(std::string_view(buf.data(), buf.size()));
+    EXPECT_EQ(p.module, nullptr);
+    ASSERT_EQ(p.diags.list.size(), 1u);
+    EXPECT_EQ(p.diags.list[0].message, "invalid UTF-8 in the source (byte 0)");
+  }
   EXPECT_EQ(module_dump("const a = \xFF;"), "1:11: invalid UTF-8 in the source (byte 10) [syntax]");
 }
 

@@ -11,12 +11,16 @@ namespace wgslvk::wgsl {
 
 namespace {
 
-// Decodes the UTF-8 sequence at pos (the source is validated first): its length, or 0 at the end.
+// Decodes the UTF-8 sequence at pos: its length, or 0 at the end. A sequence cut short by the end
+// of the source decodes as U+FFFD, one byte long (lex() refuses invalid UTF-8 before tokens are
+// formed; the line table is built before that check).
 size_t decode(std::string_view s, size_t pos, uint32_t& cp) {
   if (pos >= s.size()) return 0;
   auto b = [&](size_t i) { return static_cast<uint8_t>(s[pos + i]); };
   uint8_t c = b(0);
   if (c < 0x80) return cp = c, 1;
+  size_t n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
+  if (pos + n > s.size()) return cp = 0xFFFD, 1;
   if ((c & 0xE0) == 0xC0) return cp = ((c & 0x1Fu) << 6) | (b(1) & 0x3Fu), 2;
   if ((c & 0xF0) == 0xE0)
     return cp = ((c & 0x0Fu) << 12) | ((b(1) & 0x3Fu) << 6) | (b(2) & 0x3Fu), 3;

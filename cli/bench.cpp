@@ -3,6 +3,7 @@
 // (wgsl_ports/<family>/bench.cpp) with the bench library (bench/), and writes the table, JSON and
 // PNG. Names no family: sections register themselves.
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "flag_number.hpp"
 #include "ports_option.hpp"
 #include "wgslvk/bench/bench.hpp"
 #include "wgslvk/bench/report.hpp"
@@ -43,9 +45,17 @@ options:
   --dump DIR       write the timed cases as wgslvk-case/1 folders (+ actual/: our outputs up to
                    the last checked element), which bench/peers/dawn_cases.mjs replays under Dawn
   --max-elems N    cap on element-count sweeps
+  --timeout S      per-case time limit of --cases in seconds (default 120; 0: none), as in
+                   validate: a case past it is an ERROR row, the device is abandoned and later
+                   cases are not run; with a limit, a case of more than 2^36 invocations is an
+                   ERROR before it dispatches. A case that does not load is its own ERROR row.
   --list           list the registered sections and exit
-  --cases DIR      also time every case folder under DIR (wgslvk-case/1), each checked first;
-                   with --port/--wgsl below, a kernel that is not built into wgslvk
+  --cases DIR      time every case folder under DIR (wgslvk-case/1), each checked first;
+                   with --port/--wgsl below, a kernel that is not built into wgslvk. With
+                   --cases, only those are timed (add --only to time built-in sweeps too)
+  --translate      run the shipped kernels as wgslvk's WGSL front end translates their WGSL
+                   instead of their hand ports (the bench's own pipelines and the case rows;
+                   host APIs that make their own pipelines included), to compare the two
   --opt            run the spirv-opt output of the bench's own pipelines (host APIs that make
                    their own pipelines keep glslang's output)
 )" + std::string(kPortOptionsUsage);
@@ -59,9 +69,10 @@ static const Command kBench{"bench", "time every kernel against the copy rooflin
 int run_bench(const std::vector<std::string>& args) {
   if (wants_help(args, kBench)) return 0;
   Options opt;
-  bool warm_set = false, reps_set = false, list = false;
+  bool warm_set = false, reps_set = false, list = false, translate = false;
   PortOptions ports;
   std::string cases_dir;
+  double timeout_s = 120;
   for (size_t i = 0; i < args.size(); ++i) {
     if (take_port_option(args, i, ports)) continue;
     auto next = [&]() -> std::string {
@@ -75,18 +86,22 @@ int run_bench(const std::vector<std::string>& args) {
       opt.quick = true;
     else if (a == "--opt")
       opt.optimized_spirv = true;
+    else if (a == "--translate")
+      translate = true;
     else if (a == "--list")
       list = true;
     else if (a == "--cases")
       cases_dir = next();
     else if (a == "--reps") {
-      opt.reps = std::stoi(next());
+      opt.reps = int(parse_flag_uint(a, next(), 1, 1000));
       reps_set = true;
     } else if (a == "--warmup")
-      opt.warmup = std::stoi(next());
+      opt.warmup = int(parse_flag_uint(a, next(), 0, 100000));
     else if (a == "--warm-ms") {
-      opt.warm_ms = std::stod(next());
+      opt.warm_ms = parse_flag_real(a, next(), 0, 600000);
       warm_set = true;
+    } else if (a == "--timeout") {
+      timeout_s = parse_flag_real(a, next(), 0, 1e9);
     } else if (a == "--json")
       opt.json_path = next();
     else if (a == "--png")
@@ -94,7 +109,7 @@ int run_bench(const std::vector<std::string>& args) {
     else if (a == "--dump")
       opt.dump_dir = next();
     else if (a == "--max-elems")
-      opt.max_elems = std::stoull(next());
+      opt.max_elems = parse_flag_uint(a, next(), 1, UINT64_MAX);
     else if (a == "--only") {
       std::stringstream ss(next());
       for (std::string s; std::getline(ss, s, ',');)
@@ -107,6 +122,17 @@ int run_bench(const std::vector<std::string>& args) {
     return 0;
   }
   load_ports(ports);
+  if (translate) {
+    // Every shipped WGSL entry point through the front end; a kernel it cannot translate stops
+    // the bench (timing a mixture would compare nothing).
+    size_t n = 0;
+    for (const KernelInfo* k : embedded_kernels())
+      if (k->in_wgsl) {
+        replace_kernel(&translator::translate_shipped(*k));
+        ++n;
+      }
+    std::printf("translate: %zu shipped kernels run as the WGSL front end translates them\n", n);
+  }
   if (opt.quick && !reps_set) opt.reps = 5;
   if (opt.quick && !warm_set) opt.warm_ms = 0;
   if (opt.reps < 1 || opt.reps > 1000) throw std::invalid_argument("--reps must be 1..1000");
@@ -150,8 +176,11 @@ int run_bench(const std::vector<std::string>& args) {
       {"float_atomics", dev.has_feature(Feature::Float32AtomicAdd)},
       {"maxBufferSize", L.max_buffer_size},
       {"maxStorageBufferBindingSize", L.max_storage_buffer_binding_size}};
-  out["options"] = {
-      {"quick", opt.quick}, {"reps", opt.reps}, {"warmup", opt.warmup}, {"warm_ms", opt.warm_ms}};
+  out["options"] = {{"quick", opt.quick},
+                    {"reps", opt.reps},
+                    {"warmup", opt.warmup},
+                    {"warm_ms", opt.warm_ms},
+                    {"translate", translate}};
   std::printf("wgslvk bench on %s (%s), driver %s\n", ai.name.c_str(),
               std::string(adapter_type_name(ai.type)).c_str(), ai.driver.c_str());
   std::printf(
@@ -164,23 +193,20 @@ int run_bench(const std::vector<std::string>& args) {
   Ctx c(opt, dev);
   c.out() = out;
   print_header();
+  // With --cases, the built-in sweeps run only when --only asks for them.
+  const bool sweeps = cases_dir.empty() || !opt.only.empty();
   for (const auto& s : sections()) {
+    if (!sweeps) break;
     c.current_group = s.group;
     s.fn(c);  // each section checks --only itself
   }
+  bool abandoned = false;
   if (!cases_dir.empty()) {
-    // Cases from elsewhere (a browser capture, a user's port): each checked, then timed. Bytes
-    // are what the case's buffers hold (an upper bound on what the kernel must move).
+    // Cases from elsewhere (a browser capture, a user's port): untrusted, each checked under
+    // validate's limits, then timed. Bytes are what the case's buffers hold (an upper bound on
+    // what the kernel must move).
     c.current_group = "cases";
-    for (const auto& dir : validate::find_cases(cases_dir)) {
-      validate::Case kase = validate::load_case(dir);
-      Row row;
-      row.kernel = kase.kernel;
-      row.label = kase.name;
-      for (const auto& b : kase.buffers) row.bytes += b.byte_size();
-      row.bytes_rule = "sum of the case's buffer sizes";
-      time_case(c, kase, row);
-    }
+    abandoned = time_case_folders(c, cases_dir, timeout_s);
   }
   json jrows = json::array();
   for (const auto& r : c.rows()) jrows.push_back(row_json(r));
@@ -197,6 +223,13 @@ int run_bench(const std::vector<std::string>& args) {
   if (!opt.png_path.empty()) {
     write_png(ai.name, c.rows(), opt.png_path);
     std::printf("wrote %s\n", opt.png_path.c_str());
+  }
+  // A case past the time limit left its dispatch in flight: leave without tearing the device
+  // down (destructors would wait for that dispatch, or crash), as validate does.
+  if (abandoned) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(1);
   }
   // With WGSLVK_VALIDATION=1 (and WGSLVK_SYNC_VALIDATION=1) a layer message fails the run, as in
   // the tests: lavapipe runs commands in order, so only the layer sees a missing barrier there.

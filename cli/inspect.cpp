@@ -14,6 +14,7 @@
 #include "inspect_stats.hpp"
 #include "ports_option.hpp"
 #include "wgslvk/kernel.hpp"
+#include "wgslvk/output_file.hpp"
 #include "wgslvk/translator.hpp"
 
 namespace wgslvk::cli {
@@ -235,14 +236,22 @@ int write_snapshots(const std::string& dir, bool check) {
     std::printf("%s  %s\n", f ? "changed" : "new    ", path.string().c_str());
     if (!check) {
       fs::create_directories(path.parent_path());
-      std::ofstream o(path, std::ios::binary);
-      o << text;
-      if (!o) throw std::runtime_error("cannot write " + path.string());
+      write_output_file(
+          path.string(),
+          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
     }
   }
+  // Stale: only names this command writes (<dir>/<file>/<kernel>.spvasm or .msl); anything else
+  // under DIR is someone else's and stays (issue 26: a stray src/main.c was deleted, rc 0).
+  auto generated_name = [&](const fs::path& p) {
+    const fs::path rel = p.lexically_relative(dir);
+    const auto ext = rel.extension();
+    return std::distance(rel.begin(), rel.end()) == 2 && (ext == ".spvasm" || ext == ".msl");
+  };
   if (fs::is_directory(dir))
     for (const auto& e : fs::recursive_directory_iterator(dir))
-      if (e.is_regular_file() && !want.count(e.path())) {
+      if (!e.is_symlink() && e.is_regular_file() && !want.count(e.path()) &&
+          generated_name(e.path())) {
         ++changed;
         std::printf("stale    %s\n", e.path().string().c_str());
         if (!check) fs::remove(e.path());
@@ -329,7 +338,9 @@ int run_inspect(const std::vector<std::string>& args_in) {
     if (names.empty()) ks.assign(all_kernels().begin(), all_kernels().end());
     return stats(ks, device, opt, json, internal);
   }
-  if (name.empty() && ports.ports.size() == 1) name = all_kernels().back()->qualified_name();
+  // One kernel brought at run time (a port, or a WGSL with one compute entry point) is the default.
+  if (name.empty() && all_kernels().size() == embedded_kernels().size() + 1)
+    name = all_kernels().back()->qualified_name();
   if (do_list) return list();
   if (!snapshots.empty()) return write_snapshots(snapshots, check);
   if (name.empty()) {

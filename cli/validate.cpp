@@ -40,6 +40,10 @@ the time limit is an ERROR; the others still run). Exit status:
                    abandoned and the remaining cases are reported ERROR without running. With a
                    limit, a case of more than 2^36 invocations is an ERROR before it dispatches.
   --opt            run the spirv-opt output instead of glslang's
+  --translate      run every shipped kernel as wgslvk's WGSL front end translates its WGSL entry
+                   point, instead of its hand-written GLSL port: same cases, bounds and checks
+                   (native variants, which have no WGSL entry point, keep their port). A kernel
+                   the front end cannot translate is an ERROR
   --json           print the report as JSON instead of the table
   --verbose        one line per case as it finishes
 
@@ -103,7 +107,7 @@ int run_validate_or_throw(const std::vector<std::string>& args, bool& json) {
   for (const auto& a : args) json |= a == "--json";
   if (wants_help(args, kValidate)) return 0;
   validate::ValidateOptions opt;
-  bool verbose = false;
+  bool verbose = false, translate = false;
   PortOptions ports;
   for (size_t i = 0; i < args.size(); ++i) {
     if (take_port_option(args, i, ports)) continue;
@@ -130,6 +134,8 @@ int run_validate_or_throw(const std::vector<std::string>& args, bool& json) {
       opt.dump = value();
     else if (a == "--opt")
       opt.run.optimized_spirv = true;
+    else if (a == "--translate")
+      translate = true;
     else if (a == "--json")
       json = true;
     else if (a == "--verbose" || a == "-v")
@@ -143,6 +149,30 @@ int run_validate_or_throw(const std::vector<std::string>& args, bool& json) {
     for (const KernelInfo* ki : all_kernels())
       any |= validate::kernel_matches({k}, ki->qualified_name());
     if (!any) (void)kernel(k);  // throws, listing the known kernels
+  }
+  // --translate: each shipped kernel's WGSL through the front end replaces its hand port.
+  std::vector<std::string> translate_errors;
+  size_t translated = 0;
+  if (translate) {
+    for (const KernelInfo* k : embedded_kernels()) {
+      if (!k->in_wgsl) continue;
+      if (!opt.kernels.empty() && !validate::kernel_matches(opt.kernels, k->qualified_name()))
+        continue;
+      try {
+        replace_kernel(&translator::translate_shipped(*k));
+        ++translated;
+      } catch (const std::exception& e) {
+        translate_errors.push_back(k->qualified_name() + ": " + e.what());
+      }
+    }
+    if (!json) {
+      std::printf("translate: %zu shipped kernels run as the WGSL front end translates them",
+                  translated);
+      if (!translate_errors.empty())
+        std::printf("; %zu could not be translated (ERROR)", translate_errors.size());
+      std::printf("\n");
+      for (const auto& e : translate_errors) std::printf("  ERROR %s\n", e.c_str());
+    }
   }
   auto t0 = std::chrono::steady_clock::now();
   validate::Validator v(opt);
@@ -176,10 +206,16 @@ int run_validate_or_throw(const std::vector<std::string>& args, bool& json) {
   if (json) {
     auto j = validate::report_json(rep);
     j["wall_s"] = wall;
-    j["exit_code"] = rep.ok() ? 0 : 1;
+    const bool ok = rep.ok() && translate_errors.empty();
+    if (translate) {
+      j["translated_kernels"] = translated;
+      j["translate_errors"] = translate_errors;
+      j["ok"] = ok;
+    }
+    j["exit_code"] = ok ? 0 : 1;
     // Non-UTF-8 bytes (a case folder's name) never lose the report: they are replaced.
     std::printf("%s\n", j.dump(2, ' ', false, validate::ojson::error_handler_t::replace).c_str());
-    return finish(rep.ok() ? 0 : 1);
+    return finish(ok ? 0 : 1);
   }
   if (opt.randomized && !opt.cases)
     std::printf("randomized check seed %llu (--seed %llu replays it)\n",
@@ -199,8 +235,11 @@ int run_validate_or_throw(const std::vector<std::string>& args, bool& json) {
   for (const auto& u : rep.uncovered) std::printf("note: %s has no golden case\n", u.c_str());
   for (const auto& m : rep.layer_messages) std::printf("validation layer: %s\n", m.c_str());
   if (opt.dump) std::printf("outputs written under %s\n", opt.dump->string().c_str());
+  if (!translate_errors.empty())
+    std::printf("\nFAIL: %zu shipped kernels could not be translated from their WGSL (above)",
+                translate_errors.size());
   std::printf("\n%s (%.1f s)\n", rep.verdict().c_str(), wall);
-  return finish(rep.ok() ? 0 : 1);
+  return finish(rep.ok() && translate_errors.empty() ? 0 : 1);
 }
 
 }  // namespace

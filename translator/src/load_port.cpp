@@ -1,4 +1,4 @@
-// Ports users bring at run time: the build's own checks (glslang, spirv-val, spirv-opt,
+// Kernels users bring at run time (hand ports, and WGSL through the front end): the build's own checks (glslang, spirv-val, spirv-opt,
 // reflection, the ABI check against the WGSL), then a KernelInfo owned for the life of the
 // process and registered beside the embedded kernels.
 #include <deque>
@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "wgslvk/translator.hpp"
+#include "wgslvk/wgsl/frontend.hpp"
 
 namespace wgslvk::translator {
 namespace {
@@ -31,6 +32,11 @@ std::string read_text(const std::string& path, const char* what) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec))
     throw Error(std::string(what) + " '" + path + "' is not a readable file");
+  // Sources are untrusted: refuse a file far beyond any shader before reading it.
+  constexpr uintmax_t kMaxSourceFile = 16u << 20;
+  if (uintmax_t n = fs::file_size(path, ec); !ec && n > kMaxSourceFile)
+    throw Error(std::string(what) + " '" + path + "' is " + std::to_string(n) +
+                " bytes; sources are read up to " + std::to_string(kMaxSourceFile));
   std::ifstream f(path, std::ios::binary);
   std::ostringstream s;
   s << f.rdbuf();
@@ -40,29 +46,14 @@ std::string read_text(const std::string& path, const char* what) {
 
 }  // namespace
 
-const KernelInfo& load_port(const PortFiles& p) {
-  KernelSource src;
-  src.glsl_path = p.comp_path;
-  src.wgsl_path = p.wgsl_path;
-  src.glsl = read_text(p.comp_path, "--port");
-  src.wgsl = read_text(p.wgsl_path, "--wgsl");
-  src.file = p.family.empty() ? fs::path(p.wgsl_path).stem().string() : p.family;
-  src.name = p.entry.empty() ? fs::path(p.comp_path).stem().string() : p.entry;
-  src.abi_of = p.abi_of;
-  src.include_dirs.push_back(fs::path(p.comp_path).parent_path().string());
-  for (const auto& d : p.include_dirs) src.include_dirs.push_back(d);
-#ifdef WGSLVK_COMMON_INCLUDE_DIR
-  // The shared includes of the shipped ports (wgsl.glsl: flat_id, is_finite), when this build's
-  // source tree is still there.
-  if (std::error_code ec; fs::is_directory(WGSLVK_COMMON_INCLUDE_DIR, ec))
-    src.include_dirs.push_back(WGSLVK_COMMON_INCLUDE_DIR);
-#endif
-  TranslatedKernel t = translate(src);  // throws Error with the build-time check's message
+namespace {
 
+// Owns what a KernelInfo points to, for the life of the process.
+OwnedKernel& own(const KernelSource& src, const TranslatedKernel& t, std::string wgsl_file) {
   auto k = std::make_unique<OwnedKernel>();
   k->file = src.file;
   k->name = src.name;
-  k->wgsl_file = fs::path(p.wgsl_path).filename().string();
+  k->wgsl_file = std::move(wgsl_file);
   k->glsl = t.module.expanded_source;
   k->wgsl = src.wgsl;
   k->abi_of = src.abi_of;
@@ -96,9 +87,101 @@ const KernelInfo& load_port(const PortFiles& p) {
   info.spirv_opt = k->spirv_opt;
   info.glsl_source = k->glsl;
   info.wgsl_source = k->wgsl;
-  register_kernel(&info);  // throws if the name is taken
   owned().push_back(std::move(k));
-  return owned().back()->info;
+  return *owned().back();
+}
+
+// The front end's GLSL for one entry point, then the hand port's path (glslang, spirv-val,
+// spirv-opt, reflection, the ABI check against the same WGSL).
+TranslatedKernel translate_entry(KernelSource& src, const std::string& wgsl_name,
+                                 const std::map<std::string, double>& constants) {
+  wgsl::TranslateOptions o;
+  o.file_name = wgsl_name;
+  o.entry_point = src.name;
+  o.constants = constants;
+  try {
+    src.glsl = wgsl::translate_to_glsl(src.wgsl, o).glsl;
+  } catch (const wgsl::Error& e) { throw Error(e.what()); }
+  src.glsl_path = wgsl_name;  // for messages: the GLSL came from this file
+  try {
+    return translate(src);
+  } catch (const Error& e) {
+    // A front-end bug, not the user's: say where the GLSL came from and how to see it.
+    throw Error(std::string(e.what()) + "\n(in the GLSL the WGSL front end wrote for " + wgsl_name +
+                " entry point " + src.name + ": `wgslvk port " + wgsl_name + " --entry " +
+                src.name + "` prints it)");
+  }
+}
+
+}  // namespace
+
+const KernelInfo& load_port(const PortFiles& p) {
+  KernelSource src;
+  src.glsl_path = p.comp_path;
+  src.wgsl_path = p.wgsl_path;
+  src.glsl = read_text(p.comp_path, "--port");
+  src.wgsl = read_text(p.wgsl_path, "--wgsl");
+  src.file = p.family.empty() ? fs::path(p.wgsl_path).stem().string() : p.family;
+  src.name = p.entry.empty() ? fs::path(p.comp_path).stem().string() : p.entry;
+  src.abi_of = p.abi_of;
+  src.include_dirs.push_back(fs::path(p.comp_path).parent_path().string());
+  for (const auto& d : p.include_dirs) src.include_dirs.push_back(d);
+#ifdef WGSLVK_COMMON_INCLUDE_DIR
+  // The shared includes of the shipped ports (wgsl.glsl: flat_id, is_finite), when this build's
+  // source tree is still there.
+  if (std::error_code ec; fs::is_directory(WGSLVK_COMMON_INCLUDE_DIR, ec))
+    src.include_dirs.push_back(WGSLVK_COMMON_INCLUDE_DIR);
+#endif
+  TranslatedKernel t = translate(src);  // throws Error with the build-time check's message
+  OwnedKernel& k = own(src, t, fs::path(p.wgsl_path).filename().string());
+  register_kernel(&k.info);  // throws if the name is taken
+  return k.info;
+}
+
+std::vector<const KernelInfo*> load_wgsl(const WgslFiles& w) {
+  std::string text = read_text(w.wgsl_path, "--wgsl");
+  const std::string name = fs::path(w.wgsl_path).filename().string();
+  std::vector<std::string> entries = w.entries;
+  if (entries.empty()) {
+    std::vector<wgsl::EntryPointInfo> eps;
+    try {
+      eps = wgsl::check_module(text, w.wgsl_path);
+    } catch (const wgsl::Error& e) { throw Error(e.what()); }
+    for (const auto& ep : eps)
+      if (ep.stage == "compute") entries.push_back(ep.name);
+    if (entries.empty()) throw Error(w.wgsl_path + ": the module has no @compute entry point");
+  }
+  // Translate every entry point first, so a failure registers none of them.
+  std::vector<OwnedKernel*> made;
+  for (const auto& e : entries) {
+    KernelSource src;
+    src.file = w.family.empty() ? fs::path(w.wgsl_path).stem().string() : w.family;
+    src.name = e;
+    src.wgsl = text;
+    src.wgsl_path = w.wgsl_path;
+    TranslatedKernel t = translate_entry(src, w.wgsl_path, w.constants);
+    made.push_back(&own(src, t, name));
+  }
+  std::vector<const KernelInfo*> out;
+  for (OwnedKernel* k : made) {
+    register_kernel(&k->info);
+    out.push_back(&k->info);
+  }
+  return out;
+}
+
+const KernelInfo& translate_shipped(const KernelInfo& hand_port) {
+  const std::string q = hand_port.qualified_name();
+  if (!hand_port.in_wgsl)
+    throw Error(q + " is a native variant (the ABI of " + std::string(hand_port.abi_of) +
+                "), not an entry point of its WGSL: there is nothing to translate");
+  KernelSource src;
+  src.file = std::string(hand_port.file);
+  src.name = std::string(hand_port.name);
+  src.wgsl = std::string(hand_port.wgsl_source);
+  const std::string wgsl_name = std::string(hand_port.wgsl_file);
+  TranslatedKernel t = translate_entry(src, wgsl_name, {});
+  return own(src, t, wgsl_name).info;
 }
 
 }  // namespace wgslvk::translator

@@ -70,6 +70,9 @@ std::span<const KernelInfo* const> all_kernels();
 // Adds a kernel made at run time (its storage must outlive every use; load_port keeps it for the
 // life of the process). A qualified name that is already known is an error.
 void register_kernel(const KernelInfo* k);
+// Puts `k` where the registered kernel of the same qualified name was (`validate --translate`
+// swaps each hand port for its front-end translation); throws std::invalid_argument if none.
+void replace_kernel(const KernelInfo* k);
 // "optimizer/adamw_update" or a bare "adamw_update" when unambiguous; nullptr if unknown.
 const KernelInfo* find_kernel(std::string_view name);
 // Like find_kernel, but throws std::invalid_argument listing the known kernels.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -213,6 +214,24 @@ struct PortFiles {
 // WGSL; a mismatch throws Error with the same message the build prints) and registers the kernel
 // as "<family>/<entry>" beside the embedded ones, for the life of the process.
 const KernelInfo& load_port(const PortFiles& p);
+
+// ---- WGSL brought at run time, translated by the front end (translator/wgsl/) ---------------
+
+struct WgslFiles {
+  std::string wgsl_path;
+  std::string family;                 // default: the file's stem
+  std::vector<std::string> entries;   // default: every @compute entry point
+  std::map<std::string, double> constants;  // pipeline-overridable constants (name or @id)
+};
+// `--wgsl X.wgsl` alone: every (or each named) compute entry point through the WGSL front end,
+// then the same checks as a hand port; registered as "<family>/<entry>". Throws Error with the
+// front end's file:line:col diagnostics; registers nothing unless every entry point translates.
+std::vector<const KernelInfo*> load_wgsl(const WgslFiles& w);
+// `validate --translate`: a shipped kernel's WGSL entry point through the front end instead of its
+// hand port. The result has the same name, WGSL and ABI; it is owned for the life of the process
+// and not registered (the caller swaps it in with replace_kernel). Throws Error for a native
+// variant (no WGSL entry point) and for anything the front end or the checks refuse.
+const KernelInfo& translate_shipped(const KernelInfo& hand_port);
 
 // ---- Rendering (wgslvk inspect --emit) --------------------------------------------------------
 

@@ -269,8 +269,9 @@ const ibits = extractBits(0xf0i, 4u, 4u);
 const m = mat2x2(1.0, 2.0, 3.0, 4.0) * vec2(1.0, 1.0);
 const wraps = 2147483647i + 1i;
 const uwraps = 0u - 1u;
-const shl = 3i << 30u;
+const shl = -1i << 31u;
 const negmin = -(-2147483647i - 1i);
+const allbits = bitcast<f32>(0xbf800000);
 )");
   ASSERT_TRUE(a.ok);
   auto val = [&](const std::string& n) -> const ConstValue& {
@@ -304,11 +305,12 @@ const negmin = -(-2147483647i - 1i);
   EXPECT_EQ(scalar0(val("dotp")), 1);
   EXPECT_EQ(scalar0(val("half")), 1.0009765625);
   EXPECT_EQ(scalar0(val("ibits")), -1);  // 0b1111 sign-extended
-  // Concrete integer arithmetic wraps, in const-expressions too (Tint, Dawn).
+  // Concrete integer +, -, * and negation wrap, in const-expressions too (Tint, Dawn).
   EXPECT_EQ(scalar0(val("wraps")), -2147483648.0);
   EXPECT_EQ(scalar0(val("uwraps")), 4294967295.0);
-  EXPECT_EQ(scalar0(val("shl")), -1073741824.0);
+  EXPECT_EQ(scalar0(val("shl")), -2147483648.0);
   EXPECT_EQ(scalar0(val("negmin")), -2147483648.0);
+  EXPECT_EQ(scalar0(val("allbits")), -1.0);  // 0xbf800000 only fits u32
   EXPECT_EQ(val("m").type->wgsl(), "vec2<abstract-float>");
   EXPECT_EQ(std::get<double>(val("m").scalars[0].v), 4.0);
   EXPECT_EQ(std::get<double>(val("m").scalars[1].v), 6.0);
@@ -575,6 +577,8 @@ TEST(WgslSema, RejectsTypeErrors) {
 TEST(WgslSema, RejectsConstEvalErrors) {
   rejects("const a = 9223372036854775807 + 1;\n", "const-eval", 1, 11, "cannot be represented");
   rejects("const a = 1 << 63;\n", "const-eval", 1, 11, "sign change");
+  rejects("const a = 1i << 31u;\n", "const-eval", 1, 11, "sign change");
+  rejects("const a = 3u << 31u;\n", "const-eval", 1, 11, "cannot be represented as 'u32'");
   rejects("const m = -2147483647i - 1i;\nconst a = m / -1i;\n", "const-eval", 2, 11,
           "cannot be represented as 'i32'");
   rejects("const a = 1i / 0i;\n", "const-eval", 1, 11, "division by zero");

@@ -725,8 +725,22 @@ std::optional<ConstValue> eval_builtin(TypeTable& tt, std::string_view name,
     return componentwise(c, args, result, [&](const std::vector<Scalar>& x, Scalar& out) {
       bool ok = true;
       double v = fn(as_double(x[0]), ok);
-      if (!ok)
-        return c.fail("argument " + std::to_string(as_double(x[0])) + " is outside the domain");
+      if (!ok) {
+        // Tint's wording.
+        static const std::map<std::string_view, const char*> domain = {
+            {"acos", "a value in the range [-1 .. 1] (inclusive)"},
+            {"asin", "a value in the range [-1 .. 1] (inclusive)"},
+            {"acosh", "a value >= 1.0"},
+            {"atanh", "a value in the range (-1 .. 1) (exclusive)"},
+            {"sqrt", "a value >= 0"},
+            {"log", "a value > 0"},
+            {"log2", "a value > 0"},
+            {"inverseSqrt", "a value > 0"}};
+        auto d = domain.find(name);
+        error = std::string(name) + " must be called with " +
+                (d != domain.end() ? d->second : "a value in its domain");
+        return false;
+      }
       out = Scalar{v};
       return true;
     });

@@ -433,16 +433,20 @@ std::optional<Scalar> scalar_binary(Op op, const Scalar& a, const Scalar& b, con
         }
         unsigned s = unsigned(y);
         if (op == Op::Shr) return int_result(x >> s, t, expr, error);  // arithmetic if signed
-        // Left shift: an abstract int must not change sign (Tint's rule); concrete values wrap.
+        // Left shift (Tint's rule, for every integer type): a signed value must not change
+        // sign (its s+1 most significant bits equal), an unsigned one must not lose set bits.
         uint64_t ux = uint64_t(int64_t(x)) & (bits == 64 ? ~0ull : 0xffffffffull);
-        if (s > 0 && t->kind == K::AbstractInt) {
-          int64_t sx = int64_t(ux);
-          int64_t back = int64_t(ux << s);
-          if ((back >> s) != sx) {
-            error = "shift left operation results in sign change: '" + expr + "'";
+        if (s > 0) {
+          if (t->kind != K::U32) {
+            uint64_t mask = (bits == 64 ? ~0ull : 0xffffffffull) & ~((1ull << (bits - s - 1)) - 1);
+            if ((ux & mask) != 0 && (ux & mask) != mask) {
+              error = "shift left operation results in sign change: '" + expr + "'";
+              return std::nullopt;
+            }
+          } else if ((ux >> (bits - s)) != 0) {
+            error = "'" + expr + "' cannot be represented as '" + t->wgsl() + "'";
             return std::nullopt;
           }
-          return Scalar{back};
         }
         uint64_t r = (ux << s) & (bits == 64 ? ~0ull : 0xffffffffull);
         if (t->kind == K::U32) return Scalar{r};

@@ -2053,6 +2053,11 @@ class Sema {
             "built-in cannot be used by " +
                 std::string(fn_->stage == Stage::Vertex ? "vertex" : "fragment") +
                 " pipeline stage");
+    // bitcast of an abstract int: i32 where every component fits, else u32 (0xffffffff).
+    if (n == "bitcast" && e->args.size() == 1 && types[0]->scalar() == tt_.abstract_int())
+      if (const ConstValue* v = value(e->args[0]))
+        for (const Scalar& x : v->scalars)
+          if (as_int(x) > INT32_MAX) m.params[0] = tt_.with_scalar(types[0], tt_.u32());
     for (size_t i = 0; i < e->args.size() && i < m.params.size(); i++) {
       if (m.params[i]->kind == K::Pointer) continue;
       if (!convert_to(e->args[i], m.params[i],

@@ -258,6 +258,73 @@ TEST(WgslEmit, UntranslatableIsUnsupportedNotWrong) {
   EXPECT_HAS(e, "column stride");
 }
 
+TEST(WgslEmit, ManyConstructsCompileAndKeepTheAbi) {
+  // f16 and subgroups, an input struct, builtin result structs, a uniform struct with a matrix
+  // and an array, storage/workgroup barriers, workgroupUniformLoad, a large zeroed array, a
+  // private variable with an initializer, float %, integer dot and clamp, reserved names.
+  const std::string w = R"(
+enable f16;
+enable subgroups;
+struct In { @builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32> }
+struct U { a: vec3<f32>, b: f32, m: mat4x4<f32>, arr: array<vec4<u32>, 2> }
+struct E { x: f16, y: vec2<f16>, z: u32 }
+@group(0) @binding(0) var<uniform> u: U;
+@group(0) @binding(1) var<storage, read_write> es: array<E>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+var<private> counter: u32 = 7u;
+var<workgroup> wg_val: f32;
+var<workgroup> grid: array<array<f32, 3>, 70>;
+fn helper__x(gl_thing: f32) -> f32 { return gl_thing * 2.0; }
+@compute @workgroup_size(64)
+fn k(inp: In, @builtin(subgroup_size) sgs: u32, @builtin(subgroup_invocation_id) sgi: u32) {
+  let i = inp.lid.x + inp.wid.x * 64u;
+  let fr = frexp(u.b);
+  let mf = modf(vec2<f32>(u.a.x, -2.5));
+  out[i] = fr.fract + f32(fr.exp) + mf.whole.y + mf.fract.x;
+  let s = subgroupAdd(out[i]) + f32(subgroupBallot(true).x) + subgroupBroadcast(out[i], 0u);
+  storageBarrier();
+  if (inp.lid.x == 0u) { wg_val = s; }
+  let w = workgroupUniformLoad(&wg_val);
+  var big: array<vec4<f32>, 100>;
+  big[i % 100u] = u.m[i % 4u] + vec4<f32>(f32(u.arr[1].y));
+  counter += 1u;
+  let h = es[i].x * es[i].y.y + f16(1.5);
+  es[i].y = vec2<f16>(h, h * 2.0h);
+  es[i].z = bitcast<u32>(es[i].y);
+  switch (i % 4u) { case 0u, 2u: { out[0] = 1.0; } default: {} }
+  out[i] = w + helper__x(big[3].x) + f32(counter) + f32(sgs + sgi) + grid[i % 70u][2];
+  let c = u.b % 2.5;
+  out[1] = c + f32(u.a.z) + round(u.b) + clamp(u.b, 0.0, 1.0) + f32(clamp(i32(i), -3, 3));
+  let q = dot(vec3<i32>(1, 2, 3), vec3<i32>(i32(i)));
+  out[2] = f32(q) + ldexp(u.b, 3) + saturate(u.b);
+}
+)";
+  std::string g = glsl_of(w);
+  for (const char* want : {"#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require",
+                           "#extension GL_KHR_shader_subgroup_arithmetic : require",
+                           "In inp = In(gl_LocalInvocationID, gl_WorkGroupID);",
+                           "uint sgs = gl_SubgroupSize;",
+                           "wgsl_frexp_float(u.b)",
+                           "} u;",
+                           "float16_t x;",
+                           "f16vec2 y;",
+                           "uint counter;",
+                           "counter = 7u;",
+                           "controlBarrier(",
+                           "float uniform_load = wg_val;",
+                           "vec4 big[100];  // zero-initialised below",
+                           "grid[wgsl_i / 3u][(wgsl_i) % 3u] = 0.0;",
+                           "wgsl_fmod_float(u.b, 2.5)",
+                           "roundEven(u.b)",
+                           "min(max(int(i), -3), 3)",
+                           "wgsl_dot_ivec3(",
+                           "float helper_Ux(float wgl_thing)",
+                           "case 0u: case 2u: {",
+                           "} break;"})
+    EXPECT_HAS(g, want);
+  compile(w, g, "k");
+}
+
 // ---- Every shipped kernel -----------------------------------------------------------------------
 
 std::string read_text(const fs::path& p) {

@@ -304,6 +304,7 @@ class Emitter {
   std::map<const Decl*, std::string> global_names_;
   std::set<std::string> global_taken_;  // every module-scope GLSL name (and specializations)
   std::set<const Decl*> used_globals_;  // vars, consts, overrides the written code names
+  std::map<std::string, const VarDecl*> struct_resources_;  // GLSL name -> struct-typed buffer
   std::set<const StructDecl*> used_structs_;
   std::vector<const StructDecl*> struct_order_;
   std::map<std::string, std::string> specializations_;  // key -> GLSL function name
@@ -401,6 +402,12 @@ void Emitter::assign_global_names() {
     }
     global_taken_.insert(n);
     global_names_[d] = n;
+    if (d->kind == DeclKind::Var) {
+      const auto* v = static_cast<const VarDecl*>(d);
+      if (v->type && v->type->kind == Type::Kind::Struct &&
+          (v->space == AddressSpace::Storage || v->space == AddressSpace::Uniform))
+        struct_resources_[n] = v;
+    }
   }
 }
 
@@ -679,6 +686,47 @@ std::string Emitter::literal(const ConstValue& v, const Type* want, Span at) {
   }
 }
 
+const Type* builtin_scalar(Type::Kind k) {
+  static const Type types[] = {
+      [] {
+        Type t;
+        t.kind = Type::Kind::I32;
+        t.align = 4;
+        t.size = 4;
+        return t;
+      }(),
+      [] {
+        Type t;
+        t.kind = Type::Kind::U32;
+        t.align = 4;
+        t.size = 4;
+        return t;
+      }(),
+      [] {
+        Type t;
+        t.kind = Type::Kind::F32;
+        t.align = 4;
+        t.size = 4;
+        return t;
+      }(),
+      [] {
+        Type t;
+        t.kind = Type::Kind::Bool;
+        return t;
+      }(),
+  };
+  switch (k) {
+    case Type::Kind::I32:
+      return &types[0];
+    case Type::Kind::U32:
+      return &types[1];
+    case Type::Kind::F32:
+      return &types[2];
+    default:
+      return &types[3];
+  }
+}
+
 // ---- Expressions ----------------------------------------------------------------------------
 
 std::string Emitter::hoist(const std::string& type, const std::string& base,
@@ -855,8 +903,11 @@ std::string Emitter::index_text(const Expr* base_expr, const std::string& base, 
   bool is_const = idx->value.has_value();
   bool idx_signed = is_signed(idx->type);
   if (is_const) {
-    std::string s = literal(*idx->value, idx->type, idx->span);
-    i = s;
+    // As u32 where it will be clamped (a constant index is never negative: WGSL rejects that).
+    i = idx->value->scalars.empty()
+            ? literal(*idx->value, idx->type, idx->span)
+            : scalar_literal(idx->value->scalars[0], builtin_scalar(Type::Kind::U32));
+    idx_signed = false;
   } else {
     i = value(idx);
   }
@@ -875,8 +926,8 @@ std::string Emitter::index_text(const Expr* base_expr, const std::string& base, 
     default:
       return base + "[" + i + "]";
   }
-  if (is_const && !runtime) return base + "[" + i + "]";
-  std::string ui = idx_signed || is_const ? "uint(" + i + ")" : i;
+  if (is_const && !runtime) return base + "[" + literal(*idx->value, idx->type, idx->span) + "]";
+  std::string ui = idx_signed ? "uint(" + i + ")" : i;
   if (runtime) return base + "[min(" + ui + ", uint(" + base + ".length()) - 1u)]";
   return base + "[min(" + ui + ", " + std::to_string(count - 1) + "u)]";
 }
@@ -894,7 +945,10 @@ Ex Emitter::unary(const Expr* e) {
     case Op::Deref: {
       // *p as a value: the memory p designates (a struct-typed resource is built member-wise).
       if (a->kind == ExprKind::Unary && a->op == Op::AddrOf) return expr(a->args[0]);
-      return {lvalue(a)};
+      std::string lv = lvalue(a);
+      if (auto r = struct_resources_.find(lv); r != struct_resources_.end())
+        return struct_resource_load(r->second);
+      return {lv};
     }
     case Op::AddrOf:
       return {lvalue(a)};
@@ -996,47 +1050,6 @@ Ex Emitter::binary(const Expr* e) {
 }
 
 // ---- Calls ----------------------------------------------------------------------------------
-
-const Type* builtin_scalar(Type::Kind k) {
-  static const Type types[] = {
-      [] {
-        Type t;
-        t.kind = Type::Kind::I32;
-        t.align = 4;
-        t.size = 4;
-        return t;
-      }(),
-      [] {
-        Type t;
-        t.kind = Type::Kind::U32;
-        t.align = 4;
-        t.size = 4;
-        return t;
-      }(),
-      [] {
-        Type t;
-        t.kind = Type::Kind::F32;
-        t.align = 4;
-        t.size = 4;
-        return t;
-      }(),
-      [] {
-        Type t;
-        t.kind = Type::Kind::Bool;
-        return t;
-      }(),
-  };
-  switch (k) {
-    case Type::Kind::I32:
-      return &types[0];
-    case Type::Kind::U32:
-      return &types[1];
-    case Type::Kind::F32:
-      return &types[2];
-    default:
-      return &types[3];
-  }
-}
 
 // The concrete type an abstract argument of a builtin call takes.
 const Type* Emitter::arg_want(const Expr* c, size_t i, const std::string& name) {
@@ -1679,8 +1692,12 @@ void Emitter::for_stmt(const Stmt* s) {
 void Emitter::switch_stmt(const Stmt* s) {
   const Type* st = value_type(s->expr->type);
   if (is_abstract_type(st)) st = builtin_scalar(Type::Kind::I32);
-  emit_with_pre([&] { return "switch (" + cond(s->expr, st) + ") {"; });
+  emit_with_pre([&] {
+    return "switch (" + cond(s->expr, st) +
+           ") {  // each case ends in break: WGSL's never fall through";
+  });
   if (!fx_->loops.empty()) ++fx_->loops.back().switch_depth;
+  ++fx_->indent;
   for (const SwitchCase& c : s->cases) {
     std::string labels;
     for (const Expr* sel : c.selectors) {
@@ -1693,8 +1710,9 @@ void Emitter::switch_stmt(const Stmt* s) {
     if (c.has_default) labels += std::string(labels.empty() ? "" : " ") + "default:";
     line(labels + " {");
     block_body(c.body);
-    line("} break;  // WGSL cases never fall through");
+    line("} break;");
   }
+  --fx_->indent;
   if (!fx_->loops.empty()) --fx_->loops.back().switch_depth;
   line("}");
 }

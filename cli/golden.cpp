@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "command.hpp"
+#include "flag_number.hpp"
 #include "wgslvk/validate/generators.hpp"
 #include "wgslvk/validate/golden.hpp"
 #include "wgslvk/validate/npy.hpp"
@@ -38,21 +39,19 @@ int run_fresh(const std::vector<std::string>& args) {
   std::vector<std::string> kernels;
   for (size_t i = 1; i < args.size(); ++i) {
     auto value = [&]() -> std::string {
-      if (i + 1 >= args.size())
-        throw std::invalid_argument(args[i] + " needs a value (see --help)");
+      if (i + 1 >= args.size()) throw std::invalid_argument(args[i] + " needs a value");
       return args[++i];
     };
     if (args[i] == "--seed")
-      seed = std::stoull(value());
+      seed = parse_flag_uint("--seed", value(), 0, UINT64_MAX);
     else if (args[i] == "--out")
       out = value();
     else if (args[i] == "--kernel")
       kernels.push_back(value());
     else
-      throw std::invalid_argument("unknown option '" + args[i] + "' (see --help)");
+      throw std::invalid_argument("unknown option " + quote_flag_value(args[i]));
   }
-  if (!seed || !out)
-    throw std::invalid_argument("golden fresh needs --seed N and --out DIR (see --help)");
+  if (!seed || !out) throw std::invalid_argument("golden fresh needs --seed N and --out DIR");
   size_t written = 0;
   for (const auto& g : validate::generators()) {
     if (!g.randomized || !validate::kernel_matches(kernels, g.kernel)) continue;
@@ -89,7 +88,11 @@ int run_golden(const std::vector<std::string>& args) {
     std::fprintf(stderr, "wgslvk golden: error: %s (see --help)\n", m.c_str());
     return 2;
   };
-  if (args[0] == "fresh") return run_fresh(args);
+  if (args[0] == "fresh") {
+    try {
+      return run_fresh(args);
+    } catch (const std::invalid_argument& e) { return usage(e.what()); }
+  }
   if (args[0] != "regen") return usage("unknown golden command '" + args[0] + "'");
   bool check = false;
   std::filesystem::path out = validate::golden_dir();

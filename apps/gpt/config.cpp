@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace wgslvk::gpt {
@@ -105,6 +106,47 @@ std::vector<std::vector<float>> init_params(const ModelConfig& c, uint64_t seed)
 }
 
 std::string_view schedule_name(Schedule s) { return s == Schedule::Cosine ? "cosine" : "constant"; }
+Schedule parse_schedule(std::string_view s) {
+  for (auto v : {Schedule::Cosine, Schedule::Constant})
+    if (schedule_name(v) == s) return v;
+  throw std::invalid_argument("unknown schedule '" + std::string(s) +
+                              "' (known: cosine, constant)");
+}
+optimizer::StatePrecision parse_precision(std::string_view s) {
+  using optimizer::StatePrecision;
+  for (auto p : {StatePrecision::FP32, StatePrecision::F16Mirror, StatePrecision::Float8Blocks})
+    if (optimizer::precision_name(p) == s) return p;
+  throw std::invalid_argument("unknown precision '" + std::string(s) +
+                              "' (known: fp32, f16_mirror, int8)");
+}
+
+void check_train_config(const TrainConfig& c) {
+  using L = TrainLimits;
+  auto range = [](const char* field, double v, double lo, double hi) {
+    if (!(v >= lo && v <= hi)) {
+      char b[160];
+      std::snprintf(b, sizeof b, "%s = %.9g is outside [%g, %g]", field, v, lo, hi);
+      throw std::invalid_argument(b);
+    }
+  };
+  (void)preset(c.preset);
+  range("steps", c.steps, 1, L::max_steps);
+  range("batch", c.batch, 1, L::max_batch);
+  range("context", c.context, 0, L::max_context);
+  range("lr", c.lr, 0, L::max_lr);
+  range("min_lr_ratio", c.min_lr_ratio, 0, 1);
+  range("warmup_steps", c.warmup_steps, 0, L::max_steps);
+  range("weight_decay", c.weight_decay, 0, L::max_lr);
+  if (c.max_grad_norm) range("max_grad_norm", *c.max_grad_norm, 1e-30, L::max_grad_norm);
+  range("log_every", c.log_every, 1, L::max_steps);
+  range("eval_every", c.eval_every, 0, L::max_steps);
+  range("eval_batches", c.eval_batches, 1, L::max_eval_batches);
+  range("checkpoint_every", c.checkpoint_every, 0, L::max_steps);
+  range("val_fraction", c.val_fraction, L::min_val_fraction, L::max_val_fraction);
+  try {
+    optimizer::check_adamw_options(c.adamw(), "train config");  // betas, eps
+  } catch (const std::exception& e) { throw std::invalid_argument(e.what()); }
+}
 std::string_view attention_name(AttentionImpl a) {
   switch (a) {
     case AttentionImpl::FA2:

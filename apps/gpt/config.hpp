@@ -69,6 +69,9 @@ std::vector<std::vector<float>> init_params(const ModelConfig& c, uint64_t seed)
 // ------------------------------------------------------
 enum class Schedule { Constant, Cosine };
 std::string_view schedule_name(Schedule s);
+Schedule parse_schedule(std::string_view s);  // throws std::invalid_argument naming s
+// "fp32", "f16_mirror", "int8" (optimizer::precision_name); throws std::invalid_argument naming s
+optimizer::StatePrecision parse_precision(std::string_view s);
 // FA2: the log's FlashAttention-2 kernels (one invocation per Q row); FA2Wide: ours, the same
 // algorithm and ABI with 8 invocations per row (attention_native.wgsl); Naive: the log's starting
 // point, keeping the attention matrix. FA2Tiled, the default: FA2Wide's forward and our
@@ -107,6 +110,21 @@ struct TrainConfig {
   // bitwise reproducible, which resume relies on).
   optimizer::AdamWOptions adamw() const;
 };
+
+// The accepted range of TrainConfig's numeric fields: `wgslvk train`'s flags and a checkpoint's
+// .json take the same ones (issue 26: numbers wrapped, val_fraction 2.0 ran past the corpus).
+struct TrainLimits {
+  static constexpr uint32_t max_steps = 100'000'000;  // also warmup, stop-at, the intervals
+  static constexpr uint32_t max_batch = 4096;
+  static constexpr uint32_t max_context = 4096;
+  static constexpr uint32_t max_eval_batches = 100'000;
+  static constexpr double max_lr = 100;  // also weight decay; AdamW refuses negative values
+  static constexpr double max_grad_norm = 1e30;
+  static constexpr double min_val_fraction = 0.001, max_val_fraction = 0.5;
+};
+// Throws std::invalid_argument "<field> = <value> is outside [lo, hi]" for the first field out of
+// TrainLimits (or of AdamW's own checks), or naming an unknown preset.
+void check_train_config(const TrainConfig& c);
 
 // Learning rate for step t (1-based): linear warmup to lr over effective_warmup() steps, then
 // constant or cosine from lr to lr * min_lr_ratio at t = steps.

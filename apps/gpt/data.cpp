@@ -22,6 +22,10 @@ std::string decode(const std::vector<uint32_t>& tokens) {
 
 namespace {
 void split_into(Corpus& c, const std::string& bytes, double val_fraction) {
+  // Outside [0, 1] the cut ran past the text (val_fraction 2.0 from a checkpoint's .json).
+  if (!(val_fraction >= 0 && val_fraction <= 1))
+    throw std::invalid_argument("corpus: val_fraction " + std::to_string(val_fraction) +
+                                " is outside [0, 1]");
   size_t n_val = size_t(double(bytes.size()) * val_fraction);
   size_t cut = bytes.size() - n_val;
   c.train.insert(c.train.end(), bytes.begin(), bytes.begin() + cut);

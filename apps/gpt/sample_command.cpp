@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -11,20 +12,27 @@
 #include "config.hpp"
 #include "data.hpp"
 #include "device_util.hpp"
+#include "flag_number.hpp"
 #include "gpu_model.hpp"
 #include "trainer.hpp"
 
 namespace wgslvk::gpt {
 namespace {
 
-constexpr std::string_view kUsage = R"(usage: wgslvk sample --checkpoint <path> [options]
+constexpr uint32_t kMaxTokens = 1'000'000;
+constexpr double kMaxTemperature = 100;
+
+const std::string kUsage = std::string(R"(usage: wgslvk sample --checkpoint <path> [options]
 Generates bytes from a `wgslvk train` checkpoint (<path> and <path>.json) with the GPU forward.
   --checkpoint <path>   the checkpoint (required)
   --prompt <text>       text to continue (default: a newline)
-  --tokens <n>          bytes to generate (default 200)
-  --temperature <x>     softmax temperature, 0 = greedy (default 0.8)
+  --tokens <n>          bytes to generate, 0 to 1000000 (default 200)
+  --temperature <x>     softmax temperature, 0 = greedy, up to 100 (default 0.8)
   --top-k <n>           sample among the k most likely bytes, 0 = all (default 40)
   --seed <n>            sampling seed (default 1)
+)") + kDeviceFlagHelp +
+                           R"(Exit status: 0 done, 1 the checkpoint did not load or the run failed,
+2 usage (a bad option or value), 3 no device could be opened.
 )";
 
 int run_sample(const std::vector<std::string>& args_in);
@@ -33,16 +41,17 @@ const cli::Command kSample{"sample", "generate text from a GPT checkpoint (apps/
 
 int run_sample(const std::vector<std::string>& args_in) {
   if (cli::wants_help(args_in, kSample)) return 0;
+  std::vector<std::string> args = args_in;
+  std::optional<std::string> selector;
+  std::string ckpt, prompt = "\n";
+  uint32_t n = 200, top_k = 40;
+  double temperature = 0.8;
+  uint64_t seed = 1;
   try {
-    std::vector<std::string> args = args_in;
-    auto selector = take_device_flag(args);
-    std::string ckpt, prompt = "\n";
-    uint32_t n = 200, top_k = 40;
-    double temperature = 0.8;
-    uint64_t seed = 1;
+    selector = take_device_flag(args);
     for (size_t i = 0; i < args.size(); ++i) {
       auto val = [&]() {
-        if (i + 1 >= args.size()) throw std::invalid_argument(args[i] + " needs a value");
+        if (i + 1 >= args.size()) throw cli::FlagError(args[i] + " needs a value");
         return args[++i];
       };
       const std::string k = args[i];
@@ -51,20 +60,32 @@ int run_sample(const std::vector<std::string>& args_in) {
       else if (k == "--prompt")
         prompt = val();
       else if (k == "--tokens")
-        n = std::stoul(val());
+        n = cli::parse_flag_uint_as<uint32_t>(k, val(), 0, kMaxTokens);
       else if (k == "--temperature")
-        temperature = std::stod(val());
+        temperature = cli::parse_flag_real(k, val(), 0, kMaxTemperature);
       else if (k == "--top-k")
-        top_k = std::stoul(val());
+        top_k = cli::parse_flag_uint_as<uint32_t>(k, val(), 0, 256);
       else if (k == "--seed")
-        seed = std::stoull(val());
+        seed = cli::parse_flag_uint(k, val(), 0, UINT64_MAX);
       else
-        throw std::invalid_argument("unknown option '" + k + "'");
+        throw cli::FlagError("unknown option " + cli::quote_flag_value(k) +
+                             " (see wgslvk sample --help)");
     }
-    if (ckpt.empty()) throw std::invalid_argument("--checkpoint is required");
+    if (ckpt.empty()) throw cli::FlagError("--checkpoint is required");
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "wgslvk sample: %s\n", e.what());
+    return 2;
+  }
+  try {
     TrainConfig tc = read_checkpoint_config(ckpt);
     const ModelConfig mc = tc.model();
-    auto od = open_training_device(selector, stderr);
+    OpenedDevice od;
+    try {
+      od = open_training_device(selector, stderr);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "wgslvk sample: %s\n", e.what());
+      return 3;
+    }
     GpuGpt model(od.device, mc, 1, tc.adamw(), {tc.attention, GpuOptions{}.matmul});
     load_checkpoint(model, ckpt);
     std::vector<uint32_t> toks = encode(prompt);

@@ -1,7 +1,8 @@
 // `wgslvk train`: trains the GPT on the fortunes corpus with the ported kernels (apps/gpt).
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -10,8 +11,11 @@
 #include "config.hpp"
 #include "data.hpp"
 #include "device_util.hpp"
+#include "flag_number.hpp"
+#include "git_commit.hpp"
 #include "gpu_model.hpp"
 #include "trainer.hpp"
+#include "wgslvk/output_file.hpp"
 
 namespace wgslvk::gpt {
 namespace {
@@ -62,10 +66,17 @@ Defaults come from apps/gpt/config.hpp (TrainConfig).
          std::to_string(d.eval_every) + R"()
   --eval-batches <n>     validation batches (default )" +
          std::to_string(d.eval_batches) + R"()
-  --out <path>           checkpoint path (safetensors + <path>.json), saved at the end
+  --out <path>           checkpoint path (safetensors + <path>.json with the config and the
+                         loss history), saved at the end
   --checkpoint-every <n> also save every n steps
   --stop-at <n>          stop (and checkpoint) after step n of the --steps schedule
-  --resume <path>        continue from a checkpoint (its config; --steps may extend it)
+  --resume <path>        continue from a checkpoint, bit for bit as the uninterrupted run. The
+                         checkpoint fixes the model and the math: --preset, --batch, --context,
+                         --lr, --schedule, --warmup, --min-lr-ratio, --weight-decay,
+                         --max-grad-norm, --precision, --attention, --seed and --eval-batches are
+                         refused with it. Applied: --steps (extends the schedule), --log-every,
+                         --eval-every, --checkpoint-every, --stop-at and the outputs. Needs --out
+                         (the resumed path itself to overwrite it).
   --save-init <path>     write the initial weights as a checkpoint and continue
   --dump-batches <path>  write the training batches (u32 tokens then targets per step) and exit
   --profile <step>       time that step per kernel (timestamps between dispatches; same
@@ -73,73 +84,98 @@ Defaults come from apps/gpt/config.hpp (TrainConfig).
   --trace <dir>          record every WebGPU call of the run (writes, pipelines with their WGSL,
                          bind groups, dispatches, submits, read-backs) for a Dawn replay:
                          node bench/peers/dawn_trace.mjs --trace <dir> (env WGSLVK_TRACE too)
-  --json <path|->        JSON lines log (train/val/checkpoint events)
-  --png <path>           loss-curve PNG at the end
+  --json <path|->        JSON lines log: a "start" record (config, device, commit), then
+                         train/val/checkpoint events, then an "end" record (status, step, speed)
+  --png <path>           loss-curve PNG at the end (a resumed run's curve starts at step 1)
   --corpus <dir>         corpus directory (default )" +
          kDefaultCorpusDir + R"()
+)" + kDeviceFlagHelp +
+         R"(Numbers are checked: whole numbers in decimal (or hex after 0x) within the stated range,
+reals finite. Output paths are checked before training starts; none is written through a
+symbolic link. Exit status: 0 done, 1 training or an output failed, 2 usage (a bad option or
+value), 3 no device could be opened.
 )";
 }
 const std::string kUsage = make_usage();
 
 std::string take(const std::vector<std::string>& a, size_t& i) {
-  if (i + 1 >= a.size()) throw std::invalid_argument(a[i] + " needs a value");
+  if (i + 1 >= a.size()) throw cli::FlagError(a[i] + " needs a value");
   return a[++i];
 }
 
-optimizer::StatePrecision parse_precision(const std::string& s) {
-  if (s == "fp32") return optimizer::StatePrecision::FP32;
-  if (s == "f16_mirror") return optimizer::StatePrecision::F16Mirror;
-  if (s == "int8") return optimizer::StatePrecision::Float8Blocks;
-  throw std::invalid_argument("unknown precision '" + s + "' (fp32, f16_mirror, int8)");
-}
+// The flags a checkpoint fixes: with --resume they would change the model or the math of the
+// steps (and break the bit-identical continuation), so they are refused rather than ignored.
+constexpr const char* kFixedByCheckpoint[] = {
+    "--preset",       "--batch",        "--context",       "--lr",        "--schedule",  "--warmup",
+    "--min-lr-ratio", "--weight-decay", "--max-grad-norm", "--precision", "--attention", "--seed",
+    "--eval-batches"};
 
 int run_train(const std::vector<std::string>& args_in);
 const cli::Command kTrain{"train", "train the GPT on the fortunes corpus (apps/gpt)", kUsage,
                           run_train};
 
+// The JSON lines log, with its "start" and "end" records.
+struct JsonLog {
+  std::FILE* f = nullptr;
+  bool owned = false;
+  void record(const nlohmann::ordered_json& j) {
+    if (!f) return;
+    std::fprintf(f, "%s\n",
+                 j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
+    std::fflush(f);
+  }
+  ~JsonLog() {
+    if (owned) std::fclose(f);
+  }
+};
+
 int run_train(const std::vector<std::string>& args_in) {
   if (cli::wants_help(args_in, kTrain)) return 0;
+  using L = TrainLimits;
+  std::vector<std::string> args = args_in;
+  std::optional<std::string> selector;
+  TrainConfig tc;
+  std::string out, resume, save_init, dump, json_path, png, trace_dir,
+      corpus_dir = kDefaultCorpusDir;
+  MatmulImpl mm = GpuOptions{}.matmul;
+  bool steps_given = false;
+  uint32_t stop_at = 0, profile = 0;
+  std::vector<std::string> fixed_given;  // flags a checkpoint fixes, given on the command line
   try {
-    std::vector<std::string> args = args_in;
-    auto selector = take_device_flag(args);
-    TrainConfig tc;
-    std::string out, resume, save_init, dump, json_path, png, trace_dir,
-        corpus_dir = kDefaultCorpusDir;
-    MatmulImpl mm = GpuOptions{}.matmul;
-    bool steps_given = false;
-    uint32_t stop_at = 0, profile = 0;
+    selector = take_device_flag(args);
     for (size_t i = 0; i < args.size(); ++i) {
       const std::string& k = args[i];
+      auto u32 = [&](uint32_t lo, uint32_t hi) {
+        return cli::parse_flag_uint_as<uint32_t>(k, take(args, i), lo, hi);
+      };
+      auto real = [&](double lo, double hi) {
+        return cli::parse_flag_float(k, take(args, i), float(lo), float(hi));
+      };
+      for (const char* f : kFixedByCheckpoint)
+        if (k == f) fixed_given.push_back(k);
       if (k == "--preset")
-        tc.preset = take(args, i);
+        tc.preset = take(args, i), (void)preset(tc.preset);
       else if (k == "--steps")
-        tc.steps = std::stoul(take(args, i)), steps_given = true;
+        tc.steps = u32(1, L::max_steps), steps_given = true;
       else if (k == "--batch")
-        tc.batch = std::stoul(take(args, i));
+        tc.batch = u32(1, L::max_batch);
       else if (k == "--context")
-        tc.context = std::stoul(take(args, i));
+        tc.context = u32(1, L::max_context);
       else if (k == "--lr")
-        tc.lr = std::stof(take(args, i));
-      else if (k == "--schedule") {
-        auto s = take(args, i);
-        if (s == "cosine")
-          tc.schedule = Schedule::Cosine;
-        else if (s == "constant")
-          tc.schedule = Schedule::Constant;
-        else
-          throw std::invalid_argument("unknown schedule '" + s + "'");
-      } else if (k == "--warmup")
-        tc.warmup_steps = std::stoul(take(args, i));
+        tc.lr = real(0, L::max_lr);
+      else if (k == "--schedule")
+        tc.schedule = parse_schedule(take(args, i));
+      else if (k == "--warmup")
+        tc.warmup_steps = u32(0, L::max_steps);
       else if (k == "--min-lr-ratio")
-        tc.min_lr_ratio = std::stof(take(args, i));
+        tc.min_lr_ratio = real(0, 1);
       else if (k == "--weight-decay")
-        tc.weight_decay = std::stof(take(args, i));
+        tc.weight_decay = real(0, L::max_lr);
       else if (k == "--max-grad-norm") {
-        auto s = take(args, i);
-        if (s == "none")
-          tc.max_grad_norm.reset();
+        if (i + 1 < args.size() && args[i + 1] == "none")
+          tc.max_grad_norm.reset(), ++i;
         else
-          tc.max_grad_norm = std::stof(s);
+          tc.max_grad_norm = real(1e-30, L::max_grad_norm);
       } else if (k == "--precision")
         tc.precision = parse_precision(take(args, i));
       else if (k == "--attention")
@@ -147,23 +183,23 @@ int run_train(const std::vector<std::string>& args_in) {
       else if (k == "--matmul")
         mm = parse_matmul(take(args, i));
       else if (k == "--seed")
-        tc.seed = std::stoull(take(args, i));
+        tc.seed = cli::parse_flag_uint(k, take(args, i), 0, UINT64_MAX);
       else if (k == "--log-every")
-        tc.log_every = std::stoul(take(args, i));
+        tc.log_every = u32(1, L::max_steps);
       else if (k == "--eval-every")
-        tc.eval_every = std::stoul(take(args, i));
+        tc.eval_every = u32(0, L::max_steps);
       else if (k == "--eval-batches")
-        tc.eval_batches = std::stoul(take(args, i));
+        tc.eval_batches = u32(1, L::max_eval_batches);
       else if (k == "--out")
         out = take(args, i);
       else if (k == "--checkpoint-every")
-        tc.checkpoint_every = std::stoul(take(args, i));
+        tc.checkpoint_every = u32(0, L::max_steps);
       else if (k == "--resume")
         resume = take(args, i);
       else if (k == "--stop-at")
-        stop_at = std::stoul(take(args, i));
+        stop_at = u32(1, L::max_steps);
       else if (k == "--profile")
-        profile = std::stoul(take(args, i));
+        profile = u32(1, L::max_steps);
       else if (k == "--save-init")
         save_init = take(args, i);
       else if (k == "--dump-batches")
@@ -177,75 +213,162 @@ int run_train(const std::vector<std::string>& args_in) {
       else if (k == "--corpus")
         corpus_dir = take(args, i);
       else
-        throw std::invalid_argument("unknown option '" + k + "' (see wgslvk train --help)");
+        throw cli::FlagError("unknown option " + cli::quote_flag_value(k) +
+                             " (see wgslvk train --help)");
     }
     if (!resume.empty()) {
-      uint32_t steps = tc.steps;
-      tc = read_checkpoint_config(resume);
-      if (steps_given) tc.steps = steps;
-      if (out.empty()) out = resume;
+      if (!fixed_given.empty()) {
+        std::string list;
+        for (const auto& f : fixed_given) list += (list.empty() ? "" : ", ") + f;
+        throw cli::FlagError(
+            "--resume continues the checkpoint's run bit for bit, so its config "
+            "fixes " +
+            list + "; drop them (or start a new run without --resume)");
+      }
+      if (out.empty())
+        throw cli::FlagError(
+            "--resume needs --out <path> for the new checkpoint (give the resumed "
+            "path itself to overwrite it)");
     }
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "wgslvk train: %s\n", e.what());
+    return 2;
+  }
+  try {
+    TrainLog prior;
+    if (!resume.empty()) {
+      CheckpointSidecar sc = read_checkpoint_sidecar(resume);
+      const uint32_t log_every = tc.log_every, eval_every = tc.eval_every,
+                     checkpoint_every = tc.checkpoint_every;
+      const TrainConfig given = tc;
+      tc = sc.config;
+      prior = std::move(sc.history);
+      if (steps_given) tc.steps = given.steps;
+      // Output cadence only (no effect on the weights): the command line wins where given.
+      for (const auto& a : args) {
+        if (a == "--log-every") tc.log_every = log_every;
+        if (a == "--eval-every") tc.eval_every = eval_every;
+        if (a == "--checkpoint-every") tc.checkpoint_every = checkpoint_every;
+      }
+    }
+    check_train_config(tc);
     const ModelConfig mc = tc.model();
+    if (stop_at > tc.steps)
+      throw cli::FlagError("--stop-at " + std::to_string(stop_at) + " is past --steps " +
+                           std::to_string(tc.steps));
+    // Every output is checked before any work (a bad path once failed after the whole run).
+    JsonLog json;
+    if (json_path == "-") {
+      json.f = stdout;
+    } else if (!json_path.empty()) {
+      json.f = open_output_stream(json_path);
+      json.owned = true;
+    }
+    for (const std::string* p : {&out, &save_init, &png, &dump})
+      if (!p->empty()) check_output_path(*p);
+    if (!out.empty()) check_output_path(out + ".json");
+    if (!save_init.empty()) check_output_path(save_init + ".json");
     Corpus corpus = load_corpus(corpus_dir, tc.val_fraction);
     if (!dump.empty()) {
-      std::ofstream f(dump, std::ios::binary | std::ios::trunc);
-      for (uint32_t t = 1; t <= tc.steps; ++t) {
+      std::FILE* f = open_output_stream(dump);
+      bool ok = true;
+      for (uint32_t t = 1; t <= tc.steps && ok; ++t) {
         Batch b = make_batch(corpus.train, tc.batch, mc.context, tc.seed, t);
-        f.write(reinterpret_cast<const char*>(b.tokens.data()), b.tokens.size() * 4);
-        f.write(reinterpret_cast<const char*>(b.targets.data()), b.targets.size() * 4);
+        ok = std::fwrite(b.tokens.data(), 4, b.tokens.size(), f) == b.tokens.size() &&
+             std::fwrite(b.targets.data(), 4, b.targets.size(), f) == b.targets.size();
       }
+      ok = std::fclose(f) == 0 && ok;
+      if (!ok) throw std::runtime_error(dump + ": writing the batches failed");
       std::printf("wrote %u batches of %u x %u (u32 tokens, then targets) to %s\n", tc.steps,
                   tc.batch, mc.context, dump.c_str());
-      return f ? 0 : 1;
+      return 0;
     }
-    auto od = open_training_device(selector, stdout, trace_dir);
-    std::printf(
-        "model: %s  d_model %u  heads %u  layers %u  context %u  vocab %u  %.2fM parameters"
-        "  (attention %s, matmul %s, state %s)\n",
-        mc.name.c_str(), mc.d_model, mc.heads, mc.layers, mc.context, mc.vocab,
-        mc.parameter_count() / 1e6, std::string(attention_name(tc.attention)).c_str(),
-        std::string(matmul_name(mm)).c_str(),
-        std::string(optimizer::precision_name(tc.precision)).c_str());
-    std::printf("corpus: %zu files, %zu train bytes, %zu validation bytes\n", corpus.files.size(),
-                corpus.train.size(), corpus.val.size());
+    OpenedDevice od;
+    try {
+      od = open_training_device(selector, json.f == stdout ? nullptr : stdout, trace_dir);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "wgslvk train: %s\n", e.what());
+      return 3;
+    }
+    std::FILE* progress = json.f == stdout ? nullptr : stdout;
+    if (progress) {
+      std::printf(
+          "model: %s  d_model %u  heads %u  layers %u  context %u  vocab %u  %.2fM parameters"
+          "  (attention %s, matmul %s, state %s)\n",
+          mc.name.c_str(), mc.d_model, mc.heads, mc.layers, mc.context, mc.vocab,
+          mc.parameter_count() / 1e6, std::string(attention_name(tc.attention)).c_str(),
+          std::string(matmul_name(mm)).c_str(),
+          std::string(optimizer::precision_name(tc.precision)).c_str());
+      std::printf("corpus: %zu files, %zu train bytes, %zu validation bytes\n", corpus.files.size(),
+                  corpus.train.size(), corpus.val.size());
+    }
     GpuGpt model(od.device, mc, tc.batch, tc.adamw(), {tc.attention, mm});
     if (!resume.empty()) {
       load_checkpoint(model, resume);
-      std::printf("resumed %s at step %llu\n", resume.c_str(),
-                  (unsigned long long)model.optimizer().step_count());
+      if (progress)
+        std::printf("resumed %s at step %llu\n", resume.c_str(),
+                    (unsigned long long)model.optimizer().step_count());
     } else {
       model.set_params(init_params(mc, tc.seed));
     }
-    if (!save_init.empty()) save_checkpoint(model, tc, save_init);
-    std::FILE* json = nullptr;
-    if (json_path == "-")
-      json = stdout;
-    else if (!json_path.empty())
-      json = std::fopen(json_path.c_str(), "w");
+    const uint64_t start_step = model.optimizer().step_count();
+    json.record({{"event", "start"},
+                 {"log_format", "wgslvk-gpt-log-1"},
+                 {"commit", kGitCommit},
+                 {"device", describe_adapter(od.adapter)},
+                 {"config", nlohmann::ordered_json::parse(config_json(tc))},
+                 {"matmul", std::string(matmul_name(mm))},
+                 {"resumed_from", resume.empty() ? nlohmann::ordered_json(nullptr)
+                                                 : nlohmann::ordered_json(resume)},
+                 {"start_step", start_step}});
     TrainHooks hooks;
-    hooks.progress = json == stdout ? nullptr : stdout;
-    hooks.json = json;
+    hooks.progress = progress;
+    hooks.json = json.f;
     hooks.checkpoint_path = out;
     hooks.stop_at = stop_at;
     hooks.profile_step = profile;
-    TrainLog log = train(model, tc, corpus, hooks);
-    if (json && json != stdout) std::fclose(json);
-    if (hooks.progress)
-      std::printf("done: %.0f tok/s, %.2f ms/step over %zu steps\n", log.tokens_per_s, log.step_ms,
-                  log.train.size());
-    if (!log.profile.empty() && hooks.progress) {
+    hooks.prior = resume.empty() ? nullptr : &prior;
+    TrainLog log;
+    try {
+      if (!save_init.empty()) save_checkpoint(model, tc, save_init);
+      log = train(model, tc, corpus, hooks);
+    } catch (const std::exception& e) {
+      json.record({{"event", "end"},
+                   {"status", "error"},
+                   {"step", model.optimizer().step_count()},
+                   {"error", e.what()}});
+      throw;
+    }
+    const uint64_t end_step = model.optimizer().step_count();
+    bool png_ok = true;
+    if (!png.empty()) png_ok = write_loss_png(log, png, "GPT " + mc.name + " loss");
+    json.record(
+        {{"event", "end"},
+         {"status", !png_ok               ? "error"
+                    : end_step < tc.steps ? "stopped"
+                                          : "done"},
+         {"step", end_step},
+         {"steps_trained", end_step - start_step},
+         {"tokens_per_s", log.tokens_per_s},
+         {"step_ms", log.step_ms},
+         {"png", png.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(png)}});
+    if (progress)
+      std::printf("done: %.0f tok/s, %.2f ms/step over %llu steps\n", log.tokens_per_s, log.step_ms,
+                  (unsigned long long)(end_step - start_step));
+    if (!log.profile.empty() && progress) {
       std::printf("profile of step %u (%s, batch %u, context %u):\n", profile, mc.name.c_str(),
                   tc.batch, mc.context);
       print_profile(stdout, log.profile);
     }
-    if (!png.empty()) {
-      if (!write_loss_png(log, png, "GPT " + mc.name + " loss")) {
-        std::fprintf(stderr, "cannot write %s\n", png.c_str());
-        return 1;
-      }
-      if (hooks.progress) std::printf("loss curve: %s\n", png.c_str());
+    if (!png_ok) {
+      std::fprintf(stderr, "wgslvk train: cannot write %s\n", png.c_str());
+      return 1;
     }
+    if (!png.empty() && progress) std::printf("loss curve: %s\n", png.c_str());
     return 0;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "wgslvk train: %s\n", e.what());
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "wgslvk train: %s\n", e.what());
     return 1;

@@ -20,15 +20,6 @@
 
 namespace wgslvk::gpt {
 
-void save_checkpoint(GpuGpt& model, const TrainConfig& tc, const std::string& path);
-// The TrainConfig saved beside a checkpoint (throws std::runtime_error when missing or invalid).
-TrainConfig read_checkpoint_config(const std::string& path);
-// Loads weights, optimizer state and step into a model built from read_checkpoint_config().
-void load_checkpoint(GpuGpt& model, const std::string& path);
-
-std::string config_json(const TrainConfig& tc);  // one line
-TrainConfig config_from_json(const std::string& json);
-
 struct LogPoint {
   uint32_t step = 0;
   float loss = 0;  // the step's training loss
@@ -45,14 +36,42 @@ struct TrainLog {
   std::vector<GpuGpt::ProfileRow> profile;  // hooks.profile_step's per-kernel times
 };
 
+// A checkpoint's <path>.json: the TrainConfig, and the loss history up to the checkpoint (so the
+// log and the PNG of a resumed run start at step 1). Untrusted on reading: at most
+// kMaxSidecarBytes, strict JSON (depth-limited, no duplicate keys), every field of the expected
+// type and in TrainLimits, names known, the model section consistent with the train section, no
+// unknown field; errors name the file, the field and the value.
+struct CheckpointSidecar {
+  TrainConfig config;
+  TrainLog history;  // empty for files written before the history was kept
+};
+inline constexpr uint64_t kMaxSidecarBytes = uint64_t(64) << 20;
+inline constexpr size_t kMaxHistoryPoints = 1'000'000;  // per series; a longer run keeps its tail
+
+// Writes <path>.json (config and `history`, when given) and <path> (MultiTensorAdamW::save), each
+// through a temporary and a rename, refusing symlinks at either name.
+void save_checkpoint(GpuGpt& model, const TrainConfig& tc, const std::string& path,
+                     const TrainLog* history = nullptr);
+// The sidecar of the checkpoint at `path` (throws std::runtime_error "<path>.json: ...").
+CheckpointSidecar read_checkpoint_sidecar(const std::string& path);
+TrainConfig read_checkpoint_config(const std::string& path);  // read_checkpoint_sidecar().config
+// Loads weights, optimizer state and step into a model built from read_checkpoint_config().
+void load_checkpoint(GpuGpt& model, const std::string& path);
+
+std::string config_json(const TrainConfig& tc);                // one line, without history
+CheckpointSidecar sidecar_from_json(const std::string& json);  // throws std::runtime_error
+TrainConfig config_from_json(const std::string& json);         // sidecar_from_json().config
+
 struct TrainHooks {
-  std::FILE* progress = stdout;  // progress lines (nullptr: quiet)
-  std::FILE* json = nullptr;     // JSON lines (one object per log/eval/checkpoint event)
-  std::string checkpoint_path;   // "" : no checkpoints
-  uint32_t profile_step = 0;     // run this step through GpuGpt::profile_step (same bits)
-  uint32_t stop_at = 0;          // stop (and checkpoint) after this step; 0: tc.steps.
-                                 // The schedule still runs to tc.steps, so a resumed run
-                                 // continues exactly as the uninterrupted one.
+  std::FILE* progress = stdout;     // progress lines (nullptr: quiet)
+  std::FILE* json = nullptr;        // JSON lines (one object per log/eval/checkpoint event)
+  std::string checkpoint_path;      // "" : no checkpoints
+  uint32_t profile_step = 0;        // run this step through GpuGpt::profile_step (same bits)
+  uint32_t stop_at = 0;             // stop (and checkpoint) after this step; 0: tc.steps.
+                                    // The schedule still runs to tc.steps, so a resumed run
+                                    // continues exactly as the uninterrupted one.
+  const TrainLog* prior = nullptr;  // the resumed checkpoint's history: the returned log and
+                                    // every checkpoint continue it
 };
 
 // Trains from the model's current step (optimizer().step_count()) to tc.steps (or stop_at).

@@ -133,6 +133,54 @@ TEST(CheckpointUntrusted, HeaderJsonIsStrict) {
   EXPECT_NE(decode_error(g).find("runs past the end"), std::string::npos);
 }
 
+// Issue 26: float shapes and offsets were truncated to integers; norm_mode and q8_scheme values
+// this build never writes were ignored.
+TEST(CheckpointUntrusted, HeaderValuesMustBeWhatSaveWrites) {
+  auto f = encode({});
+  std::string h = checkpoint_header(f);
+  std::string e = decode_error(
+      with_checkpoint_header(f, replaced(h, "\"shape\":[4,8]", "\"shape\":[4.0,8.0]")));
+  EXPECT_NE(e.find("malformed shape"), std::string::npos) << e;
+  e = decode_error(
+      with_checkpoint_header(f, replaced(h, "\"data_offsets\":[0,", "\"data_offsets\":[0.0,")));
+  EXPECT_NE(e.find("malformed shape or data_offsets"), std::string::npos) << e;
+  e = decode_error(with_checkpoint_header(
+      f, replaced(h, "\"norm_mode\":\"deterministic\"", "\"norm_mode\":\"fastest\"")));
+  EXPECT_NE(e.find("'norm_mode' = 'fastest' is neither"), std::string::npos) << e;
+  e = decode_error(
+      with_checkpoint_header(f, replaced(h, "\"q8_scheme\":\"none\"", "\"q8_scheme\":\"e4m3\"")));
+  EXPECT_NE(e.find("'q8_scheme' = 'e4m3', expected 'none'"), std::string::npos) << e;
+  // The unedited header still decodes (the edits above are what is refused).
+  EXPECT_EQ(decode_error(with_checkpoint_header(f, h)), "");
+}
+
+// Issue 26: save() followed a symlink planted at <path>.tmp (or at <path>) and wrote through it.
+TEST(CheckpointUntrusted, SaveRefusesPlantedSymlinks) {
+  Device& d = wgslvk::testing::device();
+  MultiTensorAdamW o(d, params());
+  fs::path dir = fs::temp_directory_path() / ("wgslvk_ckpt_symlink_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  { std::ofstream(dir / "victim") << "keep"; }
+  fs::create_symlink(dir / "victim", dir / "a.safetensors.tmp");
+  auto save_error = [&](const fs::path& p) {
+    try {
+      o.save(p.string());
+    } catch (const CheckpointError& e) { return std::string(e.what()); }
+    return std::string("saved");
+  };
+  std::string e = save_error(dir / "a.safetensors");
+  EXPECT_NE(e.find("symbolic link"), std::string::npos) << e;
+  fs::create_symlink(dir / "victim", dir / "b.safetensors");
+  e = save_error(dir / "b.safetensors");
+  EXPECT_NE(e.find("symbolic link"), std::string::npos) << e;
+  std::ifstream in(dir / "victim");
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "keep");
+  EXPECT_EQ(save_error(dir / "c.safetensors"), "saved");
+  fs::remove_all(dir);
+}
+
 TEST(CheckpointUntrusted, LoadRefusesFoldersFifosAndWrongSizes) {
   Device& d = wgslvk::testing::device();
   MultiTensorAdamW o(d, params());

@@ -49,6 +49,16 @@ DecodedCheckpoint decode_checkpoint(std::span<const uint8_t> file,
       throw CheckpointError("state precision " + checkpoint_value(md.str("state_precision")) +
                             ", this optimizer uses '" +
                             std::string(precision_name(current.precision)) + "'");
+    // Both are written by save() and describe how the state was made: a value this build never
+    // writes is a corrupt or foreign file, not something to ignore.
+    const std::string& norm = md.str("norm_mode");
+    if (norm != "atomic" && norm != "deterministic")
+      throw CheckpointError("__metadata__ 'norm_mode' = " + checkpoint_value(norm) +
+                            " is neither 'atomic' nor 'deterministic'");
+    const bool q8 = current.precision == StatePrecision::Float8Blocks;
+    if (md.str("q8_scheme") != (q8 ? kQ8Scheme : "none"))
+      throw CheckpointError("__metadata__ 'q8_scheme' = " + checkpoint_value(md.str("q8_scheme")) +
+                            (q8 ? " is not this build's 8-bit scheme" : ", expected 'none'"));
     out.state.step = md.step();
     AdamWOptions o = current;
     o.lr = md.finite_float("lr");

@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "wgslvk/numeric.hpp"
+#include "wgslvk/output_file.hpp"
 
 namespace wgslvk::optimizer {
 namespace {
@@ -268,7 +269,14 @@ DecodedSafetensors decode_safetensors_checkpoint(
       bad("tensor '" + t.key + "' has dtype " + show(e["dtype"]) + ", expected " + t.dtype);
     std::vector<uint64_t> shape;
     std::array<uint64_t, 2> off{};
+    // JSON integers only: get<uint64_t>() would silently truncate 256.0 (or 256.5) to 256.
+    auto all_unsigned = [](const json& a) {
+      return a.is_array() &&
+             std::all_of(a.begin(), a.end(), [](const json& x) { return x.is_number_unsigned(); });
+    };
     try {
+      if (!all_unsigned(e["shape"]) || !all_unsigned(e["data_offsets"]))
+        throw std::invalid_argument("not arrays of non-negative integers");
       shape = e["shape"].get<std::vector<uint64_t>>();
       off = e["data_offsets"].get<std::array<uint64_t, 2>>();
     } catch (const std::exception&) {
@@ -344,16 +352,10 @@ std::vector<uint8_t> read_checkpoint_file(const std::string& path, uint64_t data
 
 void write_checkpoint_file(const std::string& path, std::span<const uint8_t> bytes,
                            const std::string& who) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) throw CheckpointError(who + ": cannot open '" + tmp + "' for writing");
-    bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-    ok = std::fclose(f) == 0 && ok;
-    if (!ok) throw CheckpointError(who + ": writing '" + tmp + "' failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw CheckpointError(who + ": cannot rename '" + tmp + "' to '" + path + "'");
+  // Through <path>.tmp and a rename; neither is followed when it is a planted symlink.
+  try {
+    write_output_file_atomic(path, bytes);
+  } catch (const std::runtime_error& e) { throw CheckpointError(who + ": " + e.what()); }
 }
 
 }  // namespace wgslvk::optimizer

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "wgslvk/output_file.hpp"
+
 namespace wgslvk::bench {
 
 struct Rgb {
@@ -43,7 +45,10 @@ class Canvas {
       for (int x = std::min(x0, x1); x <= std::max(x0, x1); ++x) set(x, y, c);
   }
   // Bresenham; `thick` draws a (2*thick+1)-pixel square pen; `dash` > 0 skips every other run.
+  // Clipped to the canvas first (Liang-Barsky), so far-away endpoints cost nothing: a line to
+  // y = -2e9 once looped for billions of steps (and |x1 - x0| could overflow).
   void line(int x0, int y0, int x1, int y1, Rgb c, int thick = 0, int dash = 0) {
+    if (!clip(x0, y0, x1, y1, thick)) return;
     int dx = std::abs(x1 - x0), sx = x0 < x1 ? 1 : -1;
     int dy = -std::abs(y1 - y0), sy = y0 < y1 ? 1 : -1;
     int err = dx + dy, step = 0;
@@ -108,13 +113,39 @@ class Canvas {
     chunk(out, "IHDR", ihdr);
     chunk(out, "IDAT", z);
     chunk(out, "IEND", {});
-    FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) return false;
-    bool ok = std::fwrite(out.data(), 1, out.size(), f) == out.size();
-    return std::fclose(f) == 0 && ok;
+    try {
+      write_output_file_atomic(path, out);  // never through a planted symlink
+    } catch (const std::runtime_error&) { return false; }
+    return true;
   }
 
  private:
+  // Clips the segment to the canvas grown by `margin` pixels; false when nothing is left.
+  bool clip(int& x0, int& y0, int& x1, int& y1, int margin) const {
+    const double lo_x = -margin, hi_x = w_ - 1.0 + margin, lo_y = -margin, hi_y = h_ - 1.0 + margin;
+    const double ax = x0, ay = y0, dx = double(x1) - ax, dy = double(y1) - ay;
+    double t0 = 0, t1 = 1;
+    auto edge = [&](double p, double q) {  // keep the part where p * t <= q
+      if (p == 0) return q >= 0;
+      const double r = q / p;
+      if (p < 0) {
+        if (r > t1) return false;
+        t0 = std::max(t0, r);
+      } else {
+        if (r < t0) return false;
+        t1 = std::min(t1, r);
+      }
+      return true;
+    };
+    if (!edge(-dx, ax - lo_x) || !edge(dx, hi_x - ax) || !edge(-dy, ay - lo_y) ||
+        !edge(dy, hi_y - ay))
+      return false;
+    x0 = int(std::lround(ax + t0 * dx));
+    y0 = int(std::lround(ay + t0 * dy));
+    x1 = int(std::lround(ax + t1 * dx));
+    y1 = int(std::lround(ay + t1 * dy));
+    return true;
+  }
   // One final deflate block, fixed Huffman codes (RFC 1951 3.2.6); repeated bytes become
   // <literal, match(length, distance 1)...>.
   static void deflate_fixed(const std::vector<uint8_t>& in, std::vector<uint8_t>& out) {

@@ -316,6 +316,21 @@ const allbits = bitcast<f32>(0xbf800000);
   EXPECT_EQ(std::get<double>(val("m").scalars[1].v), 6.0);
 }
 
+TEST(WgslSema, F16RoundsToNearestEven) {
+  Analyzed a = ok(R"(
+enable f16;
+const h: f16 = 1.0009765625 + 0.0001;
+const tie: f16 = 2049.0;
+const small: f16 = 0.00000005;
+)");
+  ASSERT_TRUE(a.ok);
+  EXPECT_EQ(scalar0(*var(a, "h")->value), 1.0009765625);              // f16's ulp at 1 is 2^-10
+  EXPECT_EQ(scalar0(*var(a, "tie")->value), 2048.0);                  // halfway: to even
+  EXPECT_EQ(scalar0(*var(a, "small")->value), std::ldexp(1.0, -24));  // the smallest subnormal
+  rejects("enable f16;\nconst big: f16 = 65520.0;\n", "const-eval", 2, 18,
+          "cannot be represented as 'f16'");
+}
+
 TEST(WgslSema, AbstractConstMaterializesAtItsUse) {
   Analyzed a = ok(R"(
 const c = 0.1;
@@ -542,7 +557,8 @@ TEST(WgslSema, RejectsTypeErrors) {
   rejects(std::string(kMain) + "  var a: array<i32, 4>;\n  a[-1] = 0;\n}\n", "type", 3, 5,
           "index -1 out of bounds");
   rejects("fn f() -> i32 { if (true) { return 1; } }\n", "type", 1, 4, "missing return");
-  rejects("fn f() { f(); }\n", "type", 1, 10, "recursion is not permitted");
+  rejects("fn f() { g(); }\nfn g() { f(); }\n", "resolve", 1, 4,
+          "cyclic dependency found: 'f' -> 'g' -> 'f'");
   rejects(std::string(kMain) + "  max(1, 2);\n}\n", "type", 2, 3,
           "ignoring return value of builtin 'max'");
   rejects(std::string(kMain) + "  if (1) {}\n}\n", "type", 2, 7, "condition must be bool");

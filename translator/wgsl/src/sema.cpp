@@ -2756,10 +2756,8 @@ class Sema {
             if (p == c) in = true;
             if (in) chain += "'" + p->name + "' -> ";
           }
-          Span at = c->span;
-          for (auto& [callee, sp] : calls_[f])
-            if (callee == c) at = sp;
-          error(at, "type", "recursion is not permitted: " + chain + "'" + c->name + "'");
+          // Tint words recursion as a dependency cycle, at the function's declaration.
+          error(c->span, "resolve", "cyclic dependency found: " + chain + "'" + c->name + "'");
         } else if (color[c] == 0) {
           color[c] = 1;
           stack.push_back({c, 0});

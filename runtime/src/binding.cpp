@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <span>
 
 #include "internal.hpp"
 
@@ -74,6 +75,82 @@ std::shared_ptr<BindGroupLayoutImpl> make_layout(const std::shared_ptr<DeviceCor
            "vkCreateDescriptorSetLayout");
   core->name_object(VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, uint64_t(l->layout), desc.label);
   return l;
+}
+// Function and private variables one invocation may declare: 64 KiB (WGSL allows 8 KiB of each;
+// ports are not WGSL, but a driver given gigabytes crashes). Stated in the error message.
+constexpr uint64_t kMaxPrivateMemoryBytes = uint64_t(64) << 10;
+
+// The memory a module's variables declare, per invocation (Function and Private) and per
+// workgroup, from its SPIR-V: sizes saturate at UINT64_MAX, so an absurd array never wraps.
+// Natural sizes (no padding): the Function/Private bound is ours, not a layout rule.
+struct ShaderMemory {
+  uint64_t private_bytes = 0;    // Function + Private storage classes
+  uint64_t workgroup_bytes = 0;  // Workgroup
+};
+uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+uint64_t sat_mul(uint64_t a, uint64_t b) {
+  uint64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+ShaderMemory shader_memory(std::span<const uint32_t> code) {
+  ShaderMemory m;
+  if (code.size() < 5) return m;
+  std::map<uint32_t, uint64_t> size, constant, pointee_size;
+  std::map<uint32_t, uint32_t> pointer_class;
+  auto sz = [&](uint32_t id) {
+    auto it = size.find(id);
+    return it == size.end() ? uint64_t(0) : it->second;
+  };
+  for (size_t i = 5; i < code.size();) {
+    const uint32_t n = code[i] >> 16, op = code[i] & 0xffff;
+    if (n == 0 || i + n > code.size()) break;  // spirv-val passed: not reached
+    const uint32_t* w = &code[i];
+    switch (op) {
+      case 20:  // OpTypeBool
+        size[w[1]] = 4;
+        break;
+      case 21:  // OpTypeInt
+      case 22:  // OpTypeFloat
+        size[w[1]] = w[2] / 8;
+        break;
+      case 23:  // OpTypeVector
+      case 24:  // OpTypeMatrix
+        size[w[1]] = sat_mul(sz(w[2]), w[3]);
+        break;
+      case 28: {  // OpTypeArray: the length is a constant id
+        auto c = constant.find(w[3]);
+        size[w[1]] = sat_mul(sz(w[2]), c == constant.end() ? 1 : c->second);
+        break;
+      }
+      case 30: {  // OpTypeStruct
+        uint64_t t = 0;
+        for (uint32_t k = 2; k < n; ++k) t = sat_add(t, sz(w[k]));
+        size[w[1]] = t;
+        break;
+      }
+      case 32:  // OpTypePointer
+        pointer_class[w[1]] = w[2];
+        pointee_size[w[1]] = sz(w[3]);
+        break;
+      case 43:  // OpConstant
+      case 50:  // OpSpecConstant (its default)
+        if (n >= 4) constant[w[2]] = n >= 5 ? (uint64_t(w[4]) << 32 | w[3]) : w[3];
+        break;
+      case 59: {  // OpVariable: result type (a pointer), result, storage class
+        const uint32_t cls = w[3];
+        const uint64_t bytes = pointee_size.count(w[1]) ? pointee_size[w[1]] : 0;
+        if (cls == 7 || cls == 6)  // Function, Private
+          m.private_bytes = sat_add(m.private_bytes, bytes);
+        else if (cls == 4)  // Workgroup
+          m.workgroup_bytes = sat_add(m.workgroup_bytes, bytes);
+        break;
+      }
+      default:
+        break;
+    }
+    i += n;
+  }
+  return m;
 }
 }  // namespace
 
@@ -333,6 +410,25 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
         "R13", name + ": kernel " + kname + " uses " + num(k.workgroup_storage_bytes) +
                    " bytes of workgroup memory, more than maxComputeWorkgroupStorageSize (" +
                    num(lim.max_compute_workgroup_storage_size) + ")");
+  // The same from the module itself, unwrapped, and the private memory per invocation: a
+  // run-time port is untrusted, and a private `uint big[1 << 30]` crashed the driver's pipeline
+  // creation (1 << 24: an uncaught std::bad_alloc). Checked before Vulkan sees the module.
+  const ShaderMemory mem = shader_memory(k.spirv);
+  if (mem.workgroup_bytes > lim.max_compute_workgroup_storage_size)
+    throw ValidationError(
+        "R13", name + ": kernel " + kname + " declares " +
+                   (mem.workgroup_bytes == UINT64_MAX ? std::string("more than 2^64")
+                                                      : num(mem.workgroup_bytes)) +
+                   " bytes of workgroup memory, more than maxComputeWorkgroupStorageSize (" +
+                   num(lim.max_compute_workgroup_storage_size) + ")");
+  if (mem.private_bytes > kMaxPrivateMemoryBytes)
+    throw ValidationError("limits",
+                          name + ": kernel " + kname + " declares " +
+                              (mem.private_bytes == UINT64_MAX ? std::string("more than 2^64")
+                                                               : num(mem.private_bytes)) +
+                              " bytes of function and private variables per invocation, more than "
+                              "wgslvk's limit of " +
+                              num(kMaxPrivateMemoryBytes) + " bytes");
 
   uint32_t max_group = 0;
   bool any = false;

@@ -488,6 +488,14 @@ Device Adapter::request_device(const DeviceDescriptor& desc) const {
   // Enable features only when requested, so a kernel that needs one fails on a device without it
   // exactly as in WebGPU (and the validation layer catches a port that uses more than declared).
   VkPhysicalDeviceFeatures2 feats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  // WebGPU requires an out-of-bounds access to stay inside its binding (a read returns a value
+  // of the binding or zero, a write lands inside it or nowhere). The WGSL front end's emitter
+  // clamps its indices itself; the hand-written GLSL ports and run-time ports do not, so every
+  // device gets robustBufferAccess, which gives exactly that guarantee (a Vulkan 1.0 feature
+  // every implementation supports; Dawn enables it too).
+  VkPhysicalDeviceFeatures supported{};
+  vkGetPhysicalDeviceFeatures(a.physical, &supported);
+  feats.features.robustBufferAccess = supported.robustBufferAccess;
   VkPhysicalDevice16BitStorageFeatures s16{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
   VkPhysicalDeviceShaderFloat16Int8Features f16{

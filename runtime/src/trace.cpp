@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "internal.hpp"
+#include "wgslvk/output_file.hpp"
 
 namespace wgslvk {
 
@@ -36,12 +37,16 @@ std::string esc(std::string_view s) {
 }
 std::string n(uint64_t v) { return std::to_string(v); }
 
+// Never through a symlink planted at the trace's file names (output_file.hpp).
 std::FILE* open_file(const fs::path& p, const std::string& dir) {
-  std::FILE* f = std::fopen(p.c_str(), "wb");
-  if (!f)
-    throw std::runtime_error("WGSLVK_TRACE / DeviceDescriptor::trace_dir: cannot write " +
-                             p.string() + " in trace folder '" + dir + "'");
-  return f;
+  try {
+    return open_output_stream(p.string());
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(
+        "WGSLVK_TRACE / DeviceDescriptor::trace_dir: cannot write in trace "
+        "folder '" +
+        dir + "': " + e.what());
+  }
 }
 }  // namespace
 

@@ -452,3 +452,251 @@ TEST(UntrustedCase, TimeLimitEndsARunawayCase) {
   EXPECT_NE(r.out.find("\"device_abandoned\": true"), std::string::npos) << r.out;
   fs::remove_all(d);
 }
+
+// ---- round 2 (issue 26) ---------------------------------------------------------------------------
+
+namespace {
+// The .npy of one f32 with its header text edited by `edit` (padding kept to 64 bytes) and the
+// version bytes set.
+std::string npy_error(const std::function<void(std::string&)>& edit, uint8_t major = 1,
+                      uint8_t minor = 0) {
+  auto bytes = npy_encode(Array::of(DType::F32, std::vector<float>{1.0f}));
+  std::string h(bytes.begin() + 10, bytes.end() - 4);
+  edit(h);
+  std::vector<uint8_t> out = {0x93, 'N', 'U', 'M', 'P', 'Y', major, minor};
+  out.push_back(uint8_t(h.size() & 0xff));
+  out.push_back(uint8_t(h.size() >> 8));
+  out.insert(out.end(), h.begin(), h.end());
+  out.insert(out.end(), bytes.end() - 4, bytes.end());
+  try {
+    npy_decode(out, "x.npy");
+  } catch (const std::runtime_error& e) { return e.what(); }
+  return {};
+}
+void replace_in(std::string& h, const std::string& from, const std::string& to) {
+  auto p = h.find(from);
+  ASSERT_NE(p, std::string::npos) << from;
+  h.replace(p, from.size(), to);
+}
+}  // namespace
+
+// Headers numpy refuses were accepted: version 1.9, a NUL in the header, mismatched quotes; and
+// "fortran_order: Flase" was reported as "is True".
+TEST(UntrustedCase, NpyHeaderIsReadAsNumpyReadsIt) {
+  EXPECT_EQ(npy_error([](std::string&) {}), "");
+  expect_clear(npy_error([](std::string&) {}, 1, 9), {"x.npy", "version 1.9"});
+  expect_clear(npy_error([](std::string& h) { h[h.size() - 3] = '\0'; }),
+               {"x.npy", "header byte", "0x00"});
+  expect_clear(npy_error([](std::string& h) { replace_in(h, "'<f4'", "'<f4\""); }),
+               {"x.npy", "not a simple type string"});
+  expect_clear(npy_error([](std::string& h) { replace_in(h, "False", "Flase"); }),
+               {"x.npy", "fortran_order is Flase, not True or False"});
+  expect_clear(npy_error([](std::string& h) { replace_in(h, "False", "True "); }),
+               {"x.npy", "fortran_order is True"});
+  expect_clear(npy_error([](std::string& h) { h[0] = '['; }), {"x.npy", "not a dict literal"});
+}
+
+// f16 values out of range became +inf silently, where f32 ones were refused.
+TEST(UntrustedCase, F16OutOfRangeIsRefusedAsF32Is) {
+  auto with_f16 = [](const ojson& fill) {
+    return edited([&](ojson& j) {
+      j["buffers"]["extra"] = {{"dtype", "f16"}, {"count", 4}, {"fill", fill}};
+    });
+  };
+  EXPECT_EQ(load_error_text(with_f16(65504.0)), "");
+  EXPECT_EQ(load_error_text(with_f16("inf")), "");
+  expect_clear(load_error_text(with_f16(70000.0)),
+               {"buffers.extra.fill", "out of range for f16", "65504"});
+  expect_clear(load_error_text(with_f16(-1e30)), {"out of range for f16"});
+  std::string e = load_error_text(edited([](ojson& j) {
+    j["buffers"]["extra"] = {{"generate",
+                              {{"dtype", "f16"},
+                               {"count", 4},
+                               {"kind", "uniform"},
+                               {"seed", 1},
+                               {"lo", -1e30},
+                               {"hi", 1e30}}}};
+  }));
+  expect_clear(e, {"uniform range", "within f16"});
+}
+
+// A newline in a case's folder name was printed raw and could forge a verdict line in the text
+// report; --device with no match exited 2 where --help says 3.
+TEST(UntrustedCase, ControlBytesInNamesAreEscapedAndNoDeviceIsExit3) {
+  fs::path d = temp_dir("forge");
+  const std::string forged = "x\nPASS: 1 of 1 kernels pass\n";
+  // An ERROR (0 workgroups), so the report prints the case's id, the folder's name.
+  make_case(d / "embedding" / "embed_lookup" / forged, edited([](ojson& j) {
+              j.erase("case");
+              j["dispatches"][0]["workgroups"] = {0};
+            }));
+  CliRun r = run_cli("validate --cases '" + d.string() + "'");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_EQ(r.out.find("\nPASS: 1 of 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("x\\nPASS"), std::string::npos) << r.out;
+  fs::remove_all(d);
+  r = run_cli("validate --device no-such-adapter-wgslvk --no-random");
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("no adapter matches 'no-such-adapter-wgslvk'"), std::string::npos) << r.out;
+}
+
+// Finished cases keep only what the report needs (40 cases of a 256 MiB output once held 7.5 GB).
+TEST(UntrustedCase, FinishedCasesKeepNoOutputs) {
+  fs::path src = golden_case("embedding/embed_lookup/oov_tokens");
+  ASSERT_FALSE(src.empty());
+  fs::path d = temp_dir("memory");
+  for (int i = 0; i < 3; ++i)
+    copy_case(src, d / "embedding" / "embed_lookup" / ("copy" + std::to_string(i)));
+  ValidateOptions opt;
+  opt.cases = d;
+  opt.randomized = false;
+  Validator v(opt);
+  size_t seen_outputs = 0;
+  ValidateReport rep = v.run([&](const CaseResult& r) { seen_outputs += r.outputs.size(); });
+  ASSERT_EQ(rep.results.size(), 3u);
+  EXPECT_GT(seen_outputs, 0u);  // the progress callback still sees them
+  for (const auto& r : rep.results) {
+    EXPECT_EQ(status_name(r.status), "PASS") << r.message;
+    EXPECT_TRUE(r.outputs.empty()) << r.id;
+  }
+  fs::remove_all(d);
+}
+
+// `golden regen --out DIR` and `inspect --snapshots DIR` deleted files under DIR they did not
+// write; `golden fresh --out` wrote through a planted symlink; its --seed 0x10 was seed 0.
+TEST(UntrustedCase, GeneratorsTouchOnlyWhatTheyWrite) {
+  fs::path d = temp_dir("strays");
+  auto plant = [&](const fs::path& root) {
+    fs::create_directories(root / "src");
+    write_text(root / "src" / "main.c", "int main() {}");
+    fs::create_directories(root / "embedding" / "embed_lookup" / "mine" / "deeper");
+    write_text(root / "embedding" / "embed_lookup" / "mine" / "deeper" / "notes.txt", "keep");
+    write_text(root / "embedding" / "embed_lookup" / "mine" / "notes.txt", "keep");
+  };
+  auto planted = [&](const fs::path& root) {
+    return fs::exists(root / "src" / "main.c") &&
+           fs::exists(root / "embedding" / "embed_lookup" / "mine" / "deeper" / "notes.txt") &&
+           fs::exists(root / "embedding" / "embed_lookup" / "mine" / "notes.txt");
+  };
+  plant(d / "snap");
+  CliRun r = run_cli("inspect --snapshots " + (d / "snap").string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(planted(d / "snap")) << r.out;
+  plant(d / "gold");
+  // A stale generated file is still removed (what regen writes, it also cleans).
+  fs::create_directories(d / "gold" / "embedding" / "embed_lookup" / "gone");
+  write_text(d / "gold" / "embedding" / "embed_lookup" / "gone" / "case.json", "{}");
+  r = run_cli("golden regen --out " + (d / "gold").string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(planted(d / "gold")) << r.out;
+  EXPECT_FALSE(fs::exists(d / "gold" / "embedding" / "embed_lookup" / "gone" / "case.json"));
+  // golden fresh: hex seeds are read as hex, and a planted symlink is refused.
+  r = run_cli("golden fresh --seed 0x10 --kernel embedding/embed_lookup --out " +
+              (d / "hex").string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("seed 16"), std::string::npos) << r.out;
+  r = run_cli("golden fresh --seed abc --out " + (d / "x").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--seed: 'abc' is not a whole number"), std::string::npos) << r.out;
+  fs::path first;
+  for (auto& e : fs::recursive_directory_iterator(d / "hex"))
+    if (e.path().filename() == "case.json") first = e.path().lexically_relative(d / "hex");
+  ASSERT_FALSE(first.empty());
+  write_text(d / "victim", "keep");
+  fs::create_directories((d / "link" / first).parent_path());
+  fs::create_symlink(d / "victim", d / "link" / first);
+  r = run_cli("golden fresh --seed 16 --kernel embedding/embed_lookup --out " +
+              (d / "link").string());
+  EXPECT_NE(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("symbolic link"), std::string::npos) << r.out;
+  std::ifstream in(d / "victim");
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "keep");
+  fs::remove_all(d);
+}
+
+// 400 buffers of 256 MiB (100 GB) were allocated until memory ran out: the declared total is
+// checked against the stated budget before anything is allocated.
+TEST(UntrustedCase, BufferBudgetIsCheckedBeforeAllocating) {
+  fs::path d = temp_dir("budget");
+  make_case(d / "embedding" / "embed_lookup" / "huge", edited([](ojson& j) {
+              for (int i = 0; i < 400; ++i)
+                j["buffers"]["b" + std::to_string(i)] = {
+                    {"dtype", "f32"}, {"count", uint64_t(64) << 20}, {"fill", 0}};
+            }));
+  ValidateOptions opt;
+  opt.cases = d;
+  opt.randomized = false;
+  Validator v(opt);
+  auto t0 = std::chrono::steady_clock::now();
+  ValidateReport rep = v.run();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(rep.results.size(), 1u);
+  EXPECT_EQ(status_name(rep.results[0].status), "ERROR");
+  EXPECT_NE(rep.results[0].message.find("-byte budget of a case; nothing was allocated"),
+            std::string::npos)
+      << rep.results[0].message;
+  EXPECT_LT(s, 20.0);
+  fs::remove_all(d);
+}
+
+// A case of more dispatches than one timestamp query set holds (4096 queries) runs and is timed.
+TEST(UntrustedCase, ManyDispatchesRunAndAreTimed) {
+  fs::path d = temp_dir("dispatches");
+  make_case(d / "embedding" / "embed_lookup" / "many", edited([](ojson& j) {
+              const ojson one = j["dispatches"][0];
+              j["dispatches"] = ojson::array();
+              for (int i = 0; i < 2100; ++i) j["dispatches"].push_back(one);
+            }));
+  ValidateOptions opt;
+  opt.cases = d;
+  opt.randomized = false;
+  Validator v(opt);
+  ValidateReport rep = v.run();
+  ASSERT_EQ(rep.results.size(), 1u);
+  EXPECT_EQ(status_name(rep.results[0].status), "PASS") << rep.results[0].message;
+  if (wgslvk::testing::device().has_feature(Feature::TimestampQuery)) {
+    EXPECT_TRUE(rep.results[0].device_ms.has_value());
+  }
+  fs::remove_all(d);
+}
+
+// `bench --cases` had none of validate's limits: a case of 4294836225 workgroups never returned,
+// a runaway case hung it, and one bad case aborted the whole run.
+TEST(UntrustedCase, BenchCasesHaveValidatesLimits) {
+  fs::path d = temp_dir("bench_cases");
+  make_case(d / "embedding" / "embed_lookup" / "good",
+            edited([](ojson& j) { j["case"] = "good"; }));
+  make_case(d / "embedding" / "embed_lookup" / "huge", edited([](ojson& j) {
+              j["case"] = "huge";
+              j["dispatches"][0].erase("workgroups");
+              j["dispatches"][0]["workgroups_1d"] = 4294836225ull;
+            }));
+  make_case(d / "bad" / "json" / "broken", "{ \"format\": ");
+  auto t0 = std::chrono::steady_clock::now();
+  CliRun r = run_cli("bench --quick --cases " + d.string());
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (r.out.find("has no timestamp-query") != std::string::npos)
+    GTEST_SKIP() << "the device cannot time: " << r.out;
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_LT(s, 60.0) << r.out;
+  EXPECT_NE(r.out.find("budget"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ERROR"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ok (worst"), std::string::npos) << r.out;  // the good case still ran
+  // A runaway case: past --timeout, the device is abandoned, the next case is "not run", and the
+  // process leaves at once.
+  fs::remove_all(d);
+  make_case(d / "a" / "b" / "slow", edited([](ojson& j) {
+              j["case"] = "slow";
+              j["dispatches"][0]["workgroups"] = {65535, 1024, 1};
+            }));
+  make_case(d / "a" / "c" / "next", edited([](ojson& j) { j["case"] = "next"; }));
+  t0 = std::chrono::steady_clock::now();
+  r = run_cli("bench --quick --timeout 1 --cases " + d.string());
+  s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_LT(s, 30.0) << r.out;
+  EXPECT_NE(r.out.find("ran past the time limit of 1 s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not run: the device was abandoned"), std::string::npos) << r.out;
+  fs::remove_all(d);
+}

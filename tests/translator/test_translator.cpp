@@ -501,10 +501,36 @@ TEST(EmbeddedKernels, LookupsNameTheKnownKernels) {
     FAIL();
   } catch (const std::invalid_argument& e) {
     std::string msg = e.what();
-    EXPECT_EQ(msg.rfind("unknown kernel 'no_such_kernel'; known kernels:", 0), 0u) << msg;
-    for (const KernelInfo* k : all_kernels())
-      EXPECT_NE(msg.find(k->qualified_name()), std::string::npos) << msg;
+    EXPECT_EQ(msg.rfind("unknown kernel 'no_such_kernel'\nknown kernels (", 0), 0u) << msg;
+    // One line per file (issue 25: all of them were once one line), every kernel named.
+    for (const KernelInfo* k : all_kernels()) {
+      const std::string line = "\n  " + std::string(k->file) + ":";
+      const size_t at = msg.find(line);
+      ASSERT_NE(at, std::string::npos) << msg;
+      const std::string rest =
+          msg.substr(at + line.size(), msg.find('\n', at + 1) - at - line.size());
+      EXPECT_NE((rest + " ").find(" " + std::string(k->name) + " "), std::string::npos) << rest;
+    }
   }
+}
+
+// A near miss suggests the nearest kernels; an ambiguous bare name lists its qualified forms.
+TEST(EmbeddedKernels, UnknownKernelSuggestsTheNearest) {
+  auto message = [](const std::string& name) {
+    try {
+      kernel(name);
+    } catch (const std::invalid_argument& e) { return std::string(e.what()); }
+    return std::string("found");
+  };
+  std::string m = message("adamw_updte");
+  EXPECT_NE(m.find("did you mean 'optimizer/adamw_update'"), std::string::npos) << m;
+  m = message("optimiser/adamw_update");
+  EXPECT_NE(m.find("did you mean 'optimizer/adamw_update'"), std::string::npos) << m;
+  m = message("zzzzzzzzzzzzzzzzzzzzzzzz");
+  EXPECT_EQ(m.find("did you mean"), std::string::npos) << m;
+  // A name far too long is quoted bounded.
+  m = message(std::string(100000, 'x'));
+  EXPECT_LT(m.find('\n'), 300u);
 }
 
 }  // namespace

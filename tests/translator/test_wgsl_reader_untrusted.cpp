@@ -111,3 +111,14 @@ TEST(WgslUntrusted, DeepNestingIsAnErrorNotACrash) {
                {"expands to more than"});
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
 }
+
+// Issue 26: `const A = 1/0;` was accepted (the value was only "unknown").
+TEST(WgslUntrusted, ConstDivisionByZeroIsAnError) {
+  expect_error("const A = 1/0;\n" + kBind + "array<f32>;" + kEntry,
+               {"user.wgsl:1", "const A: integer division by zero"});
+  expect_error("const B = 4;\nconst A = 7 % (B - 4);\n" + kBind + "array<f32>;" + kEntry,
+               {"user.wgsl:2", "const A: integer remainder by zero"});
+  // An operand the reader cannot evaluate (an override without a value) stays unknown.
+  EXPECT_EQ(error_of("override N: u32;\nconst A = 1 / N;\n" + kBind + "array<f32>;" + kEntry), "");
+  EXPECT_EQ(error_of("const A = 7 / 2;\n" + kBind + "array<f32, A>;" + kEntry), "");
+}

@@ -207,6 +207,7 @@ class Parser {
         aliases_[name] = type();
         expect(";");
       } else if (k.text == "const" || k.text == "override" || k.text == "let") {
+        const Token decl = k;
         next();
         std::string name = ident();
         if (peek().text == ":") {
@@ -220,7 +221,13 @@ class Parser {
         } else {
           skip_to(";");
         }
-        if (auto v = eval(init)) consts_[name] = *v;
+        auto v = eval(init);
+        // Division by zero among known operands is a shader-creation error in WGSL, not an
+        // unknown value (`const A = 1/0;` was accepted).
+        if (!eval_error_.empty())
+          fail(decl, decl.text + " " + name + ": " + eval_error_ +
+                         " in its initializer (a shader-creation error in WGSL)");
+        if (v) consts_[name] = *v;
       } else if (k.text == "var") {
         next();
         VarDecl v;
@@ -498,6 +505,7 @@ class Parser {
   std::optional<int64_t> eval(const std::vector<Token>& e) {
     size_t p = 0;
     eval_depth_ = 0;
+    eval_error_.clear();
     auto v = eval_add(e, p);
     if (!v || p != e.size()) return std::nullopt;
     return v;
@@ -520,6 +528,8 @@ class Parser {
     while (v && p < e.size() && (e[p].text == "*" || e[p].text == "/" || e[p].text == "%")) {
       std::string op = e[p++].text;
       auto r = eval_unary(e, p);
+      if (r && op != "*" && *r == 0)
+        eval_error_ = op == "/" ? "integer division by zero" : "integer remainder by zero";
       if (!r || (op != "*" && *r == 0)) return std::nullopt;
       if (op != "*" && *v == INT64_MIN && *r == -1) return std::nullopt;
       int64_t out;
@@ -735,6 +745,7 @@ class Parser {
   std::map<std::string, StructAst> structs_;
   std::vector<FnAst> fns_;
   int eval_depth_ = 0;
+  std::string eval_error_;  // set by eval(): an error among known operands (division by zero)
   uint64_t resolve_steps_ = 0;
 };
 

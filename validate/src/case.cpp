@@ -167,6 +167,11 @@ void encode_value(DType t, const ojson& v, std::vector<uint8_t>& out, const std:
              " (write \"inf\" or \"-inf\" for infinities)");
       float f = float(d);
       bits = t == DType::F32 ? std::bit_cast<uint32_t>(f) : f32_to_f16_bits(f);
+      // f16 as f32 above: a finite value that rounds to infinity is refused (70000 once became
+      // +inf silently).
+      if (t != DType::F32 && (bits & 0x7fff) == 0x7c00)
+        fail("value " + show(v) + " is out of range for " + std::string(dtype_name(t)) +
+             " (largest finite 65504; write \"inf\" or \"-inf\" for infinities)");
     } else {
       if (!v.is_number_integer())
         fail("expected an integer for " + std::string(dtype_name(t)) + ", got " + v.dump());
@@ -319,7 +324,9 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
         s.gen.lo = g.at("lo").num();
         s.gen.hi = g.at("hi").num();
         // Every generated value must be representable: lo <= hi, both finite, within the type.
-        double lim = dtype_is_float(s.dtype) ? double(std::numeric_limits<float>::max()) : 0;
+        double lim = s.dtype == DType::F32     ? double(std::numeric_limits<float>::max())
+                     : dtype_is_float(s.dtype) ? 65504.0  // f16's largest finite value
+                                               : 0;
         double tlo = -lim, thi = lim;
         if (!dtype_is_float(s.dtype)) {
           size_t bits = 8 * dtype_size(s.dtype);

@@ -49,11 +49,21 @@ std::vector<FileChange> regen(const fs::path& root, bool write) {
     if (write) write_file_bytes(p, bytes);
   }
   if (fs::exists(root)) {
+    // Only files regen writes are candidates for removal: <file>/<kernel>/<case>/ holding
+    // case.json and .npy arrays. Anything else (a README, a stray src/main.c, deeper files) is
+    // someone else's and stays (issue 26: regen --out DIR deleted them). Symlinks are never
+    // followed or removed.
+    auto generated_name = [](const fs::path& rel) {
+      if (std::distance(rel.begin(), rel.end()) != 4) return false;
+      const std::string f = rel.filename().string();
+      return f == "case.json" || (f.size() > 4 && f.compare(f.size() - 4, 4, ".npy") == 0);
+    };
     std::vector<fs::path> stale;
     for (auto& e : fs::recursive_directory_iterator(root)) {
-      if (!e.is_regular_file() || e.path().parent_path() == root) continue;
-      std::string rel = fs::relative(e.path(), root).generic_string();
-      if (!want.count(rel)) {
+      if (e.is_symlink() || !e.is_regular_file() || e.path().parent_path() == root) continue;
+      const fs::path relp = e.path().lexically_relative(root);
+      std::string rel = relp.generic_string();
+      if (!want.count(rel) && generated_name(relp)) {
         changes.push_back({FileChange::Kind::Removed, rel});
         stale.push_back(e.path());
       }
@@ -63,7 +73,7 @@ std::vector<FileChange> regen(const fs::path& root, bool write) {
       // Empty folders left behind, deepest first.
       std::vector<fs::path> dirs;
       for (auto& e : fs::recursive_directory_iterator(root))
-        if (e.is_directory()) dirs.push_back(e.path());
+        if (e.is_directory() && !e.is_symlink()) dirs.push_back(e.path());
       std::sort(dirs.rbegin(), dirs.rend());
       for (auto& d : dirs)
         if (fs::is_empty(d)) fs::remove(d);

@@ -1,8 +1,10 @@
 #include "wgslvk/validate/npy.hpp"
 
-#include <fstream>
+#include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
+#include "wgslvk/output_file.hpp"
 #include "wgslvk/validate/untrusted.hpp"
 
 namespace wgslvk::validate {
@@ -104,10 +106,35 @@ Array npy_decode(std::span<const uint8_t> b, const std::string& what) {
   } else {
     bad(what, "version " + std::to_string(major) + " (1.0, 2.0 and 3.0 are read)");
   }
+  // numpy refuses minor versions other than 0 (a "1.9" file was accepted).
+  if (b[7] != 0)
+    bad(what, "version " + std::to_string(major) + "." + std::to_string(b[7]) +
+                  " (1.0, 2.0 and 3.0 are read)");
   if (hstart + hlen > b.size()) bad(what, "truncated header");
   std::string h(reinterpret_cast<const char*>(b.data() + hstart), hlen);
+  // The header is a Python dict literal in ASCII (3.0: UTF-8) ending in a newline: a NUL or
+  // another control byte inside it is refused, as numpy refuses it.
+  for (size_t i = 0; i < h.size(); ++i) {
+    const auto c = uint8_t(h[i]);
+    if ((c < 0x20 && !(c == '\n' && i + 1 == h.size())) || c == 0x7f || (c >= 0x80 && major < 3))
+      bad(
+          what, "header byte " + std::to_string(i) + " is 0x" + (c < 16 ? "0" : "") + [&] {
+            char x[4];
+            std::snprintf(x, sizeof x, "%x", c);
+            return std::string(x);
+          }() + " (the header is printable text ending in a newline)");
+  }
+  {
+    size_t e = h.size();
+    while (e > 0 && (h[e - 1] == ' ' || h[e - 1] == '\n')) --e;
+    size_t f = 0;
+    while (f < e && h[f] == ' ') ++f;
+    if (f >= e || h[f] != '{' || h[e - 1] != '}')
+      bad(what, "the header is not a dict literal {...}");
+  }
   std::string descr = dict_value(h, "descr", what);
-  if (descr.size() < 2 || (descr.front() != '\'' && descr.front() != '"'))
+  if (descr.size() < 2 || (descr.front() != '\'' && descr.front() != '"') ||
+      descr.back() != descr.front())
     bad(what, "descr " + bounded(utf8_safe(descr), 60) + " is not a simple type string");
   descr = descr.substr(1, descr.size() - 2);
   if (descr == "<u1") descr = "|u1";
@@ -119,8 +146,10 @@ Array npy_decode(std::span<const uint8_t> b, const std::string& what) {
   if (!found)
     bad(what, "dtype '" + bounded(utf8_safe(descr), 60) +
                   "' (supported: <f4 <f2 <u4 <i4 <u2 <i2 |u1 |i1, little-endian)");
-  if (dict_value(h, "fortran_order", what) != "False")
-    bad(what, "fortran_order is True (C order only)");
+  if (const std::string fo = dict_value(h, "fortran_order", what); fo != "False")
+    bad(what, fo == "True"
+                  ? std::string("fortran_order is True (C order only)")
+                  : "fortran_order is " + bounded(utf8_safe(fo), 40) + ", not True or False");
   std::string shape = dict_value(h, "shape", what);
   const std::string shape_text = bounded(utf8_safe(shape), 80);
   uint64_t count = 1;
@@ -171,10 +200,7 @@ std::vector<uint8_t> read_file_bytes(const std::filesystem::path& path) {
 
 void write_file_bytes(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw std::runtime_error(path.string() + ": cannot write");
-  f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-  if (!f) throw std::runtime_error(path.string() + ": write failed");
+  write_output_file(path.string(), bytes);  // never through a symlink planted at the path
 }
 
 Array npy_read(const std::filesystem::path& path) {

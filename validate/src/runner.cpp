@@ -103,6 +103,16 @@ PreparedCase Runner::prepare(const Case& c) {
   // Named buffers, with their initial contents (poison for outputs).
   const BufferUsage usage =
       BufferUsage::Storage | BufferUsage::Uniform | BufferUsage::CopySrc | BufferUsage::CopyDst;
+  if (options_.max_buffer_bytes) {  // the declared total first: nothing is allocated past it
+    std::optional<uint64_t> total = 0;
+    for (const auto& b : c.buffers)
+      if (total) total = checked_add(*total, b.byte_size());
+    if (!total || *total > options_.max_buffer_bytes)
+      throw CaseError(where + ": its " + std::to_string(c.buffers.size()) + " buffers declare " +
+                      (total ? std::to_string(*total) : std::string("more than 2^64")) +
+                      " bytes in all, more than the " + std::to_string(options_.max_buffer_bytes) +
+                      "-byte budget of a case; nothing was allocated");
+  }
   for (const auto& b : c.buffers) {
     Buffer buf = device_.create_buffer({c.name + "." + b.name, b.byte_size(), usage});
     auto init = b.initial_bytes();
@@ -233,6 +243,9 @@ CaseResult Runner::run_or_throw(const Case& c) {
   return execute(c, p);
 }
 
+// WebGPU's largest query set (GPUQuerySetDescriptor.count <= 4096; runtime.hpp).
+constexpr size_t kMaxQueriesPerSet = 4096;
+
 CaseResult Runner::execute(const Case& c, const PreparedCase& p) {
   CaseResult r;
   r.id = c.id();
@@ -241,16 +254,22 @@ CaseResult Runner::execute(const Case& c, const PreparedCase& p) {
   const std::string where = "case " + c.id();
 
   bool timed = options_.timestamps && device_.has_feature(Feature::TimestampQuery);
-  QuerySet qs;
+  // One query set holds at most kMaxQueriesPerSet queries (WebGPU's limit, 4096): a case of more
+  // than 2048 dispatches takes several (10,000 dispatches once failed on the limit).
+  const size_t per_set = kMaxQueriesPerSet / 2;
+  std::vector<QuerySet> sets;
   if (timed)
-    qs = device_.create_query_set(
-        {.label = c.name + " timestamps", .count = uint32_t(2 * p.dispatches.size())});
+    for (size_t first = 0; first < p.dispatches.size(); first += per_set)
+      sets.push_back(device_.create_query_set(
+          {.label = c.name + " timestamps",
+           .count = uint32_t(2 * std::min(per_set, p.dispatches.size() - first))}));
   CommandEncoder enc = device_.create_command_encoder({c.name});
   for (size_t i = 0; i < p.dispatches.size(); ++i) {
     ComputePassDescriptor pdsc;
     pdsc.label = p.dispatches[i].label;
     if (timed)
-      pdsc.timestamp_writes = PassTimestampWrites{qs, uint32_t(2 * i), uint32_t(2 * i + 1)};
+      pdsc.timestamp_writes = PassTimestampWrites{sets[i / per_set], uint32_t(2 * (i % per_set)),
+                                                  uint32_t(2 * (i % per_set) + 1)};
     try {
       ComputePass pass = enc.begin_compute_pass(pdsc);
       p.record(pass, i);
@@ -264,10 +283,12 @@ CaseResult Runner::execute(const Case& c, const PreparedCase& p) {
   device_.wait_idle();
 
   if (timed) {
-    auto ts = device_.read_timestamps(qs);
     double ns = 0;
-    for (size_t i = 0; i < p.dispatches.size(); ++i)
-      if (ts[2 * i + 1] >= ts[2 * i]) ns += double(ts[2 * i + 1] - ts[2 * i]);
+    for (const QuerySet& qs : sets) {
+      auto ts = device_.read_timestamps(qs);
+      for (size_t i = 0; i + 1 < ts.size(); i += 2)
+        if (ts[i + 1] >= ts[i]) ns += double(ts[i + 1] - ts[i]);
+    }
     r.device_ms = ns * 1e-6;
   }
 

@@ -76,6 +76,28 @@ std::string show(const nlohmann::ordered_json& j, size_t max) {
       utf8_safe(j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)), max);
 }
 
+std::string escape_controls(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", c);
+      out += b;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 std::string component_problem(std::string_view name) {
   if (name.empty()) return "is empty";
   if (name.size() > 128) return "is " + std::to_string(name.size()) + " bytes long (at most 128)";

@@ -63,7 +63,11 @@ struct Validator::Impl {
 Validator::Validator(ValidateOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->opt = std::move(options);
   impl_->instance = Instance::create();
-  impl_->adapter = impl_->instance.select_adapter(impl_->opt.device);
+  // No adapter matching --device is a failure to start (exit 3 in `wgslvk validate`), not a
+  // usage error: select_adapter's std::invalid_argument once made it exit 2.
+  try {
+    impl_->adapter = impl_->instance.select_adapter(impl_->opt.device);
+  } catch (const std::invalid_argument& e) { throw std::runtime_error(e.what()); }
   DeviceDescriptor desc;
   desc.label = "wgslvk validate";
   desc.required_features = impl_->adapter.features();
@@ -175,13 +179,18 @@ ValidateReport Validator::run(const std::function<void(const CaseResult&)>& prog
         r.message = (r.message.empty() ? "" : r.message + "; ") + e.what();
       }
     }
-    // Messages are for people and JSON: bounded, valid UTF-8, no control bytes.
-    r.message = utf8_safe(bounded(r.message, 4000));
-    r.id = utf8_safe(r.id);
-    r.kernel = utf8_safe(r.kernel);
-    r.source = utf8_safe(r.source);
+    // Messages are for people and JSON: bounded, valid UTF-8, no control bytes (a newline in a
+    // case's name once forged a "PASS: 1 of 1 kernels pass" line in the text report).
+    r.message = escape_controls(utf8_safe(bounded(r.message, 4000)));
+    r.id = escape_controls(utf8_safe(r.id));
+    r.kernel = escape_controls(utf8_safe(r.kernel));
+    r.source = escape_controls(utf8_safe(r.source));
     if (progress) progress(r);
-    done.emplace_back(std::move(c), std::move(r));
+    // Keep only what the report needs: the read-back outputs and the case's inputs and expected
+    // arrays go once the case is dumped and reported (40 cases of a 256 MiB output once held
+    // 7.5 GB to the end, and the last cases failed "out of host memory").
+    r.outputs.clear();
+    done.emplace_back(Case{}, std::move(r));
   };
 
   fs::path root = opt.cases ? *opt.cases : golden_dir();

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -146,6 +147,14 @@ class Ctx {
 // the case's dispatches (all of them, one pass each, per repeat) paired with the copy roofline
 // over row.bytes. Adds the row and returns it.
 Row& time_case(Ctx& c, const validate::Case& kase, Row row);
+
+// `wgslvk bench --cases DIR`: every case folder under `root` (untrusted input), with validate's
+// limits: a case that does not load or fails is its own ERROR/FAIL row and the others still run;
+// the check runs under validate's invocation budget and `timeout_s` (0: none), past which the
+// device is abandoned and later cases are rows "not run". Returns true when the device was
+// abandoned: the caller must then leave without destroying it (std::_Exit after its report),
+// as a dispatch may still be in flight. Throws validate::CaseError when `root` holds no case.
+bool time_case_folders(Ctx& c, const std::filesystem::path& root, double timeout_s);
 
 // A section: one family's sweeps (or a cross-cutting one, like a whole optimizer step).
 using Section = void (*)(Ctx&);

@@ -30,12 +30,19 @@ struct CaseResult {
 };
 std::string_view status_name(CaseResult::Status s);  // "PASS", "FAIL", "SKIP", "ERROR"
 
+// The stated budget of one case's buffers (golden/README.md, "Untrusted input"): 8 GiB.
+inline constexpr uint64_t kDefaultMaxCaseBufferBytes = uint64_t(8) << 30;
+
 struct RunOptions {
   bool timestamps = true;        // time dispatches when the device has timestamp-query
   bool optimized_spirv = false;  // run the spirv-opt output instead of glslang's
   // Invocations (workgroups x workgroup size, over all dispatches) a case may run; 0: no budget.
   // Checked in prepare(), before anything is dispatched (wgslvk validate sets it with --timeout).
   uint64_t max_invocations = 0;
+  // Bytes the case's buffers may declare in all, checked in prepare() before any buffer is
+  // created or generated (issue 26: 400 buffers of 256 MiB were allocated until memory ran out);
+  // 0: no budget. The default is kDefaultMaxCaseBufferBytes.
+  uint64_t max_buffer_bytes = kDefaultMaxCaseBufferBytes;
 };
 
 // A case ready to record: its buffers created and filled, each dispatch's pipeline, bind groups

@@ -38,6 +38,9 @@ std::string bounded(std::string_view s, size_t max = 120);
 std::string show(const nlohmann::ordered_json& j, size_t max = 120);
 // `s` with every byte sequence that is not valid UTF-8 replaced by U+FFFD (reports, JSON output).
 std::string utf8_safe(std::string_view s);
+// `s` with every ASCII control byte (0x00-0x1f, 0x7f) written as \n, \r, \t or \xNN: a name or
+// message from input prints on one line and cannot move the cursor or forge report lines.
+std::string escape_controls(std::string_view s);
 
 // Why `name` cannot be one path component of a file written or read by the tools, or empty: it
 // must be non-empty, at most 128 bytes, not "." or "..", and hold only [A-Za-z0-9_.-] (no '/',

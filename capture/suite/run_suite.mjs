@@ -8,11 +8,13 @@
 //
 //   node capture/suite/run_suite.mjs --wgslvk build/cli/wgslvk [--out DIR] [--seed N]
 //        [--kernel K]... [--no-fresh] [--no-validate] [--screenshot FILE.png] [--chromium PATH]
+//        [--stall S (no progress for S s is a hang; default 120)] [--timeout S (in all; 1500)]
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startServer, makeJobs } from './server.mjs';
+import { stallWatchdog } from './watchdog.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHROMIUM_FLAGS = ['--headless=new', '--no-sandbox', '--enable-unsafe-webgpu', '--enable-features=Vulkan',
@@ -20,7 +22,7 @@ export const CHROMIUM_FLAGS = ['--headless=new', '--no-sandbox', '--enable-unsaf
 
 export function parseArgs(argv) {
   const o = { wgslvk: null, out: path.join(root, 'out', 'browser-suite'), seed: null, kernels: [], fresh: true, validate: true,
-              screenshot: null, chromium: process.env.CHROMIUM || '/usr/bin/chromium', timeout: 170 };
+              screenshot: null, chromium: process.env.CHROMIUM || '/usr/bin/chromium', stall: 120, timeout: 1500 };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i], v = () => { if (i + 1 >= argv.length) throw new Error(`${a} needs a value`); return argv[++i]; };
     if (a === '--wgslvk') o.wgslvk = path.resolve(v());
@@ -32,6 +34,7 @@ export function parseArgs(argv) {
     else if (a === '--screenshot') o.screenshot = path.resolve(v());
     else if (a === '--chromium') o.chromium = v();
     else if (a === '--timeout') o.timeout = Number(v());
+    else if (a === '--stall') o.stall = Number(v());
     else throw new Error(`unknown option '${a}' (see the header of capture/suite/run_suite.mjs)`);
   }
   if (!o.wgslvk) throw new Error('--wgslvk PATH (the built CLI) is required');
@@ -77,8 +80,11 @@ export async function runBrowser(o) {
     page.on('console', m => consoleLines.push(`${m.type()}: ${m.text()}`));
     page.on('pageerror', e => consoleLines.push(`pageerror: ${e.message}`));
     await page.goto(`${server.url}/capture/demo/index.html?suite=1`);
-    const timer = new Promise((_, rej) => setTimeout(() => rej(new Error(`the page did not finish in ${o.timeout} s; console:\n${consoleLines.slice(-20).join('\n')}`)), o.timeout * 1000));
-    done = await Promise.race([server.done, timer]);
+    // A hang detector (no request for --stall seconds), not a fixed total: a busy machine is slow,
+    // not hung. --timeout stays as an overall bound.
+    const dog = stallWatchdog({ lastActivity: server.lastActivity, stallS: o.stall, maxS: o.timeout,
+                                describe: () => `console:\n${consoleLines.slice(-20).join('\n')}` });
+    try { done = await Promise.race([server.done, dog.promise]); } finally { dog.cancel(); }
     if (o.screenshot) { await page.waitForFunction('window.wgslvkDone === true'); await page.screenshot({ path: o.screenshot, fullPage: true }); }
     if (consoleLines.some(l => /uncaptured|pageerror/.test(l))) done.console = consoleLines;
   } finally {

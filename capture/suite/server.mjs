@@ -41,7 +41,9 @@ export function findCases(dir, rel = '') {
 export function startServer({ mounts, jobs, outDir = null }) {
   let resolveDone;
   const done = new Promise(r => { resolveDone = r; });
+  let last = Date.now();  // the last request: the page's progress, for the hang detector
   const server = http.createServer((req, res) => {
+    last = Date.now();
     const url = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     const fail = (code, msg) => { res.writeHead(code, { 'content-type': 'text/plain' }); res.end(msg); };
     if (url.split('/').includes('..')) return fail(400, 'no ..');
@@ -76,7 +78,7 @@ export function startServer({ mounts, jobs, outDir = null }) {
   });
   return new Promise(resolve => server.listen(0, '127.0.0.1', () => {
     const { port } = server.address();
-    resolve({ url: `http://127.0.0.1:${port}`, done, close: () => new Promise(r => { server.closeAllConnections?.(); server.close(r); }) });
+    resolve({ url: `http://127.0.0.1:${port}`, done, lastActivity: () => last, close: () => new Promise(r => { server.closeAllConnections?.(); server.close(r); }) });
   }));
 }
 

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { trimForEntry, entryBindings, entryPoints, parseModule, usesF16 } from '../src/wgsl.mjs';
 import { parseNpy, npyBytes, generateBytes, splitmixBig, parseCaseJson, stringifyCaseJson, f16bits, f16value, inlineBytes, gridForWorkgroups } from '../src/format.mjs';
 import { zip, crc32 } from '../src/zip.mjs';
+import { stallWatchdog } from '../suite/watchdog.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (f) => fs.readFileSync(path.join(root, f), 'utf8');
@@ -137,3 +138,30 @@ test('zip: stored entries with correct CRC-32 (unzip -t accepts it when present)
 });
 import { createRequire } from 'node:module';
 const require_ = createRequire(import.meta.url);
+
+// The browser suite's hang detector: slow progress is not a hang (a fixed 170 s total failed the
+// suite on a busy machine); no progress for the stall time is, and so is the overall bound.
+test('stallWatchdog: progress keeps the page alive, a stall or the total ends it', async () => {
+  let t = 0, last = 0;
+  const now = () => t;
+  // Progress every 50 s for 400 s: past any fixed 170 s total, never a stall of 120 s.
+  const alive = stallWatchdog({ lastActivity: () => last, stallS: 120, maxS: 1500, now, everyMs: 1 });
+  let failed = null;
+  alive.promise.catch(e => { failed = e; });
+  for (; t < 400_000; t += 10_000) {
+    if (t % 50_000 === 0) last = t;
+    await new Promise(r => setTimeout(r, 3));
+  }
+  assert.equal(failed, null);
+  alive.cancel();
+  // No progress after t = 400 s: rejected once 120 s have passed.
+  const stalled = stallWatchdog({ lastActivity: () => last, stallS: 120, maxS: 1500, now, everyMs: 1 });
+  last = t;
+  t += 121_000;
+  await assert.rejects(stalled.promise, /no progress for 120 s/);
+  // Steady progress past the overall bound.
+  t = 0; last = 0;
+  const long = stallWatchdog({ lastActivity: () => t, stallS: 120, maxS: 300, now, everyMs: 1 });
+  t = 301_000;
+  await assert.rejects(long.promise, /did not finish in 300 s in all/);
+});

@@ -7,6 +7,10 @@
 // members) carry the span of their name. Literal text is the source spelling without the suffix
 // ("0x1f", "1e3", ".5"); a negative literal is Unary Neg of the literal.
 // The first syntax error stops the parse (parse() returns nullptr).
+// Depth: nesting (parentheses, calls, templates, unary operators, blocks) and chains (a + b + c,
+// a.b[c].d, else-if) both count toward kMaxNesting ("limit" beyond it), separately for
+// expressions and statements, so the trees are at most about kMaxNesting deep and the passes after
+// the parser may recurse over them.
 #include <string>
 #include <utility>
 

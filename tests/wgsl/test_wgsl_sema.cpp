@@ -114,6 +114,13 @@ void expect_all_typed(Module& m, const std::string& file) {
     if (e->kind == ExprKind::Ident) {
       EXPECT_NE(e->decl, nullptr) << file << ":" << e->span.line << ":" << e->span.col;
     }
+    if (e->kind == ExprKind::BoolLit || e->kind == ExprKind::IntLit ||
+        e->kind == ExprKind::FloatLit) {
+      EXPECT_TRUE(e->value.has_value()) << file << ":" << e->span.line << ":" << e->span.col;
+      if (e->value && e->type) {
+        EXPECT_EQ(e->value->type, e->type) << file << ":" << e->span.line;
+      }
+    }
     if (e->kind == ExprKind::Call) {
       EXPECT_NE(e->target, CallTarget::Unresolved) << file << ":" << e->span.line;
     }

@@ -162,7 +162,8 @@ CheckpointSidecar sidecar_from_json(const std::string& text) {
   // The model section is what the preset and context give (it is written for readers; a file
   // whose model disagrees with its own train section is not one this tool wrote).
   const ojson want = ojson::parse(config_json(tc))["model"];
-  if (top.at("model") != want)
+  // Compared as unordered objects: a tool that rewrites the file may reorder its keys.
+  if (nlohmann::json::parse(top.at("model").dump()) != nlohmann::json::parse(want.dump()))
     top.fail("model", "= " + validate::show(j["model"]) + " does not match the preset '" +
                           tc.preset + "' with context " + std::to_string(tc.context) +
                           " of the train section (" + want.dump() + ")");

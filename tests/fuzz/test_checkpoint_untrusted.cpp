@@ -146,10 +146,10 @@ TEST(CheckpointUntrusted, HeaderValuesMustBeWhatSaveWrites) {
   EXPECT_NE(e.find("malformed shape or data_offsets"), std::string::npos) << e;
   e = decode_error(with_checkpoint_header(
       f, replaced(h, "\"norm_mode\":\"deterministic\"", "\"norm_mode\":\"fastest\"")));
-  EXPECT_NE(e.find("'norm_mode' = 'fastest' is neither"), std::string::npos) << e;
+  EXPECT_NE(e.find("'norm_mode' = \"fastest\" is neither"), std::string::npos) << e;
   e = decode_error(
       with_checkpoint_header(f, replaced(h, "\"q8_scheme\":\"none\"", "\"q8_scheme\":\"e4m3\"")));
-  EXPECT_NE(e.find("'q8_scheme' = 'e4m3', expected 'none'"), std::string::npos) << e;
+  EXPECT_NE(e.find("'q8_scheme' = \"e4m3\", expected 'none'"), std::string::npos) << e;
   // The unedited header still decodes (the edits above are what is refused).
   EXPECT_EQ(decode_error(with_checkpoint_header(f, h)), "");
 }

@@ -100,7 +100,7 @@ const KernelInfo& kernel(std::string_view name) {
   std::vector<std::pair<size_t, std::string>> near;
   size_t bare = 0;
   for (const KernelInfo* k : all) bare += k->name == name;
-  const size_t limit = std::max<size_t>(2, name.size() / 3);
+  const size_t limit = std::max<size_t>(2, std::min<size_t>(name.size(), 200) / 3);
   for (const KernelInfo* k : all) {
     const size_t d = bare > 1 ? (k->name == name ? 0 : limit + 1)
                               : std::min(edit_distance(name.substr(0, 200), k->name),

@@ -650,7 +650,9 @@ fn k(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3<u
   fv[l % 8u] = 0xdeadu;
   pv[l % 4u] = 0xbeefu;
   wv[l] = 0xf00du;
+  wv[l + 32u] = 0xf00du;
   wv[l + 64u] = 0xf00du;
+  wv[(l + 96u) % 100u] = 0xf00du;
   ws.a = 0xcafeu;
   w2[l % 5u][l % 3u] = 7u;
   big[l] = 5u;

@@ -758,6 +758,10 @@ Ex Emitter::expr(const Expr* e, const Type* want) {
 }
 
 Ex Emitter::expr_uncached(const Expr* e, const Type* want) {
+  if (!e->type && !e->names_type) {
+    unsupported(e->span, "an expression without a type from sema");
+    return {"0"};
+  }
   // A const-expression: its exact value. Named constants keep their name where GLSL has them.
   if (e->value && e->kind != ExprKind::Ident) {
     const Type* t = value_type(e->type);
@@ -2113,6 +2117,12 @@ std::string Emitter::resource_decl(const VarDecl* v) {
   bool std140 = uniform;
   if (!v->group || !v->binding) {
     unsupported(v->span, "a resource variable without @group/@binding");
+    return "";
+  }
+  if (*v->binding >= 1000) {
+    // WebGPU's maxBindingsPerBindGroup: pipeline creation refuses it (and glslang too).
+    unsupported(v->span, "@binding(" + std::to_string(*v->binding) + ") of " + v->name +
+                             " is above WebGPU's maxBindingsPerBindGroup (1000)");
     return "";
   }
   std::string block = camel(global_name(v));

@@ -325,6 +325,54 @@ fn k(inp: In, @builtin(subgroup_size) sgs: u32, @builtin(subgroup_invocation_id)
   compile(w, g, "k");
 }
 
+TEST(WgslEmit, HoistingThatWouldChangeWgslsEvaluationIsRefused) {
+  std::string e = errors_of(R"(
+@group(0) @binding(0) var<storage, read_write> c: atomic<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+fn bump() -> u32 { o[1] = 1u; return 1u; }
+@compute @workgroup_size(1) fn k() {
+  var i = 0u;
+  loop {
+    switch (i) { case 1u: { continue; } default: {} }
+    continuing { i += 1u; break if i > 3u; }
+  }
+  let b = i > 0u || atomicCompareExchangeWeak(&c, 0u, 1u).exchanged;
+  let r = bump() + atomicCompareExchangeWeak(&c, 0u, 1u).old_value;
+  o[0] = select(0u, 1u, b) + r;
+}
+)");
+  EXPECT_HAS(e, "test.wgsl:9:27: error: `continue` inside a switch");
+  EXPECT_HAS(e, "test.wgsl:11:21: error: atomicCompareExchangeWeak on the right of && or ||");
+  EXPECT_HAS(e, "test.wgsl:12:20: error: atomicCompareExchangeWeak after a call with side effects");
+  // The same operations where hoisting is exact: the call inside the operand, then one after.
+  const std::string w = R"(
+@group(0) @binding(0) var<storage, read_write> c: atomic<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+fn bump() -> u32 { o[1] = 1u; return 1u; }
+@compute @workgroup_size(1) fn k() {
+  let r = atomicCompareExchangeWeak(&c, bump(), 1u).old_value + bump();
+  let p = &o[bump()];
+  *p = r;
+}
+)";
+  std::string g = glsl_of(w);
+  EXPECT_HAS(g, "uint cmp = bump();\n    uint old = atomicCompSwap(c, cmp, 1u);");
+  EXPECT_HAS(g, "uint p_index = min(bump(), uint(o.length()) - 1u);\n    o[p_index] = r;");
+  compile(w, g, "k");
+}
+
+TEST(WgslEmit, ReadWriteBufferOnlyReadStaysWritable) {
+  const std::string w = R"(
+@group(0) @binding(0) var<storage, read_write> rw_only_read: array<f32>;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1) fn k() { o[0] = rw_only_read[0]; }
+)";
+  std::string g = glsl_of(w);
+  EXPECT_HAS(g, "layout(set = 0, binding = 0, std430) buffer");
+  EXPECT_LACKS(g, "readonly");
+  compile(w, g, "k");
+}
+
 // ---- Every shipped kernel -----------------------------------------------------------------------
 
 std::string read_text(const fs::path& p) {

@@ -318,7 +318,9 @@ class Emitter {
 
   // -- diagnostics
   void unsupported(Span at, const std::string& what) {
-    if (!failed_ || diags_.list.size() < 32) diags_.error(at, "unsupported", what);
+    bool repeat = !diags_.list.empty() && diags_.list.back().message == what &&
+                  diags_.list.back().line == at.line && diags_.list.back().col == at.col;
+    if (!repeat && diags_.list.size() < 32) diags_.error(at, "unsupported", what);
     failed_ = true;
   }
 
@@ -358,7 +360,10 @@ class Emitter {
   Ex ident(const Expr* e, const Type* want);
   Ex struct_resource_load(const VarDecl* v);
   const VarDecl* resource_of(const Expr* e);
-  std::string hoist(const std::string& type, const std::string& base, const std::string& init);
+  // A local initialized before the current statement. `what` (at `at`) is the operation that
+  // needs it; `calls_before` the side-effecting calls written before that operation began.
+  std::string hoist(const std::string& type, const std::string& base, const std::string& init,
+                    Span at = {}, const std::string& what = {}, int calls_before = 0);
   PtrArg pointer_path(const Expr* e);
   void collect_path(const Expr* e, PtrArg& p);
   const Type* arg_want(const Expr* call, size_t i, const std::string& name);
@@ -730,15 +735,16 @@ const Type* builtin_scalar(Type::Kind k) {
 // ---- Expressions ----------------------------------------------------------------------------
 
 std::string Emitter::hoist(const std::string& type, const std::string& base,
-                           const std::string& init) {
+                           const std::string& init, Span at, const std::string& what,
+                           int calls_before) {
   // A hoisted evaluation runs before the whole statement: exact only if nothing with side
-  // effects comes before it in WGSL's left-to-right order.
-  if (fx_->calls > 0)
-    unsupported({}, "a call with side effects before " + base +
-                        " in the same statement (the translation would reorder them)");
+  // effects comes before it in WGSL's left-to-right order, and if it is not conditional.
+  if (calls_before > 0)
+    unsupported(at, what +
+                        " after a call with side effects in the same statement (hoisting it "
+                        "before the statement would reorder them)");
   if (fx_->short_circuit > 0)
-    unsupported({}, "an operation that needs a statement of its own (" + base +
-                        ") on the right of && or ||");
+    unsupported(at, what + " on the right of && or || (hoisted, it would run unconditionally)");
   std::string n = fresh_local(base);
   fx_->pre->push_back(type + " " + n + " = " + init + ";");
   return n;
@@ -1371,6 +1377,7 @@ Ex Emitter::builtin(const Expr* e) {
     // The runtime-sized array's element count in the bound range (GLSL's .length() is that).
     return {"uint(" + lvalue(A[0]) + ".length())"};
   }
+  const int calls_before = fx_->calls;
   if (name.rfind("atomic", 0) == 0) {
     const Type* et = scalar_of(store_type(A[0]->type));
     struct Count {
@@ -1394,8 +1401,10 @@ Ex Emitter::builtin(const Expr* e) {
       // strong: it fails only when the value differs, which WGSL's weak form allows too).
       std::string sn = type_name(rt, e->span);
       std::string T = scalar_name(et);
-      std::string cmp = hoist(T, "cmp", a(1));
-      std::string old = hoist(T, "old", "atomicCompSwap(" + lv + ", " + cmp + ", " + a(2) + ")");
+      const char* what = "atomicCompareExchangeWeak";
+      std::string cmp = hoist(T, "cmp", a(1), e->span, what, calls_before);
+      std::string old = hoist(T, "old", "atomicCompSwap(" + lv + ", " + cmp + ", " + a(2) + ")",
+                              e->span, what, calls_before);
       return {sn + "(" + old + ", " + old + " == " + cmp + ")"};
     }
   }
@@ -1410,11 +1419,10 @@ Ex Emitter::builtin(const Expr* e) {
     // A barrier, the load, a barrier: Tint's translation.
     const Type* t = store_type(A[0]->type);
     std::string lv = lvalue(A[0]);
-    if (fx_->calls > 0)
-      unsupported(e->span,
-                  "workgroupUniformLoad after a call with side effects in the same statement");
+    std::string tn = type_name(t, e->span);
+    const char* what = "workgroupUniformLoad";
     fx_->pre->push_back("barrier();  // workgroupUniformLoad");
-    std::string tmp = hoist(type_name(t, e->span), "uniform_load", lv);
+    std::string tmp = hoist(tn, "uniform_load", lv, e->span, what, calls_before);
     fx_->pre->push_back("barrier();");
     return {tmp};
   }

@@ -1125,4 +1125,52 @@ fn k(@builtin(global_invocation_id) gid: vec3<u32>) {
   }
 }
 
+TEST(WgslEmitDevice, F16ConversionsArithmeticAndBitcasts) {
+  if (!wgslvk::testing::device().has_feature(Feature::ShaderF16))
+    GTEST_SKIP() << "device lacks shader-f16";
+  const std::string w = R"(
+enable f16;
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(64)
+fn k(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let i = gid.x;
+  if (i >= arrayLength(&x)) { return; }
+  let h = f16(x[i]);
+  let v = vec2<f16>(h, -h * 2.0h);
+  o[3u * i] = bitcast<u32>(v);
+  let back = bitcast<vec2<f16>>(o[3u * i]);
+  o[3u * i + 1u] = bitcast<u32>(f32(back.y));
+  o[3u * i + 2u] = bitcast<u32>(i32(h * 4.0h));
+}
+)";
+  auto k = build(w, "k");
+  ASSERT_TRUE(k);
+  EXPECT_HAS(k->glsl, "packFloat2x16(v)");
+  // Values f16 holds exactly (random normal f16 below 2^13), so every step is exact.
+  auto r = wgslvk::testing::rng(29);
+  std::vector<float> x;
+  std::vector<uint16_t> bits;
+  while (x.size() < 256) {
+    uint16_t b = uint16_t((r() & 0x83ffu) | ((1 + r() % 27) << 10));  // exponent 1..27
+    int e = (b >> 10) & 31;
+    float v = std::ldexp(1.0f + float(b & 0x3ff) / 1024.0f, e - 15) * ((b & 0x8000) ? -1.0f : 1.0f);
+    x.push_back(v);
+    bits.push_back(b);
+  }
+  const size_t n = x.size();
+  Buffer bx = buffer_of(x, "x");
+  Buffer bo = buffer_of(std::vector<uint32_t>(3 * n, wgslvk::testing::kPoisonBits), "o");
+  run(*k, {{0, bx}, {1, bo}}, uint32_t((n + 63) / 64));
+  auto o = read_back<uint32_t>(bo, 3 * n);
+  for (size_t i = 0; i < n; ++i) {
+    SCOPED_TRACE("x=" + std::to_string(x[i]));
+    // -2h: the exponent one up, the sign flipped (exact below 2^14).
+    uint16_t neg2 = uint16_t((bits[i] ^ 0x8000u) + 0x0400u);
+    EXPECT_EQ(o[3 * i], uint32_t(bits[i]) | (uint32_t(neg2) << 16));
+    EXPECT_EQ(std::bit_cast<float>(o[3 * i + 1]), -2.0f * x[i]);
+    EXPECT_EQ(int32_t(o[3 * i + 2]), int32_t(4.0f * x[i]));
+  }
+}
+
 }  // namespace

@@ -1,5 +1,6 @@
 // wgslvk port: the GLSL transliteration wgslvk's WGSL front end writes for an entry point, for
 // review (or to start a hand port from), and a case.json skeleton for its bindings.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -90,16 +91,52 @@ uint64_t scalars_per(const translator::TypeDesc& t) {
   return 0;
 }
 
-// "a: u32 @0, b: vec2<f32> @8" for a uniform's fields (nested structs flattened with dots).
-void describe_fields(const translator::TypeDesc& t, const std::string& prefix, uint64_t base,
-                     std::vector<std::string>& out) {
+// A uniform's leaf fields in offset order (nested structs flattened with dots).
+struct Field {
+  std::string name;
+  uint64_t offset;
+  const translator::TypeDesc* type;
+};
+void leaf_fields(const translator::TypeDesc& t, const std::string& prefix, uint64_t base,
+                 std::vector<Field>& out) {
   for (const auto& m : t.members) {
     if (m.type.kind == translator::TypeDesc::Kind::Struct)
-      describe_fields(m.type, prefix + m.name + ".", base + m.offset, out);
+      leaf_fields(m.type, prefix + m.name + ".", base + m.offset, out);
     else
-      out.push_back(prefix + m.name + ": " + m.type.wgsl() + " @" +
-                    std::to_string(base + m.offset));
+      out.push_back({prefix + m.name, base + m.offset, &m.type});
   }
+}
+
+// Inline-value segments for a uniform: one segment of the field's own type per field, a FILL
+// string per scalar (vectors and matrices element by element, arrays as words), zero words for
+// the padding between fields and at the end, so every byte lands at WGSL's offset.
+ojson uniform_segments(const std::vector<Field>& fields, uint64_t size) {
+  ojson segs = ojson::array();
+  uint64_t at = 0;
+  auto pad = [&](uint64_t to) {
+    if (to > at) segs.push_back({{"u32", std::vector<uint32_t>((to - at) / 4, 0u)}});
+    at = std::max(at, to);
+  };
+  for (const auto& f : fields) {
+    pad(f.offset);
+    const uint64_t per = scalars_per(*f.type);
+    const uint64_t scalar_bytes = f.type->scalar == translator::TypeDesc::Scalar::F16 ? 2 : 4;
+    ojson fill = ojson::array();
+    if (per) {
+      for (uint64_t i = 0; i < per; ++i)
+        fill.push_back("FILL " + f.name + (per > 1 ? "[" + std::to_string(i) + "]" : "") + " @" +
+                       std::to_string(f.offset + i * scalar_bytes));
+      segs.push_back({{dtype_of(*f.type), fill}});
+    } else {
+      for (uint64_t w = 0; w < f.type->size / 4; ++w)
+        fill.push_back("FILL " + f.name + " word " + std::to_string(w) + " @" +
+                       std::to_string(f.offset + 4 * w));
+      segs.push_back({{"u32", fill}});
+    }
+    at = f.offset + per * scalar_bytes + (per ? 0 : f.type->size);
+  }
+  pad(size);
+  return segs;
 }
 
 ojson skeleton(const std::string& kernel, const translator::TranslatedKernel& t) {
@@ -117,20 +154,19 @@ ojson skeleton(const std::string& kernel, const translator::TranslatedKernel& t)
     if (!w) continue;
     ojson bind = {{"group", b.group}, {"binding", b.binding}};
     if (w->uniform) {
-      // Inline values, one FILL per field in offset order; the description gives each offset.
-      std::vector<std::string> fields;
+      std::vector<Field> fields;
       if (w->type.kind == translator::TypeDesc::Kind::Struct)
-        describe_fields(w->type, w->name + ".", 0, fields);
+        leaf_fields(w->type, w->name + ".", 0, fields);
       else
-        fields.push_back(w->name + ": " + w->type.wgsl() + " @0");
+        fields.push_back({w->name, 0, &w->type});
       desc += " Uniform @group(" + std::to_string(b.group) + ") @binding(" +
               std::to_string(b.binding) + ") " + w->name + " (" + std::to_string(w->type.size) +
-              " bytes, std140/WGSL uniform layout): ";
-      for (size_t i = 0; i < fields.size(); ++i) desc += (i ? ", " : "") + fields[i];
+              " bytes, WGSL's uniform layout): ";
+      for (size_t i = 0; i < fields.size(); ++i)
+        desc += (i ? ", " : "") + fields[i].name + ": " + fields[i].type->wgsl() + " @" +
+                std::to_string(fields[i].offset);
       desc += ".";
-      ojson segs = ojson::array();
-      for (const auto& f : fields) segs.push_back({{"u32", {"FILL " + f}}});
-      bind["values"] = segs;
+      bind["values"] = uniform_segments(fields, w->type.size);
     } else {
       const translator::TypeDesc& el =
           w->type.kind == translator::TypeDesc::Kind::Array && !w->type.element.empty()

@@ -113,12 +113,14 @@ AbiResult check_abi(const AbiCheckInput& in, const Reflection& spv, const WgslMo
   std::vector<std::string> errors;
   auto error = [&](const std::string& m) { errors.push_back(k + ": " + m); };
 
-  if (ep->workgroup_size != spv.workgroup_size) {
+  const std::array<uint32_t, 3> wgsl_size = in.workgroup_size.value_or(ep->workgroup_size);
+  if (wgsl_size != spv.workgroup_size) {
     auto str = [](const std::array<uint32_t, 3>& a) {
       return std::to_string(a[0]) + ", " + std::to_string(a[1]) + ", " + std::to_string(a[2]);
     };
     error("workgroup size: WGSL " + ep->name + " declares @workgroup_size(" +
-          str(ep->workgroup_size) + ") but the GLSL port declares local_size (" +
+          str(wgsl_size) + ")" + (in.workgroup_size ? " with its pipeline constants" : "") +
+          " but the GLSL port declares local_size (" +
           str(spv.workgroup_size) + ")");
   }
   if (spv.needs_shader_f16 && !wgsl.enables_f16)

@@ -100,7 +100,9 @@ TranslatedKernel translate_entry(KernelSource& src, const std::string& wgsl_name
   o.entry_point = src.name;
   o.constants = constants;
   try {
-    src.glsl = wgsl::translate_to_glsl(src.wgsl, o).glsl;
+    wgsl::TranslatedEntry t = wgsl::translate_to_glsl(src.wgsl, o);
+    src.glsl = std::move(t.glsl);
+    if (!constants.empty()) src.workgroup_size = t.workgroup_size;
   } catch (const wgsl::Error& e) { throw Error(e.what()); }
   src.glsl_path = wgsl_name;  // for messages: the GLSL came from this file
   try {

@@ -44,6 +44,7 @@ TranslatedKernel translate(const KernelSource& src) {
   in.entry_point = src.abi_of.empty() ? src.name : src.abi_of;
   in.native_variant = !src.abi_of.empty();
   in.glsl_source = t.module.expanded_source;
+  in.workgroup_size = src.workgroup_size;
   t.abi = check_abi(in, t.reflection, t.wgsl);
   return t;
 }

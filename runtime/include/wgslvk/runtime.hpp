@@ -337,8 +337,10 @@ struct DeviceDescriptor {
 class Queue {
  public:
   Queue() = default;
-  // GPUQueue.writeBuffer: needs CopyDst; offset and size multiples of 4. Synchronous here (the
-  // bytes are on the GPU when it returns), ordered after every earlier submit.
+  // GPUQueue.writeBuffer: needs CopyDst; offset and size multiples of 4. The data is copied
+  // before it returns and reaches the buffer before the next submit's commands, ordered after
+  // every earlier submit (small writes go through an upload area without waiting for the GPU;
+  // writes over 4 MiB wait).
   void write_buffer(const Buffer& buffer, uint64_t offset, const void* data, uint64_t size);
   template <class T>
   void write_buffer(const Buffer& buffer, uint64_t offset, std::span<const T> values) {

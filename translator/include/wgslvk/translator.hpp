@@ -161,6 +161,9 @@ struct AbiCheckInput {
   // lets that binding's scalar type differ from the WGSL one as long as every size, offset and
   // stride agrees (the same bytes, read as another type: f32 for WGSL's atomic<u32> bits).
   std::string_view glsl_source;
+  // The entry point's workgroup size with pipeline constants applied, when the WGSL front end
+  // translated it with `--constant`s (the declaration reader sees overrides at their defaults).
+  std::optional<std::array<uint32_t, 3>> workgroup_size;
 };
 
 struct AbiResult {
@@ -189,6 +192,7 @@ struct KernelSource {
   std::vector<std::string> include_dirs;
   std::vector<std::string> defines;
   bool optimize = true;
+  std::optional<std::array<uint32_t, 3>> workgroup_size;  // see AbiCheckInput::workgroup_size
 };
 
 struct TranslatedKernel {

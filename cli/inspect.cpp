@@ -118,6 +118,9 @@ int show(const KernelInfo& k, bool opt) {
                   embedded_kernels().end();
   std::string port = embedded
                          ? "wgsl_ports/" + std::string(k.file) + "/" + std::string(k.name) + ".comp"
+                     // The front end's GLSL opens with this line (emit_glsl.cpp).
+                     : k.glsl_source.starts_with("// Translated from")
+                         ? "written by the WGSL front end (--wgsl; --emit port shows it)"
                          : "loaded at run time (--port)";
   std::printf("  GLSL port     %s -> SPIR-V 1.3 (%s, %zu words)\n", port.c_str(),
               opt ? "spirv-opt -O" : "glslang", spirv.size());

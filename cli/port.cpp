@@ -301,6 +301,7 @@ int run_port(const std::vector<std::string>& args) {
         src.glsl_path = in;
         src.wgsl = text;
         src.wgsl_path = in;
+        if (!constants.empty()) src.workgroup_size = t.workgroup_size;
         checked = translator::translate(src);
       }
       if (out.empty()) {

@@ -118,10 +118,9 @@ AbiResult check_abi(const AbiCheckInput& in, const Reflection& spv, const WgslMo
     auto str = [](const std::array<uint32_t, 3>& a) {
       return std::to_string(a[0]) + ", " + std::to_string(a[1]) + ", " + std::to_string(a[2]);
     };
-    error("workgroup size: WGSL " + ep->name + " declares @workgroup_size(" +
-          str(wgsl_size) + ")" + (in.workgroup_size ? " with its pipeline constants" : "") +
-          " but the GLSL port declares local_size (" +
-          str(spv.workgroup_size) + ")");
+    error("workgroup size: WGSL " + ep->name + " declares @workgroup_size(" + str(wgsl_size) + ")" +
+          (in.workgroup_size ? " with its pipeline constants" : "") +
+          " but the GLSL port declares local_size (" + str(spv.workgroup_size) + ")");
   }
   if (spv.needs_shader_f16 && !wgsl.enables_f16)
     error("f16: the GLSL port uses 16-bit types but " + wgsl.file +

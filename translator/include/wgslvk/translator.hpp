@@ -223,8 +223,8 @@ const KernelInfo& load_port(const PortFiles& p);
 
 struct WgslFiles {
   std::string wgsl_path;
-  std::string family;                 // default: the file's stem
-  std::vector<std::string> entries;   // default: every @compute entry point
+  std::string family;                       // default: the file's stem
+  std::vector<std::string> entries;         // default: every @compute entry point
   std::map<std::string, double> constants;  // pipeline-overridable constants (name or @id)
 };
 // `--wgsl X.wgsl` alone: every (or each named) compute entry point through the WGSL front end,

@@ -62,9 +62,7 @@ struct Type {
   Access access = Access::None;
   const StructDecl* decl = nullptr;
 
-  bool is_scalar() const {
-    return kind >= Kind::Bool && kind <= Kind::F16;
-  }
+  bool is_scalar() const { return kind >= Kind::Bool && kind <= Kind::F16; }
   bool is_abstract() const;  // AbstractInt/AbstractFloat, or a vector/matrix/array of them
   bool is_float_scalar() const {
     return kind == Kind::AbstractFloat || kind == Kind::F32 || kind == Kind::F16;
@@ -78,7 +76,7 @@ struct Type {
   // arrays count one element). Filled by sema when the type is created.
   uint32_t align = 0;
   uint64_t size = 0;
-  uint32_t stride = 0;  // arrays: the element stride
+  uint32_t stride = 0;       // arrays: the element stride
   std::string wgsl() const;  // WGSL spelling, for messages: "vec4<f32>", "ptr<storage, u32, read>"
 };
 
@@ -146,9 +144,9 @@ struct FnDecl;
 // What sema found a Call's callee to be.
 enum class CallTarget : uint8_t {
   Unresolved,
-  Function,      // a user function: fn
-  Builtin,       // a builtin function: builtin (its name is the callee text)
-  Constructor,   // a value constructor / conversion of `type` (vec4<f32>(...), f32(x), S(...))
+  Function,     // a user function: fn
+  Builtin,      // a builtin function: builtin (its name is the callee text)
+  Constructor,  // a value constructor / conversion of `type` (vec4<f32>(...), f32(x), S(...))
 };
 
 struct Expr {
@@ -163,13 +161,13 @@ struct Expr {
   Op op = Op::None;
   std::vector<Expr*> template_args;  // Ident: vec4<f32> -> [f32]; array<u32, 4> -> [u32, 4]
   Expr* callee = nullptr;            // Call: an Ident (possibly templated)
-  std::vector<Expr*> args;  // Call: arguments; Index: {base, index}; Member: {base};
-                            // Unary: {operand}; Binary: {lhs, rhs}
+  std::vector<Expr*> args;           // Call: arguments; Index: {base, index}; Member: {base};
+                                     // Unary: {operand}; Binary: {lhs, rhs}
 
   // sema:
-  const Type* type = nullptr;  // the expression's type; a Reference type for memory views
-  std::optional<ConstValue> value;  // set when the expression is a const-expression
-  Decl* decl = nullptr;             // Ident: the declaration it names (variable, param, fn, ...)
+  const Type* type = nullptr;        // the expression's type; a Reference type for memory views
+  std::optional<ConstValue> value;   // set when the expression is a const-expression
+  Decl* decl = nullptr;              // Ident: the declaration it names (variable, param, fn, ...)
   const Type* names_type = nullptr;  // Ident used as a type (or Call to a constructor): the type
   CallTarget target = CallTarget::Unresolved;
   FnDecl* fn = nullptr;  // Call of a user function
@@ -212,11 +210,11 @@ struct VarDecl : Decl {
   const Type* type = nullptr;  // the store type (var) or value type (let/const/override/param)
   AddressSpace space = AddressSpace::None;  // var only (function-scope var: Function)
   Access access = Access::None;
-  std::optional<uint32_t> group, binding;    // resource variables
-  std::optional<uint32_t> override_id;       // @id, or assigned by sema in declaration order
-  std::optional<ConstValue> value;           // const: its value; override: default, if any
-  std::string builtin;    // Param / struct member of an entry point: @builtin(name), else empty
-  bool used = false;      // referenced by some function reachable from an entry point
+  std::optional<uint32_t> group, binding;  // resource variables
+  std::optional<uint32_t> override_id;     // @id, or assigned by sema in declaration order
+  std::optional<ConstValue> value;         // const: its value; override: default, if any
+  std::string builtin;  // Param / struct member of an entry point: @builtin(name), else empty
+  bool used = false;    // referenced by some function reachable from an entry point
 };
 
 struct StructMember {
@@ -260,9 +258,9 @@ struct FnDecl : Decl {
   Stage stage = Stage::None;
   uint32_t workgroup_size[3] = {1, 1, 1};
   const Expr* workgroup_size_expr[3] = {nullptr, nullptr, nullptr};  // when an override
-  const Type* return_type_resolved = nullptr;  // Void type when none
-  std::vector<FnDecl*> callees;                // user functions called, in first-call order
-  std::vector<VarDecl*> globals_used;          // module-scope vars/overrides used, directly
+  const Type* return_type_resolved = nullptr;                        // Void type when none
+  std::vector<FnDecl*> callees;        // user functions called, in first-call order
+  std::vector<VarDecl*> globals_used;  // module-scope vars/overrides used, directly
 };
 
 // ---- Statements -------------------------------------------------------------------------------
@@ -301,13 +299,13 @@ struct Stmt {
   std::vector<Stmt*> body;       // Block
   VarDecl* decl = nullptr;       // Decl
   Expr* lhs = nullptr;           // Assign/Increment/Decrement
-  Expr* expr = nullptr;  // Assign: rhs; Call; Return value; If/While/BreakIf/ConstAssert: cond;
-                         // Switch: selector; For: cond (may be null)
-  Op op = Op::None;      // compound assignment's operator
-  Stmt* then = nullptr;  // If: the Block; For/While/Loop: the body Block
-  Stmt* else_ = nullptr;       // If
-  Stmt* init = nullptr;        // For (Decl, Assign, Increment, Decrement or Call), may be null
-  Stmt* update = nullptr;      // For (Assign, Increment, Decrement or Call), may be null
+  Expr* expr = nullptr;    // Assign: rhs; Call; Return value; If/While/BreakIf/ConstAssert: cond;
+                           // Switch: selector; For: cond (may be null)
+  Op op = Op::None;        // compound assignment's operator
+  Stmt* then = nullptr;    // If: the Block; For/While/Loop: the body Block
+  Stmt* else_ = nullptr;   // If
+  Stmt* init = nullptr;    // For (Decl, Assign, Increment, Decrement or Call), may be null
+  Stmt* update = nullptr;  // For (Assign, Increment, Decrement or Call), may be null
   Stmt* continuing = nullptr;  // Loop: the continuing Block, may be null
   std::vector<SwitchCase> cases;
 };
@@ -323,7 +321,7 @@ struct Directive {
 struct Module {
   std::string file;  // for diagnostics
   std::vector<Directive> directives;
-  std::vector<Decl*> decls;        // module-scope declarations in source order
+  std::vector<Decl*> decls;          // module-scope declarations in source order
   std::vector<Expr*> const_asserts;  // module-scope const_assert expressions
 
   // sema:
@@ -334,9 +332,12 @@ struct Module {
   T* make(A&&... a) {
     auto p = std::make_unique<T>(std::forward<A>(a)...);
     T* raw = p.get();
-    if constexpr (std::is_base_of_v<Decl, T>) decls_owned.push_back(std::move(p));
-    else if constexpr (std::is_same_v<T, Expr>) exprs_owned.push_back(std::move(p));
-    else stmts_owned.push_back(std::move(p));
+    if constexpr (std::is_base_of_v<Decl, T>)
+      decls_owned.push_back(std::move(p));
+    else if constexpr (std::is_same_v<T, Expr>)
+      exprs_owned.push_back(std::move(p));
+    else
+      stmts_owned.push_back(std::move(p));
     return raw;
   }
   // Types are interned by sema (same structure -> same pointer); owned here.

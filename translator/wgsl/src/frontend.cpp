@@ -25,8 +25,8 @@ std::unique_ptr<Module> checked(std::string_view source, std::string_view file,
   Diags diags{std::string(file), {}};
   if (source.size() > kMaxSourceBytes) {
     diags.error({}, "limit",
-                "the source is " + std::to_string(source.size()) + " bytes; this front end reads at most " +
-                    std::to_string(kMaxSourceBytes));
+                "the source is " + std::to_string(source.size()) +
+                    " bytes; this front end reads at most " + std::to_string(kMaxSourceBytes));
     throw Error(diags.list);
   }
   auto module = parse(source, diags);
@@ -40,10 +40,14 @@ std::unique_ptr<Module> checked(std::string_view source, std::string_view file,
 
 const char* stage_name(Stage s) {
   switch (s) {
-    case Stage::Compute: return "compute";
-    case Stage::Vertex: return "vertex";
-    case Stage::Fragment: return "fragment";
-    default: return "";
+    case Stage::Compute:
+      return "compute";
+    case Stage::Vertex:
+      return "vertex";
+    case Stage::Fragment:
+      return "fragment";
+    default:
+      return "";
   }
 }
 }  // namespace
@@ -57,7 +61,8 @@ std::vector<EntryPointInfo> check_module(std::string_view source, std::string_vi
     if (d->kind != DeclKind::Fn) continue;
     const auto* f = static_cast<const FnDecl*>(d);
     if (f->stage == Stage::None) continue;
-    out.push_back({f->name, stage_name(f->stage),
+    out.push_back({f->name,
+                   stage_name(f->stage),
                    {f->workgroup_size[0], f->workgroup_size[1], f->workgroup_size[2]},
                    f->span.line});
   }
@@ -86,8 +91,8 @@ TranslatedEntry translate_to_glsl(std::string_view source, const TranslateOption
                     ? (computes.empty() ? "the module has no @compute entry point"
                                         : "the module has " + std::to_string(computes.size()) +
                                               " compute entry points (" + list + "): name one")
-                    : "no @compute entry point named '" + options.entry_point + "' (the module has: " +
-                          (list.empty() ? "none" : list) + ")");
+                    : "no @compute entry point named '" + options.entry_point +
+                          "' (the module has: " + (list.empty() ? "none" : list) + ")");
     throw Error(diags.list);
   }
   EmitOptions eo{options.robust_access, options.file_name};
@@ -95,7 +100,8 @@ TranslatedEntry translate_to_glsl(std::string_view source, const TranslateOption
   out.glsl = emit_glsl(*module, *entry, eo, diags);
   if (!diags.ok()) throw Error(diags.list);
   out.entry_point = entry->name;
-  out.workgroup_size = {entry->workgroup_size[0], entry->workgroup_size[1], entry->workgroup_size[2]};
+  out.workgroup_size = {entry->workgroup_size[0], entry->workgroup_size[1],
+                        entry->workgroup_size[2]};
   out.uses_f16 = module->enables_f16;
   out.uses_subgroups = module->enables_subgroups;
   return out;

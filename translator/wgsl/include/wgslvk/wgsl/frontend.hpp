@@ -49,7 +49,7 @@ struct Error : std::runtime_error {
 
 struct EntryPointInfo {
   std::string name;
-  std::string stage;  // "compute", "vertex", "fragment"
+  std::string stage;                                // "compute", "vertex", "fragment"
   std::array<uint32_t, 3> workgroup_size{1, 1, 1};  // with overrides at their defaults
   uint32_t line = 0;
 };

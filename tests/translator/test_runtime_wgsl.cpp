@@ -128,9 +128,27 @@ TEST(RuntimeWgsl, InvalidWgslIsRefusedWithFileLineAndColumn) {
   EXPECT_EQ(find_kernel("user_bad/main"), nullptr);
 }
 
-// Cases whose outputs may legitimately differ between hand port and translation, with why.
-// (Empty: every golden case is expected to be bit-identical.)
-const std::map<std::string, std::string> kKnownDifferences = {};
+// Cases whose outputs may legitimately differ between hand port and translation, with why. Each
+// still passes its case's bound (checked above); only bit identity is waived.
+const std::string kAtomicOrder =
+    "float adds through atomics (a compare-exchange loop, or atomicAdd on f32): the order of the "
+    "adds is the invocations' race, fixed by neither WGSL nor the device";
+const std::string kGeluConstants =
+    "gelu_grad is written differently by the two (WGSL's folded constants 2.0 * GELU_K and "
+    "3.0 * GELU_C as literals, select as ?: or mix), and the compiler may contract a*b+c into an "
+    "fma (allowed by WGSL and Vulkan), so the order is not fixed; not yet traced to one expression "
+    "(seen on lavapipe and the H200)";
+const std::map<std::string, std::string> kKnownDifferences = {
+    {"elementwise/gelu_backward/basic", kGeluConstants},
+    {"elementwise/gelu_backward/nonfinite", kGeluConstants},
+    {"embedding/embed_backward/basic", kAtomicOrder},
+    {"embedding/embed_backward/grid_2d", kAtomicOrder},
+    {"embedding/embed_backward/nonfinite_and_oov", kAtomicOrder},
+    {"embedding/embed_backward/repeated_tokens", kAtomicOrder},
+    {"embedding/embed_backward_atomic_float/basic", kAtomicOrder},
+    {"embedding/embed_backward_atomic_float/nonfinite_and_oov", kAtomicOrder},
+    {"embedding/embed_backward_atomic_float/repeated_tokens", kAtomicOrder},
+};
 
 TEST(TranslateShipped, EveryGoldenCaseBitIdenticalToTheHandPort) {
   // Translate every shipped WGSL entry point first: all must translate.

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "ports_option.hpp"
+#include "wgslvk/output_file.hpp"
 #include "wgslvk/translator.hpp"
 #include "wgslvk/wgsl/frontend.hpp"
 
@@ -56,15 +58,6 @@ std::string read_file(const std::string& path) {
   std::ostringstream s;
   s << f.rdbuf();
   return s.str();
-}
-
-// Writes a file we create; refuses to follow a symlink planted at the path.
-void write_file(const fs::path& p, const std::string& text) {
-  std::error_code ec;
-  if (fs::is_symlink(p, ec)) throw std::runtime_error(p.string() + " is a symbolic link: refused");
-  std::ofstream f(p, std::ios::binary | std::ios::trunc);
-  f << text;
-  if (!f) throw std::runtime_error("cannot write " + p.string());
 }
 
 const char* dtype_of(const translator::TypeDesc& t) {
@@ -228,13 +221,8 @@ int run_port(const std::vector<std::string>& args) {
     else if (a == "--no-check")
       check = false;
     else if (a == "--constant") {
-      std::string v = value();
-      size_t eq = v.find('=');
-      char* end = nullptr;
-      double d = eq == std::string::npos ? 0 : std::strtod(v.c_str() + eq + 1, &end);
-      if (eq == std::string::npos || eq == 0 || !end || *end || end == v.c_str() + eq + 1)
-        throw std::invalid_argument("--constant '" + v + "': expected NAME=NUMBER");
-      constants[v.substr(0, eq)] = d;
+      auto [name, v] = parse_constant(value());
+      constants[name] = v;
     } else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "wgslvk port: unknown option '%s' (see --help)\n", a.c_str());
       return 2;
@@ -309,13 +297,13 @@ int run_port(const std::vector<std::string>& args) {
       } else {
         fs::path p = all ? fs::path(out) / (e + ".comp") : fs::path(out);
         if (all) fs::create_directories(out);
-        write_file(p, t.glsl);
+        write_output_file_atomic(p.string(), t.glsl);
         std::fprintf(stderr, "wrote %s\n", p.string().c_str());
       }
       if (!skeleton_dir.empty()) {
         fs::create_directories(skeleton_dir);
-        write_file(fs::path(skeleton_dir) / "case.json",
-                   skeleton(stem + "/" + e, checked).dump(2) + "\n");
+        write_output_file_atomic((fs::path(skeleton_dir) / "case.json").string(),
+                                 skeleton(stem + "/" + e, checked).dump(2) + "\n");
         std::fprintf(stderr, "wrote %s/case.json (replace every FILL)\n", skeleton_dir.c_str());
       }
     }

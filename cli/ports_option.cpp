@@ -7,6 +7,19 @@
 
 namespace wgslvk::cli {
 
+std::pair<std::string, double> parse_constant(const std::string& v) {
+  size_t eq = v.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+    throw std::invalid_argument("--constant '" + v + "': expected NAME=VALUE");
+  const std::string num = v.substr(eq + 1);
+  char* end = nullptr;
+  errno = 0;
+  double d = std::strtod(num.c_str(), &end);
+  if (end != num.c_str() + num.size() || errno == ERANGE || !std::isfinite(d))
+    throw std::invalid_argument("--constant '" + v + "': '" + num + "' is not a finite number");
+  return {v.substr(0, eq), d};
+}
+
 bool take_port_option(const std::vector<std::string>& args, size_t& i, PortOptions& o) {
   const std::string& a = args[i];
   if (a != "--port" && a != "--wgsl" && a != "--entry" && a != "--family" && a != "--abi-of" &&
@@ -55,16 +68,8 @@ bool take_port_option(const std::vector<std::string>& args, size_t& i, PortOptio
   } else if (a == "--constant") {
     if (o.last != PortOptions::Last::Wgsl)
       throw std::invalid_argument("--constant must follow a --wgsl (it sets a WGSL override)");
-    size_t eq = v.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
-      throw std::invalid_argument("--constant '" + v + "': expected NAME=VALUE");
-    const std::string num = v.substr(eq + 1);
-    char* end = nullptr;
-    errno = 0;
-    double d = std::strtod(num.c_str(), &end);
-    if (end != num.c_str() + num.size() || errno == ERANGE || !std::isfinite(d))
-      throw std::invalid_argument("--constant '" + v + "': '" + num + "' is not a finite number");
-    o.wgsl.back().constants[v.substr(0, eq)] = d;
+    auto [name, value] = parse_constant(v);
+    o.wgsl.back().constants[name] = value;
   } else {
     o.include_dirs.push_back(v);
   }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "wgslvk/translator.hpp"
@@ -37,6 +38,8 @@ struct PortOptions {
   bool port_took_wgsl = false;                             // the last --port already has its WGSL
 };
 
+// `--constant NAME=V` (validate/inspect/bench and `wgslvk port`): the name and a finite value.
+std::pair<std::string, double> parse_constant(const std::string& v);
 // Consumes args[i] (and its value) when it is one of the options above.
 bool take_port_option(const std::vector<std::string>& args, size_t& i, PortOptions& o);
 // Checks and registers every kernel; throws with the build check's (or the front end's

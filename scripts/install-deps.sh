@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages wgslvk builds and tests with, only those that are missing.
 # Idempotent: a second run installs nothing and does not touch the network.
+#   install-deps.sh        everything `scripts/run.sh test` needs (tests, browser suite, Dawn peers)
+#   install-deps.sh cli    only what building and running the `wgslvk` command needs (run.sh validate)
 set -euo pipefail
+what=${1:-all}
+[ "$what" = all ] || [ "$what" = cli ] || { echo "usage: install-deps.sh [all|cli]" >&2; exit 2; }
+# The CLI and its libraries: compiler, CMake, the Vulkan loader and lavapipe, glslang, SPIRV-Tools,
+# SPIRV-Cross, JSON, zlib.
 packages=(
   build-essential cmake ninja-build pkg-config
-  libvulkan-dev vulkan-validationlayers mesa-vulkan-drivers
-  glslang-dev glslang-tools spirv-tools spirv-headers
+  libvulkan-dev mesa-vulkan-drivers
+  glslang-dev spirv-tools spirv-headers
   spirv-cross libspirv-cross-c-shared-dev
-  googletest libgtest-dev nlohmann-json3-dev
-  clang-format-14  # the C++ style check (.clang-format, scripts/check_format.sh)
+  nlohmann-json3-dev
   zlib1g-dev  # the optimizer checkpoints' CRC-32 (wgsl_ports/optimizer/checkpoint.cpp)
+)
+[ "$what" = cli ] || packages+=(
+  vulkan-validationlayers  # every test runs under the Khronos validation layer
+  glslang-tools googletest libgtest-dev
+  clang-format-14  # the C++ style check (.clang-format, scripts/check_format.sh)
   fortunes  # the training corpus (apps/gpt): English text installed under /usr/share/games/fortunes
   chromium nodejs  # the browser suite (capture/, tests/browser): headless Chromium's WebGPU as the oracle
 )
@@ -18,7 +28,7 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 # npm: Debian's package, unless a nodejs build that bundles it (NodeSource) is installed
-command -v npm >/dev/null 2>&1 || dpkg-query -W -f='${Status}' npm 2>/dev/null | grep -q "install ok installed" || missing+=(npm)
+[ "$what" = cli ] || command -v npm >/dev/null 2>&1 || dpkg-query -W -f='${Status}' npm 2>/dev/null | grep -q "install ok installed" || missing+=(npm)
 if ((${#missing[@]})); then
   echo "install-deps: installing ${missing[*]}"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -28,6 +38,7 @@ if ((${#missing[@]})); then
 else
   echo "install-deps: all ${#packages[@]} packages present"
 fi
+[ "$what" = cli ] && exit 0
 
 # The npm packages of package.json (puppeteer-core for the browser suite, webgpu for the Dawn
 # peers): `npm ci` from package-lock.json, skipped when node_modules/ already matches the lock file

@@ -6,20 +6,26 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-validate}
-bash scripts/install-deps.sh
 jobs=$(nproc)
-build() {  # build DIR [cmake args...]
+build() {  # build DIR [cmake args...] [-- targets...]
   local dir=$1; shift
-  cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
-  cmake --build "$dir" -j "$jobs"
+  local args=() targets=()
+  while (($#)) && [ "$1" != -- ]; do args+=("$1"); shift; done
+  (($#)) && shift && targets=(--target "$@")
+  cmake -S . -B "$dir" -G Ninja "${args[@]}" >/dev/null
+  cmake --build "$dir" -j "$jobs" "${targets[@]}"
 }
 case "$what" in
   validate)
-    build build
+    # The first command (issue 25): only what the CLI needs, installed and built (no tests, no
+    # browser, no Dawn tooling: those are `run.sh test`'s).
+    bash scripts/install-deps.sh cli
+    build build -DWGSLVK_TESTS=OFF -- wgslvk
     ./build/cli/wgslvk validate
     ;;
   test)
-    build build
+    bash scripts/install-deps.sh
+    build build -DWGSLVK_TESTS=ON
     # Every test runs under the Khronos validation layer, with its synchronization validation
     # (it sees a missing barrier that lavapipe's in-order execution hides); any message fails.
     export WGSLVK_VALIDATION=1 WGSLVK_SYNC_VALIDATION=1

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <unistd.h>
+
 #include "command.hpp"
 #include "ports_option.hpp"
 #include "wgslvk/validate/golden.hpp"
@@ -45,7 +47,18 @@ the time limit is an ERROR; the others still run). Exit status:
                    (native variants, which have no WGSL entry point, keep their port). A kernel
                    the front end cannot translate is an ERROR
   --json           print the report as JSON instead of the table
-  --verbose        one line per case as it finishes
+  --verbose        one line per case as it finishes (on a terminal, without it, one status line
+                   on stderr counts the cases checked and names the last kernel)
+
+Reading the table: "worst error / bound" is, over the kernel's checked float outputs, the largest
+distance between the device's value and the double-precision reference (rounded to f32), in ULP
+(units in the last place of f32), and the bound it was checked against; "exact" where every
+output is compared bit for bit. An output prone to cancellation (a small difference of large
+terms, e.g. AdamW's updated weight) is bounded in ULP of a named magnitude instead of its own
+value: error = |got - expected| / ulp(max(|expected|, magnitude)), where the magnitude is a
+second array the case stores (for AdamW's w: max(|w_old|, |w_new|)), so rounding noise of the
+large terms is not counted as hundreds of ULP of a tiny result. Each check's reason in case.json
+(golden/README.md) names the magnitude and says why.
 
 Ports not built into wgslvk (validate a kernel you are porting, against cases from elsewhere):
 )" + std::string(kPortOptionsUsage);
@@ -183,7 +196,20 @@ int run_validate_or_throw(const std::vector<std::string>& args, bool& json) {
                 opt.randomized && !opt.cases ? " + a randomized check per kernel" : "");
     std::fflush(stdout);
   }
+  // On a terminal, one status line on stderr while the cases run (a full run takes a minute or
+  // more on lavapipe, and printed nothing until the table).
+  const bool status_line = !json && !verbose && isatty(STDERR_FILENO);
+  size_t cases_done = 0, cases_bad = 0;
   auto rep = v.run([&](const validate::CaseResult& r) {
+    ++cases_done;
+    cases_bad += r.status == validate::CaseResult::Status::Fail ||
+                 r.status == validate::CaseResult::Status::Error;
+    if (status_line) {
+      std::fprintf(stderr, "\r\033[K%zu cases checked%s, last: %s", cases_done,
+                   cases_bad ? (" (" + std::to_string(cases_bad) + " FAIL/ERROR)").c_str() : "",
+                   validate::bounded(r.kernel, 60).c_str());
+      std::fflush(stderr);
+    }
     if (verbose && !json) {
       std::printf("  %-5s %s%s%s\n", std::string(validate::status_name(r.status)).c_str(),
                   r.id.c_str(),
@@ -192,6 +218,7 @@ int run_validate_or_throw(const std::vector<std::string>& args, bool& json) {
       std::fflush(stdout);
     }
   });
+  if (status_line && cases_done) std::fprintf(stderr, "\r\033[K");
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // After a time-out the device is abandoned with a dispatch in flight: print, then leave without
   // tearing the device down (no destructors: they would wait for that dispatch, or crash).

@@ -46,9 +46,6 @@ inline float rand_sym(uint32_t seed, uint64_t i) {
   float f = float(h >> 8) * (1.0f / 8388608.0f) - 1.0f;
   return f == 0.0f ? 0.5f : f;
 }
-inline float rand_pos(uint32_t seed, uint64_t i) {
-  return 0.5f * (rand_sym(seed, i) + 1.0f) + 1e-3f;
-}
 
 // n values uniform in [lo, hi) (24-bit steps) from a splitmix64 stream started at `seed`: the
 // sweeps' inputs, fast at tens of millions of elements.

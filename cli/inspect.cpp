@@ -21,8 +21,8 @@ namespace wgslvk::cli {
 namespace {
 
 const std::string kUsage =
-    "usage: wgslvk inspect <file>/<kernel> [--emit spvasm|glsl|msl|hlsl|reflect-json|port|wgsl] "
-    "[--opt]\n"
+    "usage: wgslvk inspect <file>/<kernel> [--emit "
+    "spvasm|glsl|msl|hlsl|reflect-json|port|wgsl|header] [--opt]\n"
     "       wgslvk inspect --list\n"
     "       wgslvk inspect --stats [KERNEL...] [--json] [--internal] [--opt] [--device SEL]\n"
     "\n"
@@ -37,6 +37,9 @@ const std::string kUsage =
     "                 else 5.1), reflect-json (SPIRV-Cross reflection)\n"
     "  --emit port    print the GLSL port as compiled (includes expanded, defines written out)\n"
     "  --emit wgsl    print the WGSL file the kernel is checked against\n"
+    "  --emit header  print the kernel's typed C++ header (named bindings, the uniform structs\n"
+    "                 with WGSL's layout; the one the build generates for a shipped kernel, and\n"
+    "                 the same for a --wgsl/--port kernel: translator/README.md)\n"
     "  --opt          use the spirv-opt -O module instead of glslang's\n"
     "  --list         list every embedded kernel\n"
     "  --stats        what the driver's compiler made of each kernel (every kernel, the ports\n"
@@ -352,6 +355,11 @@ int run_inspect(const std::vector<std::string>& args_in) {
   }
   const KernelInfo& k = kernel(name);  // throws with the known kernels listed
   if (emit_format.empty()) return show(k, opt);
+  if (emit_format == "header") {
+    std::string text = translator::kernel_header(k);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
   if (emit_format == "port" || emit_format == "wgsl") {
     std::string_view text = emit_format == "port" ? k.glsl_source : k.wgsl_source;
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -361,7 +369,7 @@ int run_inspect(const std::vector<std::string>& args_in) {
   if (!fmt) {
     std::fprintf(stderr,
                  "wgslvk inspect: unknown --emit format '%s' (spvasm, glsl, msl, hlsl, "
-                 "reflect-json, port, wgsl)\n",
+                 "reflect-json, port, wgsl, header)\n",
                  emit_format.c_str());
     return 2;
   }

@@ -106,10 +106,12 @@ function(wgslvk_finish_ports target)
     string(REGEX REPLACE "[^A-Za-z0-9]" "_" sym_kernel "${KERNEL}")
     set(sym "${sym}__${sym_kernel}")  # as wgslvk-translate names it
     set(out ${gen_dir}/${FOLDER}/${KERNEL}.cpp)
+    # The typed header wgslvk/kernels/<folder>/<kernel>.hpp (translator/README.md).
+    set(header ${gen_dir}/include/wgslvk/kernels/${FOLDER}/${KERNEL}.hpp)
     set(args --file ${FOLDER} --kernel ${KERNEL} --comp ${COMP} --wgsl ${WGSL}
              --include-dir ${common_dir}
              --out ${out} --depfile ${gen_dir}/${FOLDER}/${KERNEL}.d
-             --spvasm ${gen_dir}/${FOLDER}/${KERNEL}.spvasm)
+             --spvasm ${gen_dir}/${FOLDER}/${KERNEL}.spvasm --header ${header})
     if(ABI_OF)
       list(APPEND args --abi-of ${ABI_OF})
     endif()
@@ -117,7 +119,7 @@ function(wgslvk_finish_ports target)
       list(APPEND args --define ${d})
     endforeach()
     add_custom_command(
-      OUTPUT ${out}
+      OUTPUT ${out} ${header}
       BYPRODUCTS ${gen_dir}/${FOLDER}/${KERNEL}.spvasm
       COMMAND wgslvk-translate ${args}
       DEPENDS wgslvk-translate ${COMP} ${WGSL}
@@ -150,5 +152,6 @@ using namespace generated;
 
   add_library(${target} STATIC ${sources})
   target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${WGSLVK_KERNEL_INCLUDE_DIR}>
+                                              $<BUILD_INTERFACE:${gen_dir}/include>
                                               $<INSTALL_INTERFACE:include>)
 endfunction()

@@ -17,7 +17,8 @@ namespace fs = std::filesystem;
 
 struct OwnedKernel {
   std::string file, name, wgsl_file, glsl, wgsl, abi_of;
-  std::deque<std::string> strings;  // binding names (stable addresses)
+  std::deque<std::string> strings;              // binding names (stable addresses)
+  std::deque<std::vector<KernelField>> fields;  // each uniform's fields (stable addresses)
   std::vector<KernelBinding> bindings;
   std::vector<uint32_t> spirv, spirv_opt;
   KernelInfo info;
@@ -70,6 +71,11 @@ OwnedKernel& own(const KernelSource& src, const TranslatedKernel& t, std::string
     kb.min_binding_size = b.min_binding_size;
     kb.array_stride = b.array_stride;
     kb.statically_used = b.statically_used;
+    auto& fields = k->fields.emplace_back();
+    for (const auto& f : b.fields)
+      fields.push_back({k->strings.emplace_back(f.name), k->strings.emplace_back(f.wgsl_type),
+                        f.offset, f.size});
+    kb.fields = fields;
     k->bindings.push_back(kb);
   }
   KernelInfo& info = k->info;

@@ -46,6 +46,13 @@ TranslatedKernel translate(const KernelSource& src) {
   in.glsl_source = t.module.expanded_source;
   in.workgroup_size = src.workgroup_size;
   t.abi = check_abi(in, t.reflection, t.wgsl);
+  // The uniforms' layouts as WGSL declares them (the ABI check compared them with the port's).
+  // By name: entry points of one file reuse binding numbers with variables of their own.
+  for (auto& b : t.abi.bindings) {
+    if (b.type != BindingType::Uniform) continue;
+    for (const auto& w : t.wgsl.bindings)
+      if (w.name == b.name) b.fields = uniform_fields(w.type, w.name);
+  }
   return t;
 }
 

@@ -4,6 +4,10 @@
 //   wgslvk-translate --file optimizer --kernel adamw_update --comp X.comp --wgsl X.wgsl
 //                    [--abi-of ENTRY] [--include-dir D]... [--define N=V]...
 //                    --out kernel.cpp [--depfile kernel.d] [--spvasm kernel.spvasm]
+//                    [--header kernel.hpp]
+//
+// --header writes the kernel's typed header (kernel_header(): translator/README.md, "Typed kernel
+// headers") from the same KernelInfo the .cpp embeds.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -113,7 +117,7 @@ int usage() {
   std::fprintf(stderr,
                "usage: wgslvk-translate --file F --kernel K --comp X.comp --wgsl X.wgsl "
                "[--abi-of E] [--include-dir D]... [--define N=V]... --out K.cpp "
-               "[--depfile K.d] [--spvasm K.spvasm]\n");
+               "[--depfile K.d] [--spvasm K.spvasm] [--header K.hpp]\n");
   return 2;
 }
 
@@ -121,7 +125,7 @@ int usage() {
 
 int main(int argc, char** argv) {
   KernelSource src;
-  std::string out, depfile, spvasm;
+  std::string out, depfile, spvasm, header;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (i + 1 >= argc) return usage();
@@ -146,6 +150,8 @@ int main(int argc, char** argv) {
       depfile = v;
     else if (a == "--spvasm")
       spvasm = v;
+    else if (a == "--header")
+      header = v;
     else
       return usage();
   }
@@ -162,15 +168,27 @@ int main(int argc, char** argv) {
     std::ostringstream wgsl_text;
     wgsl_text << wf.rdbuf();
 
-    std::string bindings;
-    for (auto& b : t.abi.bindings) {
+    std::string bindings, fields;
+    for (size_t bi = 0; bi < t.abi.bindings.size(); ++bi) {
+      const auto& b = t.abi.bindings[bi];
+      std::string fields_ref = "{}";
+      if (!b.fields.empty()) {
+        fields += "constexpr KernelField kFields" + std::to_string(bi) + "[] = {\n";
+        for (const auto& f : b.fields)
+          fields += "    {.name = " + c_string(f.name) + ", .wgsl_type = " + c_string(f.wgsl_type) +
+                    ", .offset = " + std::to_string(f.offset) +
+                    ", .size = " + std::to_string(f.size) + "},\n";
+        fields += "};\n";
+        fields_ref = "kFields" + std::to_string(bi);
+      }
       bindings += "    {.group = " + std::to_string(b.group) +
                   ", .binding = " + std::to_string(b.binding) + ", .type = " + type_enum(b.type) +
                   ", .name = " + c_string(b.name) + ", .wgsl_type = " + c_string(b.wgsl_type) +
                   ", .glsl_name = " + c_string(b.glsl_name) +
                   ", .min_binding_size = " + std::to_string(b.min_binding_size) +
                   ", .array_stride = " + std::to_string(b.array_stride) +
-                  ", .statically_used = " + (b.statically_used ? "true" : "false") + "},\n";
+                  ", .statically_used = " + (b.statically_used ? "true" : "false") +
+                  ", .fields = " + fields_ref + "},\n";
     }
 
     std::string cpp;
@@ -183,6 +201,7 @@ int main(int argc, char** argv) {
     cpp += "constexpr uint32_t kSpirv[] = {" + words(t.module.spirv) + "\n};\n";
     cpp += "constexpr uint32_t kSpirvOpt[] = {" + words(t.module.spirv_opt) + "\n};\n";
     cpp += "constexpr char kGlsl[] =\n    " + c_string(t.module.expanded_source) + ";\n";
+    cpp += fields;
     if (!t.abi.bindings.empty())
       cpp += "constexpr KernelBinding kBindings[] = {\n" + bindings + "};\n";
     cpp += "}  // namespace\n\n";
@@ -210,6 +229,35 @@ int main(int argc, char** argv) {
            " - 1},\n};\n\n}  // namespace wgslvk::generated\n";
     write_if_changed(out, cpp);
 
+    if (!header.empty()) {
+      // The same record the .cpp above embeds, as a KernelInfo over this run's strings.
+      std::vector<std::vector<wgslvk::KernelField>> kfields;
+      std::vector<wgslvk::KernelBinding> kbindings;
+      for (const auto& b : t.abi.bindings) {
+        auto& fs_ = kfields.emplace_back();
+        for (const auto& f : b.fields) fs_.push_back({f.name, f.wgsl_type, f.offset, f.size});
+      }
+      for (size_t bi = 0; bi < t.abi.bindings.size(); ++bi) {
+        const auto& b = t.abi.bindings[bi];
+        kbindings.push_back({.group = b.group,
+                             .binding = b.binding,
+                             .type = b.type,
+                             .name = b.name,
+                             .wgsl_type = b.wgsl_type,
+                             .glsl_name = b.glsl_name,
+                             .min_binding_size = b.min_binding_size,
+                             .array_stride = b.array_stride,
+                             .statically_used = b.statically_used,
+                             .fields = kfields[bi]});
+      }
+      wgslvk::KernelInfo info;
+      info.file = src.file;
+      info.name = src.name;
+      info.wgsl_file = wgsl_name;
+      info.workgroup_size = r.workgroup_size;
+      info.bindings = kbindings;
+      write_if_changed(header, kernel_header(info));
+    }
     if (!spvasm.empty()) write_if_changed(spvasm, emit(t.module.spirv, EmitFormat::Spvasm));
     if (!depfile.empty()) {
       std::string d = depfile_path(out) + ":";

@@ -28,6 +28,17 @@ constexpr std::string_view binding_type_name(BindingType t) {
   return "?";
 }
 
+// One leaf field of a uniform binding's WGSL type at its offset in WGSL's uniform layout (nested
+// structs flattened with dots: "dims.rows"). The generated kernel headers (wgslvk/kernels/...,
+// translator/README.md) declare their uniform structs from these, and a kernel loaded at run time
+// carries the same list.
+struct KernelField {
+  std::string_view name;       // "eps", "dims.rows"; the binding's name for a scalar uniform
+  std::string_view wgsl_type;  // "f32", "vec4<u32>", "array<vec4<f32>, 2>"
+  uint32_t offset = 0;         // bytes from the start of the binding
+  uint32_t size = 0;           // bytes
+};
+
 struct KernelBinding {
   uint32_t group = 0;
   uint32_t binding = 0;
@@ -40,6 +51,7 @@ struct KernelBinding {
   uint64_t min_binding_size = 0;
   uint32_t array_stride = 0;    // stride of the trailing runtime array, 0 when there is none
   bool statically_used = true;  // referenced by the entry point (auto layout keeps only these, R10)
+  std::span<const KernelField> fields;  // a uniform's leaf fields in offset order; empty otherwise
 };
 
 struct KernelInfo {

@@ -143,6 +143,10 @@ WgslModule parse_wgsl(std::string_view text, std::string_view file_name);
 // ---- The ABI check ----------------------------------------------------------------------------
 
 // A binding as the kernel record embeds it: WGSL name/type, GLSL name, reflected layout.
+struct CheckedField {  // KernelField's owning form
+  std::string name, wgsl_type;
+  uint32_t offset = 0, size = 0;
+};
 struct CheckedBinding {
   uint32_t group = 0, binding = 0;
   BindingType type = BindingType::Storage;
@@ -150,6 +154,7 @@ struct CheckedBinding {
   uint64_t min_binding_size = 0;
   uint32_t array_stride = 0;
   bool statically_used = false;
+  std::vector<CheckedField> fields;  // a uniform's leaf fields (translate() fills them)
 };
 
 struct AbiCheckInput {
@@ -203,6 +208,17 @@ struct TranslatedKernel {
 };
 
 TranslatedKernel translate(const KernelSource& src);
+
+// ---- Typed kernel headers (translator/README.md, "Typed kernel headers") ----------------------
+
+// A uniform's leaf fields in offset order, WGSL's layout: a struct's members (nested structs
+// flattened with dots), or the binding itself (named `name`) for a non-struct type.
+std::vector<CheckedField> uniform_fields(const TypeDesc& type, const std::string& name);
+// The C++ header `wgslvk/kernels/<file>/<name>.hpp` for a kernel, written from its KernelInfo
+// alone (the record the build embeds and a kernel loaded at run time carries): its qualified
+// name, workgroup size, workgroup counts for the flat_id grid, one BindingSlot per binding and
+// each uniform struct with WGSL's layout, its size and offsets checked by static_assert.
+std::string kernel_header(const KernelInfo& k);
 
 // ---- Ports brought at run time (`--port X.comp --wgsl Y.wgsl` of validate, inspect, bench) -----
 

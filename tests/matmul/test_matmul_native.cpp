@@ -6,6 +6,7 @@
 // after C must stay poison. The accumulators are 16 separately named vec4 written out by hand, so
 // a swapped row/column or a wrong stage offset lands whole products in the wrong element: far
 // outside the bound (BoundCatchesALostOrDoubledTerm in test_matmul.cpp shows the scale).
+// Split-K (matmul_native_splitk + matmul_splitk_reduce) the same way, at several slice counts.
 #include "matmul_test_util.hpp"
 
 namespace wgslvk::matmul_test {
@@ -46,6 +47,110 @@ TEST(MatmulNative, SingleStageAndExactTile) {
     auto e = ref::matmul(in.a, in.b, in.bias, in.c_old, d);
     expect_within(run(Kernel::Native, d, in), e, d, "matmul_native");
     expect_within(run_n64(d, in), e, d, "matmul_native_n64");
+  }
+}
+
+// Split-K (matmul_native_splitk + matmul_splitk_reduce, ours): `splits` raw partials into a
+// scratch buffer (poisoned, with a poisoned tail that must stay), then the fixed-order reduce into
+// C (+ bias, + old C). The result must be within bound_ulps of S of the double reference: a
+// different summation order from matmul_native, the same bound (any order).
+std::vector<float> run_splitk(const Dims& d, const Inputs& in, uint32_t splits) {
+  Device& dev = device();
+  static ComputePipeline ps =
+      dev.create_compute_pipeline({"", &wgslvk::kernel("matmul/matmul_native_splitk"), {}, false});
+  static ComputePipeline pr =
+      dev.create_compute_pipeline({"", &wgslvk::kernel("matmul/matmul_splitk_reduce"), {}, false});
+  constexpr uint32_t kTail = 16;
+  Buffer a = upload(dev, in.a, "a");
+  Buffer b = upload(dev, in.b, "b");
+  std::vector<float> c0(d.c_count() + kTail, poison_f32());
+  if (d.accumulate()) std::copy(in.c_old.begin(), in.c_old.end(), c0.begin());
+  Buffer c = upload(dev, c0, "c");
+  std::vector<float> p0(matmul::splitk_partial_floats(d, splits) + kTail, poison_f32());
+  Buffer part = upload(dev, p0, "part");
+  Buffer bias = upload(dev, in.bias.empty() ? std::vector<float>{7.0f} : in.bias, "bias");
+  uint32_t sdims[4] = {d.M, d.N, d.K, matmul::splitk_flags(d, splits)};
+  uint32_t rdims[4] = {d.M, d.N, splits, d.flags & (matmul::kAddBias | matmul::kAccumulate)};
+  Buffer us = dev.create_buffer({"sdims", 16, BufferUsage::Uniform | BufferUsage::CopyDst});
+  Buffer ur = dev.create_buffer({"rdims", 16, BufferUsage::Uniform | BufferUsage::CopyDst});
+  dev.queue().write_buffer(us, 0, sdims, 16);
+  dev.queue().write_buffer(ur, 0, rdims, 16);
+  BindGroup gs = dev.create_bind_group(
+      {"splitk", ps.get_bind_group_layout(0), {{0, a}, {1, b}, {2, part}, {4, us}}});
+  BindGroup gr = dev.create_bind_group(
+      {"reduce", pr.get_bind_group_layout(0), {{0, part}, {1, c}, {2, bias}, {3, ur}}});
+  CommandEncoder enc = dev.create_command_encoder();
+  ComputePass pass = enc.begin_compute_pass();
+  pass.set_pipeline(ps);
+  pass.set_bind_group(0, gs);
+  Grid g1 = grid_for_workgroups(matmul::splitk_workgroups(d, splits), dev.limits());
+  pass.dispatch_workgroups(g1.x, g1.y);
+  pass.set_pipeline(pr);
+  pass.set_bind_group(0, gr);
+  Grid g2 = grid_for_workgroups(matmul::splitk_reduce_workgroups(d), dev.limits());
+  pass.dispatch_workgroups(g2.x, g2.y);
+  pass.end();
+  dev.queue().submit(enc.finish());
+  auto pv = read<float>(dev, part);
+  for (size_t i = pv.size() - kTail; i < pv.size(); ++i)
+    if (std::bit_cast<uint32_t>(pv[i]) != testing::kPoisonBits) {
+      ADD_FAILURE() << "splitk: element " << i << " past the partials was written";
+      break;
+    }
+  return read<float>(dev, c);
+}
+
+TEST(MatmulNativeSplitK, EveryFlagCombinationAndSeveralSplitCounts) {
+  auto g = testing::rng(2);
+  // K = 52: 7 stages of 8. S = 2 (slices of 32 and 20), 3 (24, 24, 4), 7 (one stage each, the
+  // last partial). M, N: partial edge tiles in both directions.
+  for (uint32_t flags = 0; flags < 16; ++flags)
+    for (uint32_t s : {2u, 3u, 7u}) {
+      Dims d{264, 196, 52, flags};
+      ASSERT_TRUE(matmul::splitk_supported(d, s)) << s;
+      auto in = random_inputs(g, d);
+      auto e = ref::matmul(in.a, in.b, in.bias, in.c_old, d);
+      double w = expect_within(run_splitk(d, in, s), e, d,
+                               "splitk S=" + std::to_string(s) + " flags " + std::to_string(flags));
+      if (s == 3)
+        std::printf("flags %2u: splitk3 worst %.3g ULPs of S, bound %.3g\n", flags, w,
+                    ref::bound_ulps(ref::terms(d)));
+    }
+}
+
+// A slice must hold whole stages of 8 and none may be empty; beyond that a host may choose.
+TEST(MatmulNativeSplitK, SliceRules) {
+  EXPECT_EQ(matmul::splitk_chunk(52, 2), 32u);
+  EXPECT_EQ(matmul::splitk_chunk(52, 3), 24u);
+  EXPECT_EQ(matmul::splitk_chunk(2048, 8), 256u);
+  EXPECT_TRUE(matmul::splitk_supported(Dims{264, 196, 52, 0}, 7));
+  EXPECT_FALSE(matmul::splitk_supported(Dims{264, 196, 52, 0}, 8));  // 7 stages: one slice empty
+  EXPECT_FALSE(matmul::splitk_supported(Dims{264, 196, 52, 0}, 1));  // not a split
+  EXPECT_FALSE(matmul::splitk_supported(Dims{264, 198, 52, 0}, 2));  // N not a multiple of 4
+  EXPECT_EQ(matmul::splitk_flags(Dims{8, 8, 8, 15}, 5), (5u << 16) | 3u);
+  // The plan (reference.cpp, measured on an H200): native from 66 tiles up; else enough slices
+  // for ~384 workgroups, each >= 192 of K.
+  using V = matmul::NativePlan::Variant;
+  auto plan = [](const Dims& d) { return matmul::native_plan_name(matmul::native_plan(d)); };
+  EXPECT_EQ(matmul::native_plan(Dims{4096, 4096, 4096, 0}).variant, V::Native);
+  EXPECT_EQ(plan(Dims{2048, 2048, 2048, 0}), "native");                // 256 tiles
+  EXPECT_EQ(plan(Dims::grad_weight(2048, 768, 768)), "splitk11");      // 36 tiles, K 2048
+  EXPECT_EQ(plan(Dims::grad_input(2048, 768, 3072)), "native");        // 96 tiles
+  EXPECT_EQ(plan(Dims::forward(2048, 768, 256)), "splitk4");           // 32 tiles, K 768: 4 x 192
+  EXPECT_EQ(plan(Dims::forward(4096, 3072, 768)), "native");           // 192 tiles
+  EXPECT_EQ(plan(Dims{2048, 256, 256, 0}), "native");                  // K 256: slices too short
+  EXPECT_EQ(plan(Dims{768, 256, 2048, matmul::kTransA}), "splitk11");  // 12 tiles
+  EXPECT_EQ(plan(Dims{64, 66, 4096, 0}), "native");                    // N not a multiple of 4
+}
+
+// Several slices with the real GPT reduction shape's proportions: K long against the tile.
+TEST(MatmulNativeSplitK, LongK) {
+  auto g = testing::rng(3);
+  Dims d = Dims::grad_weight(1024, 132, 68, true);  // M 132, N 68, K 1024 (TRANS_A | ACCUMULATE)
+  for (uint32_t s : {2u, 4u, 16u}) {
+    auto in = random_inputs(g, d);
+    auto e = ref::matmul(in.a, in.b, in.bias, in.c_old, d);
+    expect_within(run_splitk(d, in, s), e, d, "splitk long K S=" + std::to_string(s));
   }
 }
 

@@ -68,6 +68,42 @@ validate::Case make_case(Kernel k, const Dims& d, const std::string& label,
   return cb.c;
 }
 
+// Split-K (matmul_native_splitk then matmul_splitk_reduce; `splits` partial products of
+// M x N in a scratch buffer that no check reads), checked like make_case on C's first rows.
+validate::Case make_splitk_case(const Dims& d, const std::string& label, uint32_t splits) {
+  CaseBuilder cb;
+  cb.c.kernel = "matmul/matmul_native_splitk";
+  cb.c.name = label + " S" + std::to_string(splits);
+  Generate ga{"uniform", 11, -1.0, 1.0, {}}, gb{"uniform", 12, -1.0, 1.0, {}};
+  auto a = generated(ga, d.a_count()), b = generated(gb, d.b_count());
+  cb.generated("a", DType::F32, a.size(), ga);
+  cb.generated("b", DType::F32, b.size(), gb);
+  std::vector<float> bias(d.bias() ? d.N : 1, 0.25f);
+  cb.input("bias", DType::F32, bias);
+  cb.output("part", DType::F32, splitk_partial_floats(d, splits));
+  cb.output("c", DType::F32, d.c_count());
+  auto& s1 = cb.dispatch("matmul/matmul_native_splitk", label);
+  CaseBuilder::bind(s1, 0, "a");
+  CaseBuilder::bind(s1, 1, "b");
+  CaseBuilder::bind(s1, 2, "part");
+  CaseBuilder::bind_values(s1, 4, CaseBuilder::u32s({d.M, d.N, d.K, splitk_flags(d, splits)}));
+  s1.workgroups_1d = splitk_workgroups(d, splits);
+  auto& s2 = cb.dispatch("matmul/matmul_splitk_reduce", label);
+  CaseBuilder::bind(s2, 0, "part");
+  CaseBuilder::bind(s2, 1, "c");
+  CaseBuilder::bind(s2, 2, "bias");
+  CaseBuilder::bind_values(
+      s2, 3, CaseBuilder::u32s({d.M, d.N, splits, d.flags & (kAddBias | kAccumulate)}));
+  s2.workgroups_1d = splitk_reduce_workgroups(d);
+  uint32_t rows = d.M < kCheckedRows ? d.M : kCheckedRows;
+  auto e = ref::matmul(a, b, bias, {}, d, 0, rows);
+  std::vector<float> mag(e.magnitude.begin(), e.magnitude.end());
+  auto& chk = cb.check_ulp("c", Array::of(DType::F32, e.value), e.bound,
+                           "first rows of C: bound_ulps(n) ULPs of S (matmul/reference.hpp)");
+  CaseBuilder::magnitude(chk, mag);
+  return cb.c;
+}
+
 struct Shape {
   std::string label;
   Dims d;
@@ -99,26 +135,38 @@ std::vector<Shape> shapes(const Ctx& c) {
     std::string e = std::to_string(n);
     s.push_back({e + "x" + e + "x" + e, {n, n, n, 0}});
   }
-  // GPT: B*T rows, d_model 768, vocab 16384. (rows, d_in, d_out) per weight.
-  const uint32_t rows = c.quick() ? 256 : 4096, d = 768, vocab = c.quick() ? 1024 : 16384;
-  struct Layer {
-    const char* name;
-    uint32_t d_in, d_out;
+  // GPT: B*T rows, d_model 768, vocab 16384. (rows, d_in, d_out) per weight. Then the trainer's
+  // gpt110m preset (batch 8 x context 256 = 2048 rows, d_model 768, byte vocab 256), labelled
+  // "gpt110m ...": its products are the ones a training step runs.
+  struct Set {
+    const char* prefix;
+    uint32_t rows, vocab;
   };
-  const Layer layers[] = {{"qkv", d, 3 * d},
-                          {"attn_proj", d, d},
-                          {"mlp_up", d, 4 * d},
-                          {"mlp_down", 4 * d, d},
-                          {"logits", d, vocab}};
-  for (const auto& l : layers) {
-    auto dims = [](const Dims& x) {
-      return std::to_string(x.M) + "x" + std::to_string(x.N) + "x" + std::to_string(x.K);
+  std::vector<Set> sets = {{"", c.quick() ? 256u : 4096u, c.quick() ? 1024u : 16384u}};
+  if (!c.quick()) sets.push_back({"gpt110m ", 2048, 256});
+  const uint32_t d = 768;
+  for (const Set& set : sets) {
+    struct Layer {
+      const char* name;
+      uint32_t d_in, d_out;
     };
-    Dims f = Dims::forward(rows, l.d_in, l.d_out), gi = Dims::grad_input(rows, l.d_in, l.d_out),
-         gw = Dims::grad_weight(rows, l.d_in, l.d_out);
-    s.push_back({std::string(l.name) + " fwd " + dims(f), f});
-    s.push_back({std::string(l.name) + " dX " + dims(gi), gi});
-    s.push_back({std::string(l.name) + " dW " + dims(gw), gw});
+    const Layer layers[] = {{"qkv", d, 3 * d},
+                            {"attn_proj", d, d},
+                            {"mlp_up", d, 4 * d},
+                            {"mlp_down", 4 * d, d},
+                            {"logits", d, set.vocab}};
+    const uint32_t rows = set.rows;
+    for (const auto& l : layers) {
+      auto dims = [](const Dims& x) {
+        return std::to_string(x.M) + "x" + std::to_string(x.N) + "x" + std::to_string(x.K);
+      };
+      Dims f = Dims::forward(rows, l.d_in, l.d_out), gi = Dims::grad_input(rows, l.d_in, l.d_out),
+           gw = Dims::grad_weight(rows, l.d_in, l.d_out);
+      const std::string n = std::string(set.prefix) + l.name;
+      s.push_back({n + " fwd " + dims(f), f});
+      s.push_back({n + " dX " + dims(gi), gi});
+      s.push_back({n + " dW " + dims(gw), gw});
+    }
   }
   return s;
 }
@@ -164,6 +212,25 @@ void bench_matmul(Ctx& c) {
       const uint64_t wgs = uint64_t((s.d.M + 127) / 128) * ((s.d.N + 63) / 64);
       time_case(c, make_case(Kernel::Native, s.d, s.label, "matmul/matmul_native_n64", wgs),
                 std::move(row));
+    }
+    // Split-K rows (`--only matmul_native_splitk`) where the 128 x 128 grid is under two waves of
+    // a 132-SM GPU, at slice counts keeping >= 128 of K per slice; kernel "matmul_native_splitk_sS".
+    // Also marks which variant native_plan() picks (the trainer's default), in the row's note.
+    if (c.selected("matmul", "matmul_native_splitk") && supports(Kernel::Native, s.d) &&
+        workgroups(Kernel::Native, s.d) < 264) {
+      for (uint32_t sp : {2u, 3u, 4u, 6u, 8u, 12u, 16u}) {
+        if (!splitk_supported(s.d, sp) || splitk_chunk(s.d.K, sp) < 128) continue;
+        if (workgroups(Kernel::Native, s.d) * sp > 1056) continue;
+        Row row;
+        row.kernel = "matmul_native_splitk_s" + std::to_string(sp);
+        row.label = s.label;
+        row.dims = {{"M", s.d.M}, {"N", s.d.N}, {"K", s.d.K}, {"flags", s.d.flags}};
+        row.bytes = min_bytes(Kernel::Native, s.d);
+        row.bytes_rule =
+            "A and B read once, C written once, 4 B per element (partials not counted)";
+        row.flops = 2.0 * s.d.M * s.d.N * s.d.K;
+        time_case(c, make_splitk_case(s.d, s.label, sp), std::move(row));
+      }
     }
   }
   // The bias gradient of each GPT layer: db = column sums of dY [B*T, d_out].

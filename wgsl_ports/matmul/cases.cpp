@@ -10,6 +10,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "matmul/reference.hpp"
 #include "wgslvk/validate/case_builder.hpp"
@@ -321,6 +322,59 @@ Case native_n64(uint64_t seed) {
   return c;
 }
 
+// matmul_native_splitk + matmul_splitk_reduce (ours): matmul_native's cases with every native
+// dispatch replaced by the split product (S = 3, or 2 where K has only two stages of 8) into its
+// own poisoned partials buffer and the reduce into the same C. The checks are native's: the bound
+// holds for any summation order (reference.hpp), the tails stay poison.
+template <Case (*Make)(uint64_t)>
+Case native_splitk(uint64_t seed) {
+  CaseBuilder cb;
+  cb.c = Make(seed);
+  cb.c.description += "; split-K: partials over K slices, then the fixed-order reduce";
+  std::vector<DispatchSpec> old = std::move(cb.c.dispatches);
+  cb.c.dispatches.clear();
+  int n = 0;
+  for (const auto& d : old) {
+    std::string a, b, c, bias;
+    Dims dims;
+    for (const auto& x : d.bindings) {
+      if (x.binding == 0) a = x.buffer;
+      if (x.binding == 1) b = x.buffer;
+      if (x.binding == 2) c = x.buffer;
+      if (x.binding == 3) bias = x.buffer;
+      if (x.binding == 4 && x.is_inline) {
+        const auto& u = x.inline_values["u32"];
+        dims = {u[0].get<uint32_t>(), u[1].get<uint32_t>(), u[2].get<uint32_t>(),
+                u[3].get<uint32_t>()};
+      }
+    }
+    uint32_t S = 3;
+    while (S > 2 && !matmul::splitk_supported(dims, S)) --S;
+    if (!matmul::splitk_supported(dims, S))
+      throw std::logic_error("native_splitk: a shape with fewer than two K stages");
+    const std::string part = "part" + std::to_string(n++);
+    cb.output(part, DType::F32, matmul::splitk_partial_floats(dims, S));
+    auto& s1 = cb.dispatch("matmul/matmul_native_splitk",
+                           d.label + " (partials, S = " + std::to_string(S) + ")");
+    CaseBuilder::bind(s1, 0, a);
+    CaseBuilder::bind(s1, 1, b);
+    CaseBuilder::bind(s1, 2, part);
+    CaseBuilder::bind_values(
+        s1, 4, CaseBuilder::u32s({dims.M, dims.N, dims.K, matmul::splitk_flags(dims, S)}));
+    s1.workgroups_1d = matmul::splitk_workgroups(dims, S);
+    auto& s2 = cb.dispatch("matmul/matmul_splitk_reduce", d.label + " (reduce)");
+    CaseBuilder::bind(s2, 0, part);
+    CaseBuilder::bind(s2, 1, c);
+    CaseBuilder::bind(s2, 2, bias);
+    CaseBuilder::bind_values(
+        s2, 3,
+        CaseBuilder::u32s(
+            {dims.M, dims.N, S, dims.flags & uint32_t(matmul::kAddBias | matmul::kAccumulate)}));
+    s2.workgroups_1d = matmul::splitk_reduce_workgroups(dims);
+  }
+  return cb.c;
+}
+
 template <Kernel K>
 void add_kernel(std::vector<Generator>& g, const std::string& src) {
   const std::string kn = matmul::qualified_name(K);
@@ -356,6 +410,15 @@ void register_matmul(std::vector<Generator>& g) {
       {"matmul/matmul_native_n64", "odd_sizes", 4955, false, native_n64<odd<Kernel::Native>>, src});
   g.push_back({"matmul/matmul_native_n64", "layer_fwd_bwd", 4957, false,
                native_n64<layer_fwd_bwd<Kernel::Native>>, src});
+  // basic's square 24^3 (matmul_native's golden seed; other seeds draw shapes with K = 4)
+  g.push_back({"matmul/matmul_native_splitk", "basic", 4701, false,
+               native_splitk<basic<Kernel::Native>>, src});
+  g.push_back({"matmul/matmul_native_splitk", "odd_sizes", 4965, false,
+               native_splitk<odd<Kernel::Native>>, src});
+  g.push_back({"matmul/matmul_native_splitk", "nonfinite", 4966, false,
+               native_splitk<nonfinite<Kernel::Native>>, src});
+  g.push_back({"matmul/matmul_native_splitk", "layer_fwd_bwd", 4967, false,
+               native_splitk<layer_fwd_bwd<Kernel::Native>>, src});
   g.push_back({"matmul/matmul_bias_grad", "basic", 4901, true, bias_grad_basic, src});
   g.push_back({"matmul/matmul_bias_grad", "accumulate", 4902, false, bias_grad_accumulate, src});
 }

@@ -7,6 +7,11 @@
 // With NATIVE_BN=64 (a native-only measurement variant, `matmul_native_n64`, ABI of
 // matmul_native, not in the WGSL) the tile is 128 x 64 and each invocation owns 8 x 4 outputs;
 // its dispatch is ceil(M/128) * ceil(N/64) workgroups (bench.cpp computes it).
+//
+// With NATIVE_SPLITK=1 it is the port of matmul_native_splitk (in the WGSL; ABI of matmul_native):
+// workgroup split * tiles + tile sums K slice `split` of tile `tile` and stores the raw partial in
+// slice `split` of binding 2 (splitk_chunk, splitk_store4 below); matmul_splitk_reduce.comp adds
+// the slices.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -16,13 +21,18 @@
 #ifndef NATIVE_BN
 #define NATIVE_BN 128
 #endif
+#ifndef NATIVE_SPLITK
+#define NATIVE_SPLITK 0
+#endif
 
 layout(local_size_x = WG, local_size_y = 1, local_size_z = 1) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer NA { vec4 na[]; };
 layout(set = 0, binding = 1, std430) readonly buffer NB { vec4 nb[]; };
 layout(set = 0, binding = 2, std430) buffer NC { float nc[]; };
+#if !NATIVE_SPLITK  // (matmul_native_splitk does not use the bias: the reduce adds it)
 layout(set = 0, binding = 3, std430) readonly buffer NBias { float nbias[]; };
+#endif
 layout(set = 0, binding = 4, std140) uniform NDims { uvec4 ndims; };  // (M, N, K, flags)
 
 uint flat_wg(uvec3 wid, uvec3 nwg) { return wid.y * nwg.x + wid.x; }
@@ -101,6 +111,7 @@ void native_store_stage(uint lid, uint s, vec4 va, vec4 vb) {
     }
 }
 
+#if !NATIVE_SPLITK
 // The epilogue of one row: up to 4 consecutive columns from col, bias and old C as flagged.
 void native_store4(uint row, uint col, vec4 v) {
     uint M = ndims.x;
@@ -116,6 +127,31 @@ void native_store4(uint row, uint col, vec4 v) {
         }
     }
 }
+#endif
+
+#if NATIVE_SPLITK
+const uint SPLITK_SHIFT = 16u;
+
+uint splitk_chunk(uint K, uint S) {
+    uint stages = (K + NK - 1u) / NK;
+    return ((stages + S - 1u) / S) * NK;
+}
+
+// The raw partial of one row: up to 4 consecutive columns from col, into slice `split`.
+void splitk_store4(uint split, uint row, uint col, vec4 v) {
+    uint M = ndims.x;
+    uint N = ndims.y;
+    if (row >= M) { return; }
+    [[unroll]] for (uint q = 0u; q < 4u; q = q + 1u) {
+        if (col + q < N) {
+            nc[split * M * N + row * N + col + q] = v[q];
+        }
+    }
+}
+#define NATIVE_STORE4(row, col, v) splitk_store4(split, row, col, v)
+#else
+#define NATIVE_STORE4(row, col, v) native_store4(row, col, v)
+#endif
 
 void main() {
     uint lid = gl_LocalInvocationIndex;
@@ -124,6 +160,22 @@ void main() {
     uint K = ndims.z;
     uint lda = wgsl_select(K, M, (ndims.w & TRANS_A) != 0u);
     uint ldb = wgsl_select(N, K, (ndims.w & TRANS_B) != 0u);
+#if NATIVE_SPLITK
+    uint S = (ndims.w >> SPLITK_SHIFT) & 255u;
+    if ((lda % 4u) != 0u || (ldb % 4u) != 0u || S == 0u) { return; }
+    uint tiles_n = (N + NTN - 1u) / NTN;
+    uint tiles_m = (M + NT - 1u) / NT;
+    uint tiles = tiles_m * tiles_n;
+    uint wg_index = flat_wg(gl_WorkGroupID, gl_NumWorkGroups);
+    if (wg_index >= tiles * S) { return; }
+    uint split = wg_index / tiles;
+    uint tile = wg_index % tiles;
+    uint row0 = (tile / tiles_n) * NT;
+    uint col0 = (tile % tiles_n) * NTN;
+    uint chunk = splitk_chunk(K, S);
+    uint kbeg = min(K, split * chunk);
+    uint kend = min(K, kbeg + chunk);
+#else
     if ((lda % 4u) != 0u || (ldb % 4u) != 0u) { return; }
     uint tiles_n = (N + NTN - 1u) / NTN;
     uint tiles_m = (M + NT - 1u) / NT;
@@ -131,6 +183,9 @@ void main() {
     if (tile >= tiles_m * tiles_n) { return; }
     uint row0 = (tile / tiles_n) * NT;
     uint col0 = (tile % tiles_n) * NTN;
+    uint kbeg = 0u;  // (the WGSL's matmul_native loads from 0u and NK steps; the same values)
+    uint kend = K;
+#endif
     uint ty = lid / 16u;
     uint tx = lid % 16u;
 
@@ -154,17 +209,17 @@ void main() {
     vec4 r6b = vec4(0.0);
     vec4 r7b = vec4(0.0);
 #endif
-    uint steps = (K + NK - 1u) / NK;
-    vec4 va = native_load_a(lid, row0, 0u);
-    vec4 vb = native_load_b(lid, col0, 0u);
+    uint steps = (kend - kbeg + NK - 1u) / NK;
+    vec4 va = native_load_a(lid, row0, kbeg);
+    vec4 vb = native_load_b(lid, col0, kbeg);
     native_store_stage(lid, 0u, va, vb);
     barrier();
     for (uint t = 0u; t < steps; t = t + 1u) {
         uint cur = t & 1u;
         bool more = t + 1u < steps;
         if (more) {  // the next stage's global loads are in flight during this stage's math
-            va = native_load_a(lid, row0, (t + 1u) * NK);
-            vb = native_load_b(lid, col0, (t + 1u) * NK);
+            va = native_load_a(lid, row0, kbeg + (t + 1u) * NK);
+            vb = native_load_b(lid, col0, kbeg + (t + 1u) * NK);
         }
         uint base_a = cur * 256u + ty;
         uint base_b = cur * NK * NBR + tx;
@@ -199,22 +254,22 @@ void main() {
 
     uint rlo = row0 + ty * 4u;       // rows r0..r3; r4..r7 are 64 further
     uint ca = col0 + tx * 4u;        // columns of the a half; the b half is 64 further
-    native_store4(rlo, ca, r0a);
-    native_store4(rlo + 1u, ca, r1a);
-    native_store4(rlo + 2u, ca, r2a);
-    native_store4(rlo + 3u, ca, r3a);
-    native_store4(rlo + 64u, ca, r4a);
-    native_store4(rlo + 65u, ca, r5a);
-    native_store4(rlo + 66u, ca, r6a);
-    native_store4(rlo + 67u, ca, r7a);
+    NATIVE_STORE4(rlo, ca, r0a);
+    NATIVE_STORE4(rlo + 1u, ca, r1a);
+    NATIVE_STORE4(rlo + 2u, ca, r2a);
+    NATIVE_STORE4(rlo + 3u, ca, r3a);
+    NATIVE_STORE4(rlo + 64u, ca, r4a);
+    NATIVE_STORE4(rlo + 65u, ca, r5a);
+    NATIVE_STORE4(rlo + 66u, ca, r6a);
+    NATIVE_STORE4(rlo + 67u, ca, r7a);
 #if NATIVE_BN == 128
-    native_store4(rlo, ca + 64u, r0b);
-    native_store4(rlo + 1u, ca + 64u, r1b);
-    native_store4(rlo + 2u, ca + 64u, r2b);
-    native_store4(rlo + 3u, ca + 64u, r3b);
-    native_store4(rlo + 64u, ca + 64u, r4b);
-    native_store4(rlo + 65u, ca + 64u, r5b);
-    native_store4(rlo + 66u, ca + 64u, r6b);
-    native_store4(rlo + 67u, ca + 64u, r7b);
+    NATIVE_STORE4(rlo, ca + 64u, r0b);
+    NATIVE_STORE4(rlo + 1u, ca + 64u, r1b);
+    NATIVE_STORE4(rlo + 2u, ca + 64u, r2b);
+    NATIVE_STORE4(rlo + 3u, ca + 64u, r3b);
+    NATIVE_STORE4(rlo + 64u, ca + 64u, r4b);
+    NATIVE_STORE4(rlo + 65u, ca + 64u, r5b);
+    NATIVE_STORE4(rlo + 66u, ca + 64u, r6b);
+    NATIVE_STORE4(rlo + 67u, ca + 64u, r7b);
 #endif
 }

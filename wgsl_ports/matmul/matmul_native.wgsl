@@ -219,6 +219,167 @@ fn matmul_native(@builtin(workgroup_id) wid: vec3<u32>,
     native_store4(rlo + 67u, ca + 64u, r7b);
 }
 
+// ---- matmul_native_splitk + matmul_splitk_reduce: split-K for the small-grid GPT products ------
+// A product whose 128x128 grid leaves most SMs idle (dW of a 768x768 weight: 36 tiles for 132 SMs)
+// is cut along K into S slices: workgroup flat_wg = split * tiles + tile computes tile `tile` over
+// K slice `split` (NK-aligned slices of splitk_chunk(K, S) = ceil(ceil(K / NK) / S) * NK; a slice
+// past K is empty and writes zeros) and writes the raw partial sum, no bias, no old C, into
+// part[split][M][N] (binding 2, S * M * N floats). matmul_splitk_reduce then adds the S partials
+// in a fixed order, ((p0 + p1) + p2) + ..., then the bias, then old C first as native_store4 does.
+// matmul_native's bindings but the bias (binding 3, unused: the reduce adds it); S in bits
+// 16..23 of the flags (1..255; the low bits as always).
+// A different summation order from matmul_native (per element: S fma chains, then S - 1 adds),
+// so a different kernel with its own bits; its bound against the double reference is the same
+// bound_ulps(n) (any order), reference.hpp.
+
+const SPLITK_SHIFT: u32 = 16u;
+
+fn splitk_chunk(K: u32, S: u32) -> u32 {
+    let stages = (K + NK - 1u) / NK;
+    return ((stages + S - 1u) / S) * NK;
+}
+
+// The raw partial of one row: up to 4 consecutive columns from col, into slice `split`.
+fn splitk_store4(split: u32, row: u32, col: u32, v: vec4<f32>) {
+    let M = ndims.x;
+    let N = ndims.y;
+    if (row >= M) { return; }
+    for (var q = 0u; q < 4u; q = q + 1u) {
+        if (col + q < N) {
+            nc[split * M * N + row * N + col + q] = v[q];
+        }
+    }
+}
+
+@compute @workgroup_size(256, 1, 1)
+fn matmul_native_splitk(@builtin(workgroup_id) wid: vec3<u32>,
+                        @builtin(num_workgroups) nwg: vec3<u32>,
+                        @builtin(local_invocation_index) lid: u32) {
+    let M = ndims.x;
+    let N = ndims.y;
+    let K = ndims.z;
+    let S = (ndims.w >> SPLITK_SHIFT) & 255u;
+    let lda = select(K, M, (ndims.w & TRANS_A) != 0u);
+    let ldb = select(N, K, (ndims.w & TRANS_B) != 0u);
+    if ((lda % 4u) != 0u || (ldb % 4u) != 0u || S == 0u) { return; }
+    let tiles_n = (N + NT - 1u) / NT;
+    let tiles_m = (M + NT - 1u) / NT;
+    let tiles = tiles_m * tiles_n;
+    let wg_index = flat_wg(wid, nwg);
+    if (wg_index >= tiles * S) { return; }
+    let split = wg_index / tiles;
+    let tile = wg_index % tiles;
+    let row0 = (tile / tiles_n) * NT;
+    let col0 = (tile % tiles_n) * NT;
+    let chunk = splitk_chunk(K, S);
+    let kbeg = min(K, split * chunk);
+    let kend = min(K, kbeg + chunk);
+    let ty = lid / 16u;
+    let tx = lid % 16u;
+
+    var r0a = vec4<f32>(0.0);
+    var r1a = vec4<f32>(0.0);
+    var r2a = vec4<f32>(0.0);
+    var r3a = vec4<f32>(0.0);
+    var r4a = vec4<f32>(0.0);
+    var r5a = vec4<f32>(0.0);
+    var r6a = vec4<f32>(0.0);
+    var r7a = vec4<f32>(0.0);
+    var r0b = vec4<f32>(0.0);
+    var r1b = vec4<f32>(0.0);
+    var r2b = vec4<f32>(0.0);
+    var r3b = vec4<f32>(0.0);
+    var r4b = vec4<f32>(0.0);
+    var r5b = vec4<f32>(0.0);
+    var r6b = vec4<f32>(0.0);
+    var r7b = vec4<f32>(0.0);
+    // kend - kbeg is a multiple of NK except in the last slice, where kend = K masks the loads.
+    let steps = (kend - kbeg + NK - 1u) / NK;
+    var va = native_load_a(lid, row0, kbeg);
+    var vb = native_load_b(lid, col0, kbeg);
+    native_store_stage(lid, 0u, va, vb);
+    workgroupBarrier();
+    for (var t = 0u; t < steps; t = t + 1u) {
+        let cur = t & 1u;
+        let more = t + 1u < steps;
+        if (more) {
+            va = native_load_a(lid, row0, kbeg + (t + 1u) * NK);
+            vb = native_load_b(lid, col0, kbeg + (t + 1u) * NK);
+        }
+        let base_a = cur * 256u + ty;
+        let base_b = cur * NK * NBR + tx;
+        for (var k = 0u; k < NK; k = k + 1u) {
+            let a0 = sa[base_a + k * 32u];
+            let a1 = sa[base_a + k * 32u + 16u];
+            let b0 = sb[base_b + k * NBR];
+            r0a = fma(vec4<f32>(a0.x), b0, r0a);
+            r1a = fma(vec4<f32>(a0.y), b0, r1a);
+            r2a = fma(vec4<f32>(a0.z), b0, r2a);
+            r3a = fma(vec4<f32>(a0.w), b0, r3a);
+            r4a = fma(vec4<f32>(a1.x), b0, r4a);
+            r5a = fma(vec4<f32>(a1.y), b0, r5a);
+            r6a = fma(vec4<f32>(a1.z), b0, r6a);
+            r7a = fma(vec4<f32>(a1.w), b0, r7a);
+            let b1 = sb[base_b + k * NBR + 16u];
+            r0b = fma(vec4<f32>(a0.x), b1, r0b);
+            r1b = fma(vec4<f32>(a0.y), b1, r1b);
+            r2b = fma(vec4<f32>(a0.z), b1, r2b);
+            r3b = fma(vec4<f32>(a0.w), b1, r3b);
+            r4b = fma(vec4<f32>(a1.x), b1, r4b);
+            r5b = fma(vec4<f32>(a1.y), b1, r5b);
+            r6b = fma(vec4<f32>(a1.z), b1, r6b);
+            r7b = fma(vec4<f32>(a1.w), b1, r7b);
+        }
+        if (more) { native_store_stage(lid, 1u - cur, va, vb); }
+        workgroupBarrier();
+    }
+
+    let rlo = row0 + ty * 4u;
+    let ca = col0 + tx * 4u;
+    splitk_store4(split, rlo, ca, r0a);
+    splitk_store4(split, rlo + 1u, ca, r1a);
+    splitk_store4(split, rlo + 2u, ca, r2a);
+    splitk_store4(split, rlo + 3u, ca, r3a);
+    splitk_store4(split, rlo + 64u, ca, r4a);
+    splitk_store4(split, rlo + 65u, ca, r5a);
+    splitk_store4(split, rlo + 66u, ca, r6a);
+    splitk_store4(split, rlo + 67u, ca, r7a);
+    splitk_store4(split, rlo, ca + 64u, r0b);
+    splitk_store4(split, rlo + 1u, ca + 64u, r1b);
+    splitk_store4(split, rlo + 2u, ca + 64u, r2b);
+    splitk_store4(split, rlo + 3u, ca + 64u, r3b);
+    splitk_store4(split, rlo + 64u, ca + 64u, r4b);
+    splitk_store4(split, rlo + 65u, ca + 64u, r5b);
+    splitk_store4(split, rlo + 66u, ca + 64u, r6b);
+    splitk_store4(split, rlo + 67u, ca + 64u, r7b);
+}
+
+// C[i] = (((part[0][i] + part[1][i]) + ...) + bias) then old C + that: one invocation per
+// element of C (flat_wg * 256 + lid), the slices in ascending order. Bit-identical run to run.
+@group(0) @binding(0) var<storage, read> rk_part: array<f32>;
+@group(0) @binding(1) var<storage, read_write> rk_c: array<f32>;
+@group(0) @binding(2) var<storage, read> rk_bias: array<f32>;
+@group(0) @binding(3) var<uniform> rk_dims: vec4<u32>;  // (M, N, S, flags: ADD_BIAS, ACCUMULATE)
+
+@compute @workgroup_size(256, 1, 1)
+fn matmul_splitk_reduce(@builtin(workgroup_id) wid: vec3<u32>,
+                        @builtin(num_workgroups) nwg: vec3<u32>,
+                        @builtin(local_invocation_index) lid: u32) {
+    let M = rk_dims.x;
+    let N = rk_dims.y;
+    let S = rk_dims.z;
+    let mn = M * N;
+    let idx = flat_wg(wid, nwg) * WG + lid;
+    if (idx >= mn || S == 0u) { return; }
+    var o = rk_part[idx];
+    for (var p = 1u; p < S; p = p + 1u) {
+        o = o + rk_part[p * mn + idx];
+    }
+    if ((rk_dims.w & ADD_BIAS) != 0u) { o = o + rk_bias[idx % N]; }
+    if ((rk_dims.w & ACCUMULATE) != 0u) { o = rk_c[idx] + o; }
+    rk_c[idx] = o;
+}
+
 // ---- matmul_bias_grad: db[col] (+)= sum over rows of dy[row, col] ------------------------------
 // A workgroup owns 64 columns; its 4 row lanes each sum every 4th row sequentially in f32 (lane r:
 // rows r, r+4, ...), then lane 0 adds the four partials as (p0 + p1) + (p2 + p3). The order depends

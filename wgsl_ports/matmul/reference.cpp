@@ -66,6 +66,74 @@ bool supports(Kernel k, const Dims& d) {
 
 Kernel vec4_or_fallback(const Dims& d) { return vec4_aligned(d) ? Kernel::Vec4 : Kernel::Blocked4; }
 
+uint64_t native_n64_workgroups(const Dims& d) {
+  return uint64_t((d.M + 127) / 128) * ((d.N + 63) / 64);
+}
+
+uint32_t splitk_chunk(uint32_t K, uint32_t splits) {
+  if (splits == 0) return 0;
+  const uint32_t stages = (K + 7) / 8;
+  return ((stages + splits - 1) / splits) * 8;
+}
+
+uint64_t splitk_workgroups(const Dims& d, uint32_t splits) {
+  return workgroups(Kernel::Native, d) * splits;
+}
+
+uint64_t splitk_partial_floats(const Dims& d, uint32_t splits) { return d.c_count() * splits; }
+
+uint64_t splitk_reduce_workgroups(const Dims& d) { return (d.c_count() + 255) / 256; }
+
+uint32_t splitk_flags(const Dims& d, uint32_t splits) {
+  return (d.flags & (kTransA | kTransB)) | (splits << kSplitKShift);
+}
+
+bool splitk_supported(const Dims& d, uint32_t splits) {
+  if (!supports(Kernel::Native, d) || splits < 2 || splits > kMaxSplits) return false;
+  // every slice non-empty: the last one starts below K
+  if (uint64_t(splitk_chunk(d.K, splits)) * (splits - 1) >= d.K) return false;
+  return splitk_partial_floats(d, splits) < (uint64_t(1) << 32);
+}
+
+NativePlan native_plan(const Dims& d) {
+  // Measured on an H200 (132 SMs). Alone (bench/results/h200-2026-11-26-matmul, split-K as
+  // translated from the WGSL against matmul_native translated the same way) every product of
+  // fewer than 200 128x128 tiles gained from split-K (96 tiles: 1.2-1.5x at S = 4; 36 tiles:
+  // 2.9x; 12 tiles: 5.8x; 192 tiles: 1.1-1.3x at S = 2..4); the 256-tile 2048^3 lost 5%. In the
+  // trainer's step (bench/results/h200-2026-11-26-train-splitk), where a layer's dX and dW
+  // products run side by side, splitting every product under 200 tiles made xl (all its splits
+  // <= 32 tiles) 35% faster but gpt110m (splits of 96-144 tiles) 0.8% slower: two 96-tile
+  // products together already fill most SMs. So: split below 66 tiles (half the SMs), S enough
+  // slices for ~384 workgroups (about three per SM), each slice >= 192 of K (24 stages of 8;
+  // shorter slices gained nothing: K = 256 at S = 2 ran as fast as native).
+  constexpr uint64_t kSplitBelowTiles = 66, kTargetWorkgroups = 384;
+  constexpr uint32_t kMinChunk = 192, kMaxPlanSplits = 16;
+  const uint64_t tiles = workgroups(Kernel::Native, d);
+  NativePlan p;
+  if (tiles == 0 || tiles >= kSplitBelowTiles) return p;
+  uint32_t want =
+      uint32_t(std::min<uint64_t>(kMaxPlanSplits, (kTargetWorkgroups + tiles - 1) / tiles));
+  uint32_t best = 1;
+  for (uint32_t s = 2; s <= want; ++s) {
+    if (!splitk_supported(d, s) || splitk_chunk(d.K, s) < kMinChunk) break;
+    best = s;
+  }
+  if (best > 1) return {NativePlan::Variant::SplitK, best};
+  return p;
+}
+
+std::string native_plan_name(const NativePlan& p) {
+  switch (p.variant) {
+    case NativePlan::Variant::Native:
+      return "native";
+    case NativePlan::Variant::N64:
+      return "n64";
+    case NativePlan::Variant::SplitK:
+      return "splitk" + std::to_string(p.splits);
+  }
+  return "?";
+}
+
 uint32_t f16_row_words(const Dims& d) { return (d.ldb() + 1) / 2; }
 uint64_t f16_words(const Dims& d) {
   uint64_t rows = d.trans_b() ? d.N : d.K;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -65,6 +66,38 @@ bool vec4_aligned(const Dims& d);
 bool supports(Kernel k, const Dims& d);
 // The host's choice where vec4 does not apply: matmul_blocked4 (same algorithm, scalar loads).
 Kernel vec4_or_fallback(const Dims& d);
+
+// ---- matmul_native's variants and the host's per-shape choice (issue 23) ------------------------
+//
+// matmul_native_n64 (matmul_native.comp with NATIVE_BN=64, ABI of matmul_native): 128 x 64 tiles,
+// ceil(M/128) * ceil(N/64) workgroups. matmul_native_splitk (matmul_native's bindings without the
+// bias, binding 3; S in bits 16..23 of the flags; bias and accumulate are the reduce's) writes S
+// raw partial products
+// part[s][M][N] over NK-aligned K slices of splitk_chunk(K, S), ceil(M/128) * ceil(N/128) * S
+// workgroups; matmul_splitk_reduce (part, C, bias, (M, N, S, flags)) adds them in slice order, then
+// the bias, then old C, one invocation per element of C. Both are vec4 kernels: supports(Native).
+// A different summation order from matmul_native (S fma chains, then S - 1 adds): different bits,
+// the same bound_ulps(terms(d)) against the double reference.
+inline constexpr uint32_t kSplitKShift = 16;
+inline constexpr uint32_t kMaxSplits = 255;
+uint64_t native_n64_workgroups(const Dims& d);
+uint32_t splitk_chunk(uint32_t K, uint32_t splits);  // ceil(ceil(K / 8) / S) * 8
+uint64_t splitk_workgroups(const Dims& d, uint32_t splits);
+uint64_t splitk_partial_floats(const Dims& d, uint32_t splits);  // S * M * N
+uint64_t splitk_reduce_workgroups(const Dims& d);                // ceil(M * N / 256)
+// The splitk kernel's flags: d's TRANS bits and S (ADD_BIAS / ACCUMULATE dropped: the reduce's).
+uint32_t splitk_flags(const Dims& d, uint32_t splits);
+// Whether splitk with `splits` slices is valid for d: supports(Native, d), 2 <= S <= kMaxSplits,
+// every slice non-empty and S * M * N below 2^32 (u32 indices).
+bool splitk_supported(const Dims& d, uint32_t splits);
+
+// What a host runs for a product that matmul_native supports (the trainer's default choice):
+struct NativePlan {
+  enum class Variant { Native, N64, SplitK } variant = Variant::Native;
+  uint32_t splits = 1;  // SplitK only
+};
+NativePlan native_plan(const Dims& d);
+std::string native_plan_name(const NativePlan& p);  // "native", "n64", "splitk4"
 
 // matmul_tiled_f16's B: two f16 per u32, low half first, along the stored row (N, or K with
 // TRANS_B), each stored row padded to whole words (the pad half is 0).

@@ -14,8 +14,10 @@
 # Env: PRESETS ("preset:steps:log_every ..."), LONG ("small:5000:100 medium:5000:100": long runs,
 # ms/step at step 100 vs the last intervals; empty: none), BASE_BIN (a second engine, e.g. the tree before
 # a change: its small preset is run with profiles at steps 100 and 1000 for a before/after),
-# WGSLVK_BIN, CORPUS, TORCH (0: skip PyTorch). Results under $OUT: log.txt, summary.md (the
-# tables, printed last), raw.tar.gz (every log), smi.csv.
+# WGSLVK_BIN, CORPUS, TORCH (0: skip PyTorch), TORCH_MODES ("fp32 tf32 bf16"), AB_MATMUL (presets
+# also run with --matmul $AB_KERNEL, default native: the trainer's matmul before native_auto
+# became the default; empty: none). Results under $OUT: log.txt, summary.md (the tables, printed
+# last), raw.tar.gz (every log), smi.csv.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -27,7 +29,9 @@ exec > >(tee "$OUT/log.txt") 2>&1
 PRESETS=${PRESETS:-"small:1000:50 medium:1000:50 large:1000:50 xl:120:10 gpt110m:120:10"}
 LONG=${LONG-"small:5000:100 medium:5000:100"}
 TORCH=${TORCH:-1}
-AUTO_MATMUL=${AUTO_MATMUL-"xl gpt110m"}
+AB_MATMUL=${AB_MATMUL-"xl gpt110m"}
+AB_KERNEL=${AB_KERNEL:-native}
+TORCH_MODES=${TORCH_MODES:-"fp32 tf32 bf16"}
 t0=$(date +%s)
 step() { echo; echo "== [$(($(date +%s) - t0)) s] $*"; }
 
@@ -95,7 +99,7 @@ for spec in $PRESETS; do
     "$BIN" train --preset "$preset" --steps "$steps" --corpus "$CORPUS" \
       --dump-batches "$W/$preset.batches" > /dev/null || echo "gpu_train: dump-batches FAILED"
     from=$((steps / 5))
-    for mode in fp32 tf32 bf16; do
+    for mode in $TORCH_MODES; do
       flag=""
       [ $mode = tf32 ] && flag=--tf32
       [ $mode = bf16 ] && flag=--bf16
@@ -109,12 +113,12 @@ for spec in $PRESETS; do
   fi
 done
 
-for preset in $AUTO_MATMUL; do
+for preset in $AB_MATMUL; do
   spec=$(tr ' ' '\n' <<< "$PRESETS" | grep "^$preset:") || continue
   IFS=: read -r preset steps every <<< "$spec"
-  step "$preset with --matmul native_auto"
-  ours "${preset}_auto" "$BIN" --preset "$preset" --steps "$steps" --log-every "$every" \
-    --profile "$steps" --matmul native_auto --json "$W/raw/${preset}_auto.ours.jsonl"
+  step "$preset with --matmul $AB_KERNEL"
+  ours "${preset}_ab" "$BIN" --preset "$preset" --steps "$steps" --log-every "$every" \
+    --profile "$steps" --matmul "$AB_KERNEL" --json "$W/raw/${preset}_ab.ours.jsonl"
 done
 
 for spec in $LONG; do
@@ -124,9 +128,10 @@ for spec in $LONG; do
 done
 
 step "summary"
-python3 - "$W/raw" "$OUT/smi.csv" "$PRESETS" "$LONG" > "$OUT/summary.md" <<'EOF'
+python3 - "$W/raw" "$OUT/smi.csv" "$PRESETS" "$LONG" "$AB_KERNEL" > "$OUT/summary.md" <<'EOF'
 import csv, os, re, statistics as st, sys
 raw, smi_path, presets, long_spec = sys.argv[1], sys.argv[2], sys.argv[3].split(), sys.argv[4]
+ab_kernel = sys.argv[5]
 
 def intervals(name):
     """[(last step of the interval, wall ms/step)] and the profiled step's GPU ms."""
@@ -220,16 +225,16 @@ def drift_rows(names):
 
 import json
 auto = [p.split(":")[0] for p in presets
-        if os.path.exists(os.path.join(raw, p.split(":")[0] + "_auto.txt"))]
+        if os.path.exists(os.path.join(raw, p.split(":")[0] + "_ab.txt"))]
 if auto:
-    print("\n| preset | --matmul | ms/step (steady) | GPU ms (profiled step) | losses equal to native's |")
+    print("\n| preset | --matmul | ms/step (steady) | GPU ms (profiled step) | losses vs the default's |")
     print("|---|---|---:|---:|---|")
     for p in auto:
-        for name, mm in ((p, "native"), (p + "_auto", "native_auto")):
+        for name, mm in ((p, "default (native_auto)"), (p + "_ab", ab_kernel)):
             iv, gpu = intervals(name)
             g = f"{gpu:.2f}" if gpu else "-"
             same = "-"
-            if mm != "native":
+            if name != p:
                 def losses(n):
                     f = os.path.join(raw, n + ".ours.jsonl")
                     if not os.path.exists(f):

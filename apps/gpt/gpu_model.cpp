@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <stdexcept>
 
 #include "attention/host.hpp"
@@ -41,15 +43,6 @@ MatmulImpl parse_matmul(std::string_view s) {
 }
 
 namespace {
-// native_auto: matmul_native_n64 (128 x 64 tiles) where matmul_native's 128 x 128 grid has fewer
-// tiles than this, matmul_native otherwise. Two waves of the 132 SMs of an H100/H200: the
-// matmul README's H200 table (n64 wins or ties on every GPT product with N = 768 and every dW,
-// each timed alone). In the trainer (bench/results/h200-2026-11-26-train, same losses bit for
-// bit): xl 9.06 ms/step vs 11.90 with native, gpt110m 68.1 vs 64.9 (there the dX and dW products
-// of a layer overlap and fill the GPU together), hence opt-in. n64 has no WGSL: a traced run with
-// it cannot be replayed by Dawn.
-constexpr uint64_t kNativeN64BelowTiles = 264;
-
 // A binding range: a buffer, a byte offset and a byte size (0: to the end).
 struct Range {
   Buffer buf;
@@ -111,8 +104,18 @@ void GpuGpt::build() {
       it = pipes_.emplace(name, dev_.create_compute_pipeline({name, &kernel(name)})).first;
     return it->second;
   };
+  // Split-K reduces (native_auto) wait here until the next dispatch that is not a split-K
+  // product, so the dX and dW products of a layer still run side by side.
+  std::vector<std::function<void()>> pending_reduces;
+  bool adding_split = false;
+  auto flush_reduces = [&] {
+    auto todo = std::move(pending_reduces);
+    pending_reduces.clear();
+    for (auto& f : todo) f();
+  };
   auto add = [&](const std::string& name, std::vector<BindGroupEntry> entries, uint32_t x,
                  uint32_t y = 1, uint32_t z = 1) {
+    if (!adding_split) flush_reduces();
     ComputePipeline& p = pipe(name);
     Op op;
     op.pipe = p;
@@ -217,18 +220,35 @@ void GpuGpt::build() {
   Buffer pe_u = uni(pe_dims, sizeof pe_dims);
 
   // ---- op builders ----
+  std::map<std::pair<uint64_t, size_t>, Buffer> splitk_scratch;
   auto mm = [&](const Range& a, const Range& b, const Range& c, const Range* bias,
                 matmul::Dims md) {
     if (bias) md.flags |= matmul::kAddBias;
     uint32_t dims[4] = {md.M, md.N, md.K, md.flags};
     if (gopt_.matmul == MatmulImpl::NativeAuto && matmul::supports(matmul::Kernel::Native, md)) {
-      const uint64_t mt = (md.M + 127) / 128, tiles = mt * ((md.N + 127) / 128);
-      if (tiles < kNativeN64BelowTiles) {
-        Buffer u = uni(dims, sizeof dims);
+      const matmul::NativePlan plan = matmul::native_plan(md);
+      if (plan.variant == matmul::NativePlan::Variant::SplitK) {
+        // Partials in a scratch buffer per (size, place among the split products whose reduces
+        // are pending): a layer's dX and dW never share one; a later product reuses it after
+        // the reduce that read it (the runtime's barrier orders the two).
+        const uint32_t S = plan.splits;
+        const uint64_t floats = matmul::splitk_partial_floats(md, S);
+        Buffer& part = splitk_scratch[{floats, pending_reduces.size()}];
+        if (!part) part = buf("gpt.splitk_partials", floats);
+        uint32_t sd[4] = {md.M, md.N, md.K, matmul::splitk_flags(md, S)};
+        uint32_t rd[4] = {md.M, md.N, S, md.flags & (matmul::kAddBias | matmul::kAccumulate)};
+        Buffer us = uni(sd, sizeof sd), ur = uni(rd, sizeof rd);
         Range bb = bias ? *bias : whole(A.dummy);
-        add_flat("matmul/matmul_native_n64",
-                 {a.entry(0), b.entry(1), c.entry(2), bb.entry(3), whole(u).entry(4)},
-                 mt * ((md.N + 63) / 64));
+        adding_split = true;
+        add_flat("matmul/matmul_native_splitk",
+                 {a.entry(0), b.entry(1), whole(part).entry(2), whole(us).entry(4)},
+                 matmul::splitk_workgroups(md, S));
+        adding_split = false;
+        pending_reduces.push_back([&add_flat, part, c, bb, ur, md] {
+          add_flat("matmul/matmul_splitk_reduce",
+                   {Range{part}.entry(0), c.entry(1), bb.entry(2), Range{ur}.entry(3)},
+                   matmul::splitk_reduce_workgroups(md));
+        });
         return;
       }
     }
@@ -338,6 +358,7 @@ void GpuGpt::build() {
   // logits = lnf wte^T: B = wte stored [V, d] = [N, K] (TRANS_B)
   mm(whole(A.hf), W("wte"), whole(A.logits), nullptr,
      matmul::Dims{uint32_t(R), V, d, matmul::kTransB});
+  flush_reduces();
   logits_end_ = ops_.size();
   const loss::Shape ls{uint32_t(R), V, 0xFFFFFFFFu};
   add_flat("loss/cross_entropy_forward",
@@ -348,6 +369,7 @@ void GpuGpt::build() {
            {whole(A.loss_rows).entry(0), whole(A.targets).entry(1), whole(A.stats).entry(2),
             whole(ce_u).entry(3)},
            1);
+  flush_reduces();
   fwd_end_ = ops_.size();
 
   // ---- backward ----
@@ -422,6 +444,7 @@ void GpuGpt::build() {
            {whole(A.tokens).entry(0), whole(A.dres).entry(1), G("wte").entry(2),
             whole(A.embed_bwd_u).entry(3), whole(A.order).entry(4), whole(A.seg_start).entry(5)},
            (R * d + 255) / 256);
+  flush_reduces();
 }
 
 void GpuGpt::set_params(const std::vector<std::vector<float>>& values) {

@@ -51,18 +51,22 @@ namespace wgslvk::gpt {
 
 // The seed's default forward matmul is vec4 ("vec4 is the default forward matmul"; row lengths
 // multiples of 4, else blocked4). native is our tuned GEMM (matmul_native.wgsl). Decision: the
-// trainer defaults to native (gpt110m on an H200: 125 ms/step vs 137 with vec4, the same losses
-// within f32 noise; bench/results/h200-2026-11-23-session4); where native's preconditions fail it
-// falls back as vec4 does. The seed's vec4 stays selectable (--matmul vec4).
-// native_auto (issue 23, opt-in): matmul_native_n64 (128 x 64 tiles, twice the workgroups)
-// where native's 128 x 128 grid is under two waves of an H200's SMs, native elsewhere.
+// trainer used native (gpt110m on an H200: 125 ms/step vs 137 with vec4, the same losses within
+// f32 noise; bench/results/h200-2026-11-23-session4); where native's preconditions fail it falls
+// back as vec4 does. The seed's vec4 stays selectable (--matmul vec4).
+// native_auto (issue 23, now the default): matmul::native_plan() per product: split-K
+// (matmul_native_splitk + matmul_splitk_reduce, both in matmul_native.wgsl) where native's
+// 128 x 128 grid has fewer than 66 tiles and K allows slices of >= 192, native elsewhere
+// (wgsl_ports/matmul/README.md: the measurements and the choice per GPT shape). Split-K sums in
+// another order: losses within the documented bounds of native's, not bit-equal. `native` keeps
+// matmul_native everywhere (the losses of the runs before the change, bit for bit).
 enum class MatmulImpl { Vec4, Blocked4, Naive, Native, NativeAuto };
 std::string_view matmul_name(MatmulImpl m);
 MatmulImpl parse_matmul(std::string_view s);
 
 struct GpuOptions {
   AttentionImpl attention = TrainConfig{}.attention;
-  MatmulImpl matmul = MatmulImpl::Native;
+  MatmulImpl matmul = MatmulImpl::NativeAuto;
 };
 
 class GpuGpt {

@@ -49,7 +49,8 @@ TEST(GptConfig, DefaultsAreTheReferenceHyperparameters) {
   EXPECT_EQ(tc.schedule, Schedule::Cosine);
   EXPECT_EQ(tc.attention, AttentionImpl::FA2Tiled);  // ours; the log's FA2 kernels selectable
   EXPECT_EQ(GpuOptions{}.attention, tc.attention);
-  EXPECT_EQ(GpuOptions{}.matmul, MatmulImpl::Native);
+  // issue 23: matmul::native_plan per product (split-K where native's grid is small)
+  EXPECT_EQ(GpuOptions{}.matmul, MatmulImpl::NativeAuto);
   EXPECT_EQ(tc.precision, optimizer::StatePrecision::FP32);
   // The optimizer options the trainer builds are the optimizer family's defaults (except the
   // deterministic norm, which bit-identical resume needs) with our lr.
@@ -161,14 +162,17 @@ double normwise(const std::vector<float>& got, const std::vector<double>& ref) {
 constexpr double kGradRel = 1e-3;
 
 TEST(GptParity, GradientsMatchTheDoubleReference) {
-  // The log's FA2 and naive attention with the seed's vec4 matmul, and the defaults (wide FA2,
-  // native matmul).
-  for (AttentionImpl att : {AttentionImpl::FA2, AttentionImpl::Naive, AttentionImpl::FA2Wide,
-                            AttentionImpl::FA2Tiled}) {
-    SCOPED_TRACE(std::string(attention_name(att)));
-    const MatmulImpl mm = att == AttentionImpl::FA2 || att == AttentionImpl::Naive
-                              ? MatmulImpl::Vec4
-                              : MatmulImpl::Native;
+  // The log's FA2 and naive attention with the seed's vec4 matmul, our FA2 variants with native
+  // matmul, and the defaults (tiled FA2, native_auto: split-K on the small preset's mlp_down
+  // forward and mlp_up dX, K = 384 in two slices).
+  const std::pair<AttentionImpl, MatmulImpl> runs[] = {
+      {AttentionImpl::FA2, MatmulImpl::Vec4},
+      {AttentionImpl::Naive, MatmulImpl::Vec4},
+      {AttentionImpl::FA2Wide, MatmulImpl::Native},
+      {AttentionImpl::FA2Tiled, MatmulImpl::Native},
+      {AttentionImpl::FA2Tiled, MatmulImpl::NativeAuto}};
+  for (auto [att, mm] : runs) {
+    SCOPED_TRACE(std::string(attention_name(att)) + " + " + std::string(matmul_name(mm)));
     ModelConfig mc = ci_model();
     TrainConfig tc = ci_train();
     tc.attention = att;

@@ -375,6 +375,47 @@ Case native_splitk(uint64_t seed) {
   return cb.c;
 }
 
+// matmul_splitk_reduce alone: S slices of partials [S][M][N] (values spanning binades), C =
+// ((p0 + p1) + p2) + bias, then old C + that; f32 adds only, in that order: bit exact. M x N = 350
+// elements (two workgroups, the second partial); the tail of C stays poison.
+Case splitk_reduce_case(uint64_t seed, uint32_t flags) {
+  Rng r(seed);
+  CaseBuilder cb;
+  const uint32_t M = 5, N = 70, S = 3;
+  const bool bias = flags & matmul::kAddBias, acc = flags & matmul::kAccumulate;
+  cb.c.description = "C = ((p0 + p1) + p2)" + std::string(bias ? " + bias" : "") +
+                     (acc ? ", then old C + that" : "") +
+                     " over 3 slices of 5 x 70 partials, in that order (f32 adds: bit exact)";
+  auto part = binades(r, uint64_t(S) * M * N), b = binades(r, N), c_old = binades(r, M * N);
+  cb.input("part", DType::F32, part);
+  cb.input("bias", DType::F32, b);
+  std::vector<float> init(M * N + kTail, kPoison);
+  if (acc) std::copy(c_old.begin(), c_old.end(), init.begin());
+  cb.input("c", DType::F32, init);
+  auto& s = cb.dispatch("matmul/matmul_splitk_reduce", "reduce 3 slices");
+  CaseBuilder::bind(s, 0, "part");
+  CaseBuilder::bind(s, 1, "c");
+  CaseBuilder::bind(s, 2, "bias");
+  CaseBuilder::bind_values(s, 3, CaseBuilder::u32s({M, N, S, flags}));
+  s.workgroups_1d = (M * N + 255) / 256;
+  std::vector<float> want(M * N + kTail, kPoison);
+  for (uint32_t i = 0; i < M * N; ++i) {
+    float o = part[i];
+    for (uint32_t p = 1; p < S; ++p) o = o + part[p * M * N + i];
+    if (bias) o = o + b[i % N];
+    if (acc) o = c_old[i] + o;
+    want[i] = o;
+  }
+  cb.check_exact("c", Array::of(DType::F32, want),
+                 "fixed order, f32 adds only (no contraction possible): bit exact "
+                 "(round-to-nearest-even, no flushing); the tail stays poison");
+  return cb.c;
+}
+Case splitk_reduce_plain(uint64_t seed) { return splitk_reduce_case(seed, 0); }
+Case splitk_reduce_bias_accumulate(uint64_t seed) {
+  return splitk_reduce_case(seed, matmul::kAddBias | matmul::kAccumulate);
+}
+
 template <Kernel K>
 void add_kernel(std::vector<Generator>& g, const std::string& src) {
   const std::string kn = matmul::qualified_name(K);
@@ -419,6 +460,9 @@ void register_matmul(std::vector<Generator>& g) {
                native_splitk<nonfinite<Kernel::Native>>, src});
   g.push_back({"matmul/matmul_native_splitk", "layer_fwd_bwd", 4967, false,
                native_splitk<layer_fwd_bwd<Kernel::Native>>, src});
+  g.push_back({"matmul/matmul_splitk_reduce", "plain", 4971, true, splitk_reduce_plain, src});
+  g.push_back({"matmul/matmul_splitk_reduce", "bias_accumulate", 4972, false,
+               splitk_reduce_bias_accumulate, src});
   g.push_back({"matmul/matmul_bias_grad", "basic", 4901, true, bias_grad_basic, src});
   g.push_back({"matmul/matmul_bias_grad", "accumulate", 4902, false, bias_grad_accumulate, src});
 }

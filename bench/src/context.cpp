@@ -98,7 +98,8 @@ struct Ctx::Roofline {
   }
 };
 
-Ctx::Ctx(Options options, Device device) : opt_(std::move(options)), dev_(std::move(device)) {
+Ctx::Ctx(Options options, Device device)
+    : opt_(std::move(options)), dev_(std::move(device)), pipelines_(dev_, opt_.optimized_spirv) {
   const KernelInfo* ck = find_kernel("wgslvk_util/copy_vec4");
   if (!ck) throw std::runtime_error("bench: kernel wgslvk_util/copy_vec4 is not in this build");
   roof_ = std::make_unique<Roofline>();
@@ -126,14 +127,7 @@ bool Ctx::selected(std::string_view group, std::string_view name) const {
   return opt_.only.count(std::string(group)) || opt_.only.count(std::string(name));
 }
 
-ComputePipeline Ctx::pipeline(const KernelInfo& k) {
-  auto it = pipelines_.find(&k);
-  if (it != pipelines_.end()) return it->second;
-  ComputePipelineDescriptor desc;
-  desc.kernel = &k;
-  desc.optimized_spirv = opt_.optimized_spirv;
-  return pipelines_.emplace(&k, dev_.create_compute_pipeline(desc)).first->second;
-}
+ComputePipeline Ctx::pipeline(const KernelInfo& k) { return pipelines_.get(k); }
 
 ComputePipeline Ctx::pipeline(std::string_view name) {
   const KernelInfo* k = find_kernel(name);

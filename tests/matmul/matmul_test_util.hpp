@@ -16,6 +16,7 @@
 
 #include "matmul/reference.hpp"
 #include "support/test_device.hpp"
+#include "wgslvk/bind.hpp"
 
 namespace wgslvk::matmul_test {
 
@@ -68,12 +69,9 @@ inline std::vector<float> effective_b(Kernel k, const std::vector<float>& b, con
 
 // ---- runs ---------------------------------------------------------------------------------------
 
-inline ComputePipeline& pipeline(Kernel k) {
-  static std::map<Kernel, ComputePipeline> cache;
-  auto it = cache.find(k);
-  if (it != cache.end()) return it->second;
-  return cache[k] = device().create_compute_pipeline(
-             {"", &wgslvk::kernel(matmul::qualified_name(k)), {}, false});
+inline const ComputePipeline& pipeline(Kernel k) {
+  static PipelineCache cache(device());
+  return cache.get(matmul::qualified_name(k));
 }
 
 // The seed's production layout: every storage binding "storage" (read_write), dims a uniform.

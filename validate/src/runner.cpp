@@ -32,7 +32,8 @@ double CaseResult::worst_ulp() const {
   return w;
 }
 
-Runner::Runner(Device& device, RunOptions options) : device_(device), options_(options) {}
+Runner::Runner(Device& device, RunOptions options)
+    : device_(device), options_(options), pipelines_(device, options.optimized_spirv) {}
 
 std::string Runner::unsupported_reason(const KernelInfo& k) const {
   if (k.needs_shader_f16 && !device_.has_feature(Feature::ShaderF16))
@@ -89,12 +90,7 @@ std::string Runner::case_unsupported_reason(const Case& c) const {
   return {};
 }
 
-void PreparedCase::record(ComputePass& pass, size_t i) const {
-  const Dispatch& d = dispatches.at(i);
-  pass.set_pipeline(d.pipeline);
-  for (const auto& [g, bg] : d.groups) pass.set_bind_group(g, bg);
-  pass.dispatch_workgroups(d.workgroups[0], d.workgroups[1], d.workgroups[2]);
-}
+void PreparedCase::record(ComputePass& pass, size_t i) const { dispatches.at(i).record(pass); }
 
 PreparedCase Runner::prepare(const Case& c) {
   const std::string where = "case " + c.id();
@@ -131,14 +127,7 @@ PreparedCase Runner::prepare(const Case& c) {
                          (d.label.empty() ? "" : " '" + d.label + "'") + " (kernel " +
                          k.qualified_name() + ")";
     try {
-      auto pit = pipelines_.find(&k);
-      if (pit == pipelines_.end()) {
-        ComputePipelineDescriptor pd;
-        pd.kernel = &k;
-        pd.optimized_spirv = options_.optimized_spirv;
-        pit = pipelines_.emplace(&k, device_.create_compute_pipeline(pd)).first;
-      }
-      const ComputePipeline& pipe = pit->second;
+      const ComputePipeline& pipe = pipelines_.get(k);
 
       // Bindings against the reflected layout: every statically used binding exactly once.
       std::map<uint32_t, std::vector<BindGroupEntry>> groups;
@@ -187,7 +176,7 @@ PreparedCase Runner::prepare(const Case& c) {
                           std::to_string(kb.binding) + ") '" + std::string(kb.name) +
                           "': " + std::string(kb.wgsl_type) + " is not bound");
 
-      PreparedCase::Dispatch pd;
+      Dispatch pd;
       pd.label = d.label.empty() ? k.qualified_name() : d.label;
       pd.pipeline = pipe;
       for (auto& [g, entries] : groups) {

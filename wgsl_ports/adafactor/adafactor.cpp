@@ -245,13 +245,11 @@ void MultiTensorAdafactor::build_batched() {
                                    BufferUsage::Storage | BufferUsage::CopyDst});
   device_.queue().write_buffer(tables_, 0, words.data(), words.size() * sizeof(AfTensorWords));
 
-  std::map<std::string, ComputePipeline> pipes;
+  PipelineCache pipes(device_);
   auto add = [&](const std::string& k, std::vector<BindGroupEntry> e, uint64_t workgroups) {
-    auto& p = pipes[k];
-    if (!p) p = device_.create_compute_pipeline({"", &kernel("adafactor/" + k), {}, false});
     for (uint32_t b = 0; b < e.size(); ++b) e[b].binding = b;
-    BindGroupDescriptor d{k, p.get_bind_group_layout(0), std::move(e)};
-    dispatches_.push_back({p, device_.create_bind_group(d), grid_for_workgroups(workgroups, lim)});
+    dispatches_.push_back(make_dispatch(device_, pipes, kernel("adafactor/" + k), std::move(e),
+                                        grid_for_workgroups(workgroups, lim), k));
   };
   const BindGroupEntry H{0, uniforms_, 0, 48};  // slot 0: the decay tensors' AfHp
   for (size_t gi = 0; gi < groups.size(); ++gi) {
@@ -291,16 +289,10 @@ void MultiTensorAdafactor::build_batched() {
 
 void MultiTensorAdafactor::build_dispatches() {
   const Limits& lim = device_.limits();
-  std::map<std::string, ComputePipeline> pipes;
-  auto pipe = [&](const std::string& k) -> ComputePipeline& {
-    auto& p = pipes[k];
-    if (!p) p = device_.create_compute_pipeline({"", &kernel("adafactor/" + k), {}, false});
-    return p;
-  };
+  PipelineCache pipes(device_);
   auto add = [&](const std::string& k, std::vector<BindGroupEntry> e, Grid grid) {
-    ComputePipeline& p = pipe(k);
-    BindGroupDescriptor d{k, p.get_bind_group_layout(0), std::move(e)};
-    dispatches_.push_back({p, device_.create_bind_group(d), grid});
+    dispatches_.push_back(
+        make_dispatch(device_, pipes, kernel("adafactor/" + k), std::move(e), grid, k));
   };
   auto f32 = [](const Buffer& b, uint64_t off, uint64_t count) {
     return BindGroupEntry{0, b, off * 4, std::max<uint64_t>(count, 1) * 4};
@@ -374,11 +366,7 @@ void MultiTensorAdafactor::record_step(CommandEncoder& encoder,
   pd.label = "adafactor step " + std::to_string(t_);
   pd.timestamp_writes = timestamps;
   ComputePass pass = encoder.begin_compute_pass(pd);
-  for (const auto& d : dispatches_) {
-    pass.set_pipeline(d.pipeline);
-    pass.set_bind_group(0, d.group);
-    pass.dispatch_workgroups(d.grid.x, d.grid.y);
-  }
+  for (const auto& d : dispatches_) d.record(pass);
   pass.end();
 }
 

@@ -43,6 +43,7 @@
 #include "adafactor/reference.hpp"
 #include "optimizer/adamw.hpp"
 #include "optimizer/safetensors_checkpoint.hpp"
+#include "wgslvk/bind.hpp"
 #include "wgslvk/runtime.hpp"
 
 namespace wgslvk::adafactor {
@@ -123,11 +124,6 @@ class MultiTensorAdafactor {
   void load(const std::string& path);
 
  private:
-  struct Dispatch {
-    ComputePipeline pipeline;
-    BindGroup group;
-    Grid grid;
-  };
   void build_dispatches();
   void build_batched();
   void write_hp();

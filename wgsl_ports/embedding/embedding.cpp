@@ -181,7 +181,7 @@ struct Embedding::Call {
   }
   // Records the dispatch as one compute pass into `encoder` (the recorded pass retains the
   // bind group and so the per-call buffers), or, without one, submits it and waits.
-  void dispatch(ComputePipeline& pipeline, uint64_t workgroups, CommandEncoder* encoder,
+  void dispatch(const ComputePipeline& pipeline, uint64_t workgroups, CommandEncoder* encoder,
                 const std::optional<PassTimestampWrites>& timestamps) {
     BindGroup group = dev.create_bind_group(
         {std::string(kernel) + " group 0", pipeline.get_bind_group_layout(0), entries});
@@ -201,7 +201,7 @@ struct Embedding::Call {
 };
 
 Embedding::Embedding(Device device, LookupPath lookup_path)
-    : device_(std::move(device)), lookup_path_(lookup_path) {}
+    : device_(std::move(device)), lookup_path_(lookup_path), pipelines_(device_) {}
 
 std::string_view Embedding::lookup_kernel(Dims dims, bool w16) const {
   const bool native = lookup_path_ == LookupPath::native ||
@@ -210,16 +210,7 @@ std::string_view Embedding::lookup_kernel(Dims dims, bool w16) const {
   return w16 ? kLookupW16 : kLookup;
 }
 
-ComputePipeline& Embedding::pipeline(std::string_view name) {
-  auto it = pipelines_.find(name);
-  if (it == pipelines_.end()) {
-    ComputePipelineDescriptor desc;
-    desc.kernel = &kernel(name);
-    desc.label = std::string(name);
-    it = pipelines_.emplace(std::string(name), device_.create_compute_pipeline(desc)).first;
-  }
-  return it->second;
-}
+const ComputePipeline& Embedding::pipeline(std::string_view name) { return pipelines_.get(name); }
 
 static void require_features(Device& dev, std::string_view name);
 

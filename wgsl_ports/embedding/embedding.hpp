@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "reference.hpp"  // Dims
+#include "wgslvk/bind.hpp"
 #include "wgslvk/runtime.hpp"
 
 namespace wgslvk::embedding {
@@ -167,7 +168,7 @@ class Embedding {
     CommandEncoder* encoder = nullptr;
     std::optional<PassTimestampWrites> timestamps;
   };
-  ComputePipeline& pipeline(std::string_view kernel);
+  const ComputePipeline& pipeline(std::string_view kernel);
   OovReport run_lookup(bool w16, std::span<const uint32_t> tokens, const Buffer* token_buffer,
                        const Buffer& table, const Buffer& out, Dims dims, const Recording& rec);
   OovReport run_backward(std::span<const uint32_t> tokens, const Buffer* token_buffer,
@@ -177,7 +178,7 @@ class Embedding {
 
   Device device_;
   LookupPath lookup_path_ = LookupPath::automatic;
-  std::map<std::string, ComputePipeline, std::less<>> pipelines_;
+  PipelineCache pipelines_;
 };
 
 }  // namespace wgslvk::embedding

@@ -6,6 +6,9 @@
 #include <cmath>
 
 #include "loss/reference.hpp"
+#include "wgslvk/kernels/loss/cross_entropy_backward.hpp"
+#include "wgslvk/kernels/loss/cross_entropy_forward.hpp"
+#include "wgslvk/kernels/loss/cross_entropy_mean.hpp"
 #include "wgslvk/validate/case_builder.hpp"
 
 namespace wgslvk::validate {
@@ -17,11 +20,14 @@ using wgslvk::loss::Shape;
 
 constexpr uint32_t kTail = 4;
 
-ojson ce_params(Shape s, float scale) {
-  ojson a = ojson::array();
-  a.push_back(CaseBuilder::u32s({s.rows, s.vocab, s.ignore_index}));
-  a.push_back(CaseBuilder::f32s({scale}));
-  return a;
+namespace ce_fwd = wgslvk::kernels::loss::cross_entropy_forward;
+namespace ce_mean = wgslvk::kernels::loss::cross_entropy_mean;
+namespace ce_bwd = wgslvk::kernels::loss::cross_entropy_backward;
+
+// CeParams (each kernel's header has its own copy of 04_loss.wgsl's struct).
+template <class P>
+P ce_params(Shape s, float scale) {
+  return P{.rows = s.rows, .vocab = s.vocab, .ignore_index = s.ignore_index, .scale = scale};
 }
 
 void check(CaseBuilder& b, const std::string& buf, const lref::Expected& e, uint64_t tail,
@@ -77,12 +83,12 @@ Case forward_case(uint64_t seed, Shape s, bool extreme, bool ignore,
   b.input("targets", DType::U32, d.targets);
   b.output("loss", DType::F32, s.rows + kTail);
   b.output("lse", DType::F32, s.rows + kTail);
-  auto& k = b.dispatch("loss/cross_entropy_forward");
-  CaseBuilder::bind(k, 0, "logits");
-  CaseBuilder::bind(k, 1, "targets");
-  CaseBuilder::bind(k, 2, "loss");
-  CaseBuilder::bind(k, 3, "lse");
-  CaseBuilder::bind_values(k, 4, ce_params(s, 1.0f));
+  auto& k = b.dispatch(ce_fwd::Kernel{});
+  CaseBuilder::bind(k, ce_fwd::binding::cf_logits, "logits");
+  CaseBuilder::bind(k, ce_fwd::binding::cf_targets, "targets");
+  CaseBuilder::bind(k, ce_fwd::binding::cf_loss, "loss");
+  CaseBuilder::bind(k, ce_fwd::binding::cf_lse, "lse");
+  CaseBuilder::bind_uniform(k, ce_fwd::binding::cf, ce_params<ce_fwd::CeParams>(s, 1.0f));
   if (grid)
     k.workgroups = *grid;
   else
@@ -110,11 +116,11 @@ Case mean_case(uint64_t seed, Shape s, bool none_valid, const std::string& what)
   b.input("loss", DType::F32, loss);
   b.input("targets", DType::U32, targets);
   b.output("stats", DType::F32, 2 + kTail);
-  auto& k = b.dispatch("loss/cross_entropy_mean");
-  CaseBuilder::bind(k, 0, "loss");
-  CaseBuilder::bind(k, 1, "targets");
-  CaseBuilder::bind(k, 2, "stats");
-  CaseBuilder::bind_values(k, 3, ce_params(s, 1.0f));
+  auto& k = b.dispatch(ce_mean::Kernel{});
+  CaseBuilder::bind(k, ce_mean::binding::cm_loss, "loss");
+  CaseBuilder::bind(k, ce_mean::binding::cm_targets, "targets");
+  CaseBuilder::bind(k, ce_mean::binding::cm_stats, "stats");
+  CaseBuilder::bind_uniform(k, ce_mean::binding::cm, ce_params<ce_mean::CeParams>(s, 1.0f));
   k.workgroups_1d = 1;
   std::vector<float> v = {e.mean, float(e.n_valid)};
   v.resize(2 + kTail, f32_bits(kPoison32));
@@ -147,13 +153,13 @@ Case backward_case(uint64_t seed, Shape s, float scale, bool extreme, bool ignor
   b.input("lse", DType::F32, lse_f);
   b.input("stats", DType::F32, std::vector<float>{float(mean), float(n_valid)});
   b.output("dlogits", DType::F32, uint64_t(s.rows) * s.vocab + kTail);
-  auto& k = b.dispatch("loss/cross_entropy_backward");
-  CaseBuilder::bind(k, 0, "logits");
-  CaseBuilder::bind(k, 1, "targets");
-  CaseBuilder::bind(k, 2, "lse");
-  CaseBuilder::bind(k, 3, "stats");
-  CaseBuilder::bind(k, 4, "dlogits");
-  CaseBuilder::bind_values(k, 5, ce_params(s, scale));
+  auto& k = b.dispatch(ce_bwd::Kernel{});
+  CaseBuilder::bind(k, ce_bwd::binding::cb_logits, "logits");
+  CaseBuilder::bind(k, ce_bwd::binding::cb_targets, "targets");
+  CaseBuilder::bind(k, ce_bwd::binding::cb_lse, "lse");
+  CaseBuilder::bind(k, ce_bwd::binding::cb_stats, "stats");
+  CaseBuilder::bind(k, ce_bwd::binding::cb_dlogits, "dlogits");
+  CaseBuilder::bind_uniform(k, ce_bwd::binding::cb, ce_params<ce_bwd::CeParams>(s, scale));
   if (grid)
     k.workgroups = *grid;
   else

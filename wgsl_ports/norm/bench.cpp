@@ -7,6 +7,10 @@
 
 #include "norm/reference.hpp"
 #include "wgslvk/bench/bench.hpp"
+#include "wgslvk/kernels/norm/layernorm_backward.hpp"
+#include "wgslvk/kernels/norm/layernorm_backward_dparams.hpp"
+#include "wgslvk/kernels/norm/layernorm_backward_lean_dparams.hpp"
+#include "wgslvk/kernels/norm/layernorm_forward.hpp"
 #include "wgslvk/validate/case_builder.hpp"
 
 namespace {
@@ -21,12 +25,15 @@ constexpr uint32_t kCheckRows = 64;
 
 using wgslvk::bench::fast_uniform;
 
-ojson params(Shape s, uint32_t rpb) {
-  ojson a = ojson::array();
-  a.push_back(CaseBuilder::u32s({s.rows, s.d}));
-  a.push_back(CaseBuilder::f32s({kEps}));
-  a.push_back(CaseBuilder::u32s({rpb}));
-  return a;
+namespace lnf = wgslvk::kernels::norm::layernorm_forward;
+// The lean main kernel has the port's bindings (names, LnParams): its slots are the port's.
+namespace lnb = wgslvk::kernels::norm::layernorm_backward;
+namespace lnd = wgslvk::kernels::norm::layernorm_backward_dparams;
+namespace lnd_lean = wgslvk::kernels::norm::layernorm_backward_lean_dparams;
+
+template <class P>
+P params(Shape s, uint32_t rpb) {
+  return P{.rows = s.rows, .d = s.d, .eps = kEps, .rows_per_block = rpb};
 }
 
 void check_first(CaseBuilder& b, const std::string& buf, const nref::Expected& e, uint64_t n) {
@@ -51,10 +58,14 @@ Case forward_case(Shape s) {
   b.output("y", DType::F32, x.size());
   b.output("mean", DType::F32, s.rows);
   b.output("rstd", DType::F32, s.rows);
-  auto& d = b.dispatch("norm/layernorm_forward");
-  const char* names[] = {"x", "gamma", "beta", "y", "mean", "rstd"};
-  for (uint32_t i = 0; i < 6; ++i) CaseBuilder::bind(d, i, names[i]);
-  CaseBuilder::bind_values(d, 6, params(s, 1));
+  auto& d = b.dispatch(lnf::Kernel{});
+  CaseBuilder::bind(d, lnf::binding::lf_x, "x");
+  CaseBuilder::bind(d, lnf::binding::lf_gamma, "gamma");
+  CaseBuilder::bind(d, lnf::binding::lf_beta, "beta");
+  CaseBuilder::bind(d, lnf::binding::lf_y, "y");
+  CaseBuilder::bind(d, lnf::binding::lf_mean, "mean");
+  CaseBuilder::bind(d, lnf::binding::lf_rstd, "rstd");
+  CaseBuilder::bind_uniform(d, lnf::binding::lf, params<lnf::LnParams>(s, 1));
   d.workgroups_1d = norm::forward_workgroups(s);
   check_first(b, "y", e.y, e.y.value.size());
   check_first(b, "rstd", e.rstd, sub.rows);
@@ -79,10 +90,7 @@ const char* pair_name(Pair p) {
 bool is_lean(Pair p) { return p == Pair::Lean; }
 std::string main_kernel(Pair p, Shape s) {
   if (p == Pair::Lean) return norm::lean_main_kernel(s.d);
-  return std::string("norm/") + pair_name(p);
-}
-std::string finalize_kernel(Pair p) {
-  return is_lean(p) ? "norm/layernorm_backward_lean_dparams" : "norm/layernorm_backward_dparams";
+  return std::string(lnb::name);
 }
 uint64_t finalize_workgroups(Pair p, Shape s) {
   return is_lean(p) ? norm::lean_dparams_workgroups(s) : norm::dparams_workgroups(s);
@@ -102,12 +110,20 @@ template <class Expected>
 void add_finalize(CaseBuilder& b, Shape s, uint32_t rpb, Pair p, const Expected& e) {
   b.output("dgamma", DType::F32, s.d);
   b.output("dbeta", DType::F32, s.d);
-  auto& f = b.dispatch(finalize_kernel(p));
-  CaseBuilder::bind(f, 0, "partials");
-  CaseBuilder::bind(f, 1, "dgamma");
-  CaseBuilder::bind(f, 2, "dbeta");
-  CaseBuilder::bind_values(f, 3, params(s, rpb));
-  f.workgroups_1d = finalize_workgroups(p, s);
+  if (is_lean(p)) {
+    auto& f = b.dispatch(lnd_lean::Kernel{});
+    CaseBuilder::bind(f, lnd_lean::binding::ld_partials, "partials");
+    CaseBuilder::bind(f, lnd_lean::binding::ld_dgamma, "dgamma");
+    CaseBuilder::bind(f, lnd_lean::binding::ld_dbeta, "dbeta");
+    CaseBuilder::bind_uniform(f, lnd_lean::binding::ld, params<lnd_lean::LnParams>(s, rpb));
+  } else {
+    auto& f = b.dispatch(lnd::Kernel{});
+    CaseBuilder::bind(f, lnd::binding::ld_partials, "partials");
+    CaseBuilder::bind(f, lnd::binding::ld_dgamma, "dgamma");
+    CaseBuilder::bind(f, lnd::binding::ld_dbeta, "dbeta");
+    CaseBuilder::bind_uniform(f, lnd::binding::ld, params<lnd::LnParams>(s, rpb));
+  }
+  b.c.dispatches.back().workgroups_1d = finalize_workgroups(p, s);
   check_first(b, "dgamma", e.dgamma, s.d);
   check_first(b, "dbeta", e.dbeta, s.d);
 }
@@ -141,9 +157,14 @@ Case backward_case(Shape s, uint32_t rpb, Pair p, Part part) {
   b.output("dx", DType::F32, x.size());
   b.output("partials", DType::F32, norm::partials_count(s, rpb));
   auto& d = b.dispatch(main_kernel(p, s));
-  const char* names[] = {"x", "gamma", "dy", "mean", "rstd", "dx", "partials"};
-  for (uint32_t i = 0; i < 7; ++i) CaseBuilder::bind(d, i, names[i]);
-  CaseBuilder::bind_values(d, 7, params(s, rpb));
+  CaseBuilder::bind(d, lnb::binding::lb_x, "x");
+  CaseBuilder::bind(d, lnb::binding::lb_gamma, "gamma");
+  CaseBuilder::bind(d, lnb::binding::lb_dy, "dy");
+  CaseBuilder::bind(d, lnb::binding::lb_mean, "mean");
+  CaseBuilder::bind(d, lnb::binding::lb_rstd, "rstd");
+  CaseBuilder::bind(d, lnb::binding::lb_dx, "dx");
+  CaseBuilder::bind(d, lnb::binding::lb_partials, "partials");
+  CaseBuilder::bind_uniform(d, lnb::binding::lb, params<lnb::LnParams>(s, rpb));
   d.workgroups_1d = norm::backward_blocks(s, rpb);
   check_first(b, "dx", e.dx, uint64_t(std::min(s.rows, kCheckRows)) * s.d);
   if (part == Part::Main) return b.c;

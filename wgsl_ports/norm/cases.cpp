@@ -8,6 +8,10 @@
 
 #include "norm/cases.hpp"
 #include "norm/reference.hpp"
+#include "wgslvk/kernels/norm/layernorm_backward.hpp"
+#include "wgslvk/kernels/norm/layernorm_backward_dparams.hpp"
+#include "wgslvk/kernels/norm/layernorm_backward_lean_dparams.hpp"
+#include "wgslvk/kernels/norm/layernorm_forward.hpp"
 #include "wgslvk/validate/case_builder.hpp"
 
 namespace wgslvk::validate {
@@ -16,14 +20,20 @@ namespace {
 namespace nref = wgslvk::norm::ref;
 using wgslvk::norm::Shape;
 
+namespace lnf = wgslvk::kernels::norm::layernorm_forward;
+// The backward pair: the lean main kernel (norm_native.wgsl) has the port's bindings, names and
+// LnParams; each finalize has its own header.
+namespace lnb = wgslvk::kernels::norm::layernorm_backward;
+namespace lnd = wgslvk::kernels::norm::layernorm_backward_dparams;
+namespace lnd_lean = wgslvk::kernels::norm::layernorm_backward_lean_dparams;
+
 constexpr float kEps = 1e-5f;
 
-ojson ln_params(Shape s, float eps, uint32_t rpb) {
-  ojson a = ojson::array();
-  a.push_back(CaseBuilder::u32s({s.rows, s.d}));
-  a.push_back(CaseBuilder::f32s({eps}));
-  a.push_back(CaseBuilder::u32s({rpb}));
-  return a;
+// LnParams (04_norm.wgsl and norm_native.wgsl declare the same struct: each kernel's header has
+// its own copy, with the same layout).
+template <class P>
+P ln_params(Shape s, float eps, uint32_t rpb) {
+  return P{.rows = s.rows, .d = s.d, .eps = eps, .rows_per_block = rpb};
 }
 
 // An f32 output checked within its per-element bound, then (when `tail`) the poisoned elements
@@ -84,14 +94,14 @@ Case forward_case(uint64_t seed, Shape s, const std::array<uint32_t, 3>* grid,
   b.output("y", DType::F32, uint64_t(s.rows + tail_rows) * s.d);
   b.output("mean", DType::F32, s.rows + tail_rows);
   b.output("rstd", DType::F32, s.rows + tail_rows);
-  auto& d = b.dispatch("norm/layernorm_forward");
-  CaseBuilder::bind(d, 0, "x");
-  CaseBuilder::bind(d, 1, "gamma");
-  CaseBuilder::bind(d, 2, "beta");
-  CaseBuilder::bind(d, 3, "y");
-  CaseBuilder::bind(d, 4, "mean");
-  CaseBuilder::bind(d, 5, "rstd");
-  CaseBuilder::bind_values(d, 6, ln_params(s, kEps, 1));
+  auto& d = b.dispatch(lnf::Kernel{});
+  CaseBuilder::bind(d, lnf::binding::lf_x, "x");
+  CaseBuilder::bind(d, lnf::binding::lf_gamma, "gamma");
+  CaseBuilder::bind(d, lnf::binding::lf_beta, "beta");
+  CaseBuilder::bind(d, lnf::binding::lf_y, "y");
+  CaseBuilder::bind(d, lnf::binding::lf_mean, "mean");
+  CaseBuilder::bind(d, lnf::binding::lf_rstd, "rstd");
+  CaseBuilder::bind_uniform(d, lnf::binding::lf, ln_params<lnf::LnParams>(s, kEps, 1));
   set_grid(d, norm::forward_workgroups(s), grid);
   check(b, "y", e.y, tail_rows * s.d,
         "y within 1.5 h + 19 + q/u ULPs of |gamma| rstd (|x - mean| + mean|x|) + |beta| "
@@ -132,26 +142,34 @@ Case backward_case(uint64_t seed, Shape s, uint32_t rpb, const std::array<uint32
   b.output("partials", DType::F32, norm::partials_count(s, rpb));
   b.output("dgamma", DType::F32, s.d);
   b.output("dbeta", DType::F32, s.d);
-  auto& d = b.dispatch(lean ? norm::lean_main_kernel(s.d) : "norm/layernorm_backward",
+  auto& d = b.dispatch(lean ? std::string(norm::lean_main_kernel(s.d)) : std::string(lnb::name),
                        "dx and the blocks' partials");
-  CaseBuilder::bind(d, 0, "x");
-  CaseBuilder::bind(d, 1, "gamma");
-  CaseBuilder::bind(d, 2, "dy");
-  CaseBuilder::bind(d, 3, "mean");
-  CaseBuilder::bind(d, 4, "rstd");
-  CaseBuilder::bind(d, 5, "dx");
-  CaseBuilder::bind(d, 6, "partials");
-  CaseBuilder::bind_values(d, 7, ln_params(s, kEps, rpb));
+  CaseBuilder::bind(d, lnb::binding::lb_x, "x");
+  CaseBuilder::bind(d, lnb::binding::lb_gamma, "gamma");
+  CaseBuilder::bind(d, lnb::binding::lb_dy, "dy");
+  CaseBuilder::bind(d, lnb::binding::lb_mean, "mean");
+  CaseBuilder::bind(d, lnb::binding::lb_rstd, "rstd");
+  CaseBuilder::bind(d, lnb::binding::lb_dx, "dx");
+  CaseBuilder::bind(d, lnb::binding::lb_partials, "partials");
+  CaseBuilder::bind_uniform(d, lnb::binding::lb, ln_params<lnb::LnParams>(s, kEps, rpb));
   set_grid(d, norm::backward_blocks(s, rpb), grid);
-  auto& f =
-      b.dispatch(lean ? "norm/layernorm_backward_lean_dparams" : "norm/layernorm_backward_dparams",
-                 "dgamma, dbeta from the partials");
-  CaseBuilder::bind(f, 0, "partials");
-  CaseBuilder::bind(f, 1, "dgamma");
-  CaseBuilder::bind(f, 2, "dbeta");
   // finalize_rows (tests only): a host that tells the finalize another row count.
-  CaseBuilder::bind_values(f, 3,
-                           ln_params({finalize_rows ? finalize_rows : s.rows, s.d}, kEps, rpb));
+  const Shape fs{finalize_rows ? finalize_rows : s.rows, s.d};
+  if (lean) {
+    auto& f = b.dispatch(lnd_lean::Kernel{}, "dgamma, dbeta from the partials");
+    CaseBuilder::bind(f, lnd_lean::binding::ld_partials, "partials");
+    CaseBuilder::bind(f, lnd_lean::binding::ld_dgamma, "dgamma");
+    CaseBuilder::bind(f, lnd_lean::binding::ld_dbeta, "dbeta");
+    CaseBuilder::bind_uniform(f, lnd_lean::binding::ld,
+                              ln_params<lnd_lean::LnParams>(fs, kEps, rpb));
+  } else {
+    auto& f = b.dispatch(lnd::Kernel{}, "dgamma, dbeta from the partials");
+    CaseBuilder::bind(f, lnd::binding::ld_partials, "partials");
+    CaseBuilder::bind(f, lnd::binding::ld_dgamma, "dgamma");
+    CaseBuilder::bind(f, lnd::binding::ld_dbeta, "dbeta");
+    CaseBuilder::bind_uniform(f, lnd::binding::ld, ln_params<lnd::LnParams>(fs, kEps, rpb));
+  }
+  auto& f = b.c.dispatches.back();
   f.workgroups_1d = lean ? norm::lean_dparams_workgroups(s) : norm::dparams_workgroups(s);
   check(b, "dx", e.dx, 0,
         "dx within h + 15 ULPs of rstd (|g| + mean|g| + |xhat| mean|g xhat|) (two row sums of "
@@ -182,12 +200,21 @@ Case dparams_case(uint64_t seed, Shape s, uint32_t rpb, const std::string& what,
   b.input("partials", DType::F32, partials);
   b.output("dgamma", DType::F32, s.d + 4);
   b.output("dbeta", DType::F32, s.d + 4);
-  auto& f = b.dispatch(kind == Fin::Lean ? "norm/layernorm_backward_lean_dparams"
-                                         : "norm/layernorm_backward_dparams");
-  CaseBuilder::bind(f, 0, "partials");
-  CaseBuilder::bind(f, 1, "dgamma");
-  CaseBuilder::bind(f, 2, "dbeta");
-  CaseBuilder::bind_values(f, 3, ln_params(s, kEps, rpb));
+  if (kind == Fin::Lean) {
+    auto& f = b.dispatch(lnd_lean::Kernel{});
+    CaseBuilder::bind(f, lnd_lean::binding::ld_partials, "partials");
+    CaseBuilder::bind(f, lnd_lean::binding::ld_dgamma, "dgamma");
+    CaseBuilder::bind(f, lnd_lean::binding::ld_dbeta, "dbeta");
+    CaseBuilder::bind_uniform(f, lnd_lean::binding::ld,
+                              ln_params<lnd_lean::LnParams>(s, kEps, rpb));
+  } else {
+    auto& f = b.dispatch(lnd::Kernel{});
+    CaseBuilder::bind(f, lnd::binding::ld_partials, "partials");
+    CaseBuilder::bind(f, lnd::binding::ld_dgamma, "dgamma");
+    CaseBuilder::bind(f, lnd::binding::ld_dbeta, "dbeta");
+    CaseBuilder::bind_uniform(f, lnd::binding::ld, ln_params<lnd::LnParams>(s, kEps, rpb));
+  }
+  auto& f = b.c.dispatches.back();
   f.workgroups_1d =
       kind == Fin::Lean ? norm::lean_dparams_workgroups(s) : norm::dparams_workgroups(s);
   check(b, "dgamma", e.dgamma, 4,

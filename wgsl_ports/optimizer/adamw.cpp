@@ -335,15 +335,18 @@ void MultiTensorAdamW::build_dispatches() {
     device_.queue().write_buffer(uniforms_, uint64_t(4 + i) * uslot_, &sizes[i], 4);
   write_uniforms();
 
-  std::map<const KernelInfo*, ComputePipeline> pipes;
+  PipelineCache pipes(device_);
   auto realize = [&](std::vector<Pending>& in, std::vector<Dispatch>& out) {
     for (auto& p : in) {
-      auto& pipe = pipes[p.k];
-      if (!pipe) pipe = device_.create_compute_pipeline({"", p.k, {}, false});
+      Dispatch op;
+      op.label = p.k->qualified_name();
+      op.pipeline = pipes.get(*p.k);
       for (auto& e : p.e)
         if (!e.buffer) e.buffer = uniforms_;
-      BindGroupDescriptor d{std::string(p.k->name), pipe.get_bind_group_layout(0), p.e};
-      out.push_back({pipe, device_.create_bind_group(d), p.grid});
+      BindGroupDescriptor d{std::string(p.k->name), op.pipeline.get_bind_group_layout(0), p.e};
+      op.groups.emplace_back(0, device_.create_bind_group(d));
+      op.workgroups = {p.grid.x, p.grid.y, 1};
+      out.push_back(std::move(op));
     }
   };
   realize(norm, norm_);
@@ -410,9 +413,7 @@ void MultiTensorAdamW::record(CommandEncoder& encoder,
   mark();  // empty phases at the start
   for (const auto* list : {&norm_, &update_})
     for (const auto& d : *list) {
-      pass.set_pipeline(d.pipeline);
-      pass.set_bind_group(0, d.group);
-      pass.dispatch_workgroups(d.grid.x, d.grid.y);
+      d.record(pass);
       ++i;
       mark();
     }

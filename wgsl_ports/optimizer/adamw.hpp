@@ -53,6 +53,7 @@
 #include <string_view>
 #include <vector>
 
+#include "wgslvk/bind.hpp"
 #include "wgslvk/runtime.hpp"
 
 namespace wgslvk::optimizer {
@@ -221,11 +222,6 @@ class MultiTensorAdamW {
   void load(const std::string& path);
 
  private:
-  struct Dispatch {
-    ComputePipeline pipeline;
-    BindGroup group;
-    Grid grid;
-  };
   void build_dispatches();
   void record(CommandEncoder& encoder, const std::optional<PassTimestampWrites>& timestamps,
               const QuerySet* phases, uint32_t base);

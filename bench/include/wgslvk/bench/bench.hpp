@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "wgslvk/bench/stats.hpp"
+#include "wgslvk/bind.hpp"
 #include "wgslvk/runtime.hpp"
 
 namespace wgslvk::validate {
@@ -137,7 +138,7 @@ class Ctx {
   json out_ = json::object();
   std::vector<Row> rows_;
   std::vector<std::string> notes_;
-  std::map<const KernelInfo*, ComputePipeline> pipelines_;
+  PipelineCache pipelines_;
   std::unique_ptr<Roofline> roof_;
 };
 

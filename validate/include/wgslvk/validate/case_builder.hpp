@@ -6,9 +6,13 @@
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
+#include <stdexcept>
+#include <string_view>
+#include <type_traits>
 
-#include "wgslvk/validate/case.hpp"
+#include "wgslvk/kernel_slot.hpp"
 #include "wgslvk/numeric.hpp"
+#include "wgslvk/validate/case.hpp"
 #include "wgslvk/validate/generators.hpp"
 
 namespace wgslvk::validate {
@@ -89,6 +93,96 @@ struct CaseBuilder {
     b.inline_bytes = encode_inline(b.inline_values, "generator");
     d.bindings.push_back(std::move(b));
   }
+  // The typed forms, from a kernel's generated header (wgslvk/kernels/<file>/<entry>.hpp):
+  //   auto& d = b.dispatch(ln::Kernel{});
+  //   CaseBuilder::bind(d, ln::binding::lf_x, "x");
+  //   CaseBuilder::bind_uniform(d, ln::binding::lf, ln::LnParams{.rows = 4, ...});
+  // A slot the dispatch's kernel lacks throws std::logic_error (check_slot_kernel).
+  template <class K>
+  requires requires { K::name; }
+  DispatchSpec& dispatch(K, const std::string& label = {}) {
+    return dispatch(std::string(K::name), label);
+  }
+  template <class K, class T>
+  static void bind(DispatchSpec& d, const BindingSlot<K, T>& slot, const std::string& buffer,
+                   uint64_t offset = 0, std::optional<uint64_t> size = std::nullopt) {
+    check_slot_kernel(d, slot);
+    bind(d, slot.binding, buffer, offset, size);
+    d.bindings.back().group = slot.group;
+  }
+  // A uniform given as its generated struct, written as the inline segments of its WGSL fields
+  // (uniform_segments) at the binding.
+  template <class K, class T>
+  static void bind_uniform(DispatchSpec& d, const BindingSlot<K, T>& slot,
+                           const std::type_identity_t<T>& value) {
+    static_assert(std::is_trivially_copyable_v<T> && !std::is_void_v<T>);
+    check_slot_kernel(d, slot);
+    const KernelBinding* kb = K::info().find_binding(slot.group, slot.binding);
+    if (!kb)
+      throw std::logic_error(std::string(K::name) + " has no binding " + std::string(slot.name));
+    bind_values(d, slot.binding, uniform_segments(*kb, &value, sizeof(T)));
+    d.bindings.back().group = slot.group;
+  }
+  // Inline segments for a uniform's bytes, field by field as the kernel record lists them
+  // (KernelBinding::fields): consecutive fields of one scalar type (vectors by component) share
+  // a segment, padding between fields is u32 zero words joined to a u32 run: {"u32": [4, 96]},
+  // {"f32": [1e-05]}, {"u32": [1]}.
+  static ojson uniform_segments(const KernelBinding& kb, const void* data, uint64_t size) {
+    ojson segs = ojson::array();
+    std::string run_type;
+    ojson run = ojson::array();
+    auto flush = [&] {
+      if (!run.empty()) segs.push_back({{run_type, run}});
+      run = ojson::array();
+    };
+    auto push = [&](const std::string& t, ojson v) {
+      if (t != run_type) flush();
+      run_type = t;
+      run.push_back(std::move(v));
+    };
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    auto word = [&](uint64_t at) {
+      uint32_t w = 0;
+      if (at + 4 <= size) std::memcpy(&w, bytes + at, 4);
+      return w;
+    };
+    uint64_t at = 0;
+    for (const KernelField& f : kb.fields) {
+      for (; at + 4 <= f.offset; at += 4) push("u32", word(at));
+      std::string_view t = f.wgsl_type;
+      uint32_t n = 1;
+      if (t.size() == 9 && t.substr(0, 3) == "vec" && t[4] == '<') {  // vecN<T>
+        n = uint32_t(t[3] - '0');
+        t = t.substr(5, 3);
+      }
+      if (t == "f32") {
+        for (uint32_t i = 0; i < n; ++i)
+          push("f32", json_f32(std::bit_cast<float>(word(at + 4 * i))));
+      } else if (t == "i32") {
+        for (uint32_t i = 0; i < n; ++i) push("i32", int32_t(word(at + 4 * i)));
+      } else {  // u32, and anything else as its words
+        for (uint32_t i = 0; i < f.size / 4; ++i) push("u32", word(at + 4 * i));
+      }
+      at = f.offset + f.size;
+    }
+    for (; at + 4 <= size; at += 4) push("u32", word(at));
+    flush();
+    return segs;
+  }
+  // The dispatch's kernel is the slot's, or one with the same binding there (a variant sharing
+  // its ABI, e.g. norm's lean backward: same kind and WGSL type); else std::logic_error (a
+  // generator's bug).
+  template <class K, class T>
+  static void check_slot_kernel(const DispatchSpec& d, const BindingSlot<K, T>& slot) {
+    if (d.kernel == K::name) return;
+    const KernelInfo* k = find_kernel(d.kernel);
+    const KernelBinding* b = k ? k->find_binding(slot.group, slot.binding) : nullptr;
+    const KernelBinding* mine = K::info().find_binding(slot.group, slot.binding);
+    if (!b || !mine || b->type != mine->type || b->wgsl_type != mine->wgsl_type)
+      throw std::logic_error("binding " + std::string(slot.name) + " of " + std::string(K::name) +
+                             " bound in a dispatch of " + d.kernel + ", which has no such binding");
+  }
+
   static ojson u32s(std::initializer_list<uint32_t> v) {
     ojson a = ojson::array();
     for (auto x : v) a.push_back(x);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "wgslvk/bind.hpp"
 #include "wgslvk/runtime.hpp"
 #include "wgslvk/validate/case.hpp"
 #include "wgslvk/validate/compare.hpp"
@@ -49,12 +50,7 @@ struct RunOptions {
 // and workgroup counts resolved. run() records it once and compares; the bench's perf mode
 // (wgslvk::bench::time_case) records it repeatedly under timestamps.
 struct PreparedCase {
-  struct Dispatch {
-    std::string label;  // the dispatch's label, else the kernel's qualified name
-    ComputePipeline pipeline;
-    std::vector<std::pair<uint32_t, BindGroup>> groups;
-    std::array<uint32_t, 3> workgroups{1, 1, 1};
-  };
+  // Each dispatch's label is the case's label for it, else the kernel's qualified name.
   std::vector<Dispatch> dispatches;
   std::map<std::string, Buffer> buffers;  // the case's named buffers
   std::vector<Buffer> inline_buffers;     // made for inline bindings
@@ -83,7 +79,7 @@ class Runner {
   CaseResult run_or_throw(const Case& c);
   Device& device_;
   RunOptions options_;
-  std::map<const KernelInfo*, ComputePipeline> pipelines_;
+  PipelineCache pipelines_;
 };
 
 // Writes the actual outputs of a result as <dir>/<case id>/<buffer>.actual.npy (and copies of

@@ -7,12 +7,13 @@
 #     CASES     cases.cpp        # golden generators (WGSLVK_REGISTER_GENERATORS)
 #     BENCH     bench.cpp)       # benchmark sweeps (WGSLVK_REGISTER_BENCH)
 #
-# Include paths: "matmul/reference.hpp" (wgsl_ports/ is public), "wgslvk/numeric.hpp".
+# Include paths: "matmul/reference.hpp" (wgsl_ports/ is public), "wgslvk/numeric.hpp" (wgslvk_core).
 # CASES and BENCH register themselves at static-initialization time; every family's registrations
 # are linked whole-archive into wgslvk_families, which the CLI and the tests link. No file outside
 # the folder names the family (tests/<family>/ holds its GoogleTest suite).
 
 set_property(GLOBAL PROPERTY WGSLVK_FAMILIES "")
+set_property(GLOBAL PROPERTY WGSLVK_FAMILY_NAMES "")
 
 function(wgslvk_add_family name)
   cmake_parse_arguments(F "" "" "REFERENCE;HOST;CASES;BENCH;LIBS" ${ARGN})
@@ -20,14 +21,19 @@ function(wgslvk_add_family name)
     message(FATAL_ERROR "wgslvk_add_family(${name}): unknown arguments '${F_UNPARSED_ARGUMENTS}'")
   endif()
   if(F_REFERENCE)
+    # The references need only wgslvk_core (numeric.hpp): no Vulkan, no kernels.
+    # Installed: the family's headers under include/wgslvk/families/<family>/ (WgslvkInstall).
     add_library(wgslvk_${name}_ref STATIC ${F_REFERENCE})
-    target_include_directories(wgslvk_${name}_ref PUBLIC ${PROJECT_SOURCE_DIR}/wgsl_ports
-                               ${PROJECT_SOURCE_DIR}/runtime/include)  # numeric.hpp only
+    target_include_directories(wgslvk_${name}_ref PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/wgsl_ports>
+                               $<INSTALL_INTERFACE:include/wgslvk/families>)
+    target_link_libraries(wgslvk_${name}_ref PUBLIC wgslvk_core)
   else()
     add_library(wgslvk_${name}_ref INTERFACE)
-    target_include_directories(wgslvk_${name}_ref INTERFACE ${PROJECT_SOURCE_DIR}/wgsl_ports
-                               ${PROJECT_SOURCE_DIR}/runtime/include)
+    target_include_directories(wgslvk_${name}_ref INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/wgsl_ports>
+                               $<INSTALL_INTERFACE:include/wgslvk/families>)
+    target_link_libraries(wgslvk_${name}_ref INTERFACE wgslvk_core)
   endif()
+  set_property(GLOBAL APPEND PROPERTY WGSLVK_FAMILY_NAMES ${name})
   if(F_HOST)
     add_library(wgslvk_${name} STATIC ${F_HOST})
     target_link_libraries(wgslvk_${name} PUBLIC wgslvk_${name}_ref wgslvk_runtime wgslvk_kernels

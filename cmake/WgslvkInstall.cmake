@@ -1,8 +1,16 @@
-# `cmake --install`: headers, the framework libraries (exported as wgslvk::<name>), the CLI, and a
-# package config that finds the libraries' own dependencies (examples/out_of_tree uses it).
+# `cmake --install`: headers, the framework libraries (exported as wgslvk::<name>), each family's
+# host API and CPU references (wgslvk::<family>, wgslvk::<family>_ref; headers under
+# include/wgslvk/families/<family>/, included as "<family>/x.hpp"), the CLI, and a package config
+# that finds the libraries' own dependencies (examples/out_of_tree uses it).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
-set(exported runtime wgsl translator kernels validate bench)
+set(exported core runtime wgsl translator kernels validate bench)
+get_property(families GLOBAL PROPERTY WGSLVK_FAMILY_NAMES)
+foreach(f ${families})
+  list(APPEND exported ${f} ${f}_ref)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/wgsl_ports/${f}/
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/wgslvk/families/${f} FILES_MATCHING PATTERN "*.hpp")
+endforeach()
 foreach(n ${exported})
   set_target_properties(wgslvk_${n} PROPERTIES EXPORT_NAME ${n})
 endforeach()
@@ -11,7 +19,7 @@ install(TARGETS ${exported_targets} EXPORT wgslvkTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS wgslvk RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-foreach(dir runtime/include translator/include translator/wgsl/include validate/include bench/include)
+foreach(dir core/include runtime/include translator/include translator/wgsl/include validate/include bench/include)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 # The shared GLSL of the shipped ports (flat_id, is_finite), for ports users write.

@@ -13,7 +13,8 @@
 #   wgslvk_finish_ports(<target>)
 #
 # once, after every folder: creates the static library <target> (public include:
-# translator/include) with one generated .cpp per kernel and the index behind all_kernels().
+# translator/include) with one generated .cpp per kernel and the index behind embedded_kernels()
+# (the registry over it is wgslvk_core's: core/README.md).
 #
 # add_port only records; finish_ports creates the commands, because a custom command's output
 # can only be built by a target of the directory that created it. Each command has a depfile
@@ -93,7 +94,7 @@ function(wgslvk_finish_ports target)
     list(SORT order)
   endif()
 
-  set(sources ${WGSLVK_KERNEL_INFO_SOURCE})
+  set(sources "")
   set(decls "")
   set(refs "")
   foreach(entry ${order})

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "wgslvk/bench/png.hpp"
+#include "wgslvk/png.hpp"
 #include "wgslvk/output_file.hpp"
 #include "wgslvk/validate/untrusted.hpp"
 
@@ -379,8 +379,6 @@ void print_profile(std::FILE* out, const std::vector<GpuGpt::ProfileRow>& rows) 
 }
 
 bool write_loss_png(const TrainLog& log, const std::string& path, const std::string& title) {
-  using bench::Canvas;
-  using bench::Rgb;
   const int W = 900, H = 500, L = 70, R = W - 20, Tp = 40, Bt = H - 50;
   Canvas c(W, H);
   const Rgb black{0, 0, 0}, grid{220, 220, 220}, blue{40, 90, 200}, red{210, 50, 40};

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "wgslvk/bench/png.hpp"
+#include "wgslvk/png.hpp"
 
 namespace wgslvk::bench {
 

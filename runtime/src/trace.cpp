@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "internal.hpp"
+#include "wgslvk/kernel_registry.hpp"
 #include "wgslvk/output_file.hpp"
 
 namespace wgslvk {
@@ -181,12 +182,11 @@ void Trace::pipeline(const PipelineImpl& p, std::span<const BindGroupLayout> exp
   std::string groups;
   for (const auto& g : p.groups)
     groups += (groups.empty() ? "" : ",") + n(id_of(g.get(), "bind group layout"));
-  const auto embedded = embedded_kernels();
-  bool runtime_port = std::find(embedded.begin(), embedded.end(), &k) == embedded.end();
+  const bool runtime_port = !is_embedded(k);
   line("{\"op\":\"pipeline\",\"id\":" + n(id) + ",\"label\":" + esc(p.label) +
        ",\"kernel\":" + esc(k.qualified_name()) + ",\"entry\":" + esc(k.name) +
-       ",\"wgsl\":" + esc("wgsl_ports/" + std::string(k.file) + "/" + std::string(k.wgsl_file)) +
-       ",\"source\":" + esc(shader_copy(p)) + ",\"in_wgsl\":" + (k.in_wgsl ? "true" : "false") +
+       ",\"wgsl\":" + esc(wgsl_source_path(k)) + ",\"source\":" + esc(shader_copy(p)) +
+       ",\"in_wgsl\":" + (k.in_wgsl ? "true" : "false") +
        ",\"runtime_port\":" + (runtime_port ? "true" : "false") +
        ",\"shader_f16\":" + (k.needs_shader_f16 ? "true" : "false") + ",\"workgroup_size\":[" +
        n(k.workgroup_size[0]) + "," + n(k.workgroup_size[1]) + "," + n(k.workgroup_size[2]) +

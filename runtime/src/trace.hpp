@@ -13,8 +13,9 @@
 //        type: "uniform" | "storage" | "read-only-storage"; "auto": made for a pipeline's layout
 //        "auto" (emitted just before that pipeline) or an empty gap group of an explicit layout
 //   {"op":"pipeline","id","label","kernel","entry","wgsl","source","in_wgsl","shader_f16",
-//    "layout":"auto"|"explicit","groups":[bgl ids]}  wgsl: wgsl_ports/<family>/<file>;
-//        source: the copy under shaders/ (relative to DIR)
+//    "layout":"auto"|"explicit","groups":[bgl ids]}  wgsl: wgsl_ports/<family>/<file> for an
+//        embedded kernel, the file's name for one loaded at run time (wgsl_source_path,
+//        wgslvk/kernel_registry.hpp); source: the copy under shaders/ (relative to DIR)
 //   {"op":"bind_group","id","label","layout","entries":[{"binding","buffer","offset","size"}]}
 //   {"op":"encoder","id","label"}   {"op":"begin_pass","enc","label"}   {"op":"end_pass","enc"}
 //   {"op":"set_pipeline","enc","pipeline"}   {"op":"set_bind_group","enc","index","group"}

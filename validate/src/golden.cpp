@@ -8,17 +8,18 @@
 #include "wgslvk/validate/case.hpp"
 #include "wgslvk/validate/generators.hpp"
 
+// Defined by wgslvk_source_tree (validate/build_tree/), which only programs built in a wgslvk
+// build tree link: the checkout they were built from.
+extern "C" const char* wgslvk_build_source_dir() __attribute__((weak));
+
 namespace wgslvk::validate {
 
 namespace fs = std::filesystem;
 
 fs::path source_dir() {
   if (const char* s = std::getenv("WGSLVK_SOURCE_DIR"); s && *s) return s;
-#ifdef WGSLVK_SOURCE_DIR
-  return WGSLVK_SOURCE_DIR;
-#else
+  if (wgslvk_build_source_dir) return wgslvk_build_source_dir();
   return fs::current_path();
-#endif
 }
 
 fs::path golden_dir() { return source_dir() / "golden"; }

@@ -7,7 +7,9 @@
 
 namespace wgslvk::validate {
 
-// The source tree: $WGSLVK_SOURCE_DIR if set, else the checkout this binary was built from.
+// The source tree: $WGSLVK_SOURCE_DIR if set, else the checkout a program built in a wgslvk build
+// tree (the CLI, the tests) was built from, else (a program linking the installed package) the
+// current directory.
 std::filesystem::path source_dir();
 // <source_dir>/golden
 std::filesystem::path golden_dir();

@@ -1,4 +1,5 @@
-// A tiny dependency-free PNG writer and plot canvas for `wgslvk bench --png`: RGB8 image, the
+// A tiny dependency-free PNG writer and plot canvas for `wgslvk bench --png` and the trainer's loss
+// plot (`wgslvk train --png`): RGB8 image, the
 // "Up" row filter and a fixed-Huffman deflate stream of literals and distance-1 runs, CRC32 and
 // Adler-32, Bresenham lines and a 5x7 bitmap font. Robust over pretty: no external library, no
 // fonts on disk.
@@ -15,7 +16,7 @@
 
 #include "wgslvk/output_file.hpp"
 
-namespace wgslvk::bench {
+namespace wgslvk {
 
 struct Rgb {
   uint8_t r, g, b;
@@ -394,4 +395,4 @@ inline void draw_panel(Canvas& c, int x0, int y0, int w, int h, const std::strin
   }
 }
 
-}  // namespace wgslvk::bench
+}  // namespace wgslvk

@@ -226,6 +226,102 @@ TEST(AbiCheck, F16NeedsTheWgslEnable) {
   EXPECT_TRUE(translate_strings(kGlsl, "enable f16;\n" + std::string(kWgsl)).abi.needs_shader_f16);
 }
 
+// Subgroup matrices (wgsl_ports/subgroup_matrix/README.md, "Toolchain"): a GL_NV_cooperative_matrix
+// port is rewritten to SPV_KHR_cooperative_matrix (16x16 f16 used as left and right operand: two
+// KHR types), validated as its NV equivalent, reflected without the matrices, and its matrix
+// types are checked against the WGSL's subgroup_matrix_* types.
+constexpr const char* kMatrixWgsl = R"(
+enable f16;
+enable chromium_experimental_subgroup_matrix;
+@group(0) @binding(0) var<storage, read> ma: array<f16>;
+@group(0) @binding(1) var<storage, read> mb: array<f16>;
+@group(0) @binding(2) var<storage, read_write> mc: array<f32>;
+@compute @workgroup_size(32)
+fn mm() {
+  let l = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&ma, 0u, false, 16u);
+  let r = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&mb, 0u, true, 16u);
+  var c: subgroup_matrix_result<f32, 16, 16>;
+  c = subgroupMatrixMultiplyAccumulate(l, r, c);
+  subgroupMatrixStore(&mc, 0u, c, false, 16u);
+}
+)";
+constexpr const char* kMatrixGlsl = R"(#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_NV_cooperative_matrix : require
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0, std430) readonly buffer A { float16_t ma[]; };
+layout(set = 0, binding = 1, std430) readonly buffer B { float16_t mb[]; };
+layout(set = 0, binding = 2, std430) buffer C { float mc[]; };
+void main() {
+  fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> l, r;
+  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> c = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+  coopMatLoadNV(l, ma, 0u, 16u, false);
+  coopMatLoadNV(r, mb, 0u, 16u, true);
+  c = coopMatMulAddNV(l, r, c);
+  coopMatStoreNV(c, mc, 0u, 16u, false);
+}
+)";
+
+TEST(SubgroupMatrix, NvPortIsRewrittenToKhrAndChecked) {
+  TranslatedKernel t = translate_strings(kMatrixGlsl, kMatrixWgsl, "", "mm");
+  for (const auto* m : {&t.module.spirv, &t.module.spirv_opt}) {
+    // OpCapability CooperativeMatrixKHR (6022), no NV capability (5357); two KHR matrix types of
+    // f16 (uses A and B) and one of f32: OpTypeCooperativeMatrixKHR is opcode 4456.
+    bool khr = false, nv = false;
+    int types = 0;
+    for (size_t i = 5; i < m->size(); i += (*m)[i] >> 16) {
+      const uint32_t op = (*m)[i] & 0xffff;
+      if (op == 17) khr |= (*m)[i + 1] == 6022, nv |= (*m)[i + 1] == 5357;
+      types += op == 4456;
+      ASSERT_NE(op, 5358u) << "an NV matrix type survived the rewrite";
+    }
+    EXPECT_TRUE(khr);
+    EXPECT_FALSE(nv);
+    EXPECT_EQ(types, 3);
+    EXPECT_NO_THROW(validate_spirv(*m, "mm"));  // as its NV equivalent
+  }
+  EXPECT_EQ(t.reflection.subgroup_matrices,
+            (std::vector<std::string>{"subgroup_matrix_left<f16, 16, 16>",
+                                      "subgroup_matrix_result<f32, 16, 16>",
+                                      "subgroup_matrix_right<f16, 16, 16>"}));
+  EXPECT_EQ(t.abi.bindings.size(), 3u);
+  EXPECT_NE(emit(t.module.spirv, EmitFormat::Spvasm).find("OpCooperativeMatrixMulAddNV"),
+            std::string::npos);
+  EXPECT_FALSE(emit(t.module.spirv, EmitFormat::ReflectJson).empty());
+}
+
+TEST(AbiCheck, SubgroupMatrixTypesMustMatchTheWgsl) {
+  EXPECT_EQ(rejection(kMatrixGlsl,
+                      replace(kMatrixWgsl, "enable chromium_experimental_subgroup_matrix;", ""), "",
+                      "mm"),
+            "test/mm: subgroup matrices: the GLSL port uses cooperative matrices but test.wgsl "
+            "has no `enable chromium_experimental_subgroup_matrix;`");
+  // An f32 result ported as f16 (a different accumulator type), and a 16x8 left operand.
+  std::string msg = rejection(kMatrixGlsl,
+                              replace(kMatrixWgsl, "subgroup_matrix_result<f32, 16, 16>",
+                                      "subgroup_matrix_result<f16, 16, 16>"),
+                              "", "mm");
+  EXPECT_NE(msg.find("the GLSL port's SPIR-V has subgroup_matrix_result<f32, 16, 16> but "
+                     "test.wgsl writes"),
+            std::string::npos)
+      << msg;
+  msg = rejection(
+      kMatrixGlsl,
+      replace(kMatrixWgsl, "subgroup_matrix_left<f16, 16, 16>", "subgroup_matrix_left<f16, 8, 16>"),
+      "", "mm");
+  EXPECT_NE(msg.find("has subgroup_matrix_left<f16, 16, 16> but"), std::string::npos) << msg;
+}
+
+TEST(SubgroupMatrix, AValueUsedAsBothOperandsIsRefused) {
+  // l as both left and right operand: one KHR type cannot be both uses.
+  std::string glsl =
+      replace(kMatrixGlsl, "c = coopMatMulAddNV(l, r, c);", "c = coopMatMulAddNV(l, l, c);");
+  EXPECT_NE(rejection(glsl, kMatrixWgsl, "", "mm").find("is used as more than one of left operand"),
+            std::string::npos);
+}
+
 TEST(AbiCheck, NativeVariantMayReinterpretOnlyWithAReason) {
   // WGSL's CAS loop keeps f32 bits in atomic<u32>; the native variant adds floats in place.
   std::string wgsl = replace(kWgsl, "var<storage, read_write> dst: array<f32>;",

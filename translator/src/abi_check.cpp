@@ -126,6 +126,22 @@ AbiResult check_abi(const AbiCheckInput& in, const Reflection& spv, const WgslMo
     error("f16: the GLSL port uses 16-bit types but " + wgsl.file +
           " has no `enable f16;` (WebGPU would not require \"shader-f16\" for it)");
 
+  // Subgroup matrices (chromium_experimental_subgroup_matrix): the port's cooperative matrices
+  // need the WGSL's enable, and each of their types (use, component, columns, rows) must be one
+  // the WGSL file writes: a left operand ported as a right one, a transposed shape or an f32
+  // operand for an f16 one is an error.
+  if (!spv.subgroup_matrices.empty() && !wgsl.enables_subgroup_matrix)
+    error("subgroup matrices: the GLSL port uses cooperative matrices but " + wgsl.file +
+          " has no `enable chromium_experimental_subgroup_matrix;`");
+  for (const std::string& t : spv.subgroup_matrices)
+    if (std::find(wgsl.subgroup_matrices.begin(), wgsl.subgroup_matrices.end(), t) ==
+        wgsl.subgroup_matrices.end()) {
+      std::string have;
+      for (const std::string& w : wgsl.subgroup_matrices) have += (have.empty() ? "" : ", ") + w;
+      error("subgroup matrices: the GLSL port's SPIR-V has " + t + " but " + wgsl.file +
+            " writes " + (have.empty() ? "no subgroup matrix type" : have));
+    }
+
   std::vector<Allow> allows = allow_lines(in.glsl_source);
   if (!allows.empty() && !in.native_variant)
     error(at(allows[0].group, allows[0].binding) +

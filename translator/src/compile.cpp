@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "coopmat.hpp"
 #include "wgslvk/translator.hpp"
 
 namespace wgslvk::translator {
@@ -437,7 +438,15 @@ std::string glslang_preprocess(std::string_view source, const std::string& name,
 
 }  // namespace
 
-void validate_spirv(std::span<const uint32_t> spirv, std::string_view what) {
+void validate_spirv(std::span<const uint32_t> spirv_in, std::string_view what) {
+  // SPIRV-Tools 2023.1 does not know SPV_KHR_cooperative_matrix: a KHR module (our NV -> KHR
+  // rewrite) is validated as its NV equivalent, the types of the two uses merged back.
+  std::vector<uint32_t> nv;
+  std::span<const uint32_t> spirv = spirv_in;
+  if (uses_cooperative_matrix_khr(spirv_in)) {
+    nv = cooperative_matrix_khr_to_nv_for_validation(spirv_in);
+    spirv = nv;
+  }
   spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_1);
   std::string messages;
   tools.SetMessageConsumer(
@@ -497,12 +506,696 @@ CompiledModule compile_glsl(std::string_view source, const CompileOptions& o) {
 
   validate_spirv(m.spirv, kernel);
   if (o.optimize) m.spirv_opt = optimize_spirv(m.spirv, kernel);
+  // GL_NV_cooperative_matrix ports: validated and optimized as NV above, then rewritten to the
+  // KHR extension the drivers and WebGPU implement (coopmat.hpp).
+  // Each result is validated again as the NV module it maps back to (validate_spirv).
+  if (uses_cooperative_matrix_nv(m.spirv)) {
+    m.spirv = cooperative_matrix_nv_to_khr(m.spirv, kernel);
+    validate_spirv(m.spirv, kernel + " (rewritten to SPV_KHR_cooperative_matrix)");
+    if (o.optimize) {
+      m.spirv_opt = cooperative_matrix_nv_to_khr(m.spirv_opt, kernel + " (after spirv-opt -O)");
+      validate_spirv(m.spirv_opt, kernel + " (after spirv-opt -O, rewritten to KHR)");
+    }
+  }
   return m;
 }
 
 CompiledModule compile_glsl_file(const CompileOptions& o) {
   if (o.source_path.empty()) throw Error(o.kernel + ": no source path");
   return compile_glsl(read_text(o.source_path), o);
+}
+
+}  // namespace wgslvk::translator
+
+// ---- Cooperative matrices: SPV_NV_cooperative_matrix -> SPV_KHR_cooperative_matrix (coopmat.hpp)
+
+namespace wgslvk::translator {
+namespace {
+
+// Opcodes and enumerants used below (SPIR-V 1.6 registry; Debian 12's headers lack the KHR ones).
+enum : uint32_t {
+  kOpUndef = 1,
+  kOpName = 5,
+  kOpMemberName = 6,
+  kOpExtension = 10,
+  kOpCapability = 17,
+  kOpTypeBool = 20,
+  kOpTypeInt = 21,
+  kOpTypeArray = 28,
+  kOpTypeRuntimeArray = 29,
+  kOpTypeStruct = 30,
+  kOpTypePointer = 32,
+  kOpTypeFunction = 33,
+  kOpConstantTrue = 41,
+  kOpConstantFalse = 42,
+  kOpConstant = 43,
+  kOpConstantComposite = 44,
+  kOpConstantNull = 46,
+  kOpSpecConstantTrue = 48,
+  kOpSpecConstantFalse = 49,
+  kOpFunction = 54,
+  kOpFunctionParameter = 55,
+  kOpFunctionCall = 57,
+  kOpVariable = 59,
+  kOpLoad = 61,
+  kOpStore = 62,
+  kOpAccessChain = 65,
+  kOpDecorate = 71,
+  kOpMemberDecorate = 72,
+  kOpCompositeConstruct = 80,
+  kOpCopyObject = 83,
+  kOpConvertFToU = 109,
+  kOpConvertFToS = 110,
+  kOpConvertSToF = 111,
+  kOpConvertUToF = 112,
+  kOpUConvert = 113,
+  kOpSConvert = 114,
+  kOpFConvert = 115,
+  kOpSNegate = 126,
+  kOpFNegate = 127,
+  kOpIAdd = 128,
+  kOpFAdd = 129,
+  kOpISub = 130,
+  kOpFSub = 131,
+  kOpIMul = 132,
+  kOpFMul = 133,
+  kOpUDiv = 134,
+  kOpSDiv = 135,
+  kOpFDiv = 136,
+  kOpMatrixTimesScalar = 143,
+  kOpBitcast = 124,
+  kOpSelect = 169,
+  kOpPhi = 245,
+  kOpReturnValue = 254,
+  kCapNV = 5357,
+  kOpTypeNV = 5358,
+  kOpLoadNV = 5359,
+  kOpStoreNV = 5360,
+  kOpMulAddNV = 5361,
+  kOpLengthNV = 5362,
+  kCapKHR = 6022,
+  kOpTypeKHR = 4456,
+  kOpLoadKHR = 4457,
+  kOpStoreKHR = 4458,
+  kOpMulAddKHR = 4459,
+  kOpLengthKHR = 4460,
+};
+
+struct SpvInst {
+  uint32_t op = 0;
+  std::vector<uint32_t> w;  // every word, w[0] included
+};
+
+std::vector<SpvInst> spv_parse(std::span<const uint32_t> code, std::string_view what) {
+  if (code.size() < 5) throw Error(std::string(what) + ": SPIR-V shorter than its header");
+  std::vector<SpvInst> out;
+  for (size_t i = 5; i < code.size();) {
+    const uint32_t n = code[i] >> 16;
+    if (n == 0 || i + n > code.size())
+      throw Error(std::string(what) + ": malformed SPIR-V instruction at word " +
+                  std::to_string(i));
+    out.push_back(
+        {code[i] & 0xffff, std::vector<uint32_t>(code.begin() + i, code.begin() + i + n)});
+    i += n;
+  }
+  return out;
+}
+
+std::vector<uint32_t> spv_write(std::span<const uint32_t> header, const std::vector<SpvInst>& in,
+                                uint32_t bound) {
+  std::vector<uint32_t> out(header.begin(), header.begin() + 5);
+  out[3] = bound;
+  for (const auto& i : in) {
+    std::vector<uint32_t> w = i.w;
+    w[0] = uint32_t(w.size()) << 16 | i.op;
+    out.insert(out.end(), w.begin(), w.end());
+  }
+  return out;
+}
+
+bool declares_capability(std::span<const uint32_t> code, uint32_t cap) {
+  if (code.size() < 5) return false;
+  for (size_t i = 5; i < code.size();) {
+    const uint32_t n = code[i] >> 16, op = code[i] & 0xffff;
+    if (n == 0 || i + n > code.size()) return false;
+    if (op == kOpCapability && n >= 2 && code[i + 1] == cap) return true;
+    if (op != kOpCapability && op != kOpExtension && op != 11 /*OpExtInstImport*/) return false;
+    i += n;
+  }
+  return false;
+}
+
+std::string spv_string(const std::vector<uint32_t>& w, size_t from) {
+  std::string s;
+  for (size_t k = from; k < w.size(); ++k)
+    for (int b = 0; b < 4; ++b) {
+      char c = char((w[k] >> (8 * b)) & 0xff);
+      if (!c) return s;
+      s += c;
+    }
+  return s;
+}
+
+std::vector<uint32_t> spv_string_words(std::string_view s) {
+  std::vector<uint32_t> w((s.size() + 4) / 4, 0);
+  for (size_t i = 0; i < s.size(); ++i) w[i / 4] |= uint32_t(uint8_t(s[i])) << (8 * (i % 4));
+  return w;
+}
+
+// Instructions with a result type (w[1]) and result id (w[2]) that may carry a matrix value.
+bool value_op(uint32_t op) {
+  switch (op) {
+    case kOpUndef:
+    case kOpConstantComposite:
+    case kOpConstantNull:
+    case kOpFunctionParameter:
+    case kOpFunctionCall:
+    case kOpVariable:
+    case kOpLoad:
+    case kOpAccessChain:
+    case kOpCompositeConstruct:
+    case kOpCopyObject:
+    case kOpConvertFToU:
+    case kOpConvertFToS:
+    case kOpConvertSToF:
+    case kOpConvertUToF:
+    case kOpUConvert:
+    case kOpSConvert:
+    case kOpFConvert:
+    case kOpSNegate:
+    case kOpFNegate:
+    case kOpIAdd:
+    case kOpFAdd:
+    case kOpISub:
+    case kOpFSub:
+    case kOpIMul:
+    case kOpFMul:
+    case kOpUDiv:
+    case kOpSDiv:
+    case kOpFDiv:
+    case kOpMatrixTimesScalar:
+    case kOpBitcast:
+    case kOpSelect:
+    case kOpPhi:
+    case kOpLoadNV:
+    case kOpMulAddNV:
+    case kOpLoadKHR:
+    case kOpMulAddKHR:
+      return true;
+  }
+  return false;
+}
+
+struct UnionFind {
+  std::map<uint32_t, uint32_t> parent;
+  uint32_t find(uint32_t x) {
+    auto it = parent.find(x);
+    if (it == parent.end()) return parent[x] = x;
+    if (it->second == x) return x;
+    return it->second = find(it->second);
+  }
+  void unite(uint32_t a, uint32_t b) { parent[find(a)] = find(b); }
+};
+
+}  // namespace
+
+bool uses_cooperative_matrix_nv(std::span<const uint32_t> spirv) {
+  return declares_capability(spirv, kCapNV);
+}
+bool uses_cooperative_matrix_khr(std::span<const uint32_t> spirv) {
+  return declares_capability(spirv, kCapKHR);
+}
+
+std::vector<uint32_t> cooperative_matrix_nv_to_khr(std::span<const uint32_t> spirv,
+                                                   std::string_view what_sv) {
+  const std::string what(what_sv);
+  auto fail = [&](const std::string& m) -> Error {
+    return Error(what + ": SPV_NV_cooperative_matrix -> KHR rewrite: " + m);
+  };
+  std::vector<SpvInst> in = spv_parse(spirv, what);
+  uint32_t bound = spirv[3];
+
+  // Matrix types, pointers to them, and integer/bool constants.
+  std::map<uint32_t, size_t> mat_type;      // type id -> instruction index
+  std::map<uint32_t, uint32_t> ptr_to_mat;  // pointer type id -> matrix type id
+  std::map<uint32_t, uint32_t> bool_const;  // id -> 0/1
+  std::set<uint32_t> wraps_mat;             // array/struct/function types containing matrices
+  for (size_t i = 0; i < in.size(); ++i) {
+    const auto& w = in[i].w;
+    switch (in[i].op) {
+      case kOpTypeNV:
+        mat_type[w[1]] = i;
+        break;
+      case kOpTypePointer:
+        if (mat_type.count(w[3])) ptr_to_mat[w[1]] = w[3];
+        if (wraps_mat.count(w[3])) wraps_mat.insert(w[1]);
+        break;
+      case kOpTypeArray:
+      case kOpTypeRuntimeArray:
+        if (mat_type.count(w[2]) || wraps_mat.count(w[2])) wraps_mat.insert(w[1]);
+        break;
+      case kOpTypeStruct:
+      case kOpTypeFunction:
+        for (size_t k = 2; k < w.size(); ++k)
+          if (mat_type.count(w[k]) || ptr_to_mat.count(w[k]) || wraps_mat.count(w[k]))
+            wraps_mat.insert(w[1]);
+        break;
+      case kOpConstantTrue:
+        bool_const[w[2]] = 1;
+        break;
+      case kOpConstantFalse:
+        bool_const[w[2]] = 0;
+        break;
+    }
+  }
+  if (mat_type.empty()) throw fail("the module declares no OpTypeCooperativeMatrixNV");
+
+  // Values and pointers of matrix type, joined where a value flows unchanged.
+  UnionFind uf;
+  std::map<uint32_t, uint32_t> id_type;  // matrix-valued id -> its matrix type
+  std::map<uint32_t, uint32_t> id_ptr;   // pointer-valued id -> its pointer type
+  auto is_mat_id = [&](uint32_t id) { return id_type.count(id) || id_ptr.count(id); };
+  for (const auto& inst : in) {
+    const auto& w = inst.w;
+    if (!value_op(inst.op) || w.size() < 3) continue;
+    if (mat_type.count(w[1])) id_type[w[2]] = w[1];
+    if (ptr_to_mat.count(w[1])) id_ptr[w[2]] = w[1];
+    if ((inst.op == kOpFunctionParameter || inst.op == kOpFunctionCall) &&
+        (mat_type.count(w[1]) || ptr_to_mat.count(w[1])))
+      throw fail("a cooperative matrix passed to or returned from a function (id " +
+                 std::to_string(w[2]) + "): write the port without such functions");
+  }
+  // role: 0 A, 1 B, 2 accumulator
+  std::map<uint32_t, std::set<int>> roles;  // class root -> roles
+  std::vector<std::pair<uint32_t, int>> uses;
+  for (const auto& inst : in) {
+    const auto& w = inst.w;
+    switch (inst.op) {
+      case kOpLoad:
+      case kOpCopyObject:
+        if (is_mat_id(w[2]) && is_mat_id(w[3])) uf.unite(w[2], w[3]);
+        break;
+      case kOpStore:
+        if (is_mat_id(w[1]) && is_mat_id(w[2])) uf.unite(w[1], w[2]);
+        break;
+      case kOpVariable:
+        if (w.size() > 4 && is_mat_id(w[2]) && is_mat_id(w[4])) uf.unite(w[2], w[4]);
+        break;
+      case kOpSelect:
+        if (is_mat_id(w[2])) {
+          uf.unite(w[2], w[4]);
+          uf.unite(w[2], w[5]);
+        }
+        break;
+      case kOpPhi:
+        if (is_mat_id(w[2]))
+          for (size_t k = 3; k < w.size(); k += 2) uf.unite(w[2], w[k]);
+        break;
+      case kOpFConvert:
+      case kOpUConvert:
+      case kOpSConvert:
+      case kOpConvertFToU:
+      case kOpConvertFToS:
+      case kOpConvertSToF:
+      case kOpConvertUToF:
+      case kOpBitcast:
+      case kOpFNegate:
+      case kOpSNegate:
+      case kOpFAdd:
+      case kOpFSub:
+      case kOpFMul:
+      case kOpFDiv:
+      case kOpIAdd:
+      case kOpISub:
+      case kOpIMul:
+      case kOpUDiv:
+      case kOpSDiv:
+      case kOpMatrixTimesScalar:
+        // Element-wise: the same use on both sides (KHR converts only within one use).
+        if (is_mat_id(w[2]))
+          for (size_t k = 3; k < w.size(); ++k)
+            if (is_mat_id(w[k])) uf.unite(w[2], w[k]);
+        break;
+      case kOpMulAddNV:
+        uses.push_back({w[3], 0});
+        uses.push_back({w[4], 1});
+        uses.push_back({w[5], 2});
+        uses.push_back({w[2], 2});
+        break;
+    }
+  }
+  for (auto [id, role] : uses) roles[uf.find(id)].insert(role);
+  // Per matrix type, the roles its values take.
+  std::map<uint32_t, std::set<int>> type_roles;
+  std::map<uint32_t, int> class_role;
+  for (auto& [id, t] : id_type) {
+    const uint32_t root = uf.find(id);
+    const auto it = roles.find(root);
+    if (it == roles.end()) continue;
+    if (it->second.size() > 1)
+      throw fail("cooperative matrix value %" + std::to_string(id) +
+                 " is used as more than one of left operand, right operand and accumulator of "
+                 "OpCooperativeMatrixMulAddNV");
+    class_role[root] = *it->second.begin();
+    type_roles[t].insert(*it->second.begin());
+  }
+  for (auto& [t, idx] : mat_type)
+    if (!type_roles.count(t)) type_roles[t].insert(2);  // never multiplied: any use; say result
+
+  // New ids: per (type, role) beyond the first, a matrix type and its pointer types.
+  std::map<std::pair<uint32_t, int>, uint32_t> khr_type;  // (NV type, role) -> KHR type id
+  std::map<std::pair<uint32_t, int>, uint32_t> khr_ptr;   // (NV pointer type, role) -> id
+  for (auto& [t, rs] : type_roles) {
+    bool first = true;
+    for (int r : rs) {
+      khr_type[{t, r}] = first ? t : bound++;
+      first = false;
+    }
+  }
+  for (auto& [p, t] : ptr_to_mat) {
+    bool first = true;
+    for (int r : type_roles[t]) {
+      khr_ptr[{p, r}] = first ? p : bound++;
+      first = false;
+    }
+  }
+  for (uint32_t wrapped : wraps_mat) {
+    // Arrays/structs of a matrix type are fine as long as that type is not split.
+    for (const auto& inst : in)
+      if ((inst.op == kOpTypeArray || inst.op == kOpTypeRuntimeArray) && inst.w[1] == wrapped &&
+          mat_type.count(inst.w[2]) && type_roles[inst.w[2]].size() > 1)
+        throw fail("an array of a cooperative matrix type used in several roles");
+  }
+  auto role_of = [&](uint32_t id, uint32_t t) {
+    auto it = class_role.find(uf.find(id));
+    return it != class_role.end() ? it->second : *type_roles[t].begin();
+  };
+
+  // Constants: Use 0/1/2 and MemoryLayout 0/1 (RowMajorKHR, ColumnMajorKHR), of the integer type
+  // the first matrix type's row count has.
+  uint32_t int_type = 0;
+  {
+    const auto& w = in[mat_type.begin()->second].w;
+    for (const auto& inst : in)
+      if (inst.op == kOpConstant && inst.w[2] == w[4]) int_type = inst.w[1];
+    if (!int_type) throw fail("the matrix row count is not an OpConstant");
+  }
+  const uint32_t c0 = bound++, c1 = bound++, c2 = bound++;
+  const uint32_t use_const[3] = {c0, c1, c2};
+
+  std::vector<SpvInst> out;
+  size_t first_mat = SIZE_MAX;
+  for (auto& [t, idx] : mat_type) first_mat = std::min(first_mat, idx);
+  for (size_t i = 0; i < in.size(); ++i) {
+    SpvInst inst = in[i];
+    auto& w = inst.w;
+    if (i == first_mat)
+      for (uint32_t v = 0; v < 3; ++v) out.push_back({kOpConstant, {0, int_type, use_const[v], v}});
+    switch (inst.op) {
+      case kOpCapability:
+        if (w[1] == kCapNV) w[1] = kCapKHR;
+        out.push_back(inst);
+        continue;
+      case kOpExtension:
+        if (spv_string(w, 1) == "SPV_NV_cooperative_matrix") {
+          auto s = spv_string_words("SPV_KHR_cooperative_matrix");
+          w.resize(1);
+          w.insert(w.end(), s.begin(), s.end());
+        }
+        out.push_back(inst);
+        continue;
+      case kOpTypeNV: {
+        const uint32_t t = w[1];
+        for (int r : type_roles[t])
+          out.push_back({kOpTypeKHR, {0, khr_type[{t, r}], w[2], w[3], w[4], w[5], use_const[r]}});
+        continue;
+      }
+      case kOpTypePointer:
+        if (ptr_to_mat.count(w[1])) {
+          const uint32_t p = w[1], t = w[3];
+          for (int r : type_roles[t])
+            out.push_back({kOpTypePointer, {0, khr_ptr[{p, r}], w[2], khr_type[{t, r}]}});
+          continue;
+        }
+        break;
+      case kOpLoadNV: {
+        // (type, result, pointer, stride, column major, [memory access...])
+        auto b = bool_const.find(w[5]);
+        if (b == bool_const.end())
+          throw fail("OpCooperativeMatrixLoadNV's ColumnMajor is not a boolean constant");
+        std::vector<uint32_t> nw = {0, w[1], w[2], w[3], use_const[b->second], w[4]};
+        nw.insert(nw.end(), w.begin() + 6, w.end());
+        inst = {kOpLoadKHR, nw};
+        break;
+      }
+      case kOpStoreNV: {
+        // (pointer, object, stride, column major, [memory access...])
+        auto b = bool_const.find(w[4]);
+        if (b == bool_const.end())
+          throw fail("OpCooperativeMatrixStoreNV's ColumnMajor is not a boolean constant");
+        std::vector<uint32_t> nw = {0, w[1], w[2], use_const[b->second], w[3]};
+        nw.insert(nw.end(), w.begin() + 5, w.end());
+        inst = {kOpStoreKHR, nw};
+        break;
+      }
+      case kOpMulAddNV:
+        inst.op = kOpMulAddKHR;
+        break;
+      case kOpLengthNV:
+        if (type_roles[w[3]].size() > 1)
+          throw fail("OpCooperativeMatrixLengthNV of a matrix type used in several roles");
+        inst.op = kOpLengthKHR;
+        break;
+    }
+    if (inst.op == kOpAccessChain && ptr_to_mat.count(w[1]) &&
+        type_roles[ptr_to_mat[w[1]]].size() > 1)
+      throw fail("an access chain to a cooperative matrix (id " + std::to_string(w[2]) +
+                 ") of a type used in several roles: arrays of matrices are supported only for "
+                 "a type with one use");
+    // Result types of matrix values and pointers follow the value's role.
+    if (value_op(inst.op) && w.size() >= 3) {
+      if (mat_type.count(w[1]))
+        w[1] = khr_type[{w[1], role_of(w[2], w[1])}];
+      else if (ptr_to_mat.count(w[1]))
+        w[1] = khr_ptr[{w[1], role_of(w[2], ptr_to_mat[w[1]])}];
+    }
+    out.push_back(inst);
+  }
+  return spv_write(spirv, out, bound);
+}
+
+namespace {
+// KHR -> NV. For display: every KHR type kept (two identical NV types where the KHR ones differ
+// by use), a new boolean type with its constants. For validation: identical NV types (and their
+// pointer types) merged into the first, the module's own boolean type and constants reused.
+std::vector<uint32_t> khr_to_nv(std::span<const uint32_t> spirv, bool merge) {
+  std::vector<SpvInst> in = spv_parse(spirv, "module");
+  uint32_t bound = spirv[3];
+  std::map<uint32_t, uint32_t> int_const;
+  uint32_t tbool = 0, tfalse = 0, ttrue = 0;
+  for (const auto& i : in) {
+    if (i.op == kOpConstant && i.w.size() == 4) int_const[i.w[2]] = i.w[3];
+    if (merge && i.op == kOpTypeBool) tbool = i.w[1];
+  }
+  for (const auto& i : in)
+    if (tbool && i.w.size() >= 3 && i.w[1] == tbool) {
+      if (i.op == kOpConstantTrue) ttrue = i.w[2];
+      if (i.op == kOpConstantFalse) tfalse = i.w[2];
+    }
+  const bool own_bool = tbool == 0;
+  if (own_bool) tbool = bound++;
+  const bool need_false = tfalse == 0, need_true = ttrue == 0;
+  if (need_false) tfalse = bound++;
+  if (need_true) ttrue = bound++;
+  std::map<uint32_t, uint32_t> alias;
+  auto a = [&](uint32_t id) {
+    auto it = alias.find(id);
+    return it == alias.end() ? id : it->second;
+  };
+  std::map<std::vector<uint32_t>, uint32_t> type_key, ptr_key;
+  std::vector<SpvInst> out;
+  bool added = false;
+  auto add_constants = [&] {
+    if (need_false) out.push_back({kOpConstantFalse, {0, tbool, tfalse}});
+    if (need_true) out.push_back({kOpConstantTrue, {0, tbool, ttrue}});
+  };
+  for (SpvInst inst : in) {
+    auto& w = inst.w;
+    if (!added && own_bool && inst.op == kOpTypeKHR) {
+      out.push_back({kOpTypeBool, {0, tbool}});
+      add_constants();
+      added = true;
+    }
+    auto layout = [&](uint32_t id) { return int_const[id] == 1 ? ttrue : tfalse; };
+    switch (inst.op) {
+      case kOpCapability:
+        if (w[1] == kCapKHR) w[1] = kCapNV;
+        break;
+      case kOpExtension:
+        if (spv_string(w, 1) == "SPV_KHR_cooperative_matrix") {
+          auto str = spv_string_words("SPV_NV_cooperative_matrix");
+          w.resize(1);
+          w.insert(w.end(), str.begin(), str.end());
+        }
+        break;
+      case kOpTypeKHR: {
+        inst = {kOpTypeNV, {0, w[1], w[2], w[3], w[4], w[5]}};
+        if (merge) {
+          std::vector<uint32_t> key(inst.w.begin() + 2, inst.w.end());
+          auto [it, fresh] = type_key.emplace(key, inst.w[1]);
+          if (!fresh) {
+            alias[inst.w[1]] = it->second;
+            continue;
+          }
+        }
+        break;
+      }
+      case kOpTypePointer:
+        w[3] = a(w[3]);
+        if (merge) {
+          bool to_matrix = false;
+          for (auto& [k, id] : type_key) to_matrix |= id == w[3];
+          if (to_matrix) {
+            auto [it, fresh] = ptr_key.emplace(std::vector<uint32_t>{w[2], w[3]}, w[1]);
+            if (!fresh) {
+              alias[w[1]] = it->second;
+              continue;
+            }
+          }
+        }
+        break;
+      case kOpTypeArray:
+      case kOpTypeRuntimeArray:
+        w[2] = a(w[2]);
+        break;
+      case kOpLoadKHR: {
+        std::vector<uint32_t> nw = {0, w[1], w[2], w[3], w.size() > 5 ? w[5] : 0, layout(w[4])};
+        if (w.size() > 6) nw.insert(nw.end(), w.begin() + 6, w.end());
+        inst = {kOpLoadNV, nw};
+        break;
+      }
+      case kOpStoreKHR: {
+        std::vector<uint32_t> nw = {0, w[1], w[2], w.size() > 4 ? w[4] : 0, layout(w[3])};
+        if (w.size() > 5) nw.insert(nw.end(), w.begin() + 5, w.end());
+        inst = {kOpStoreNV, nw};
+        break;
+      }
+      case kOpMulAddKHR:
+        inst = {kOpMulAddNV, {0, w[1], w[2], w[3], w[4], w[5]}};
+        break;
+      case kOpLengthKHR:
+        inst.op = kOpLengthNV;
+        w[3] = a(w[3]);
+        break;
+    }
+    if (value_op(inst.op) && inst.w.size() >= 3) inst.w[1] = a(inst.w[1]);
+    out.push_back(inst);
+    if (merge && !own_bool && inst.op == kOpTypeBool && inst.w[1] == tbool) add_constants();
+  }
+  return spv_write(spirv, out, bound);
+}
+}  // namespace
+
+std::vector<uint32_t> cooperative_matrix_khr_to_nv_for_display(std::span<const uint32_t> spirv) {
+  return khr_to_nv(spirv, false);
+}
+
+std::vector<uint32_t> cooperative_matrix_khr_to_nv_for_validation(std::span<const uint32_t> spirv) {
+  return khr_to_nv(spirv, true);
+}
+
+std::vector<std::string> cooperative_matrix_types_wgsl(std::span<const uint32_t> spirv) {
+  std::map<uint32_t, std::string> scalar;  // type id -> f16, f32, i32, u32, i8, u8, ...
+  std::map<uint32_t, uint32_t> value;      // 32-bit OpConstant -> value
+  std::set<std::string> out;
+  for (const auto& i : spv_parse(spirv, "module")) {
+    const auto& w = i.w;
+    if (i.op == 22 && w.size() >= 3) scalar[w[1]] = "f" + std::to_string(w[2]);  // OpTypeFloat
+    if (i.op == kOpTypeInt && w.size() >= 4)
+      scalar[w[1]] = (w[3] ? "i" : "u") + std::to_string(w[2]);
+    if (i.op == kOpConstant && w.size() == 4) value[w[2]] = w[3];
+    if ((i.op == kOpTypeKHR && w.size() >= 7) || (i.op == kOpTypeNV && w.size() >= 6)) {
+      static const char* kUse[] = {"left", "right", "result"};
+      const uint32_t use = i.op == kOpTypeKHR ? value[w[6]] : 3;
+      const std::string kind = use < 3 ? kUse[use] : "?";
+      auto dim = [&](uint32_t id) {
+        auto it = value.find(id);
+        return it == value.end() ? "%" + std::to_string(id) : std::to_string(it->second);
+      };
+      const std::string t = scalar.count(w[2]) ? scalar[w[2]] : "%" + std::to_string(w[2]);
+      // WGSL names columns first: left<T, K, M>, right<T, N, K>, result<T, N, M>.
+      out.insert("subgroup_matrix_" + kind + "<" + t + ", " + dim(w[5]) + ", " + dim(w[4]) + ">");
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
+std::vector<uint32_t> strip_cooperative_matrix_for_reflection(std::span<const uint32_t> spirv) {
+  std::vector<SpvInst> in = spv_parse(spirv, "module");
+  std::set<uint32_t> gone;  // ids whose definitions are removed
+  auto touches = [&](const std::vector<uint32_t>& w, size_t from) {
+    for (size_t k = from; k < w.size(); ++k)
+      if (gone.count(w[k])) return true;
+    return false;
+  };
+  std::vector<SpvInst> out;
+  for (const auto& inst : in) {
+    const auto& w = inst.w;
+    switch (inst.op) {
+      case kOpCapability:
+        if (w[1] == kCapNV || w[1] == kCapKHR) continue;
+        break;
+      case kOpExtension: {
+        const std::string s = spv_string(w, 1);
+        if (s == "SPV_NV_cooperative_matrix" || s == "SPV_KHR_cooperative_matrix") continue;
+        break;
+      }
+      case kOpTypeNV:
+      case kOpTypeKHR:
+        gone.insert(w[1]);
+        continue;
+      case kOpTypePointer:
+      case kOpTypeArray:
+      case kOpTypeRuntimeArray:
+      case kOpTypeStruct:
+      case kOpTypeFunction:
+        if (touches(w, 2)) {
+          gone.insert(w[1]);
+          continue;
+        }
+        break;
+      case kOpStoreNV:
+      case kOpStoreKHR:
+        continue;  // its pointer's OpAccessChain stays: the buffer is still used
+      case kOpLengthNV:
+      case kOpLengthKHR:
+        gone.insert(w[2]);
+        continue;
+      case kOpStore:
+        if (touches(w, 1)) continue;
+        break;
+      case kOpName:
+      case kOpMemberName:
+      case kOpDecorate:
+      case kOpMemberDecorate:
+        if (gone.count(w[1])) continue;
+        break;
+      default:
+        if (value_op(inst.op) && w.size() >= 3 && (gone.count(w[1]) || touches(w, 3))) {
+          gone.insert(w[2]);
+          continue;
+        }
+    }
+    out.push_back(inst);
+  }
+  // Names and decorations precede the definitions they name: a second pass drops the rest.
+  std::vector<SpvInst> final_out;
+  for (auto& inst : out)
+    if (!((inst.op == kOpName || inst.op == kOpMemberName || inst.op == kOpDecorate ||
+           inst.op == kOpMemberDecorate) &&
+          gone.count(inst.w[1])))
+      final_out.push_back(std::move(inst));
+  return spv_write(spirv, final_out, spirv[3]);
 }
 
 }  // namespace wgslvk::translator

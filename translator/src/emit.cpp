@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "coopmat.hpp"
 #include "wgslvk/translator.hpp"
 
 namespace wgslvk::translator {
@@ -33,6 +34,23 @@ bool uses_16bit(const spirv_cross::Compiler& c) {
 
 std::string emit(std::span<const uint32_t> spirv, EmitFormat format) {
   std::vector<uint32_t> words(spirv.begin(), spirv.end());
+  const bool coopmat = uses_cooperative_matrix_khr(spirv);
+  // SPIRV-Cross 2021 cannot parse cooperative matrices: the source languages say so in a comment
+  // (the snapshots keep a file per kernel and format); reflect-json reflects the copy without the
+  // matrix instructions that reflect() reads (its bindings, layouts and workgroup are the module's).
+  if (coopmat && format == EmitFormat::ReflectJson) {
+    try {
+      spirv_cross::CompilerReflection c(strip_cooperative_matrix_for_reflection(spirv));
+      return c.compile();
+    } catch (const spirv_cross::CompilerError& e) {
+      throw Error(std::string("SPIRV-Cross: ") + e.what());
+    }
+  }
+  if (coopmat && format != EmitFormat::Spvasm)
+    return "// wgslvk: not available: the module uses SPV_KHR_cooperative_matrix, which Debian "
+           "12's SPIRV-Cross\n// (2021) cannot read; `--emit spvasm` shows it.\n";
+  // Debian 12's SPIRV-Tools (2023.1) predates the KHR opcodes: show them as their NV forms.
+  if (coopmat) words = cooperative_matrix_khr_to_nv_for_display(spirv);
   try {
     switch (format) {
       case EmitFormat::Spvasm: {
@@ -45,6 +63,12 @@ std::string emit(std::span<const uint32_t> spirv, EmitFormat format) {
                                    SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES |
                                    SPV_BINARY_TO_TEXT_OPTION_COMMENT))
           throw Error("spirv-dis failed: " + err);
+        if (coopmat)
+          text =
+              "; wgslvk: SPV_KHR_cooperative_matrix shown with the NV opcodes (this SPIRV-Tools\n"
+              "; cannot disassemble the KHR ones): OpTypeCooperativeMatrixNV is the KHR type\n"
+              "; without its Use operand, and the KHR MemoryLayout is shown as ColumnMajor.\n" +
+              text;
         return text;
       }
       case EmitFormat::Glsl: {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "coopmat.hpp"
 #include "layout.hpp"
 #include "wgslvk/translator.hpp"
 
@@ -124,9 +125,18 @@ class Reflector : public spirv_cross::Compiler {
 
 }  // namespace
 
-Reflection reflect(std::span<const uint32_t> spirv) {
-  Reflector c(spirv.data(), spirv.size());
+Reflection reflect(std::span<const uint32_t> spirv_in) {
+  // SPIRV-Cross 2021 cannot parse cooperative matrix types: reflect a copy without them (the
+  // bindings, their layouts, static use and the workgroup keep every fact compared here).
+  std::vector<uint32_t> stripped;
+  std::span<const uint32_t> spirv = spirv_in;
   Reflection r;
+  if (uses_cooperative_matrix_nv(spirv_in) || uses_cooperative_matrix_khr(spirv_in)) {
+    stripped = strip_cooperative_matrix_for_reflection(spirv_in);
+    spirv = stripped;
+    r.subgroup_matrices = cooperative_matrix_types_wgsl(spirv_in);
+  }
+  Reflector c(spirv.data(), spirv.size());
   auto entries = c.get_entry_points_and_stages();
   if (entries.size() != 1 || entries[0].execution_model != spv::ExecutionModelGLCompute)
     throw Error("expected exactly one GLCompute entry point in the module");

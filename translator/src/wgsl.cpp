@@ -178,7 +178,9 @@ class Parser {
       if (k.text == "enable") {
         next();
         while (peek().text != ";" && peek().kind != Token::End) {
-          if (next().text == "f16") m.enables_f16 = true;
+          const std::string& e = next().text;
+          if (e == "f16") m.enables_f16 = true;
+          if (e == "chromium_experimental_subgroup_matrix") m.enables_subgroup_matrix = true;
         }
         expect(";");
       } else if (k.text == "requires" || k.text == "diagnostic" || k.text == "const_assert") {
@@ -752,7 +754,45 @@ class Parser {
 }  // namespace
 
 WgslModule parse_wgsl(std::string_view text, std::string_view file_name) {
-  return Parser(text, std::string(file_name)).parse();
+  WgslModule m = Parser(text, std::string(file_name)).parse();
+  // The subgroup matrix types the text writes (function bodies are only scanned for names, so a
+  // scan of the text, comments included: a type named only in a comment over-approximates, and
+  // the ABI check asks only that each of the SPIR-V's types be among these). Linear, no regex.
+  std::set<std::string> seen;
+  const std::string_view prefix = "subgroup_matrix_";
+  auto ident_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(prefix); at != std::string_view::npos;
+       at = text.find(prefix, at + 1)) {
+    if (at > 0 && ident_char(text[at - 1])) continue;
+    size_t i = at + prefix.size();
+    auto word = [&] {
+      size_t b = i;
+      while (i < text.size() && ident_char(text[i])) ++i;
+      return std::string(text.substr(b, i - b));
+    };
+    auto spaces = [&] {
+      while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    };
+    auto punct = [&](char c) {
+      spaces();
+      if (i >= text.size() || text[i] != c) return false;
+      ++i;
+      spaces();
+      return true;
+    };
+    const std::string kind = word();
+    if (kind != "left" && kind != "right" && kind != "result") continue;
+    if (!punct('<')) continue;
+    const std::string t = word();
+    if (t.empty() || !punct(',')) continue;
+    const std::string c = word();
+    if (c.empty() || !punct(',')) continue;
+    const std::string r = word();
+    if (r.empty() || !punct('>')) continue;
+    seen.insert("subgroup_matrix_" + kind + "<" + t + ", " + c + ", " + r + ">");
+  }
+  m.subgroup_matrices.assign(seen.begin(), seen.end());
+  return m;
 }
 
 const WgslEntryPoint* WgslModule::find_entry(std::string_view name) const {

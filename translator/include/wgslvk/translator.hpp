@@ -101,6 +101,10 @@ struct Reflection {
   bool needs_shader_f16 = false;           // Float16 / 16-bit storage capabilities
   bool needs_float_atomics = false;        // AtomicFloat32AddEXT
   std::vector<ReflectedBinding> bindings;  // sorted by (group, binding)
+  // The module's cooperative matrix types in WGSL's spelling, sorted, unique: KHR use A/B/
+  // accumulator as subgroup_matrix_left<T, K, M> / _right<T, N, K> / _result<T, N, M> (columns,
+  // then rows); an NV type (no use) as subgroup_matrix_?<T, columns, rows>.
+  std::vector<std::string> subgroup_matrices;
 };
 
 Reflection reflect(std::span<const uint32_t> spirv);
@@ -130,6 +134,10 @@ struct WgslEntryPoint {
 struct WgslModule {
   std::string file;
   bool enables_f16 = false;
+  bool enables_subgroup_matrix = false;  // enable chromium_experimental_subgroup_matrix;
+  // Every subgroup_matrix_left/right/result<T, C, R> the file writes, spaces normalized as
+  // "subgroup_matrix_left<f16, 16, 16>", sorted, unique (file-wide: not per entry point).
+  std::vector<std::string> subgroup_matrices;
   std::vector<WgslBinding> bindings;
   std::vector<WgslEntryPoint> entry_points;
 

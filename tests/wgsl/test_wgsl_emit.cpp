@@ -773,6 +773,112 @@ fn k() {
   for (uint32_t i = n; i < n + extra; ++i) EXPECT_EQ(o[i], dst[i]) << "past the binding: " << i;
 }
 
+// `_ = &buf;` (WebGPU CTS flow_control and statement harness): a phony pointer to a buffer that
+// is or ends in a runtime-sized array cannot be copied in GLSL ("array size required"); its use
+// is the array's length, and the buffer stays statically used (layout "auto" keeps it).
+TEST(WgslEmitDevice, PhonyPointersToRuntimeSizedBuffers) {
+  const std::string w = R"(
+struct Outputs {
+  count : u32,
+  data  : array<u32>,
+};
+struct P { a: u32, b: vec2<u32> }
+@group(0) @binding(0) var<storage, read>       inputs  : array<i32>;
+@group(0) @binding(1) var<storage, read_write> outputs : Outputs;
+@group(0) @binding(2) var<uniform>             params  : P;
+
+fn push_output(value : u32) {
+  outputs.data[outputs.count] = value;
+  outputs.count++;
+}
+
+@compute @workgroup_size(1)
+fn main() {
+  _ = &inputs;
+  _ = &outputs;
+  _ = &params;
+  _ = &outputs.data;
+  push_output(7u);
+  push_output(u32(inputs[1]));
+}
+)";
+  auto k = build(w, "main");
+  ASSERT_TRUE(k);
+  EXPECT_HAS(k->glsl, "uint(inputs.length())");
+  EXPECT_HAS(k->glsl, "uint(outputs.data.length())");
+  ASSERT_EQ(k->bindings.size(), 3u);
+  for (const auto& b : k->bindings) EXPECT_TRUE(b.statically_used) << b.name;
+  std::vector<int32_t> in{5, 42, 6};
+  std::vector<uint32_t> out(1 + 4, 0u);
+  Buffer bi = buffer_of(in, "inputs"), bo = buffer_of(out, "outputs");
+  struct {
+    uint32_t a, pad, b0, b1;
+  } u{1, 0, 2, 3};
+  Buffer bu = utils::make_uniform(wgslvk::testing::device(), "params", u);
+  run(*k, {{0, bi}, {1, bo}, {2, bu}});
+  auto o = read_back<uint32_t>(bo, out.size());
+  EXPECT_EQ(o[0], 2u);
+  EXPECT_EQ(o[1], 7u);
+  EXPECT_EQ(o[2], 42u);
+  EXPECT_EQ(o[3], 0u);
+}
+
+// Found by the WebGPU CTS: `&=`/`|=` on bool (GLSL has neither), a float vector % scalar (the
+// helper takes two vectors), abs of a u32 (GLSL has no unsigned abs).
+TEST(WgslEmitDevice, CompoundBoolOpsVectorScalarRemainderUnsignedAbs) {
+  const std::string w = R"(
+@group(0) @binding(0) var<storage, read> src: array<f32, 4>;   // 7.5, 2.0, -7.5, 0 (as bools: != 0)
+@group(0) @binding(1) var<storage, read_write> out: array<u32, 12>;
+@compute @workgroup_size(1)
+fn k() {
+  var a = src[0] != 0.0;        // true
+  a &= src[3] != 0.0;           // false
+  var b = src[3] != 0.0;        // false
+  b |= src[1] != 0.0;           // true
+  var v = vec2<bool>(true, false);
+  v &= vec2<bool>(src[0] != 0.0, true);   // (true, false)
+  v |= vec2<bool>(false, src[1] != 0.0);  // (true, true)
+  let r = vec2<f32>(src[0], src[2]) % src[1];   // (1.5, -1.5): truncated
+  var q = vec2<f32>(src[0], src[2]);
+  q %= src[1];
+  out[0] = u32(a);
+  out[1] = u32(b);
+  out[2] = u32(v.x);
+  out[3] = u32(v.y);
+  out[4] = bitcast<u32>(r.x);
+  out[5] = bitcast<u32>(r.y);
+  out[6] = bitcast<u32>(q.x);
+  out[7] = bitcast<u32>(q.y);
+  out[8] = abs(u32(src[0]) + 4294967290u);   // 7 + 4294967290 wraps to 1
+  out[9] = abs(vec2<u32>(3u, u32(src[1]))).y;
+}
+)";
+  auto k = build(w, "k");
+  ASSERT_TRUE(k);
+  std::vector<float> in{7.5f, 2.0f, -7.5f, 0.0f};
+  std::vector<uint32_t> out(12, 0xdeadbeefu);
+  Buffer bi = buffer_of(in, "src"), bo = buffer_of(out, "out");
+  run(*k, {{0, bi}, {1, bo}});
+  auto o = read_back<uint32_t>(bo, out.size());
+  auto bits = [](float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+  };
+  EXPECT_EQ(o[0], 0u);
+  EXPECT_EQ(o[1], 1u);
+  EXPECT_EQ(o[2], 1u);
+  EXPECT_EQ(o[3], 1u);
+  // 7.5 % 2 = 7.5 - 2 * trunc(3.75) = 1.5, -7.5 % 2 = -1.5: exact in f32.
+  EXPECT_EQ(o[4], bits(1.5f));
+  EXPECT_EQ(o[5], bits(-1.5f));
+  EXPECT_EQ(o[6], bits(1.5f));
+  EXPECT_EQ(o[7], bits(-1.5f));
+  EXPECT_EQ(o[8], 1u);
+  EXPECT_EQ(o[9], 2u);
+  EXPECT_EQ(o[10], 0xdeadbeefu);
+}
+
 TEST(WgslEmitDevice, AtomicsInStorageAndWorkgroupMemory) {
   const std::string w = R"(
 @group(0) @binding(0) var<storage, read_write> counters: array<atomic<u32>, 4>;
@@ -1171,6 +1277,66 @@ fn k(@builtin(global_invocation_id) gid: vec3<u32>) {
     EXPECT_EQ(std::bit_cast<float>(o[3 * i + 1]), -2.0f * x[i]);
     EXPECT_EQ(int32_t(o[3 * i + 2]), int32_t(4.0f * x[i]));
   }
+}
+
+// A builtin applied to an f16 loaded from a buffer (the CTS's f16 builtin cases): glslang did
+// not declare the Float16 capability for it and spirv-val refused the module ("Invalid use of
+// 8- or 16-bit result"). abs/max/sqrt/fma of exactly representable values are exact.
+TEST(WgslEmitDevice, F16BuiltinsOfBufferValues) {
+  if (!wgslvk::testing::device().has_feature(Feature::ShaderF16))
+    GTEST_SKIP() << "device lacks shader-f16";
+  const std::string w = R"(
+enable f16;
+struct In { a: f16, b: f16 }
+@group(0) @binding(0) var<storage, read> x: array<In, 2>;
+@group(0) @binding(1) var<storage, read_write> o: array<f16, 8>;
+@compute @workgroup_size(1)
+fn k() {
+  o[0] = abs(x[0].a);
+  o[1] = max(x[0].a, x[0].b);
+  o[2] = sqrt(x[1].a);
+  o[3] = fma(x[0].a, x[0].b, x[1].b);
+}
+)";
+  auto k = build(w, "k");
+  ASSERT_TRUE(k);
+  // f16 bits: -1.5, 2.0, 9.0, 0.25
+  std::vector<uint16_t> x{0xbe00, 0x4000, 0x4880, 0x3400};
+  Buffer bx = buffer_of(x, "x");
+  Buffer bo = buffer_of(std::vector<uint16_t>(8, 0xdeadu), "o");
+  run(*k, {{0, bx}, {1, bo}});
+  auto o = read_back<uint16_t>(bo, 8);
+  EXPECT_EQ(o[0], 0x3e00u);  // 1.5
+  EXPECT_EQ(o[1], 0x4000u);  // 2.0
+  EXPECT_EQ(o[2], 0x4200u);  // 3.0
+  EXPECT_EQ(o[3], 0xc180u);  // -1.5 * 2 + 0.25 = -2.75
+  EXPECT_EQ(o[4], 0xdeadu);
+}
+
+// `buf = S(...)` on a struct-typed storage buffer (a block: GLSL cannot assign it whole): the
+// value once into a local, then member by member; the right side is evaluated once.
+TEST(WgslEmitDevice, WholeStructStorageBufferAssignment) {
+  const std::string w = R"(
+struct Inner { p: vec2<u32> }
+struct S { a: u32, b: array<u32, 3>, c: Inner }
+@group(0) @binding(0) var<storage, read_write> buf: S;
+var<private> calls: u32;
+fn next() -> u32 { calls += 1u; return calls; }
+@compute @workgroup_size(1)
+fn k() {
+  buf = S(next() + 10u, array<u32, 3>(buf.a, 2u, 3u), Inner(vec2<u32>(calls, 5u)));
+  let p = &buf;
+  buf.b[2] = (*p).a;
+}
+)";
+  auto k = build(w, "k");
+  ASSERT_TRUE(k);
+  std::vector<uint32_t> in{7, 0, 0, 0, 0, 0, 9, 9};
+  Buffer bb = buffer_of(in, "buf");
+  run(*k, {{0, bb}});
+  auto o = read_back<uint32_t>(bb, in.size());
+  // a = 11; b = (old a 7, 2, 3), then b[2] = 11; c.p = (1, 5) at offset 16.
+  EXPECT_EQ(o, (std::vector<uint32_t>{11, 7, 2, 11, 1, 5, 9, 9}));
 }
 
 }  // namespace

@@ -1004,7 +1004,10 @@ Ex Emitter::binary(const Expr* e) {
         if (e->op == Op::Div) return {bin(x, "/", y, 13), 13};
         // WGSL's float % truncates (x - y * trunc(x / y)); GLSL's mod() floors.
         std::string h = helpers_.float_mod(rt);
-        return {h + "(" + x.s + ", " + y.s + ")"};
+        std::string xs = x.s, ys = y.s;  // a scalar operand of a vector % is splatted
+        if (is_vector(rt) && !is_vector(ta)) xs = type_name(rt, e->span) + "(" + xs + ")";
+        if (is_vector(rt) && !is_vector(tb)) ys = type_name(rt, e->span) + "(" + ys + ")";
+        return {h + "(" + xs + ", " + ys + ")"};
       }
       // Integer: WGSL defines x / 0 = x, x % 0 = 0 and INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0
       // (GLSL leaves them undefined). A constant divisor that is none of these needs no helper,
@@ -1284,6 +1287,8 @@ Ex Emitter::builtin(const Expr* e) {
       {"quadSwapY", "quad"},
       {"quadSwapDiagonal", "quad"},
   };
+  // WGSL's abs of an unsigned integer is the value (GLSL has no unsigned abs).
+  if (name == "abs" && scalar_of(rt) && scalar_of(rt)->kind == Type::Kind::U32) return expr(A[0]);
   if (same.count(name)) return fn(name);
   if (auto r = renamed.find(name); r != renamed.end()) return fn(r->second);
   if (auto s = subgroup.find(name); s != subgroup.end()) {
@@ -1550,24 +1555,51 @@ std::string Emitter::simple_stmt_text(const Stmt* s) {
         if (t && t->kind == Type::Kind::Pointer) {
           const Type* st = store_type(t);
           std::string lv = lvalue(s->expr);
+          // A buffer holding a runtime-sized array (itself, or a struct ending in one) cannot be
+          // copied in GLSL: its length is the use (the buffer stays statically used, and the
+          // access path's indices are still evaluated by lvalue()).
+          while (st && st->kind == Type::Kind::Struct && st->decl && !st->decl->members.empty() &&
+                 st->decl->members.back().type &&
+                 st->decl->members.back().type->kind == Type::Kind::Array &&
+                 st->decl->members.back().type->count == 0) {
+            lv += "." + member_name(st->decl->members.back().name);
+            st = st->decl->members.back().type;
+          }
           if (st && st->kind == Type::Kind::Array && st->count == 0)
             return "uint " + fresh_local("phony") + " = uint(" + lv + ".length())";
+          // A whole struct-typed resource is a block: its value is built from the members.
+          const Expr* root = s->expr;
+          while (root->kind == ExprKind::Unary && root->op == Op::AddrOf) root = root->args[0];
+          if (const VarDecl* r = resource_of(root);
+              r && r->type && r->type->kind == Type::Kind::Struct && r->type->decl)
+            lv = struct_resource_load(r).s;
           return decl_text(st, fresh_local("phony"), s->span) + " = " + lv;
         }
         std::string v = value(s->expr);
         return decl_text(t, fresh_local("phony"), s->span) + " = " + v;
       }
       const Type* lt = store_type(s->lhs->type);
-      if (const VarDecl* r = resource_of(s->lhs);
-          r && lt && lt->kind == Type::Kind::Struct && r->space == AddressSpace::Storage) {
-        unsupported(s->span, "assigning a whole struct-typed storage buffer (assign its members)");
-        return "";
+      if (const VarDecl* r = resource_of(s->lhs); r && lt && lt->kind == Type::Kind::Struct &&
+                                                  r->space == AddressSpace::Storage && lt->decl) {
+        // The block's members are the struct's (as for a whole-value load), so the value is
+        // evaluated once into a local and stored member by member.
+        std::string lv = lvalue(s->lhs);
+        std::string v = value(s->expr, lt);
+        std::string tmp = hoist(type_name(lt, s->span), "value", v, s->span,
+                                "assigning a whole struct-typed storage buffer", 0);
+        std::string out;
+        for (const auto& mb : lt->decl->members)
+          out += (out.empty() ? "" : ", ") + lv + "." + member_name(mb.name) + " = " + tmp + "." +
+                 member_name(mb.name);
+        return out;
       }
       std::string lv = lvalue(s->lhs);
       if (s->op == Op::None) return lv + " = " + value(s->expr, lt);
       const Type* rt = value_type(s->expr->type);
       const Type* want = is_abstract_type(rt) ? scalar_of(lt) : nullptr;
-      switch (s->op) {
+      // GLSL has no &= or |= on bool: those go through the binary operator, as / and %.
+      const bool bool_op = (s->op == Op::And || s->op == Op::Or) && is_bool(scalar_of(lt));
+      switch (bool_op ? Op::Div : s->op) {
         case Op::Add:
         case Op::Sub:
         case Op::Mul:
@@ -1596,7 +1628,8 @@ std::string Emitter::simple_stmt_text(const Stmt* s) {
                 return false;
               };
               if (has_call(x->args[1])) {
-                unsupported(s->span, "a compound / or % whose left side indexes with a call");
+                unsupported(s->span, std::string("a compound ") + op_text(s->op) +
+                                         "= whose left side indexes with a call");
                 return "";
               }
             }
@@ -2264,6 +2297,12 @@ std::string Emitter::run() {
   bool wg_override = entry_.workgroup_size_expr[0] || entry_.workgroup_size_expr[1] ||
                      entry_.workgroup_size_expr[2];
   out += wg_override ? "  // @workgroup_size with the overrides' values\n" : "\n";
+  if (m_.enables_f16 || uses_f16_)
+    out +=
+        "\n// glslang declares SPIR-V's Float16 capability only for some uses of float16_t (not\n"
+        "// for a builtin applied to a value loaded from a buffer, e.g. abs(b.x), which spirv-val\n"
+        "// then refuses); a private float16_t variable declares it.\n"
+        "float16_t wgsl_f16_capability;\n";
   out += decls;
   if (!helpers_.empty()) out += "\n" + helpers_.code();
   for (const auto& f : functions_) out += "\n" + f;

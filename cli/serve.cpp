@@ -11,6 +11,8 @@
 // it was creating is recorded as invalid, which makes every later use of it a validation error.
 // Whatever wgslvk does not implement is reported as an internal error "not implemented in wgslvk:
 // X" and counted in an event, never silently accepted.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -114,6 +116,21 @@ std::vector<uint8_t> b64_decode(const std::string& s) {
   return out;
 }
 
+// WGSLVK_SERVE_TIMING=1: each stage of a pipeline's creation timed on stderr ("serve-timing
+// STAGE BYTES SECONDS"), to see where a slow createComputePipeline spends its time.
+struct Timer {
+  const char* stage;
+  size_t bytes;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  Timer(const char* s, size_t b) : stage(s), bytes(b) {}
+  ~Timer() {
+    static const bool on = std::getenv("WGSLVK_SERVE_TIMING") != nullptr;
+    if (!on) return;
+    std::chrono::duration<double> d = std::chrono::steady_clock::now() - t0;
+    std::fprintf(stderr, "serve-timing %s %zu %.4f\n", stage, bytes, d.count());
+  }
+};
+
 // What a KernelInfo of a pipeline points to; owned by the pipeline (and by encoders and command
 // buffers that use it), so shaders do not accumulate over a CTS run.
 struct OwnedKernel {
@@ -132,11 +149,20 @@ struct BufferObj {
   bool destroyed = false;
   bool mapped = false;  // mapped or mappedAtCreation, until unmap
 };
+// hasDynamicOffset: the runtime has no dynamic offsets, so a layout's dynamic buffer entries are
+// ordinary ones there, and setBindGroup with offsets binds a bind group made here with each
+// dynamic entry's offset moved by its dynamic offset (cached per offsets), which is what the
+// dynamic offset means. WebGPU's rules on them are checked here; `dynamic` (the dynamic
+// bindings, ascending: the order of the offsets) is also compared at dispatch, since the
+// runtime's layout compatibility cannot see it.
 struct LayoutObj {
   BindGroupLayout layout;
+  std::vector<uint32_t> dynamic;
+  uint32_t dynamic_uniform = 0, dynamic_storage = 0;
 };
 struct PipelineLayoutObj {
   std::vector<BindGroupLayout> groups;
+  std::vector<std::vector<uint32_t>> dynamic;  // per group
 };
 struct ModuleObj {
   std::string source, label;
@@ -146,10 +172,17 @@ struct ModuleObj {
 struct PipelineObj {
   ComputePipeline pipeline;
   std::shared_ptr<OwnedKernel> kernel;
+  std::vector<std::vector<uint32_t>> dynamic;  // its explicit layout's, per group
 };
 struct BindGroupObj {
   BindGroup group;
   std::vector<uint64_t> buffers;
+  // With dynamic entries: what a group with moved offsets is made of.
+  std::vector<uint32_t> dynamic;
+  BindGroupDescriptor descriptor;
+  std::vector<uint64_t> buffer_sizes;  // per descriptor entry
+  std::vector<bool> uniform;           // per descriptor entry: a uniform binding
+  std::map<std::vector<uint32_t>, BindGroup> moved;
 };
 // dispatchWorkgroupsIndirect: the runtime dispatches only counts known when it records, so an
 // encoder is cut there into segments; at submit the counts are read from the buffer once the
@@ -166,9 +199,11 @@ struct EncoderObj {
   std::optional<ComputePass> pass;
   uint64_t pass_id = 0;
   std::string pass_label;
-  ComputePipeline pipeline;              // the pass state, replayed after a cut
-  std::map<uint32_t, BindGroup> groups;  // likewise
-  std::vector<Segment> done;             // segments before the current encoder
+  ComputePipeline pipeline;                                 // the pass state, replayed after a cut
+  std::map<uint32_t, BindGroup> groups;                     // likewise
+  std::vector<std::vector<uint32_t>> pipeline_dynamic;      // the pipeline's dynamic bindings
+  std::map<uint32_t, std::vector<uint32_t>> group_dynamic;  // and the groups'
+  std::vector<Segment> done;                                // segments before the current encoder
   std::string error;            // the first error recorded: reported at finish() (WebGPU's rule)
   bool error_internal = false;  // ... and it is "not implemented", not the user's
   std::vector<uint64_t> buffers;
@@ -259,6 +294,8 @@ class Server {
   void submit(const json& m);
 
   std::shared_ptr<OwnedKernel> compile(const ModuleObj& mod, const json& m);
+  BindGroup dynamic_group(BindGroupObj& g, const std::vector<uint32_t>& offsets);
+  void check_dynamic_layouts(const EncoderObj& e, const std::string& op);
   // Runs `f`; a failure is reported as the error WebGPU would raise there. Returns whether it
   // succeeded.
   template <class F>
@@ -446,9 +483,24 @@ void Server::write_buffer(const json& m) {
 
 // ---- layouts, shaders, pipelines, bind groups ----------------------------------------------------
 
+// WebGPU's default maxDynamicUniformBuffersPerPipelineLayout and ...StorageBuffers... (the
+// provider reports these defaults).
+constexpr uint32_t kMaxDynamicUniform = 8, kMaxDynamicStorage = 4;
+void check_dynamic_limits(uint32_t uniform, uint32_t storage) {
+  if (uniform > kMaxDynamicUniform)
+    throw Invalid(std::to_string(uniform) +
+                  " dynamic uniform buffers exceed maxDynamicUniformBuffersPerPipelineLayout (" +
+                  std::to_string(kMaxDynamicUniform) + ")");
+  if (storage > kMaxDynamicStorage)
+    throw Invalid(std::to_string(storage) +
+                  " dynamic storage buffers exceed maxDynamicStorageBuffersPerPipelineLayout (" +
+                  std::to_string(kMaxDynamicStorage) + ")");
+}
+
 void Server::create_bind_group_layout(const json& m) {
   std::string why;
   BindGroupLayout layout;
+  LayoutObj dyn;
   bool ok = guarded(
       [&] {
         BindGroupLayoutDescriptor d;
@@ -458,9 +510,11 @@ void Server::create_bind_group_layout(const json& m) {
             throw NotImplemented("bind group layout entries other than buffers (binding " +
                                  std::to_string(int(e.at("binding"))) + ")");
           const auto& b = e["buffer"];
-          if (b.value("hasDynamicOffset", false))
-            throw NotImplemented("bind group layout buffers with hasDynamicOffset");
           std::string type = b.value("type", "uniform");
+          if (b.value("hasDynamicOffset", false)) {
+            dyn.dynamic.push_back(e.at("binding"));
+            (type == "uniform" ? dyn.dynamic_uniform : dyn.dynamic_storage)++;
+          }
           BindGroupLayoutEntry le;
           le.binding = e.at("binding");
           le.type = type == "uniform"   ? BindingType::Uniform
@@ -471,11 +525,15 @@ void Server::create_bind_group_layout(const json& m) {
           le.min_binding_size = b.value("minBindingSize", uint64_t(0));
           d.entries.push_back(le);
         }
+        // WebGPU checks a layout against the per-pipeline-layout limits too.
+        check_dynamic_limits(dyn.dynamic_uniform, dyn.dynamic_storage);
+        std::sort(dyn.dynamic.begin(), dyn.dynamic.end());
         layout = device_.create_bind_group_layout(d);
       },
       &why);
+  dyn.layout = layout;
   if (ok)
-    put(m.at("id"), LayoutObj{layout});
+    put(m.at("id"), std::move(dyn));
   else
     put(m.at("id"), InvalidObj{why});
 }
@@ -485,8 +543,15 @@ void Server::create_pipeline_layout(const json& m) {
   PipelineLayoutObj p;
   bool ok = guarded(
       [&] {
-        for (const auto& g : m.at("bindGroupLayouts"))
-          p.groups.push_back(get<LayoutObj>(g, "bind group layout").layout);
+        uint32_t uniform = 0, storage = 0;
+        for (const auto& g : m.at("bindGroupLayouts")) {
+          const auto& l = get<LayoutObj>(g, "bind group layout");
+          p.groups.push_back(l.layout);
+          p.dynamic.push_back(l.dynamic);
+          uniform += l.dynamic_uniform;
+          storage += l.dynamic_storage;
+        }
+        check_dynamic_limits(uniform, storage);
         if (p.groups.size() > device_.limits().max_bind_groups)
           throw Invalid("pipeline layout has more bind group layouts than maxBindGroups");
       },
@@ -541,6 +606,7 @@ std::shared_ptr<OwnedKernel> Server::compile(const ModuleObj& mod, const json& m
     for (const auto& [k, v] : m["constants"].items()) o.constants[k] = v.get<double>();
   wgsl::TranslatedEntry t;
   try {
+    Timer tm("translate", mod.source.size());
     t = wgsl::translate_to_glsl(mod.source, o);
   } catch (const wgsl::Error& e) {
     for (const auto& d : e.diagnostics)
@@ -567,12 +633,17 @@ std::shared_ptr<OwnedKernel> Server::compile(const ModuleObj& mod, const json& m
   co.optimize = false;
   translator::CompiledModule cm;
   try {
+    Timer tm("glslang+spirv-val", t.glsl.size());
     cm = translator::compile_glsl(t.glsl, co);
   } catch (const translator::Error& e) {
     throw std::runtime_error(
         std::string("wgslvk WGSL front end wrote GLSL that does not compile: ") + e.what());
   }
-  translator::Reflection r = translator::reflect(cm.spirv);
+  translator::Reflection r;
+  {
+    Timer tm("reflect", cm.spirv.size() * 4);
+    r = translator::reflect(cm.spirv);
+  }
   k->glsl = cm.expanded_source;
   k->spirv = std::move(cm.spirv);
   for (const auto& b : r.bindings) {
@@ -624,6 +695,7 @@ void Server::create_compute_pipeline(const json& m, bool async) {
         if (m.at("layout") != "auto") {
           auto& pl = get<PipelineLayoutObj>(m.at("layout"), "pipeline layout");
           d.layout = pl.groups;
+          p.dynamic = pl.dynamic;
           // The runtime's "empty means auto": an explicit empty layout is still explicit.
           if (d.layout.empty()) {
             for (const auto& b : p.kernel->bindings)
@@ -632,7 +704,12 @@ void Server::create_compute_pipeline(const json& m, bool async) {
                               std::to_string(b.binding) +
                               ") is not in the explicit (empty) pipeline layout");
           }
+        } else {
+          // layout "auto": no dynamic offsets in any group the shader uses.
+          for (const auto& b : p.kernel->bindings)
+            if (b.group >= p.dynamic.size()) p.dynamic.resize(b.group + 1);
         }
+        Timer tm("vkCreateComputePipelines", p.kernel->spirv.size() * 4);
         p.pipeline = device_.create_compute_pipeline(d);
       },
       &why);
@@ -658,7 +735,9 @@ void Server::create_bind_group(const json& m) {
       [&] {
         BindGroupDescriptor d;
         d.label = m.value("label", "");
-        d.layout = get<LayoutObj>(m.at("layout"), "bind group layout").layout;
+        const auto& lo = get<LayoutObj>(m.at("layout"), "bind group layout");
+        d.layout = lo.layout;
+        g.dynamic = lo.dynamic;
         for (const auto& e : m.at("entries")) {
           if (!e.contains("buffer"))
             throw NotImplemented("bind group entries other than buffers (binding " +
@@ -672,14 +751,69 @@ void Server::create_bind_group(const json& m) {
           if (e.contains("size") && !e["size"].is_null()) be.size = e["size"].get<uint64_t>();
           d.entries.push_back(be);
           g.buffers.push_back(bid);
+          g.buffer_sizes.push_back(b.size);
+          bool uniform = false;
+          for (const auto& le : lo.layout.entries())
+            if (le.binding == be.binding) uniform = le.type == BindingType::Uniform;
+          g.uniform.push_back(uniform);
         }
         g.group = device_.create_bind_group(d);
+        if (!g.dynamic.empty()) g.descriptor = std::move(d);
       },
       &why);
   if (ok)
     put(m.at("id"), std::move(g));
   else
     put(m.at("id"), InvalidObj{why});
+}
+
+// setBindGroup's dynamic offsets (WebGPU's rules): one per dynamic entry, in binding order, each
+// a multiple of the binding type's minimum offset alignment, the moved range inside the buffer.
+BindGroup Server::dynamic_group(BindGroupObj& g, const std::vector<uint32_t>& offsets) {
+  if (offsets.size() != g.dynamic.size())
+    throw Invalid("setBindGroup: " + std::to_string(offsets.size()) +
+                  " dynamic offsets given, the bind group's layout has " +
+                  std::to_string(g.dynamic.size()) + " dynamic entries");
+  if (offsets.empty()) return g.group;
+  auto it = g.moved.find(offsets);
+  if (it != g.moved.end()) return it->second;
+  BindGroupDescriptor d = g.descriptor;
+  for (size_t i = 0; i < d.entries.size(); i++) {
+    auto& be = d.entries[i];
+    auto k = std::find(g.dynamic.begin(), g.dynamic.end(), be.binding);
+    if (k == g.dynamic.end()) continue;
+    const uint64_t off = offsets[size_t(k - g.dynamic.begin())];
+    const uint32_t align = g.uniform[i] ? device_.limits().min_uniform_buffer_offset_alignment
+                                        : device_.limits().min_storage_buffer_offset_alignment;
+    if (off % align)
+      throw Invalid(
+          "setBindGroup: dynamic offset " + std::to_string(off) + " of binding " +
+          std::to_string(be.binding) + " is not a multiple of " +
+          (g.uniform[i] ? "minUniformBufferOffsetAlignment" : "minStorageBufferOffsetAlignment") +
+          " (" + std::to_string(align) + ")");
+    const uint64_t size = be.size ? *be.size : g.buffer_sizes[i] - be.offset;
+    if (be.offset + off + size > g.buffer_sizes[i])
+      throw Invalid("setBindGroup: binding " + std::to_string(be.binding) + " at offset " +
+                    std::to_string(be.offset) + " + dynamic offset " + std::to_string(off) +
+                    " with size " + std::to_string(size) + " is past the end of its buffer (" +
+                    std::to_string(g.buffer_sizes[i]) + " bytes)");
+    be.offset += off;
+    be.size = size;
+  }
+  BindGroup b = device_.create_bind_group(d);
+  if (g.moved.size() < 64) g.moved.emplace(offsets, b);
+  return b;
+}
+
+// The dynamic entries are part of a layout's identity in WebGPU (a group made with a dynamic
+// layout does not fit a pipeline whose layout has none), which the runtime does not see.
+void Server::check_dynamic_layouts(const EncoderObj& e, const std::string& op) {
+  for (const auto& [i, dyn] : e.group_dynamic) {
+    if (i >= e.pipeline_dynamic.size()) continue;  // a group the pipeline does not use
+    if (dyn != e.pipeline_dynamic[i])
+      throw Invalid(op + ": the bind group at index " + std::to_string(i) +
+                    " has a layout whose dynamic offsets differ from the pipeline layout's");
+  }
 }
 
 // ---- command encoders and passes ----------------------------------------------------------------
@@ -786,18 +920,24 @@ void Server::encoder_op(const json& m) {
         auto& p = get<PipelineObj>(m.at("pipeline"), "compute pipeline");
         e->pass->set_pipeline(p.pipeline);
         e->pipeline = p.pipeline;
+        e->pipeline_dynamic = p.dynamic;
         e->kernels.push_back(p.kernel);
       } else if (op == "setBindGroup") {
-        if (m.contains("dynamicOffsets") && !m["dynamicOffsets"].empty())
-          throw NotImplemented("setBindGroup with dynamic offsets");
         if (m.at("group").is_null()) throw NotImplemented("setBindGroup(index, null)");
         auto& g = get<BindGroupObj>(m.at("group"), "bind group");
-        e->pass->set_bind_group(m.at("index"), g.group);
-        e->groups[m.at("index")] = g.group;
+        std::vector<uint32_t> offsets;
+        if (m.contains("dynamicOffsets"))
+          for (const auto& o : m["dynamicOffsets"]) offsets.push_back(o.get<uint32_t>());
+        BindGroup bound = dynamic_group(g, offsets);
+        e->pass->set_bind_group(m.at("index"), bound);
+        e->groups[m.at("index")] = bound;
+        e->group_dynamic[m.at("index")] = g.dynamic;
         for (auto b : g.buffers) e->buffers.push_back(b);
       } else if (op == "dispatchWorkgroups") {
+        check_dynamic_layouts(*e, op);
         e->pass->dispatch_workgroups(m.at("x"), m.value("y", 1u), m.value("z", 1u));
       } else if (op == "dispatchWorkgroupsIndirect") {
+        check_dynamic_layouts(*e, op);
         auto& b = get<BufferObj>(m.at("buffer"), "indirect buffer");
         const uint64_t offset = m.at("offset");
         if (!(b.usage & kUsageIndirect))
@@ -977,15 +1117,18 @@ void Server::handle(const json& m) {
     create_compute_pipeline(m, m.contains("r"));
   } else if (op == "getBindGroupLayout") {
     std::string why;
-    BindGroupLayout l;
+    LayoutObj l;
     bool ok = guarded(
         [&] {
-          l = get<PipelineObj>(m.at("pipeline"), "compute pipeline")
-                  .pipeline.get_bind_group_layout(m.at("index"));
+          const auto& p = get<PipelineObj>(m.at("pipeline"), "compute pipeline");
+          const uint32_t index = m.at("index");
+          l.layout = p.pipeline.get_bind_group_layout(index);
+          // An explicit layout's group keeps its dynamic entries.
+          if (index < p.dynamic.size()) l.dynamic = p.dynamic[index];
         },
         &why);
     if (ok)
-      put(m.at("id"), LayoutObj{l});
+      put(m.at("id"), std::move(l));
     else
       put(m.at("id"), InvalidObj{why});
   } else if (op == "createBindGroup") {

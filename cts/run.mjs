@@ -12,10 +12,15 @@
 //   --only REGEX     keep the spec files whose query matches
 //   --out BASE       writes BASE.json and BASE.md (default: cts/results/<date>-<commit>[-tag])
 //   --tag T          appended to the default output name (e.g. "h200")
+//   --order-from J   start the spec files slowest first, by their wall time in an earlier run's
+//                    JSON J (fewer idle runners at the end)
+//   --deadline-s S   start no spec file after S seconds; the files not started are listed in the
+//                    table as not run (a bounded device call still writes its results)
 //   --expectations F JSON {query: "pass"|"fail"|"skip"} of a subset (CI): exit 1 when a case
 //                    expected to pass does not (a regression), and list the cases that now pass
 //                    but were expected to fail
-// Environment: WGSLVK_BIN (the wgslvk binary for the wgslvk provider), WGSLVK_NODE_MODULES (where
+// Environment: WGSLVK_CTS_RECORD_ROOT (record serve transcripts per query: cts/make_replay.sh),
+// WGSLVK_BIN (the wgslvk binary for the wgslvk provider), WGSLVK_NODE_MODULES (where
 // `webgpu` is, for Dawn), DAWN_ENV (a shell file to source for Dawn's Vulkan, e.g. Mesa 25's
 // lavapipe), NODE (the node binary).
 import { spawn, execSync } from 'node:child_process';
@@ -32,7 +37,7 @@ const opt = (name, dflt) => {
 const optAll = name => args.flatMap((a, i) => (a === name ? [args[i + 1]] : []));
 for (let i = 0; i < args.length; i += 2)
   if (!['--providers', '--cts', '--jobs', '--timeout-s', '--query', '--list-file', '--only', '--out',
-        '--tag', '--expectations', '--write-expectations', '--merge'].includes(args[i])) {
+        '--tag', '--expectations', '--write-expectations', '--merge', '--deadline-s', '--order-from'].includes(args[i])) {
     console.error(`run.mjs: unknown option '${args[i]}' (see the usage at the top of cts/run.mjs)`);
     process.exit(2);
   }
@@ -79,6 +84,10 @@ if (opt('--list-file'))
   queries.push(...fs.readFileSync(opt('--list-file'), 'utf8').split('\n').map(l => l.replace(/#.*/, '').trim()).filter(Boolean));
 if (queries.length === 0 && !merged) queries = kDefaultSuites.flatMap(specFiles).map(queryOf);
 if (opt('--only')) queries = queries.filter(q => new RegExp(opt('--only')).test(q));
+if (opt('--order-from')) {
+  const before = new Map(JSON.parse(fs.readFileSync(opt('--order-from'), 'utf8')).results.map(r => [r.query, r.wall_s]));
+  queries.sort((a, b) => (before.get(b) ?? 1e9) - (before.get(a) ?? 1e9));
+}
 
 // The table's suite of a query: issue 22's grouping, texture builtins apart (wgslvk has no
 // textures; fragment-only derivatives likewise).
@@ -107,6 +116,10 @@ function runOne(provider, query, logPath) {
     const cmd = [cmdline, '--verbose', '--gpu-provider', providerModule(provider),
                  ...(process.env.CTS_EXTRA_FLAGS ? process.env.CTS_EXTRA_FLAGS.split(' ') : []), query];
     const env = { ...process.env };
+    // WGSLVK_CTS_RECORD_ROOT: the provider records each spec file's transcripts into a folder of
+    // its own (cts/make_replay.sh, the replay corpus).
+    if (process.env.WGSLVK_CTS_RECORD_ROOT && provider === 'wgslvk')
+      env.WGSLVK_CTS_RECORD = path.join(process.env.WGSLVK_CTS_RECORD_ROOT, query.replace(/[^A-Za-z0-9_.-]/g, '_'));
     let argv0 = node, argv = cmd;
     if (provider === 'dawn' && process.env.DAWN_ENV) {
       argv0 = 'bash';
@@ -178,9 +191,16 @@ if (!merged) fs.mkdirSync(logDir, { recursive: true });
 const tasks = merged ? [] : providers.flatMap(p => queries.map(q => ({ p, q })));
 const results = [];
 const t0 = Date.now();
+const deadlineS = Number(opt('--deadline-s', 'Infinity'));
+const notRun = [];
 let next = 0;
 async function worker() {
   while (next < tasks.length) {
+    if ((Date.now() - t0) / 1000 > deadlineS) {
+      notRun.push(...tasks.slice(next).map(t => `${t.p} ${t.q}`));
+      next = tasks.length;
+      break;
+    }
     const { p, q } = tasks[next++];
     const log = path.join(logDir, `${p}--${q.replace(/[^A-Za-z0-9_.-]/g, '_')}.log`);
     const r = await runOne(p, q, log);
@@ -218,6 +238,11 @@ for (const s of suites) {
   lines.push('| ' + row.join(' | ') + ' |');
 }
 lines.push('| **total** | ' + providers.map(p => `**${tot[p].pass}** | ${tot[p].fail} | ${tot[p].skip} | ${tot[p].wall.toFixed(0)}`).join(' | ') + ' |', '');
+if (notRun.length) {
+  lines.push(`**Not run** (--deadline-s ${deadlineS} passed before they started): ${notRun.length} spec files:`, '');
+  for (const n of notRun) lines.push('- `' + n + '`');
+  lines.push('');
+}
 for (const p of providers.filter(p => p !== 'dawn')) {
   const failures = results.filter(r => r.provider === p).flatMap(r => r.failures).sort();
   lines.push(`## ${p} failures (${failures.length})`, '');
@@ -236,7 +261,7 @@ for (const p of providers.filter(p => p !== 'dawn')) {
   lines.push('');
 }
 fs.writeFileSync(base + '.md', lines.join('\n') + '\n');
-fs.writeFileSync(base + '.json', JSON.stringify({ date, commit, wall_s: wall, jobs, providers, results }, null, 1) + '\n');
+fs.writeFileSync(base + '.json', JSON.stringify({ date, commit, wall_s: wall, jobs, providers, results, not_run: notRun }, null, 1) + '\n');
 console.log(`\nwrote ${path.relative(process.cwd(), base)}.md and .json`);
 
 // ---- expectations (CI) --------------------------------------------------------------------------

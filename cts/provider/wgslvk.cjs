@@ -26,6 +26,45 @@ const opError = msg => new DOMException(msg, 'OperationError');
 // map included) before the device is declared lost.
 const kCallTimeoutS = Number(process.env.WGSLVK_CTS_CALL_TIMEOUT_S || 120);
 
+// ---- recording (WGSLVK_CTS_RECORD=DIR): the replay corpus of tests/cts/replay ------------------
+// Every line sent to and received from each `wgslvk serve` goes to DIR/<pid>-<n>.jsonl as
+// [">" or "<", line]. When the CTS runner logs a case's result ("[pass] <case> (..ms)"), a mark
+// naming the case and its status is sent to every open server: a request that changes nothing
+// and is answered in order (getCompilationInfo of object 0, which never exists: ids start at 1),
+// so the server's output is cut into cases exactly where the case's output ends.
+// cts/replay.mjs replays a transcript and compares the output of the cases the CTS passed.
+const recorder = process.env.WGSLVK_CTS_RECORD ? (() => {
+  const fs = require('fs');
+  const dir = process.env.WGSLVK_CTS_RECORD;
+  fs.mkdirSync(dir, { recursive: true });
+  const open = new Set();
+  const seen = new Set();
+  let n = 0;
+  const log = console.log;
+  console.log = (...a) => {
+    const m = typeof a[0] === 'string' && /^\[(pass|fail|skip|warn)\] (\S+) \(\d/.exec(a[0]);
+    if (m && !seen.has(m[2])) {  // the runner's summary repeats failures and skips
+      seen.add(m[2]);
+      for (const c of open) {
+        // Awaited like a call, so that the runner does not exit before the last mark's answer.
+        const r = c.nextR++;
+        c.pending.set(r, { resolve() {} });
+        c.updateRef();
+        c.send({ op: 'getCompilationInfo', id: 0, r, mark: m[2], status: m[1] });
+      }
+    }
+    return log.apply(console, a);
+  };
+  return {
+    open(conn) {
+      const fd = fs.openSync(path.join(dir, `${process.pid}-${++n}.jsonl`), 'w');
+      conn.record = (dirn, line) => fs.writeSync(fd, JSON.stringify([dirn, line]) + '\n');
+      open.add(conn);
+      conn.child.on('exit', () => open.delete(conn));
+    },
+  };
+})() : null;
+
 // ---- WebGPU's constants and error classes -------------------------------------------------------
 const GPUBufferUsage = Object.freeze({ MAP_READ: 0x1, MAP_WRITE: 0x2, COPY_SRC: 0x4, COPY_DST: 0x8,
   INDEX: 0x10, VERTEX: 0x20, UNIFORM: 0x40, STORAGE: 0x80, INDIRECT: 0x100, QUERY_RESOLVE: 0x200 });
@@ -89,7 +128,9 @@ class Connection {
     this.child.on('error', e => this.close(`cannot start ${bin}: ${e.message}`));
     this.child.on('exit', (code, sig) => this.close(`wgslvk serve exited (${code ?? sig})`));
     this.child.stdin.on('error', () => {});
+    if (recorder) recorder.open(this);
     readline.createInterface({ input: this.child.stdout }).on('line', line => {
+      if (this.record) this.record('<', line);
       let m;
       try { m = JSON.parse(line); } catch { return; }
       if (m.r !== undefined) {
@@ -124,7 +165,9 @@ class Connection {
   }
   send(m) {
     if (this.closed) return;
-    this.child.stdin.write(JSON.stringify(m) + '\n');
+    const line = JSON.stringify(m);
+    if (this.record) this.record('>', line);
+    this.child.stdin.write(line + '\n');
   }
   call(m) {
     if (this.closed) return Promise.resolve({ error: { name: 'OperationError', message: this.closeReason } });

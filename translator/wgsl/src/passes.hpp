@@ -36,6 +36,12 @@ std::unique_ptr<Module> parse(std::string_view source, Diags& diags);
 // with diagnostics on any error.
 bool analyze(Module& module, const std::map<std::string, double>& constants, Diags& diags);
 
+// entry_io.cpp: WGSL's entry point IO rules of every stage (built-ins by stage and direction,
+// @location, @interpolate, @invariant) beyond the compute inputs sema checks; after analyze.
+void check_entry_io(const Module& module, Diags& diags);
+// entry_io.cpp: diagnostic directives and attributes (severities, conflicting rules).
+void check_diagnostic_controls(const Module& module, Diags& diags);
+
 // uniformity.cpp: WGSL's uniformity analysis over an analyzed module: a barrier,
 // workgroupUniformLoad (or another builtin that needs uniform control flow) reached in
 // non-uniform control flow is a "uniformity" error, as Tint reports it.

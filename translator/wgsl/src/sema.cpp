@@ -765,9 +765,9 @@ class Sema {
           mem.builtin = builtin_name(at);
         } else if (at.name == "location" || at.name == "interpolate" || at.name == "invariant" ||
                    at.name == "blend_src") {
-          // Inter-stage IO: valid WGSL, unused by compute.
+          // Inter-stage IO: valid WGSL, unused by compute (entry_io.cpp checks it).
           for (Expr* x : at.args)
-            if (x->kind != ExprKind::Ident) check_value(x);
+            if (x->kind != ExprKind::Ident || at.name == "location") check_value(x);
         } else {
           error(at.span, "attribute",
                 "attribute '" + at.name + "' is not valid for structure members");
@@ -1189,6 +1189,8 @@ class Sema {
         if (a.name == "builtin")
           p->builtin = builtin_name(a);
         else if (a.name == "location" || a.name == "interpolate" || a.name == "invariant") {
+          if (a.name == "location")  // its value: entry_io.cpp
+            for (Expr* x : a.args) check_value(x);
         } else
           error(a.span, "attribute",
                 "attribute '" + a.name + "' is not valid for function parameters");
@@ -1202,6 +1204,9 @@ class Sema {
         rt = nullptr;
       }
       f->return_type_resolved = rt;
+      for (const Attribute& a : f->return_attrs)
+        if (a.name == "location")  // its value: entry_io.cpp
+          for (Expr* x : a.args) check_value(x);
     } else {
       f->return_type_resolved = tt_.void_();
     }
@@ -2837,7 +2842,10 @@ class Sema {
 bool analyze(Module& module, const std::map<std::string, double>& constants, Diags& diags) {
   if (diags.file.empty()) diags.file = module.file;
   Sema s(module, constants, diags);
-  return s.run();
+  bool ok = s.run();
+  if (ok && diags.ok()) check_entry_io(module, diags);  // entry_io.cpp
+  if (ok && diags.ok()) check_diagnostic_controls(module, diags);
+  return ok && diags.ok();
 }
 
 }  // namespace wgslvk::wgsl

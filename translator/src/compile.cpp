@@ -18,6 +18,7 @@
 
 #include "coopmat.hpp"
 #include "wgslvk/translator.hpp"
+#include "wgslvk_builtin_includes.hpp"  // generated: kWgslGlsl
 
 namespace wgslvk::translator {
 namespace fs = std::filesystem;
@@ -54,6 +55,21 @@ std::optional<fs::path> resolve_include(const std::string& header, const std::st
   return std::nullopt;
 }
 
+// An include resolved on disk, or the shipped ports' wgsl.glsl (flat_id, is_finite) embedded at
+// build time: a port loaded at run time finds it wherever the program runs (an installed package
+// has no source tree). The disk comes first: the build's own ports name wgsl_ports/common/ as an
+// include dir, so their depfiles list the file.
+struct Resolved {
+  std::string path, text;
+  bool on_disk = true;
+};
+std::optional<Resolved> resolve(const std::string& header, const std::string& includer,
+                                const std::vector<std::string>& dirs) {
+  if (auto p = resolve_include(header, includer, dirs)) return Resolved{p->string(), read_text(*p)};
+  if (header == "wgsl.glsl") return Resolved{"(wgslvk) wgsl.glsl", std::string(kWgslGlsl), false};
+  return std::nullopt;
+}
+
 class Includer : public glslang::TShader::Includer {
  public:
   Includer(const std::vector<std::string>& dirs, std::vector<std::string>& deps)
@@ -72,12 +88,12 @@ class Includer : public glslang::TShader::Includer {
 
  private:
   IncludeResult* include(const char* header, const char* includer) {
-    auto p = resolve_include(header, includer ? includer : "", dirs_);
-    if (!p) return nullptr;  // glslang reports "cannot find include file"
-    auto* text = new std::string(read_text(*p));
-    if (std::find(deps_.begin(), deps_.end(), p->string()) == deps_.end())
-      deps_.push_back(p->string());
-    return new IncludeResult(p->string(), text->data(), text->size(), text);
+    auto r = resolve(header, includer ? includer : "", dirs_);
+    if (!r) return nullptr;  // glslang reports "cannot find include file"
+    auto* text = new std::string(std::move(r->text));
+    if (r->on_disk && std::find(deps_.begin(), deps_.end(), r->path) == deps_.end())
+      deps_.push_back(r->path);
+    return new IncludeResult(r->path, text->data(), text->size(), text);
   }
   const std::vector<std::string>& dirs_;
   std::vector<std::string>& deps_;
@@ -112,11 +128,10 @@ void expand(std::string_view text, const std::string& path, const std::vector<st
     pos = end == std::string_view::npos ? text.size() : end + 1;
     std::string header;
     if (is_include_line(line, header)) {
-      auto p = resolve_include(header, path, dirs);
-      if (!p) throw Error(kernel + ": " + path + ": cannot find include file \"" + header + "\"");
+      auto r = resolve(header, path, dirs);
+      if (!r) throw Error(kernel + ": " + path + ": cannot find include file \"" + header + "\"");
       out += "// ---- begin \"" + header + "\" (included) ----\n";
-      std::string body = read_text(*p);
-      expand(body, p->string(), dirs, out, depth + 1, kernel);
+      expand(r->text, r->path, dirs, out, depth + 1, kernel);
       if (!out.empty() && out.back() != '\n') out += '\n';
       out += "// ---- end of \"" + header + "\" ----\n";
     } else {

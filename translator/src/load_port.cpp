@@ -134,12 +134,8 @@ const KernelInfo& load_port(const PortFiles& p) {
   src.abi_of = p.abi_of;
   src.include_dirs.push_back(fs::path(p.comp_path).parent_path().string());
   for (const auto& d : p.include_dirs) src.include_dirs.push_back(d);
-#ifdef WGSLVK_COMMON_INCLUDE_DIR
-  // The shared includes of the shipped ports (wgsl.glsl: flat_id, is_finite), when this build's
-  // source tree is still there.
-  if (std::error_code ec; fs::is_directory(WGSLVK_COMMON_INCLUDE_DIR, ec))
-    src.include_dirs.push_back(WGSLVK_COMMON_INCLUDE_DIR);
-#endif
+  // `#include "wgsl.glsl"` (the shipped ports' flat_id, is_finite) needs no include dir: the
+  // translator embeds it (src/compile.cpp).
   TranslatedKernel t = translate(src);  // throws Error with the build-time check's message
   OwnedKernel& k = own(src, t, fs::path(p.wgsl_path).filename().string());
   register_kernel(&k.info);  // throws if the name is taken

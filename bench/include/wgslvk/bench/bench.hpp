@@ -124,8 +124,6 @@ class Ctx {
   // Prints the row and keeps it for the JSON and the PNG.
   Row& add_row(Row r);
   const std::vector<Row>& rows() const { return rows_; }
-  // Free-form JSON of a section ("step": {...}), written under the section's key.
-  json& section_json(const std::string& key) { return out_[key]; }
   json& out() { return out_; }
   void note(std::string n);
   const std::vector<std::string>& notes() const { return notes_; }

@@ -13,6 +13,27 @@
 #include "loss/reference.hpp"
 #include "matmul/reference.hpp"
 #include "norm/reference.hpp"
+#include "wgslvk/kernels/attention/attn_dqkv.hpp"
+#include "wgslvk/kernels/attention/attn_dscores.hpp"
+#include "wgslvk/kernels/attention/attn_dscores_fa2.hpp"
+#include "wgslvk/kernels/attention/attn_dsum.hpp"
+#include "wgslvk/kernels/attention/attn_fwd_fa2.hpp"
+#include "wgslvk/kernels/attention/attn_scores.hpp"
+#include "wgslvk/kernels/attention/attn_softmax.hpp"
+#include "wgslvk/kernels/attention/attn_weighted_sum.hpp"
+#include "wgslvk/kernels/elementwise/gelu_backward.hpp"
+#include "wgslvk/kernels/elementwise/gelu_forward.hpp"
+#include "wgslvk/kernels/elementwise/pos_embed_add.hpp"
+#include "wgslvk/kernels/elementwise/residual_add.hpp"
+#include "wgslvk/kernels/elementwise/residual_add_inplace.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_deterministic.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup.hpp"
+#include "wgslvk/kernels/loss/cross_entropy_backward.hpp"
+#include "wgslvk/kernels/loss/cross_entropy_forward.hpp"
+#include "wgslvk/kernels/loss/cross_entropy_mean.hpp"
+#include "wgslvk/kernels/norm/layernorm_backward.hpp"
+#include "wgslvk/kernels/norm/layernorm_backward_lean_dparams.hpp"
+#include "wgslvk/kernels/norm/layernorm_forward.hpp"
 #include "wgslvk/reusable.hpp"
 #include "wgslvk/utils.hpp"
 
@@ -52,7 +73,36 @@ struct Range {
     if (size) e.size = size;
     return e;
   }
+  // At a kernel's named binding (its generated header's slot).
+  template <class K, class T>
+  KernelEntry<K> at(const BindingSlot<K, T>& slot) const {
+    return bind(slot, buf, offset, size ? std::optional<uint64_t>(size) : std::nullopt);
+  }
 };
+
+// The kernels of the step, by their generated headers (translator/README.md).
+namespace ks = wgslvk::kernels;
+namespace lnf = ks::norm::layernorm_forward;
+namespace lnb = ks::norm::layernorm_backward;  // its lean variant has the same bindings
+namespace lnd = ks::norm::layernorm_backward_lean_dparams;
+namespace fa2 = ks::attention::attn_fwd_fa2;       // its wide variant has the same bindings
+namespace fa2b = ks::attention::attn_dscores_fa2;  // every FA2 backward kernel: the same bindings
+namespace ce_fwd = ks::loss::cross_entropy_forward;
+namespace ce_mean = ks::loss::cross_entropy_mean;
+namespace ce_bwd = ks::loss::cross_entropy_backward;
+namespace ew = ks::elementwise;
+namespace emb = ks::embedding;
+namespace att = ks::attention;
+// Workgroup counts below come from the headers (Kernel::workgroups): 256 invocations each, as
+// the step always counted them.
+static_assert(ks::embedding::embed_lookup::Kernel::workgroup_threads == 256);
+static_assert(ks::embedding::embed_backward_deterministic::Kernel::workgroup_threads == 256);
+static_assert(att::attn_scores::Kernel::workgroup_threads == 256);
+static_assert(att::attn_softmax::Kernel::workgroup_threads == 256);
+static_assert(att::attn_weighted_sum::Kernel::workgroup_threads == 256);
+static_assert(att::attn_dsum::Kernel::workgroup_threads == 256);
+static_assert(att::attn_dscores::Kernel::workgroup_threads == 256);
+static_assert(att::attn_dqkv::Kernel::workgroup_threads == 256);
 }  // namespace
 
 struct GpuGpt::Acts {
@@ -69,7 +119,11 @@ struct GpuGpt::Acts {
 
 GpuGpt::GpuGpt(Device device, ModelConfig config, uint32_t batch, optimizer::AdamWOptions adamw,
                GpuOptions options)
-    : dev_(std::move(device)), cfg_(std::move(config)), batch_(batch), gopt_(options) {
+    : dev_(std::move(device)),
+      cfg_(std::move(config)),
+      batch_(batch),
+      gopt_(options),
+      pipes_(dev_) {
   cfg_.validate();
   if (batch_ == 0) throw std::invalid_argument("GpuGpt: batch must be positive");
   opt_ = std::make_unique<optimizer::MultiTensorAdamW>(dev_, param_specs(cfg_), adamw);
@@ -98,12 +152,6 @@ void GpuGpt::build() {
     A.uniforms.push_back(utils::make_uniform(dev_, "gpt.uniform", data, size));
     return A.uniforms.back();
   };
-  auto pipe = [&](const std::string& name) -> ComputePipeline& {
-    auto it = pipes_.find(name);
-    if (it == pipes_.end())
-      it = pipes_.emplace(name, dev_.create_compute_pipeline({name, &kernel(name)})).first;
-    return it->second;
-  };
   // Split-K reduces (native_auto) wait here until the next dispatch that is not a split-K
   // product, so the dX and dW products of a layer still run side by side.
   std::vector<std::function<void()>> pending_reduces;
@@ -116,20 +164,24 @@ void GpuGpt::build() {
   auto add = [&](const std::string& name, std::vector<BindGroupEntry> entries, uint32_t x,
                  uint32_t y = 1, uint32_t z = 1) {
     if (!adding_split) flush_reduces();
-    ComputePipeline& p = pipe(name);
-    Op op;
-    op.pipe = p;
-    op.group = dev_.create_bind_group({name, p.get_bind_group_layout(0), std::move(entries)});
-    op.x = x;
-    op.y = y;
-    op.z = z;
-    op.kernel = name;
-    ops_.push_back(std::move(op));
+    ops_.push_back(make_dispatch(dev_, pipes_, kernel(name), std::move(entries), {x, y, z}));
   };
   auto add_flat = [&](const std::string& name, std::vector<BindGroupEntry> entries,
                       uint64_t workgroups) {
     Grid g = grid_for_workgroups(std::max<uint64_t>(1, workgroups), dev_.limits());
     add(name, std::move(entries), g.x, g.y);
+  };
+  // The typed forms: the kernel of a generated header (or `name`, a variant with its bindings),
+  // every entry one of its slots.
+  auto add_k = [&]<class K>(K, std::initializer_list<KernelEntry<K>> e, uint32_t x, uint32_t y,
+                            uint32_t z, std::string_view name = K::name) {
+    const KernelInfo& k = kernel(name);
+    add(k.qualified_name(), entries_for(k, e), x, y, z);
+  };
+  auto add_flat_k = [&]<class K>(K, std::initializer_list<KernelEntry<K>> e, uint64_t workgroups,
+                                 std::string_view name = K::name) {
+    const KernelInfo& k = kernel(name);
+    add_flat(k.qualified_name(), entries_for(k, e), workgroups);
   };
   auto whole = [](const Buffer& b) { return Range{b, 0, 0}; };
   auto W = [&](const std::string& name) {
@@ -141,73 +193,23 @@ void GpuGpt::build() {
     return Range{opt_->g(), p.offset * 4, p.count * 4};
   };
 
-  // ---- buffers ----
-  for (uint32_t l = 0; l < cfg_.layers; ++l) {
-    Acts::Layer L;
-    std::string p = "gpt.l" + std::to_string(l) + ".";
-    L.x = buf(p + "x", R * d);
-    L.h1 = buf(p + "ln1", R * d);
-    L.mean1 = buf(p + "mean1", R);
-    L.rstd1 = buf(p + "rstd1", R);
-    L.qkv = buf(p + "qkv", R * 3 * d);
-    if (!fa2) L.att = buf(p + "att", uint64_t(B) * H * T * T);
-    L.y = buf(p + "attn_out", R * d);
-    L.lse = buf(p + "lse", uint64_t(B) * H * T);
-    L.xm = buf(p + "xm", R * d);
-    L.h2 = buf(p + "ln2", R * d);
-    L.mean2 = buf(p + "mean2", R);
-    L.rstd2 = buf(p + "rstd2", R);
-    L.f = buf(p + "fc", R * F);
-    L.g = buf(p + "gelu", R * F);
-    A.layers.push_back(L);
-  }
-  A.xL = buf("gpt.xL", R * d);
-  A.hf = buf("gpt.lnf", R * d);
-  A.meanf = buf("gpt.meanf", R);
-  A.rstdf = buf("gpt.rstdf", R);
-  A.logits = buf("gpt.logits", R * V);
-  A.loss_rows = buf("gpt.loss_rows", R);
-  A.lse_ce = buf("gpt.lse_ce", R);
-  A.stats = buf("gpt.stats", 4);
-  A.tokens = buf("gpt.tokens", R);
-  A.targets = buf("gpt.targets", R);
-  A.order = buf("gpt.order", R);
-  A.seg_start = buf("gpt.seg_start", R + 1);
-  A.t_d = buf("gpt.tmp_d", R * d);
-  A.dres = buf("gpt.dres", R * d);
-  A.dx = buf("gpt.dx", R * d);
-  A.dff_a = buf("gpt.dff_a", R * F);
-  A.dff_b = buf("gpt.dff_b", R * F);
-  A.dh = buf("gpt.dh", R * d);
-  A.dy = buf("gpt.dy", R * d);
-  A.dsum = buf("gpt.dsum", uint64_t(B) * H * T);
-  A.dqkv = buf("gpt.dqkv", R * 3 * d);
-  if (!fa2) A.dscores = buf("gpt.dscores", uint64_t(B) * H * T * T);
-  A.dlogits = buf("gpt.dlogits", R * V);
+  make_buffers();
   const norm::Shape ns{uint32_t(R), d};
   const uint32_t rpb = norm::lean_rows_per_block(ns);  // the lean pair's default blocks
-  A.partials = buf("gpt.ln_partials", norm::partials_count(ns, rpb));
-  A.loss_log = buf("gpt.loss_log", kLossLogSlots);
-  A.dummy = buf("gpt.no_bias", 4);
 
-  // ---- uniforms shared by many ops ----
-  struct LnParams {
-    uint32_t rows, d;
-    float eps;
-    uint32_t rpb;
-  } lnp{uint32_t(R), d, float(cfg_.ln_eps), rpb};
-  Buffer ln_u = uni(&lnp, sizeof lnp);
-  struct AttnParams {
-    uint32_t b, t, h, hd;
-    float scale;
-    uint32_t pad[3];
-  } ap{B, T, H, hd, attention::default_scale(hd), {0, 0, 0}};
-  Buffer attn_u = uni(&ap, sizeof ap);
-  struct CeParams {
-    uint32_t rows, vocab, ignore;
-    float scale;
-  } cp{uint32_t(R), V, 0xFFFFFFFFu, 1.0f};
-  Buffer ce_u = uni(&cp, sizeof cp);
+  // ---- uniforms shared by many ops (each kernel's header declares its struct) ----
+  const lnf::LnParams lnp{
+      .rows = uint32_t(R), .d = d, .eps = float(cfg_.ln_eps), .rows_per_block = rpb};
+  A.uniforms.push_back(make_uniform(dev_, lnf::binding::lf, lnp, "gpt.uniform"));
+  Buffer ln_u = A.uniforms.back();
+  const fa2::AttnParams ap{
+      .batch = B, .seq = T, .heads = H, .head_dim = hd, .scale = attention::default_scale(hd)};
+  A.uniforms.push_back(make_uniform(dev_, fa2::binding::p_fwd, ap, "gpt.uniform"));
+  Buffer attn_u = A.uniforms.back();
+  const ce_fwd::CeParams cp{
+      .rows = uint32_t(R), .vocab = V, .ignore_index = 0xFFFFFFFFu, .scale = 1.0f};
+  A.uniforms.push_back(make_uniform(dev_, ce_fwd::binding::cf, cp, "gpt.uniform"));
+  Buffer ce_u = A.uniforms.back();
   auto n4_u = [&](uint64_t n_floats) {
     uint32_t v[4] = {uint32_t(n_floats / 4), 0, 0, 0};
     return uni(v, sizeof v);
@@ -283,35 +285,59 @@ void GpuGpt::build() {
   };
   auto ln_fwd = [&](const Buffer& x, const std::string& pname, const Buffer& y, const Buffer& mean,
                     const Buffer& rstd) {
-    add_flat("norm/layernorm_forward",
-             {whole(x).entry(0), W(pname + ".weight").entry(1), W(pname + ".bias").entry(2),
-              whole(y).entry(3), whole(mean).entry(4), whole(rstd).entry(5), whole(ln_u).entry(6)},
-             norm::forward_workgroups(ns));
+    using namespace lnf::binding;
+    add_flat_k(
+        lnf::Kernel{},
+        {whole(x).at(lf_x), W(pname + ".weight").at(lf_gamma), W(pname + ".bias").at(lf_beta),
+         whole(y).at(lf_y), whole(mean).at(lf_mean), whole(rstd).at(lf_rstd), whole(ln_u).at(lf)},
+        norm::forward_workgroups(ns));
   };
   auto ln_bwd = [&](const Buffer& x, const std::string& pname, const Buffer& dyb,
                     const Buffer& mean, const Buffer& rstd, const Buffer& dxb) {
     // norm_native.wgsl's lean pair (README of wgsl_ports/norm: faster than the port's at every
     // GPT shape on an H200); past kLeanMaxD its main kernel is the port's.
-    add_flat(norm::lean_main_kernel(d),
-             {whole(x).entry(0), W(pname + ".weight").entry(1), whole(dyb).entry(2),
-              whole(mean).entry(3), whole(rstd).entry(4), whole(dxb).entry(5),
-              whole(A.partials).entry(6), whole(ln_u).entry(7)},
-             norm::backward_blocks(ns, rpb));
-    add_flat("norm/layernorm_backward_lean_dparams",
-             {whole(A.partials).entry(0), G(pname + ".weight").entry(1),
-              G(pname + ".bias").entry(2), whole(ln_u).entry(3)},
-             norm::lean_dparams_workgroups(ns));
+    using namespace lnb::binding;
+    add_flat_k(lnb::Kernel{},
+               {whole(x).at(lb_x), W(pname + ".weight").at(lb_gamma), whole(dyb).at(lb_dy),
+                whole(mean).at(lb_mean), whole(rstd).at(lb_rstd), whole(dxb).at(lb_dx),
+                whole(A.partials).at(lb_partials), whole(ln_u).at(lb)},
+               norm::backward_blocks(ns, rpb), norm::lean_main_kernel(d));
+    add_flat_k(lnd::Kernel{},
+               {whole(A.partials).at(lnd::binding::ld_partials),
+                G(pname + ".weight").at(lnd::binding::ld_dgamma),
+                G(pname + ".bias").at(lnd::binding::ld_dbeta), whole(ln_u).at(lnd::binding::ld)},
+               norm::lean_dparams_workgroups(ns));
   };
   auto ew_wg = [&](uint64_t n) { return elementwise::workgroups_for(n); };
+  // out = a + t_d; dres += dx (the elementwise residual adds over R x d)
+  auto residual_add = [&](const Buffer& a, const Buffer& out) {
+    using namespace ew::residual_add::binding;
+    add_flat_k(
+        ew::residual_add::Kernel{},
+        {whole(a).at(ra_a), whole(A.t_d).at(ra_b), whole(out).at(ra_out), whole(u_d).at(ra_dims)},
+        ew_wg(R * d));
+  };
+  auto residual_add_inplace = [&] {
+    using namespace ew::residual_add_inplace::binding;
+    add_flat_k(ew::residual_add_inplace::Kernel{},
+               {whole(A.dres).at(ri_a), whole(A.dx).at(ri_b), whole(u_d).at(ri_dims)},
+               ew_wg(R * d));
+  };
   const uint32_t qt = (T + attention::kTile - 1) / attention::kTile;
 
   // ---- forward ----
-  add_flat("embedding/embed_lookup",
-           {whole(A.tokens).entry(0), W("wte").entry(1), whole(A.layers[0].x).entry(2),
-            whole(emb_u).entry(3)},
-           (R * d + 255) / 256);
-  add_flat("elementwise/pos_embed_add",
-           {whole(A.layers[0].x).entry(0), W("wpe").entry(1), whole(pe_u).entry(2)}, ew_wg(R * d));
+  {
+    namespace el = emb::embed_lookup;
+    add_flat_k(el::Kernel{},
+               {whole(A.tokens).at(el::binding::tokens), W("wte").at(el::binding::table),
+                whole(A.layers[0].x).at(el::binding::out), whole(emb_u).at(el::binding::dims)},
+               el::Kernel::workgroups(R * d));
+  }
+  add_flat_k(ew::pos_embed_add::Kernel{},
+             {whole(A.layers[0].x).at(ew::pos_embed_add::binding::pe_x),
+              W("wpe").at(ew::pos_embed_add::binding::pe_pos),
+              whole(pe_u).at(ew::pos_embed_add::binding::pe_dims)},
+             ew_wg(R * d));
   for (uint32_t l = 0; l < cfg_.layers; ++l) {
     auto& L = A.layers[l];
     const std::string p = "h." + std::to_string(l) + ".";
@@ -321,38 +347,42 @@ void GpuGpt::build() {
     mm(whole(L.h1), W(p + "attn.qkv.weight"), whole(L.qkv), &bq,
        matmul::Dims::forward(R, d, 3 * d));
     if (fa2) {
-      add("attention/attn_fwd_fa2" + fa2_suffix,
-          {whole(attn_u).entry(0), whole(L.qkv).entry(1), whole(L.y).entry(2),
-           whole(L.lse).entry(3)},
-          qt, H, B);
+      using namespace fa2::binding;
+      add_k(fa2::Kernel{},
+            {whole(attn_u).at(p_fwd), whole(L.qkv).at(qkv_fwd), whole(L.y).at(out_fwd),
+             whole(L.lse).at(lse_fwd)},
+            qt, H, B, std::string(fa2::name) + fa2_suffix);
     } else {
-      add_flat("attention/attn_scores",
-               {whole(attn_u).entry(0), whole(L.qkv).entry(1), whole(L.att).entry(2)},
-               (uint64_t(B) * H * T * T + 255) / 256);
-      add_flat("attention/attn_softmax", {whole(attn_u).entry(0), whole(L.att).entry(1)},
-               (uint64_t(B) * H * T + 255) / 256);
-      add_flat("attention/attn_weighted_sum",
-               {whole(attn_u).entry(0), whole(L.qkv).entry(1), whole(L.att).entry(2),
-                whole(L.y).entry(3)},
-               (R * d + 255) / 256);
+      namespace sc = att::attn_scores;
+      namespace sm = att::attn_softmax;
+      namespace ws = att::attn_weighted_sum;
+      add_flat_k(sc::Kernel{},
+                 {whole(attn_u).at(sc::binding::p_scores), whole(L.qkv).at(sc::binding::qkv_scores),
+                  whole(L.att).at(sc::binding::att_scores)},
+                 sc::Kernel::workgroups(uint64_t(B) * H * T * T));
+      add_flat_k(
+          sm::Kernel{},
+          {whole(attn_u).at(sm::binding::p_softmax), whole(L.att).at(sm::binding::att_softmax)},
+          sm::Kernel::workgroups(uint64_t(B) * H * T));
+      add_flat_k(ws::Kernel{},
+                 {whole(attn_u).at(ws::binding::p_wsum), whole(L.qkv).at(ws::binding::qkv_wsum),
+                  whole(L.att).at(ws::binding::att_wsum), whole(L.y).at(ws::binding::out_wsum)},
+                 ws::Kernel::workgroups(R * d));
     }
     Range bo = W(p + "attn.proj.bias");
     mm(whole(L.y), W(p + "attn.proj.weight"), whole(A.t_d), &bo, matmul::Dims::forward(R, d, d));
-    add_flat(
-        "elementwise/residual_add",
-        {whole(L.x).entry(0), whole(A.t_d).entry(1), whole(L.xm).entry(2), whole(u_d).entry(3)},
-        ew_wg(R * d));
+    residual_add(L.x, L.xm);
     ln_fwd(L.xm, p + "ln2", L.h2, L.mean2, L.rstd2);
     Range bf = W(p + "mlp.fc.bias");
     mm(whole(L.h2), W(p + "mlp.fc.weight"), whole(L.f), &bf, matmul::Dims::forward(R, d, F));
-    add_flat("elementwise/gelu_forward",
-             {whole(L.f).entry(0), whole(L.g).entry(1), whole(u_f).entry(2)}, ew_wg(R * F));
+    add_flat_k(ew::gelu_forward::Kernel{},
+               {whole(L.f).at(ew::gelu_forward::binding::gf_x),
+                whole(L.g).at(ew::gelu_forward::binding::gf_y),
+                whole(u_f).at(ew::gelu_forward::binding::gf_dims)},
+               ew_wg(R * F));
     Range bp = W(p + "mlp.proj.bias");
     mm(whole(L.g), W(p + "mlp.proj.weight"), whole(A.t_d), &bp, matmul::Dims::forward(R, F, d));
-    add_flat(
-        "elementwise/residual_add",
-        {whole(L.xm).entry(0), whole(A.t_d).entry(1), whole(xnext).entry(2), whole(u_d).entry(3)},
-        ew_wg(R * d));
+    residual_add(L.xm, xnext);
   }
   ln_fwd(A.xL, "lnf", A.hf, A.meanf, A.rstdf);
   // logits = lnf wte^T: B = wte stored [V, d] = [N, K] (TRANS_B)
@@ -361,22 +391,29 @@ void GpuGpt::build() {
   flush_reduces();
   logits_end_ = ops_.size();
   const loss::Shape ls{uint32_t(R), V, 0xFFFFFFFFu};
-  add_flat("loss/cross_entropy_forward",
-           {whole(A.logits).entry(0), whole(A.targets).entry(1), whole(A.loss_rows).entry(2),
-            whole(A.lse_ce).entry(3), whole(ce_u).entry(4)},
-           loss::row_workgroups(ls));
-  add_flat("loss/cross_entropy_mean",
-           {whole(A.loss_rows).entry(0), whole(A.targets).entry(1), whole(A.stats).entry(2),
-            whole(ce_u).entry(3)},
-           1);
+  add_flat_k(ce_fwd::Kernel{},
+             {whole(A.logits).at(ce_fwd::binding::cf_logits),
+              whole(A.targets).at(ce_fwd::binding::cf_targets),
+              whole(A.loss_rows).at(ce_fwd::binding::cf_loss),
+              whole(A.lse_ce).at(ce_fwd::binding::cf_lse), whole(ce_u).at(ce_fwd::binding::cf)},
+             loss::row_workgroups(ls));
+  add_flat_k(ce_mean::Kernel{},
+             {whole(A.loss_rows).at(ce_mean::binding::cm_loss),
+              whole(A.targets).at(ce_mean::binding::cm_targets),
+              whole(A.stats).at(ce_mean::binding::cm_stats), whole(ce_u).at(ce_mean::binding::cm)},
+             1);
   flush_reduces();
   fwd_end_ = ops_.size();
 
   // ---- backward ----
-  add_flat("loss/cross_entropy_backward",
-           {whole(A.logits).entry(0), whole(A.targets).entry(1), whole(A.lse_ce).entry(2),
-            whole(A.stats).entry(3), whole(A.dlogits).entry(4), whole(ce_u).entry(5)},
-           loss::row_workgroups(ls));
+  {
+    using namespace ce_bwd::binding;
+    add_flat_k(
+        ce_bwd::Kernel{},
+        {whole(A.logits).at(cb_logits), whole(A.targets).at(cb_targets), whole(A.lse_ce).at(cb_lse),
+         whole(A.stats).at(cb_stats), whole(A.dlogits).at(cb_dlogits), whole(ce_u).at(cb)},
+        loss::row_workgroups(ls));
+  }
   // dlnf = dlogits wte (B = wte stored [K=V, N=d]); d wte = dlogits^T lnf
   mm(whole(A.dlogits), W("wte"), whole(A.dh), nullptr, matmul::Dims{uint32_t(R), d, V, 0});
   mm(whole(A.dlogits), whole(A.hf), G("wte"), nullptr,
@@ -391,44 +428,56 @@ void GpuGpt::build() {
     mm(whole(L.g), whole(A.dres), G(p + "mlp.proj.weight"), nullptr,
        matmul::Dims::grad_weight(R, F, d));
     bias_grad(whole(A.dres), G(p + "mlp.proj.bias"), R, d);
-    add_flat("elementwise/gelu_backward",
-             {whole(L.f).entry(0), whole(A.dff_a).entry(1), whole(A.dff_b).entry(2),
-              whole(u_f).entry(3)},
-             ew_wg(R * F));
+    add_flat_k(ew::gelu_backward::Kernel{},
+               {whole(L.f).at(ew::gelu_backward::binding::gb_x),
+                whole(A.dff_a).at(ew::gelu_backward::binding::gb_dy),
+                whole(A.dff_b).at(ew::gelu_backward::binding::gb_dx),
+                whole(u_f).at(ew::gelu_backward::binding::gb_dims)},
+               ew_wg(R * F));
     mm(whole(A.dff_b), W(p + "mlp.fc.weight"), whole(A.dh), nullptr,
        matmul::Dims::grad_input(R, d, F));
     mm(whole(L.h2), whole(A.dff_b), G(p + "mlp.fc.weight"), nullptr,
        matmul::Dims::grad_weight(R, d, F));
     bias_grad(whole(A.dff_b), G(p + "mlp.fc.bias"), R, F);
     ln_bwd(L.xm, p + "ln2", A.dh, L.mean2, L.rstd2, A.dx);
-    add_flat("elementwise/residual_add_inplace",
-             {whole(A.dres).entry(0), whole(A.dx).entry(1), whole(u_d).entry(2)}, ew_wg(R * d));
+    residual_add_inplace();
     // attention: xm = x + y Wo + b
     mm(whole(A.dres), W(p + "attn.proj.weight"), whole(A.dy), nullptr,
        matmul::Dims::grad_input(R, d, d));
     mm(whole(L.y), whole(A.dres), G(p + "attn.proj.weight"), nullptr,
        matmul::Dims::grad_weight(R, d, d));
     bias_grad(whole(A.dres), G(p + "attn.proj.bias"), R, d);
-    add_flat(
-        "attention/attn_dsum",
-        {whole(attn_u).entry(0), whole(L.y).entry(1), whole(A.dy).entry(2), whole(A.dsum).entry(3)},
-        (uint64_t(B) * H * T + 255) / 256);
+    {
+      namespace ds = att::attn_dsum;
+      add_flat_k(ds::Kernel{},
+                 {whole(attn_u).at(ds::binding::p_dsum), whole(L.y).at(ds::binding::out_dsum),
+                  whole(A.dy).at(ds::binding::dout_dsum), whole(A.dsum).at(ds::binding::dsum)},
+                 ds::Kernel::workgroups(uint64_t(B) * H * T));
+    }
     if (fa2) {
-      std::vector<BindGroupEntry> e = {whole(attn_u).entry(0), whole(L.qkv).entry(1),
-                                       whole(A.dy).entry(2),   whole(L.lse).entry(3),
-                                       whole(A.dsum).entry(4), whole(A.dqkv).entry(5)};
+      using namespace fa2b::binding;
       for (const auto& k :
            attention::fa2_backward_dispatches(attention::make_shape(B, T, H, hd), fa2_bwd))
-        add(k.kernel, e, k.x, k.y, k.z);
+        add_k(fa2b::Kernel{},
+              {whole(attn_u).at(p_dsf), whole(L.qkv).at(qkv_dsf), whole(A.dy).at(dout_dsf),
+               whole(L.lse).at(lse_dsf), whole(A.dsum).at(dsum_dsf), whole(A.dqkv).at(dqkv_dsf)},
+              k.x, k.y, k.z, k.kernel);
     } else {
-      add_flat("attention/attn_dscores",
-               {whole(attn_u).entry(0), whole(L.qkv).entry(1), whole(L.att).entry(2),
-                whole(A.dy).entry(3), whole(A.dsum).entry(4), whole(A.dscores).entry(5)},
-               (uint64_t(B) * H * T * T + 255) / 256);
-      add_flat("attention/attn_dqkv",
-               {whole(attn_u).entry(0), whole(L.qkv).entry(1), whole(L.att).entry(2),
-                whole(A.dy).entry(3), whole(A.dscores).entry(4), whole(A.dqkv).entry(5)},
-               (R * 3 * d + 255) / 256);
+      namespace dsc = att::attn_dscores;
+      namespace dq = att::attn_dqkv;
+      add_flat_k(
+          dsc::Kernel{},
+          {whole(attn_u).at(dsc::binding::p_dscores), whole(L.qkv).at(dsc::binding::qkv_dscores),
+           whole(L.att).at(dsc::binding::att_dscores), whole(A.dy).at(dsc::binding::dout_dscores),
+           whole(A.dsum).at(dsc::binding::dsum_dscores),
+           whole(A.dscores).at(dsc::binding::dscores)},
+          dsc::Kernel::workgroups(uint64_t(B) * H * T * T));
+      add_flat_k(dq::Kernel{},
+                 {whole(attn_u).at(dq::binding::p_dqkv), whole(L.qkv).at(dq::binding::qkv_dqkv),
+                  whole(L.att).at(dq::binding::att_dqkv), whole(A.dy).at(dq::binding::dout_dqkv),
+                  whole(A.dscores).at(dq::binding::dscores_dqkv),
+                  whole(A.dqkv).at(dq::binding::dqkv_naive)},
+                 dq::Kernel::workgroups(R * 3 * d));
     }
     mm(whole(A.dqkv), W(p + "attn.qkv.weight"), whole(A.dh), nullptr,
        matmul::Dims::grad_input(R, d, 3 * d));
@@ -436,15 +485,77 @@ void GpuGpt::build() {
        matmul::Dims::grad_weight(R, d, 3 * d));
     bias_grad(whole(A.dqkv), G(p + "attn.qkv.bias"), R, 3 * d);
     ln_bwd(L.x, p + "ln1", A.dh, L.mean1, L.rstd1, A.dx);
-    add_flat("elementwise/residual_add_inplace",
-             {whole(A.dres).entry(0), whole(A.dx).entry(1), whole(u_d).entry(2)}, ew_wg(R * d));
+    residual_add_inplace();
   }
   bias_grad(whole(A.dres), G("wpe"), B, T * d);
-  add_flat("embedding/embed_backward_deterministic",
-           {whole(A.tokens).entry(0), whole(A.dres).entry(1), G("wte").entry(2),
-            whole(A.embed_bwd_u).entry(3), whole(A.order).entry(4), whole(A.seg_start).entry(5)},
-           (R * d + 255) / 256);
+  {
+    namespace eb = emb::embed_backward_deterministic;
+    add_flat_k(
+        eb::Kernel{},
+        {whole(A.tokens).at(eb::binding::tokens), whole(A.dres).at(eb::binding::grad_out),
+         G("wte").at(eb::binding::grad_table), whole(A.embed_bwd_u).at(eb::binding::dims),
+         whole(A.order).at(eb::binding::order), whole(A.seg_start).at(eb::binding::seg_start)},
+        eb::Kernel::workgroups(R * d));
+  }
   flush_reduces();
+}
+
+void GpuGpt::make_buffers() {
+  Acts& A = *a_;
+  const uint32_t B = batch_, T = cfg_.context, d = cfg_.d_model, F = cfg_.d_ff(), V = cfg_.vocab;
+  const uint32_t H = cfg_.heads;
+  const uint64_t R = uint64_t(B) * T;
+  const bool fa2 = gopt_.attention != AttentionImpl::Naive;
+  auto buf = [&](const std::string& label, uint64_t floats) {
+    return utils::make_buffer(dev_, label, floats * 4);
+  };
+  for (uint32_t l = 0; l < cfg_.layers; ++l) {
+    Acts::Layer L;
+    std::string p = "gpt.l" + std::to_string(l) + ".";
+    L.x = buf(p + "x", R * d);
+    L.h1 = buf(p + "ln1", R * d);
+    L.mean1 = buf(p + "mean1", R);
+    L.rstd1 = buf(p + "rstd1", R);
+    L.qkv = buf(p + "qkv", R * 3 * d);
+    if (!fa2) L.att = buf(p + "att", uint64_t(B) * H * T * T);
+    L.y = buf(p + "attn_out", R * d);
+    L.lse = buf(p + "lse", uint64_t(B) * H * T);
+    L.xm = buf(p + "xm", R * d);
+    L.h2 = buf(p + "ln2", R * d);
+    L.mean2 = buf(p + "mean2", R);
+    L.rstd2 = buf(p + "rstd2", R);
+    L.f = buf(p + "fc", R * F);
+    L.g = buf(p + "gelu", R * F);
+    A.layers.push_back(L);
+  }
+  A.xL = buf("gpt.xL", R * d);
+  A.hf = buf("gpt.lnf", R * d);
+  A.meanf = buf("gpt.meanf", R);
+  A.rstdf = buf("gpt.rstdf", R);
+  A.logits = buf("gpt.logits", R * V);
+  A.loss_rows = buf("gpt.loss_rows", R);
+  A.lse_ce = buf("gpt.lse_ce", R);
+  A.stats = buf("gpt.stats", 4);
+  A.tokens = buf("gpt.tokens", R);
+  A.targets = buf("gpt.targets", R);
+  A.order = buf("gpt.order", R);
+  A.seg_start = buf("gpt.seg_start", R + 1);
+  A.t_d = buf("gpt.tmp_d", R * d);
+  A.dres = buf("gpt.dres", R * d);
+  A.dx = buf("gpt.dx", R * d);
+  A.dff_a = buf("gpt.dff_a", R * F);
+  A.dff_b = buf("gpt.dff_b", R * F);
+  A.dh = buf("gpt.dh", R * d);
+  A.dy = buf("gpt.dy", R * d);
+  A.dsum = buf("gpt.dsum", uint64_t(B) * H * T);
+  A.dqkv = buf("gpt.dqkv", R * 3 * d);
+  if (!fa2) A.dscores = buf("gpt.dscores", uint64_t(B) * H * T * T);
+  A.dlogits = buf("gpt.dlogits", R * V);
+  const norm::Shape ns{uint32_t(R), d};
+  const uint32_t rpb = norm::lean_rows_per_block(ns);  // the lean pair's default blocks
+  A.partials = buf("gpt.ln_partials", norm::partials_count(ns, rpb));
+  A.loss_log = buf("gpt.loss_log", kLossLogSlots);
+  A.dummy = buf("gpt.no_bias", 4);
 }
 
 void GpuGpt::set_params(const std::vector<std::vector<float>>& values) {
@@ -485,10 +596,7 @@ void GpuGpt::record_ops(CommandEncoder& enc, size_t begin, size_t end, const std
   ComputePass pass = enc.begin_compute_pass({label});
   if (timestamps) pass.write_timestamp(*timestamps, uint32_t(begin));
   for (size_t i = begin; i < end; ++i) {
-    const Op& op = ops_[i];
-    pass.set_pipeline(op.pipe);
-    pass.set_bind_group(0, op.group);
-    pass.dispatch_workgroups(op.x, op.y, op.z);
+    ops_[i].record(pass);
     if (timestamps) pass.write_timestamp(*timestamps, uint32_t(i + 1));
   }
   pass.end();
@@ -526,7 +634,7 @@ std::vector<GpuGpt::ProfileRow> GpuGpt::profile_step(const Batch& b, float lr, u
     return ts[b] >= ts[a] ? double(ts[b] - ts[a]) * 1e-6 : 0.0;
   };
   for (uint32_t i = 0; i < n; ++i)
-    add(std::string(i < fwd_end_ ? "fwd " : "bwd ") + ops_[i].kernel, dt(i, i + 1));
+    add(std::string(i < fwd_end_ ? "fwd " : "bwd ") + ops_[i].label, dt(i, i + 1));
   const char* phases[4] = {"adamw reduce_norm_sq", "adamw finalize_grad_stats",
                            "adamw update (decay block)", "adamw update (no-decay block)"};
   for (uint32_t p = 0; p < 4; ++p) add(phases[p], dt(n + 1 + p, n + 2 + p));

@@ -45,6 +45,7 @@
 #include "config.hpp"
 #include "data.hpp"
 #include "optimizer/adamw.hpp"
+#include "wgslvk/bind.hpp"
 #include "wgslvk/runtime.hpp"
 
 namespace wgslvk::gpt {
@@ -111,19 +112,13 @@ class GpuGpt {
   };
   std::vector<ProfileRow> profile_step(const Batch& b, float lr, uint32_t slot);
 
-  // Dispatches of one step's first pass (forward + backward), and the kernels they use.
-  size_t forward_dispatches() const { return fwd_end_; }
+  // Dispatches of one step's first pass (forward + backward).
   size_t pass_dispatches() const { return ops_.size(); }
 
  private:
-  struct Op {
-    ComputePipeline pipe;
-    BindGroup group;
-    uint32_t x = 1, y = 1, z = 1;
-    std::string kernel;
-  };
   struct Acts;
   void build();
+  void make_buffers();  // the activations, gradients and batch buffers of Acts
   void upload(const Batch& b);
   void record_ops(CommandEncoder& enc, size_t begin, size_t end, const std::string& label,
                   const QuerySet* timestamps = nullptr);
@@ -133,10 +128,10 @@ class GpuGpt {
   uint32_t batch_;
   GpuOptions gopt_;
   std::unique_ptr<optimizer::MultiTensorAdamW> opt_;
-  std::vector<Op> ops_;
+  std::vector<Dispatch> ops_;  // each labelled with its kernel's qualified name
   std::unique_ptr<Acts> a_;
   size_t logits_end_ = 0, fwd_end_ = 0;
-  std::map<std::string, ComputePipeline> pipes_;
+  PipelineCache pipes_;
   CommandBuffer step_cb_;  // the forward + backward pass, reusable (train_step)
 };
 

@@ -31,6 +31,9 @@ const std::map<std::string, std::string> kKnownDifferences = {
     {"as_workgroup_too_big.wgsl", "32 KiB of workgroup memory: a pipeline-creation limit (R13)"},
     {"attr_binding_too_large.wgsl", "@binding(1000000): a pipeline-layout limit"},
     {"attr_group_too_large.wgsl", "@group(4): a pipeline-layout limit (maxBindGroups 4)"},
+    {"attr_workgroup_size_too_many.wgsl",
+     "workgroup_size(512): a pipeline-creation limit of the device (R13); Dawn's default device "
+     "has 256"},
     // Dawn ships the uniform_buffer_standard_layout language feature, which lifts WGSL's extra
     // uniform layout rules (16-byte array strides and struct alignment); sema applies them, as
     // the GLSL it writes uses std140 for uniform buffers (R21).

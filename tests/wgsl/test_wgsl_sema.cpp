@@ -458,23 +458,119 @@ var<workgroup> tile: array<f32, twice>;
     EXPECT_EQ(scalar0(*var(a, "scale")->value), double(0.1f));
     EXPECT_EQ(scalar0(*var(a, "twice")->value), 256);
   }
-  // No value for an override the entry point uses.
+  // No value for an override the entry point uses: not a module error (createShaderModule
+  // accepts it), a pipeline-creation error of that entry point.
   {
     Analyzed a = run(src);
-    EXPECT_FALSE(a.ok);
-    EXPECT_NE(all_diags(a.diags).find("4:10 [entry-point] override 'flag' has no default"),
+    EXPECT_TRUE(a.ok) << all_diags(a.diags);
+    std::string pipeline;
+    for (const auto& p : a.diags.pipeline)
+      pipeline += p.entry_point + " " + std::to_string(p.diagnostic.line) + ":" +
+                  std::to_string(p.diagnostic.col) + " [" + p.diagnostic.rule + "] " +
+                  p.diagnostic.message + "\n";
+    EXPECT_NE(pipeline.find("main 4:10 [entry-point] override 'flag' has no default"),
               std::string::npos)
-        << all_diags(a.diags);
+        << pipeline;
   }
   // A value the type cannot hold; an unknown key.
   EXPECT_FALSE(run(src, {{"flag", 1}, {"wg", 1.5}}).ok);
   EXPECT_FALSE(run(src, {{"flag", 1}, {"wg", -1}}).ok);
   EXPECT_FALSE(run(src, {{"flag", 1}, {"nope", 1}}).ok);
-  // The workgroup size limit applies once the value is known.
-  Analyzed big = run(src, {{"flag", 1}, {"wg", 512}});
-  EXPECT_NE(all_diags(big.diags).find("[entry-point] workgroup_size x (512) exceeds"),
+  // The device's workgroup size limits are the runtime's pipeline check (R13), not sema's:
+  // 512 is accepted; beyond glslang's bound it is a pipeline error of the entry point.
+  EXPECT_TRUE(run(src, {{"flag", 1}, {"wg", 512}}).ok);
+  Analyzed big = run(src, {{"flag", 1}, {"wg", 4096}});
+  EXPECT_TRUE(big.ok) << all_diags(big.diags);
+  ASSERT_EQ(big.diags.pipeline.size(), 1u);
+  EXPECT_EQ(big.diags.pipeline[0].entry_point, "main");
+  EXPECT_NE(big.diags.pipeline[0].diagnostic.message.find("workgroup_size x (4096) is larger"),
             std::string::npos)
-      << all_diags(big.diags);
+      << big.diags.pipeline[0].diagnostic.message;
+}
+
+// WebGPU raises these at createComputePipeline, for the entry point that statically uses the
+// override: check_module (createShaderModule) accepts the module, translate_to_glsl refuses only
+// that entry point, and a pipeline constant makes it translate.
+// abs of the largest negative value is itself for every signed integer type, AbstractInt too
+// (the CTS's abs:abstract_int expects it; no const-eval error).
+TEST(WgslSema, AbsOfTheLargestNegativeAbstractIntIsItself) {
+  Analyzed a =
+      ok("const m = abs(-9223372036854775807 - 1);\nconst i = abs(i32(-2147483647 - 1));\n");
+  ASSERT_TRUE(a.ok);
+  EXPECT_EQ(std::get<int64_t>(var(a, "m")->value->scalars.at(0).v), INT64_MIN);
+  EXPECT_EQ(std::get<int64_t>(var(a, "i")->value->scalars.at(0).v), int64_t(INT32_MIN));
+}
+
+TEST(WgslSema, OverrideWithoutValueIsAPipelineError) {
+  const std::string src = R"(
+override n: u32;
+override size: u32;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(1) fn uses() { out[0] = n; }
+@compute @workgroup_size(1) fn does_not() { out[0] = 1u; }
+@compute @workgroup_size(size) fn sized() { out[0] = 2u; }
+@compute @workgroup_size(512) fn big() { out[0] = 3u; }
+)";
+  EXPECT_NO_THROW(check_module(src, "t.wgsl"));
+  auto translate = [&](const std::string& entry, std::map<std::string, double> constants = {}) {
+    TranslateOptions o;
+    o.file_name = "t.wgsl";
+    o.entry_point = entry;
+    o.constants = std::move(constants);
+    try {
+      translate_to_glsl(src, o);
+      return std::string("ok");
+    } catch (const Error& e) { return e.diagnostics.at(0).str(); }
+  };
+  EXPECT_EQ(translate("uses"),
+            "t.wgsl:2:10: error: override 'n' has no default value and no pipeline constant was "
+            "given for it [entry-point]");
+  EXPECT_EQ(translate("uses", {{"n", 3}}), "ok");
+  EXPECT_EQ(translate("does_not"), "ok");
+  EXPECT_NE(translate("sized").find("7:26: error: workgroup_size argument depends on an override "
+                                    "that has no value"),
+            std::string::npos)
+      << translate("sized");
+  EXPECT_EQ(translate("sized", {{"size", 64}}), "ok");
+  // 512 invocations: over WebGPU's default limit, which the runtime checks against the device's
+  // limits when the pipeline is created (R13); the front end translates it.
+  EXPECT_EQ(translate("big"), "ok");
+}
+
+// A runtime expression with a known override operand (the CTS's div_rem and clamp validation):
+// a zero integer divisor or clamp's low > high is a pipeline error of the entry points that
+// reach it; with constants for both, a module error.
+TEST(WgslSema, OverrideOperandsOfRuntimeExpressionsArePipelineErrors) {
+  const std::string src = R"(
+override d: i32 = 1;
+override lo: f32 = 0.0;
+var<private> x: i32 = 7;
+fn div() -> i32 { return x / vec2<i32>(1, d).y; }
+fn cl(v: f32) -> f32 { return clamp(v, lo, 1.0); }
+@compute @workgroup_size(1) fn a() { x = div(); }
+@compute @workgroup_size(1) fn b() { _ = cl(2.0); }
+)";
+  auto translate = [&](const std::string& entry, std::map<std::string, double> constants) {
+    TranslateOptions o;
+    o.file_name = "t.wgsl";
+    o.entry_point = entry;
+    o.constants = std::move(constants);
+    try {
+      translate_to_glsl(src, o);
+      return std::string("ok");
+    } catch (const Error& e) { return e.diagnostics.at(0).str(); }
+  };
+  EXPECT_NO_THROW(check_module(src, "t.wgsl"));
+  EXPECT_EQ(translate("a", {}), "ok");
+  EXPECT_EQ(translate("a", {{"d", 0}}),
+            "t.wgsl:5:26: error: integer division by zero is invalid [const-eval]");
+  EXPECT_EQ(translate("b", {{"d", 0}}), "ok");  // b does not reach the division
+  EXPECT_EQ(translate("b", {{"lo", 2}}),
+            "t.wgsl:6:31: error: clamp called with 'low' (2) greater than 'high' (1) [const-eval]");
+  EXPECT_EQ(translate("a", {{"lo", 2}}), "ok");
+  // Both bounds const-expressions: a module error, whatever the entry points use.
+  rejects("fn f(v: f32) -> f32 { return clamp(v, 2.0, 1.0); }\n", "const-eval", 1, 30,
+          "greater than 'high'");
 }
 
 TEST(WgslSema, EntryPointBuiltinsAndCallGraph) {
@@ -635,8 +731,8 @@ TEST(WgslSema, RejectsAddressSpaceAttributeEntryPointExtension) {
   rejects("@compute fn main() {}\n", "entry-point", 1, 13, "workgroup_size");
   rejects("@compute @workgroup_size(0) fn main() {}\n", "attribute", 1, 26, "at least 1");
   rejects("@compute @workgroup_size(1i, 1u) fn main() {}\n", "attribute", 1, 30, "same type");
-  rejects("@compute @workgroup_size(16, 16, 2) fn main() {}\n", "entry-point", 1, 10,
-          "maxComputeInvocationsPerWorkgroup");
+  // Over WebGPU's default maxComputeInvocationsPerWorkgroup: a pipeline-creation limit.
+  ok("@compute @workgroup_size(16, 16, 2) fn main() {}\n");
   rejects("@compute @workgroup_size(1) fn main(x: u32) {}\n", "entry-point", 1, 37,
           "missing entry point IO attribute");
   rejects("@compute @workgroup_size(1) fn main(@builtin(local_invocation_id) x: u32) {}\n",

@@ -20,9 +20,12 @@ std::string join(const std::vector<Diagnostic>& d) {
   return s;
 }
 
+// `pipeline` (translate_to_glsl): the pipeline-creation errors of every entry point, which
+// check_module (createShaderModule) leaves to the pipeline.
 std::unique_ptr<Module> checked(std::string_view source, std::string_view file,
-                                const std::map<std::string, double>& constants) {
-  Diags diags{std::string(file), {}};
+                                const std::map<std::string, double>& constants,
+                                std::vector<Diags::PipelineError>* pipeline = nullptr) {
+  Diags diags{std::string(file), {}, {}};
   if (source.size() > kMaxSourceBytes) {
     diags.error({}, "limit",
                 "the source is " + std::to_string(source.size()) +
@@ -35,6 +38,7 @@ std::unique_ptr<Module> checked(std::string_view source, std::string_view file,
   if (!analyze(*module, constants, diags) || !diags.ok()) throw Error(diags.list);
   check_uniformity(*module, diags);
   if (!diags.ok()) throw Error(diags.list);
+  if (pipeline) *pipeline = std::move(diags.pipeline);
   return module;
 }
 
@@ -70,8 +74,9 @@ std::vector<EntryPointInfo> check_module(std::string_view source, std::string_vi
 }
 
 TranslatedEntry translate_to_glsl(std::string_view source, const TranslateOptions& options) {
-  auto module = checked(source, options.file_name, options.constants);
-  Diags diags{options.file_name, {}};
+  std::vector<Diags::PipelineError> pipeline;
+  auto module = checked(source, options.file_name, options.constants, &pipeline);
+  Diags diags{options.file_name, {}, {}};
   const FnDecl* entry = nullptr;
   std::vector<std::string> computes;
   for (const Decl* d : module->decls) {
@@ -95,6 +100,9 @@ TranslatedEntry translate_to_glsl(std::string_view source, const TranslateOption
                           "' (the module has: " + (list.empty() ? "none" : list) + ")");
     throw Error(diags.list);
   }
+  for (auto& p : pipeline)
+    if (p.entry_point == entry->name) diags.list.push_back(std::move(p.diagnostic));
+  if (!diags.ok()) throw Error(diags.list);
   EmitOptions eo{options.robust_access, options.file_name};
   TranslatedEntry out;
   out.glsl = emit_glsl(*module, *entry, eo, diags);

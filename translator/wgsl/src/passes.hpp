@@ -20,6 +20,18 @@ struct Diags {
     list.push_back({file, at.line, at.col, std::move(rule), std::move(message)});
   }
   bool ok() const { return list.empty(); }
+  // Errors WebGPU raises when a pipeline is created, not when the module is (an override the
+  // entry point uses that has no value, a workgroup size that depends on one): check_module
+  // ignores them, translate_to_glsl reports those of its entry point.
+  struct PipelineError {
+    std::string entry_point;
+    Diagnostic diagnostic;
+  };
+  std::vector<PipelineError> pipeline;
+  void pipeline_error(const std::string& entry_point, Span at, std::string rule,
+                      std::string message) {
+    pipeline.push_back({entry_point, {file, at.line, at.col, std::move(rule), std::move(message)}});
+  }
 };
 
 // Bounds on untrusted input (README "Limits"): exceeding one is a "limit" diagnostic.

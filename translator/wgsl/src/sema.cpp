@@ -123,6 +123,21 @@ class Sema {
 
   void error(Span at, const char* rule, std::string msg) { d_.error(at, rule, std::move(msg)); }
 
+  // An override-expression's error inside a function body (a zero divisor, clamp's low > high):
+  // a pipeline-creation error of every entry point that reaches the function (call_graph()
+  // hands them to Diags::pipeline); outside a function, an error now.
+  struct PendingError {
+    Span at;
+    std::string rule, message;
+  };
+  std::unordered_map<const FnDecl*, std::vector<PendingError>> fn_pipeline_errors_;
+  void override_error(Span at, const char* rule, std::string msg) {
+    if (fn_)
+      fn_pipeline_errors_[fn_].push_back({at, rule, std::move(msg)});
+    else
+      error(at, rule, std::move(msg));
+  }
+
   // ---- directives -----------------------------------------------------------------------------
 
   void directives() {
@@ -1280,46 +1295,41 @@ class Sema {
     }
     if (!ok) return;
     const Type* to = common ? common : tt_.i32();
-    uint64_t product = 1;
-    bool all_known = true;
     for (size_t i = 0; i < a.args.size(); i++) {
       Expr* e = a.args[i];
       materialize(e, to);
       if (stage(e) == EvalStage::Override) f->workgroup_size_expr[i] = e;
       const ConstValue* v = value(e);
       if (!v) {
-        all_known = false;
         if (stage(e) == EvalStage::Override)
-          error(e->span, "entry-point",
-                "workgroup_size argument depends on an override that has no value (give it a "
-                "default or a pipeline constant)");
+          d_.pipeline_error(f->name, e->span, "entry-point",
+                            "workgroup_size argument depends on an override that has no value "
+                            "(give it a default or a pipeline constant)");
         continue;
       }
       int64_t n = as_int(v->scalars.at(0));
       if (n < 1) {
-        error(e->span, "attribute", "workgroup_size argument must be at least 1");
-        all_known = false;
+        // A const-expression below 1 is a module error; an override's value is the pipeline's.
+        if (stage(e) == EvalStage::Override)
+          d_.pipeline_error(f->name, e->span, "entry-point",
+                            "workgroup_size argument must be at least 1");
+        else
+          error(e->span, "attribute", "workgroup_size argument must be at least 1");
         continue;
       }
-      // WebGPU's default limits (maxComputeWorkgroupSizeX/Y/Z 256/256/64): pipeline limits,
-      // checked here once every value is known, as Dawn checks them for a default device.
-      static const int64_t kLimit[3] = {256, 256, 64};
-      if (n > kLimit[i]) {
-        error(e->span, "entry-point",
-              std::string("workgroup_size ") + "xyz"[i] + " (" + std::to_string(n) +
-                  ") exceeds the WebGPU limit maxComputeWorkgroupSize" + "XYZ"[i] + " (" +
-                  std::to_string(kLimit[i]) + ")");
-        all_known = false;
+      // The device's limits (maxComputeWorkgroupSizeX/Y/Z, maxComputeInvocationsPerWorkgroup)
+      // are pipeline-creation checks: the runtime makes them against the device's limits
+      // (wgsl_ports/RULES.md R13). Here only the bound of what glslang compiles, as a limit of
+      // this implementation, at pipeline creation too.
+      static const int64_t kCompiles[3] = {1024, 1024, 64};
+      if (n > kCompiles[i]) {
+        d_.pipeline_error(f->name, e->span, "limit",
+                          std::string("workgroup_size ") + "xyz"[i] + " (" + std::to_string(n) +
+                              ") is larger than this implementation compiles (" +
+                              std::to_string(kCompiles[i]) + ", glslang's bound)");
       }
       f->workgroup_size[i] = uint32_t(std::min<int64_t>(n, UINT32_MAX));
-      product *= uint64_t(n);
     }
-    if (all_known && product > 256)
-      error(a.span, "entry-point",
-            "workgroup size " + std::to_string(f->workgroup_size[0]) + "x" +
-                std::to_string(f->workgroup_size[1]) + "x" + std::to_string(f->workgroup_size[2]) +
-                " has " + std::to_string(product) +
-                " invocations, more than the WebGPU limit maxComputeInvocationsPerWorkgroup (256)");
   }
 
   // Entry point inputs: builtins only (directly or through struct members), each once, each of
@@ -2100,6 +2110,27 @@ class Sema {
       set_value(e, s, std::move(*r));
       return m.result;
     }
+    // clamp(e, low, high) with low and high known checks low <= high whatever e is (Tint): a
+    // module error for const-expressions, a pipeline error where an override gives one.
+    if (n == "clamp" && e->args.size() == 3 && m.params.size() == 3 && m.params[1]->scalar()) {
+      const ConstValue* lo = value(e->args[1]);
+      const ConstValue* hi = value(e->args[2]);
+      if (lo && hi && lo->scalars.size() == hi->scalars.size()) {
+        const bool is_float = m.params[1]->scalar()->is_float_scalar();
+        for (size_t i = 0; i < lo->scalars.size(); i++) {
+          bool bad = is_float ? as_double(lo->scalars[i]) > as_double(hi->scalars[i])
+                              : as_int(lo->scalars[i]) > as_int(hi->scalars[i]);
+          if (!bad) continue;
+          std::string msg = "clamp called with 'low' (" + value_text(*lo) +
+                            ") greater than 'high' (" + value_text(*hi) + ")";
+          if (stage(e->args[1]) == EvalStage::Const && stage(e->args[2]) == EvalStage::Const)
+            error(e->span, "const-eval", msg);
+          else
+            override_error(e->span, "const-eval", msg);
+          break;
+        }
+      }
+    }
     stage_[e] = EvalStage::Runtime;
     return m.result;
   }
@@ -2670,26 +2701,31 @@ class Sema {
 
   // Tint's checks on a const right operand whatever the left one: integer division by zero and
   // shifts of a concrete value by its bit width or more.
+  // An override right operand (its pipeline value known) gets the same checks as pipeline
+  // errors of the entry points reaching the expression (WebGPU's createComputePipeline).
   bool partial_eval_ok(Op op, const Type* lhs, const Expr* rhs, Span at) {
-    if (stage(rhs) != EvalStage::Const) return true;
+    const bool over = stage(rhs) == EvalStage::Override;
+    if (stage(rhs) != EvalStage::Const && !over) return true;
     const ConstValue* v = value(rhs);
     const Type* rt = load(rhs->type);
     if (!v || !rt || !rt->scalar()) return true;
+    auto fail = [&](std::string msg) {
+      if (over) {
+        override_error(at, "const-eval", std::move(msg));
+        return true;
+      }
+      error(at, "const-eval", std::move(msg));
+      return false;
+    };
     if ((op == Op::Div || op == Op::Mod) && rt->scalar()->is_integer_scalar()) {
       for (const Scalar& x : v->scalars)
-        if (as_int(x) == 0) {
-          error(at, "const-eval", "integer division by zero is invalid");
-          return false;
-        }
+        if (as_int(x) == 0) return fail("integer division by zero is invalid");
     }
     if ((op == Op::Shl || op == Op::Shr) && lhs && lhs->scalar() && !lhs->is_abstract()) {
       for (const Scalar& x : v->scalars)
-        if (as_int(x) >= 32) {
-          error(at, "const-eval",
-                std::string("shift ") + (op == Op::Shl ? "left" : "right") +
-                    " value must be less than the bit width of the lhs, which is 32");
-          return false;
-        }
+        if (as_int(x) >= 32)
+          return fail(std::string("shift ") + (op == Op::Shl ? "left" : "right") +
+                      " value must be less than the bit width of the lhs, which is 32");
     }
     return true;
   }
@@ -2800,6 +2836,10 @@ class Sema {
             if (seen_fn.insert(c).second) todo.push_back(c), work++;
         }
         for (VarDecl* v : out) v->used = true;
+        for (const FnDecl* g : todo)
+          if (auto it = fn_pipeline_errors_.find(g); it != fn_pipeline_errors_.end())
+            for (const PendingError& pe : it->second)
+              d_.pipeline_error(f->name, pe.at, pe.rule, pe.message);
       }
       f->globals_used = std::move(out);
       if (work > kMaxWork) {
@@ -2810,14 +2850,15 @@ class Sema {
       }
       if (f->stage != Stage::None) entry_point_resources(f);
     }
-    // Overrides a used entry point needs must have a value.
-    for (Decl* d : m_.decls) {
-      if (d->kind != DeclKind::Override) continue;
-      auto* v = static_cast<VarDecl*>(d);
-      if (v->used && v->type && !v->value && !v->initializer)
-        error(v->span, "entry-point",
-              "override '" + v->name +
-                  "' has no default value and no pipeline constant was given for it");
+    // Overrides an entry point statically uses must have a value: a pipeline-creation error of
+    // that entry point (WebGPU's createComputePipeline), not a module error.
+    for (FnDecl* f : fns) {
+      if (f->stage == Stage::None) continue;
+      for (const VarDecl* v : f->globals_used)
+        if (v->kind == DeclKind::Override && v->type && !v->value && !v->initializer)
+          d_.pipeline_error(f->name, v->span, "entry-point",
+                            "override '" + v->name +
+                                "' has no default value and no pipeline constant was given for it");
     }
   }
 

@@ -18,7 +18,9 @@ cp $P/CTS_COMMIT /tmp/cts/ 2>/dev/null || true
 mkdir -p /tmp/cts/src/common/runtime && touch /tmp/cts/src/common/runtime/cmdline.ts  # the runner's "run from the root" check
 if ! ldconfig -p | grep -q libvulkan.so.1; then
   for f in .gl/*.deb; do dpkg -x "$f" /; done
-  cp $P/libvulkan.so.1 /usr/lib/x86_64-linux-gnu/ && ldconfig
+  # the loader: from the pack if it has one, else the libvulkan1 deb of .gl/ just unpacked
+  if [ -f $P/libvulkan.so.1 ]; then cp $P/libvulkan.so.1 /usr/lib/x86_64-linux-gnu/; fi
+  ldconfig
 fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 export PATH=/tmp/bin:$PATH WGSLVK_NODE_MODULES=/tmp/nm WGSLVK_BIN=/tmp/bin/wgslvk

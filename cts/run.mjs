@@ -14,8 +14,9 @@
 //   --tag T          appended to the default output name (e.g. "h200")
 //   --order-from J   start the spec files slowest first, by their wall time in an earlier run's
 //                    JSON J (fewer idle runners at the end)
-//   --deadline-s S   start no spec file after S seconds; the files not started are listed in the
-//                    table as not run (a bounded device call still writes its results)
+//   --deadline-s S   start no spec file after S seconds and stop those still running at S (each
+//                    counted as one failure, "cut at the deadline"); the files not started are
+//                    listed as not run (a bounded device call still writes its results)
 //   --expectations F JSON {query: "pass"|"fail"|"skip"} of a subset (CI): exit 1 when a case
 //                    expected to pass does not (a regression), and list the cases that now pass
 //                    but were expected to fail
@@ -110,6 +111,8 @@ function providerModule(p) {
   return path.join(repo, 'cts/provider', p === 'dawn' ? 'dawn.cjs' : 'wgslvk.cjs');
 }
 
+const t0All = Date.now();
+const deadlineS = Number(opt('--deadline-s', 'Infinity'));
 function runOne(provider, query, logPath) {
   return new Promise(resolve => {
     const t0 = Date.now();
@@ -128,10 +131,12 @@ function runOne(provider, query, logPath) {
     const out = fs.openSync(logPath, 'w');
     const child = spawn(argv0, argv, { cwd: ctsDir, env, stdio: ['ignore', out, out], detached: true });
     let timedOut = false;
+    const left = Math.max(1, deadlineS - (Date.now() - t0All) / 1000);
+    const cut = left < timeoutS;
     const timer = setTimeout(() => {
       timedOut = true;
       try { process.kill(-child.pid, 'SIGKILL'); } catch {}
-    }, timeoutS * 1000);
+    }, Math.min(timeoutS, left) * 1000);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       fs.closeSync(out);
@@ -176,7 +181,7 @@ function runOne(provider, query, logPath) {
       commit();
       // A file that died (not one case failing) counts as one failure, named.
       if (timedOut || (code !== 0 && code !== 1) || (r.pass + r.fail + r.skip + r.warn === 0))
-        r.failures.push(`${query} (${timedOut ? `timed out after ${timeoutS} s` : `runner exited ${code ?? signal}`})`), r.died = true;
+        r.failures.push(`${query} (${timedOut ? (cut ? `cut at the deadline (${deadlineS} s)` : `timed out after ${timeoutS} s`) : `runner exited ${code ?? signal}`})`), r.died = true;
       resolve(r);
     });
   });
@@ -190,8 +195,7 @@ if (!merged) fs.mkdirSync(logDir, { recursive: true });
 
 const tasks = merged ? [] : providers.flatMap(p => queries.map(q => ({ p, q })));
 const results = [];
-const t0 = Date.now();
-const deadlineS = Number(opt('--deadline-s', 'Infinity'));
+const t0 = t0All;
 const notRun = [];
 let next = 0;
 async function worker() {

@@ -141,6 +141,9 @@ function normalize(m, op) {
 }
 
 function firstDifference(want, got) {
+  if (typeof want === 'string' && typeof got === 'string' && want !== got &&
+      (want.startsWith('sha256:') || got.startsWith('sha256:')))
+    return `mapped bytes differ (expected ${want.slice(0, 23)}..:${want.split(':')[2] ?? '?'} bytes, got ${got.slice(0, 23)}..:${got.split(':')[2] ?? '?'} bytes)`;
   if (typeof want === 'string' && typeof got === 'string' && want !== got) {
     // base64 bytes: the first differing byte
     try {

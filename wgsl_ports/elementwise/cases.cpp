@@ -6,6 +6,11 @@
 #include <cmath>
 
 #include "elementwise/reference.hpp"
+#include "wgslvk/kernels/elementwise/gelu_backward.hpp"
+#include "wgslvk/kernels/elementwise/gelu_forward.hpp"
+#include "wgslvk/kernels/elementwise/pos_embed_add.hpp"
+#include "wgslvk/kernels/elementwise/residual_add.hpp"
+#include "wgslvk/kernels/elementwise/residual_add_inplace.hpp"
 #include "wgslvk/validate/case_builder.hpp"
 
 namespace wgslvk::validate {
@@ -45,8 +50,11 @@ std::vector<float> gelu_inputs(Rng& r, uint64_t n, bool nonfinite) {
   return x;
 }
 
-ojson dims(uint64_t n4, uint32_t d4 = 0, uint32_t T = 0) {
-  return CaseBuilder::u32s({uint32_t(n4), d4, T, 0});
+namespace ks = wgslvk::kernels::elementwise;
+
+// Every kernel's uniform is a vec4<u32>: (n4, d4, T, _), only pos_embed_add reads d4 and T.
+std::array<uint32_t, 4> dims(uint64_t n4, uint32_t d4 = 0, uint32_t T = 0) {
+  return {uint32_t(n4), d4, T, 0};
 }
 
 void set_grid(DispatchSpec& d, uint64_t n, const std::array<uint32_t, 3>* grid) {
@@ -66,10 +74,10 @@ Case gelu_case(uint64_t seed, bool backward, uint32_t rows, uint32_t d, bool non
   b.input("x", DType::F32, x);
   if (!backward) {
     b.output("y", DType::F32, n + kTail);
-    auto& k = b.dispatch("elementwise/gelu_forward");
-    CaseBuilder::bind(k, 0, "x");
-    CaseBuilder::bind(k, 1, "y");
-    CaseBuilder::bind_values(k, 2, dims(n / 4));
+    auto& k = b.dispatch(ks::gelu_forward::Kernel{});
+    CaseBuilder::bind(k, ks::gelu_forward::binding::gf_x, "x");
+    CaseBuilder::bind(k, ks::gelu_forward::binding::gf_y, "y");
+    CaseBuilder::bind_uniform(k, ks::gelu_forward::binding::gf_dims, dims(n / 4));
     set_grid(k, n, grid);
     check(b, "y", eref::gelu_forward_expected(x), kTail,
           "gelu within 12 ULPs of |x| (kGeluForwardUlps: WGSL exp's 3 + 2|arg| ULP weighted by "
@@ -80,11 +88,11 @@ Case gelu_case(uint64_t seed, bool backward, uint32_t rows, uint32_t d, bool non
   for (auto& v : dy) v = r.log_uniform(-4, 2);
   b.input("dy", DType::F32, dy);
   b.output("dx", DType::F32, n + kTail);
-  auto& k = b.dispatch("elementwise/gelu_backward");
-  CaseBuilder::bind(k, 0, "x");
-  CaseBuilder::bind(k, 1, "dy");
-  CaseBuilder::bind(k, 2, "dx");
-  CaseBuilder::bind_values(k, 3, dims(n / 4));
+  auto& k = b.dispatch(ks::gelu_backward::Kernel{});
+  CaseBuilder::bind(k, ks::gelu_backward::binding::gb_x, "x");
+  CaseBuilder::bind(k, ks::gelu_backward::binding::gb_dy, "dy");
+  CaseBuilder::bind(k, ks::gelu_backward::binding::gb_dx, "dx");
+  CaseBuilder::bind_uniform(k, ks::gelu_backward::binding::gb_dims, dims(n / 4));
   set_grid(k, n, grid);
   check(b, "dx", eref::gelu_backward_expected(x, dy), kTail,
         "dy * gelu'(x) within 28 + 22 min(|u|, 40) ULPs of |dy| (s + |x s(1-s) du|) (WGSL exp's "
@@ -113,10 +121,10 @@ Case residual_case(uint64_t seed, bool inplace, uint32_t rows, uint32_t d,
     a_t.resize(n + kTail, f32_bits(kPoison32));
     b.input("a", DType::F32, a_t);
     b.input("b", DType::F32, bb);
-    auto& k = b.dispatch("elementwise/residual_add_inplace");
-    CaseBuilder::bind(k, 0, "a");
-    CaseBuilder::bind(k, 1, "b");
-    CaseBuilder::bind_values(k, 2, dims(n / 4));
+    auto& k = b.dispatch(ks::residual_add_inplace::Kernel{});
+    CaseBuilder::bind(k, ks::residual_add_inplace::binding::ri_a, "a");
+    CaseBuilder::bind(k, ks::residual_add_inplace::binding::ri_b, "b");
+    CaseBuilder::bind_uniform(k, ks::residual_add_inplace::binding::ri_dims, dims(n / 4));
     set_grid(k, n, grid);
     check_exact_tail(b, "a", want, kTail, reason);
     return b.c;
@@ -124,11 +132,11 @@ Case residual_case(uint64_t seed, bool inplace, uint32_t rows, uint32_t d,
   b.input("a", DType::F32, a);
   b.input("b", DType::F32, bb);
   b.output("out", DType::F32, n + kTail);
-  auto& k = b.dispatch("elementwise/residual_add");
-  CaseBuilder::bind(k, 0, "a");
-  CaseBuilder::bind(k, 1, "b");
-  CaseBuilder::bind(k, 2, "out");
-  CaseBuilder::bind_values(k, 3, dims(n / 4));
+  auto& k = b.dispatch(ks::residual_add::Kernel{});
+  CaseBuilder::bind(k, ks::residual_add::binding::ra_a, "a");
+  CaseBuilder::bind(k, ks::residual_add::binding::ra_b, "b");
+  CaseBuilder::bind(k, ks::residual_add::binding::ra_out, "out");
+  CaseBuilder::bind_uniform(k, ks::residual_add::binding::ra_dims, dims(n / 4));
   set_grid(k, n, grid);
   check_exact_tail(b, "out", want, kTail, reason);
   return b.c;
@@ -147,10 +155,10 @@ Case pos_case(uint64_t seed, uint32_t batch, uint32_t T, uint32_t d, uint32_t po
   x_t.resize(n + kTail, f32_bits(kPoison32));
   b.input("x", DType::F32, x_t);
   b.input("pos", DType::F32, pos);
-  auto& k = b.dispatch("elementwise/pos_embed_add");
-  CaseBuilder::bind(k, 0, "x");
-  CaseBuilder::bind(k, 1, "pos");
-  CaseBuilder::bind_values(k, 2, dims(n / 4, d / 4, T));
+  auto& k = b.dispatch(ks::pos_embed_add::Kernel{});
+  CaseBuilder::bind(k, ks::pos_embed_add::binding::pe_x, "x");
+  CaseBuilder::bind(k, ks::pos_embed_add::binding::pe_pos, "pos");
+  CaseBuilder::bind_uniform(k, ks::pos_embed_add::binding::pe_dims, dims(n / 4, d / 4, T));
   set_grid(k, n, grid);
   check_exact_tail(b, "x", want, kTail,
                    "x[b, t, :] + pos[t, :]: one f32 add, bit exact (kAddUlps = 0)");
@@ -225,10 +233,10 @@ Case gelu_fwd_large_grid(uint64_t) {
   g.hi = 12;
   b.generated("x", DType::F32, n, g);
   b.output("y", DType::F32, n);
-  auto& k = b.dispatch("elementwise/gelu_forward");
-  CaseBuilder::bind(k, 0, "x");
-  CaseBuilder::bind(k, 1, "y");
-  CaseBuilder::bind_values(k, 2, dims(n / 4));
+  auto& k = b.dispatch(ks::gelu_forward::Kernel{});
+  CaseBuilder::bind(k, ks::gelu_forward::binding::gf_x, "x");
+  CaseBuilder::bind(k, ks::gelu_forward::binding::gf_y, "y");
+  CaseBuilder::bind_uniform(k, ks::gelu_forward::binding::gf_dims, dims(n / 4));
   k.workgroups = {2, 2050, 1};
   const uint64_t m = 8192;
   std::vector<float> x(m);

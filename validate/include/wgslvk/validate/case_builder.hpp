@@ -125,8 +125,8 @@ struct CaseBuilder {
   }
   // Inline segments for a uniform's bytes, field by field as the kernel record lists them
   // (KernelBinding::fields): consecutive fields of one scalar type (vectors by component) share
-  // a segment, padding between fields is u32 zero words joined to a u32 run: {"u32": [4, 96]},
-  // {"f32": [1e-05]}, {"u32": [1]}.
+  // a segment, padding between fields is u32 zero words joined to a u32 run: [{"u32": [4, 96]},
+  // {"f32": [1e-05]}, {"u32": [1]}]; a single segment is written alone, {"u32": [384, 0, 0, 0]}.
   static ojson uniform_segments(const KernelBinding& kb, const void* data, uint64_t size) {
     ojson segs = ojson::array();
     std::string run_type;
@@ -167,6 +167,7 @@ struct CaseBuilder {
     }
     for (; at + 4 <= size; at += 4) push("u32", word(at));
     flush();
+    if (segs.size() == 1) return segs[0];  // one segment: the object alone, {"u32": [...]}
     return segs;
   }
   // The dispatch's kernel is the slot's, or one with the same binding there (a variant sharing

@@ -92,6 +92,16 @@ uint64_t sat_mul(uint64_t a, uint64_t b) {
   uint64_t r;
   return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
 }
+bool declares_capability(std::span<const uint32_t> code, uint32_t capability) {
+  for (size_t i = 5; i < code.size();) {
+    const uint32_t n = code[i] >> 16, op = code[i] & 0xffff;
+    if (n == 0 || i + n > code.size()) return false;
+    if (op == 17 && n >= 2 && code[i + 1] == capability) return true;  // OpCapability
+    if (op != 17 && op != 10 && op != 11) return false;                // capabilities come first
+    i += n;
+  }
+  return false;
+}
 ShaderMemory shader_memory(std::span<const uint32_t> code) {
   ShaderMemory m;
   if (code.size() < 5) return m;
@@ -153,6 +163,10 @@ ShaderMemory shader_memory(std::span<const uint32_t> code) {
   return m;
 }
 }  // namespace
+
+bool kernel_uses_subgroup_matrix(const KernelInfo& k) {
+  return declares_capability(k.spirv, 6022);  // CooperativeMatrixKHR
+}
 
 const BindGroupLayoutEntry* BindGroupLayoutImpl::find(uint32_t binding) const {
   for (const auto& e : entries)
@@ -385,6 +399,27 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
                                                                Feature::ShaderF16)
                         ? " (the adapter supports it: request it)"
                         : " (adapter \"" + core->adapter->info.name + "\" does not support it)"));
+  if (kernel_uses_subgroup_matrix(k)) {
+    if (!core->has(Feature::SubgroupMatrix))
+      throw ValidationError(
+          "feature", name + ": kernel " + kname +
+                         " uses subgroup matrices (SPIR-V CooperativeMatrixKHR), which need the "
+                         "\"chromium-experimental-subgroup-matrix\" feature; " +
+                         quoted("Device", core->label) + " was not created with it" +
+                         (core->adapter->has_subgroup_matrix
+                              ? " (the adapter supports it: request it)"
+                              : " (adapter \"" + core->adapter->info.name +
+                                    "\" does not offer VK_KHR_cooperative_matrix with a 16x16x16 "
+                                    "f16/f32 subgroup configuration)"));
+    // Dawn's rule: the workgroup's x size is a multiple of the subgroup size.
+    const uint32_t sg = core->adapter->subgroup_size;
+    if (sg == 0 || k.workgroup_size[0] % sg != 0)
+      throw ValidationError("feature", name + ": kernel " + kname +
+                                           " uses subgroup matrices: its workgroup size x (" +
+                                           std::to_string(k.workgroup_size[0]) +
+                                           ") is not a multiple of the subgroup size (" +
+                                           std::to_string(sg) + ")");
+  }
   if (k.needs_float_atomics && !core->has(Feature::Float32AtomicAdd))
     throw ValidationError(
         "feature", name + ": kernel " + kname +

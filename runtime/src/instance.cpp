@@ -34,6 +34,8 @@ std::string_view feature_name(Feature f) {
       return "timestamp-query";
     case Feature::Float32AtomicAdd:
       return "float32-atomic-add";
+    case Feature::SubgroupMatrix:
+      return "chromium-experimental-subgroup-matrix";
   }
   return "?";
 }
@@ -95,6 +97,29 @@ bool instance_extension_available(const char* name, const char* layer = nullptr)
     if (std::strcmp(e.extensionName, name) == 0) return true;
   return false;
 }
+
+// VK_KHR_cooperative_matrix (Vulkan headers 1.3.255+; Debian 12 has 1.3.239): the structures and
+// the query as the registry defines them.
+constexpr const char* kCooperativeMatrixExtension = "VK_KHR_cooperative_matrix";
+constexpr auto kStypeCooperativeMatrixFeatures = VkStructureType(1000506000);
+constexpr auto kStypeCooperativeMatrixProperties = VkStructureType(1000506001);
+struct CooperativeMatrixFeatures {
+  VkStructureType sType = kStypeCooperativeMatrixFeatures;
+  void* pNext = nullptr;
+  VkBool32 cooperativeMatrix = VK_FALSE;
+  VkBool32 cooperativeMatrixRobustBufferAccess = VK_FALSE;
+};
+struct CooperativeMatrixProperties {
+  VkStructureType sType = kStypeCooperativeMatrixProperties;
+  void* pNext = nullptr;
+  uint32_t MSize = 0, NSize = 0, KSize = 0;
+  uint32_t AType = 0, BType = 0, CType = 0, ResultType = 0;  // VkComponentTypeKHR
+  VkBool32 saturatingAccumulation = VK_FALSE;
+  uint32_t scope = 0;  // VkScopeKHR
+};
+using GetCooperativeMatrixProperties = VkResult(VKAPI_PTR*)(VkPhysicalDevice, uint32_t*,
+                                                            CooperativeMatrixProperties*);
+constexpr uint32_t kComponentFloat16 = 0, kComponentFloat32 = 1, kScopeSubgroup = 3;
 
 bool device_extension_available(VkPhysicalDevice pd, const char* name) {
   uint32_t n = 0;
@@ -244,6 +269,45 @@ std::shared_ptr<AdapterImpl> make_adapter(std::shared_ptr<InstanceCore> inst, Vk
   if (a->timestamp_valid_bits > 0 && a->timestamp_period > 0)
     a->features.push_back(Feature::TimestampQuery);
   if (a->has_float_atomics) a->features.push_back(Feature::Float32AtomicAdd);
+
+  // "chromium-experimental-subgroup-matrix": what wgsl_ports/subgroup_matrix's kernels use, a
+  // subgroup-scope 16x16x16 configuration of f16 inputs and an f32 accumulator, with the Vulkan
+  // memory model (which cooperative-matrix SPIR-V requires) and f16 storage.
+  VkPhysicalDeviceSubgroupProperties sgp{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  p2.pNext = &sgp;
+  vkGetPhysicalDeviceProperties2(pd, &p2);
+  a->subgroup_size = sgp.subgroupSize;
+  const bool mm_ext = a->api_version >= VK_API_VERSION_1_2 ||
+                      device_extension_available(pd, VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
+  if (device_extension_available(pd, kCooperativeMatrixExtension) && mm_ext && a->has_f16 &&
+      a->has_16bit_storage) {
+    CooperativeMatrixFeatures cm;
+    VkPhysicalDeviceVulkanMemoryModelFeatures mm{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+    mm.pNext = &cm;
+    VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    f2.pNext = &mm;
+    vkGetPhysicalDeviceFeatures2(pd, &f2);
+    auto get = reinterpret_cast<GetCooperativeMatrixProperties>(vkGetInstanceProcAddr(
+        a->instance->instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+    bool config = false;
+    if (get && cm.cooperativeMatrix && mm.vulkanMemoryModel) {
+      uint32_t n = 0;
+      get(pd, &n, nullptr);
+      std::vector<CooperativeMatrixProperties> props(n);
+      if (n && get(pd, &n, props.data()) >= 0)
+        for (uint32_t i = 0; i < n; ++i) {
+          const auto& c = props[i];
+          config |= c.MSize == 16 && c.NSize == 16 && c.KSize == 16 &&
+                    c.AType == kComponentFloat16 && c.BType == kComponentFloat16 &&
+                    c.CType == kComponentFloat32 && c.ResultType == kComponentFloat32 &&
+                    c.scope == kScopeSubgroup;
+        }
+    }
+    a->has_subgroup_matrix = config;
+    if (config) a->features.push_back(Feature::SubgroupMatrix);
+  }
   return a;
 }
 
@@ -521,6 +585,20 @@ Device Adapter::request_device(const DeviceDescriptor& desc) const {
     *tail = &fat;
     tail = &fat.pNext;
     extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+  }
+  CooperativeMatrixFeatures cm;
+  VkPhysicalDeviceVulkanMemoryModelFeatures mm{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+  if (core->has(Feature::SubgroupMatrix)) {
+    cm.cooperativeMatrix = VK_TRUE;
+    mm.vulkanMemoryModel = VK_TRUE;  // cooperative-matrix SPIR-V uses the Vulkan memory model
+    *tail = &cm;
+    tail = &cm.pNext;
+    *tail = &mm;
+    tail = &mm.pNext;
+    extensions.push_back(kCooperativeMatrixExtension);
+    if (a.api_version < VK_API_VERSION_1_2)
+      extensions.push_back(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
   }
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exe{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};

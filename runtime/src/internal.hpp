@@ -95,6 +95,8 @@ struct AdapterImpl {
   bool has_f16 = false, has_16bit_storage = false, has_16bit_uniform = false, has_int16 = false;
   bool has_float_atomics = false, has_f16_ext = false;
   bool has_executable_properties = false;  // VK_KHR_pipeline_executable_properties + feature
+  bool has_subgroup_matrix = false;        // Feature::SubgroupMatrix (instance.cpp says what)
+  uint32_t subgroup_size = 0;              // VkPhysicalDeviceSubgroupProperties::subgroupSize
 };
 
 struct DeviceCore {

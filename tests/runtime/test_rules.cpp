@@ -438,6 +438,7 @@ TEST(R10, AutoLayoutKeepsOnlyStaticallyUsedBindings) {
   for (const KernelInfo* k : all_kernels()) {
     if (k->needs_shader_f16 && !device().has_feature(Feature::ShaderF16)) continue;
     if (k->needs_float_atomics && !device().has_feature(Feature::Float32AtomicAdd)) continue;
+    if (kernel_uses_subgroup_matrix(*k) && !device().has_feature(Feature::SubgroupMatrix)) continue;
     auto p = device().create_compute_pipeline({"", k, {}, false});
     size_t used = 0;
     for (const auto& b : k->bindings) {

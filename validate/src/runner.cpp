@@ -41,6 +41,10 @@ std::string Runner::unsupported_reason(const KernelInfo& k) const {
   if (k.needs_float_atomics && !device_.has_feature(Feature::Float32AtomicAdd))
     return "needs float32-atomic-add (VK_EXT_shader_atomic_float), which '" +
            device_.adapter_name() + "' lacks";
+  if (kernel_uses_subgroup_matrix(k) && !device_.has_feature(Feature::SubgroupMatrix))
+    return "needs chromium-experimental-subgroup-matrix (VK_KHR_cooperative_matrix, a subgroup "
+           "16x16x16 f16/f32 configuration), which '" +
+           device_.adapter_name() + "' lacks";
   return {};
 }
 

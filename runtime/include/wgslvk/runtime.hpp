@@ -71,8 +71,15 @@ enum class Feature : uint32_t {
   ShaderF16,         // WebGPU "shader-f16": Vulkan shaderFloat16 + storageBuffer16BitAccess
   TimestampQuery,    // WebGPU "timestamp-query"
   Float32AtomicAdd,  // native only: VK_EXT_shader_atomic_float shaderBufferFloat32AtomicAdd
+  // Dawn's "chromium-experimental-subgroup-matrix": VK_KHR_cooperative_matrix (cooperativeMatrix)
+  // with vulkanMemoryModel, offering a subgroup-scope 16x16x16 f16 x f16 + f32 configuration
+  // (wgsl_ports/subgroup_matrix/README.md). A kernel whose SPIR-V declares CooperativeMatrixKHR
+  // needs it at pipeline creation.
+  SubgroupMatrix,
 };
 std::string_view feature_name(Feature f);  // "shader-f16", "timestamp-query", "float32-atomic-add"
+// True when the kernel's SPIR-V declares OpCapability CooperativeMatrixKHR.
+bool kernel_uses_subgroup_matrix(const KernelInfo& k);
 
 // ---- buffers ------------------------------------------------------------------------------------
 

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# sgmm_f16 (wgsl_ports/subgroup_matrix) on an NVIDIA machine, one call (README there, "H200"):
+#   1. the Vulkan loader (.gl/*.deb), as bench/gpu_peers.sh
+#   2. test_subgroup_matrix (carried: build-h6/gpu/test_subgroup_matrix.xz): every shape and flag
+#      against the double reference, then 2048^3 and 4096^3 timed, its 4096^3 inputs and output
+#      dumped
+#   3. Dawn (build-h6/gpu/{node,dawn.node}.xz) on the same WGSL and inputs: bit comparison, time
+#   4. cuBLAS HGEMM (torch.matmul f16) at the same sizes
+# Logs under $OUT.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+OUT=${OUT:-$ROOT/out/sgmm}
+G=${SGMM_CARRY:-$ROOT/build-h6/gpu}
+W=/tmp/wgslvk-sgmm
+mkdir -p "$OUT" "$W/dump"
+exec > >(tee "$OUT/log.txt") 2>&1
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
+if ! ldconfig -p | grep -q 'libvulkan.so.1'; then
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+if ! ls /usr/share/vulkan/icd.d/nvidia*.json /etc/vulkan/icd.d/nvidia*.json >/dev/null 2>&1 &&
+   [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
+  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+  export VK_ICD_FILENAMES=$VK_DRIVER_FILES
+fi
+xz -dkc "$G/test_subgroup_matrix.xz" > "$W/test_subgroup_matrix" && chmod +x "$W/test_subgroup_matrix"
+echo "== test_subgroup_matrix (no validation layer on this machine)"
+WGSLVK_SGMM_BENCH=1 WGSLVK_SGMM_DUMP=$W/dump timeout 240 "$W/test_subgroup_matrix"
+echo "== Dawn"
+if [ -f "$G/node.xz" ] && [ -f "$G/dawn.node.xz" ] && [ -f "$W/dump/a.f16" ]; then
+  xz -dkc "$G/node.xz" > "$W/node" && chmod +x "$W/node"
+  xz -dkc "$G/dawn.node.xz" > "$W/dawn.node"
+  DAWN_NODE=$W/dawn.node timeout 100 "$W/node" bench/peers/dawn_sgmm.mjs "$W/dump" 4096 sgmm_f16
+else
+  echo "Dawn skipped (no carried node/dawn.node, or no dump)"
+fi
+echo "== cuBLAS HGEMM"
+timeout 90 python3 bench/peers/torch_hgemm.py 2048 4096

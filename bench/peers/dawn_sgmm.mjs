@@ -1,0 +1,84 @@
+// Dawn (npm webgpu = dawn.node) running wgsl_ports/subgroup_matrix/chromium_experimental/subgroup_matrix.wgsl, the WGSL
+// wgslvk's sgmm_f16 is ported from, on the inputs test_subgroup_matrix's Bench4096 dumped
+// (WGSLVK_SGMM_DUMP=DIR: a.f16, b.f16, c.f32 = wgslvk's output), 4096^3, no flags: its output
+// compared bit for bit with wgslvk's, and timed (pass timestamps, median of 30 after warm-up).
+//   node bench/peers/dawn_sgmm.mjs DIR [N [ENTRY]]  (ENTRY: sgmm_f16, the default; wgslvk's output
+//   is DIR/ENTRY.c.f32; DAWN_NODE=path/to/dawn.node)
+import { createRequire } from 'module';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const dir = process.argv[2];
+const n = Number(process.argv[3] || 4096);
+const entry = process.argv[4] || 'sgmm_f16';
+const block = 64;  // sgmm_f16's 64x64 blocks of C
+const here = path.dirname(new URL(import.meta.url).pathname);
+const require = createRequire(import.meta.url);
+const repoDawn = path.resolve(here, '../../node_modules/webgpu/dist/linux-x64/dawn.node');
+const { create, globals } = require(process.env.DAWN_NODE || repoDawn);
+Object.assign(globalThis, globals);
+const gpu = create(['backend=vulkan', 'enable-dawn-features=vulkan_enable_f16_on_nvidia,allow_unsafe_apis',
+  'disable-dawn-features=timestamp_quantization']);
+const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+const info = adapter.info || {};
+console.log(`dawn_sgmm: ${info.vendor || ''} ${info.architecture || ''} ${info.description || ''}`);
+console.log(`dawn_sgmm: adapter features: ${[...adapter.features].sort().join(' ')}`);
+if (info.subgroupMatrixConfigs) console.log('dawn_sgmm: subgroupMatrixConfigs', JSON.stringify(info.subgroupMatrixConfigs));
+const want = ['shader-f16', 'timestamp-query', 'subgroups', 'chromium-experimental-subgroup-matrix'];
+const missing = want.filter(f => !adapter.features.has(f));
+if (missing.length) { console.log(`dawn_sgmm: SKIP, the adapter lacks ${missing.join(' ')}`); process.exit(0); }
+const device = await adapter.requestDevice({
+  requiredFeatures: want,
+  requiredLimits: { maxBufferSize: adapter.limits.maxBufferSize,
+    maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize },
+});
+device.onuncapturederror = e => console.error('dawn uncaptured error:', e.error.message);
+const code = fs.readFileSync(path.resolve(here, '../../wgsl_ports/subgroup_matrix/chromium_experimental/subgroup_matrix.wgsl'), 'utf8');
+device.pushErrorScope('validation');
+const module = device.createShaderModule({ code });
+const ci = await module.getCompilationInfo();
+for (const m of ci.messages) console.log(`dawn_sgmm: WGSL ${m.type} ${m.lineNum}:${m.linePos} ${m.message}`);
+const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: entry } });
+const err = await device.popErrorScope();
+if (err) { console.log(`dawn_sgmm: ERROR ${err.message}`); process.exit(1); }
+
+const a = fs.readFileSync(path.join(dir, 'a.f16')), b = fs.readFileSync(path.join(dir, 'b.f16'));
+const ours = new Uint32Array(new Uint8Array(fs.readFileSync(path.join(dir, `${entry}.c.f32`))).buffer);
+const S = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+const mk = (bytes, usage) => { const buf = device.createBuffer({ size: bytes.byteLength, usage }); device.queue.writeBuffer(buf, 0, bytes); return buf; };
+const ba = mk(a, S), bb = mk(b, S);
+const bc = device.createBuffer({ size: n * n * 4, usage: S });
+const bu = mk(new Uint32Array([n, n, n, 0]), GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
+const group = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [
+  { binding: 0, resource: { buffer: ba } }, { binding: 1, resource: { buffer: bb } },
+  { binding: 2, resource: { buffer: bc } }, { binding: 3, resource: { buffer: bu } }] });
+const record = (enc, tw) => { const p = enc.beginComputePass(tw ? { timestampWrites: tw } : {}); p.setPipeline(pipeline); p.setBindGroup(0, group); p.dispatchWorkgroups(Math.ceil(n / block), Math.ceil(n / block)); p.end(); };
+for (let i = 0; i < 3; ++i) { const enc = device.createCommandEncoder(); record(enc, null); device.queue.submit([enc.finish()]); }
+await device.queue.onSubmittedWorkDone();
+const reps = 30;
+const qs = device.createQuerySet({ type: 'timestamp', count: 2 * reps });
+const enc = device.createCommandEncoder();
+for (let i = 0; i < reps; ++i) record(enc, { querySet: qs, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 });
+const rs = device.createBuffer({ size: 16 * reps, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+const rt = device.createBuffer({ size: 16 * reps, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+const rc = device.createBuffer({ size: n * n * 4, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+enc.resolveQuerySet(qs, 0, 2 * reps, rs, 0); enc.copyBufferToBuffer(rs, 0, rt, 0, 16 * reps);
+enc.copyBufferToBuffer(bc, 0, rc, 0, n * n * 4);
+device.queue.submit([enc.finish()]);
+await rt.mapAsync(GPUMapMode.READ);
+const t = new BigUint64Array(rt.getMappedRange().slice(0));
+const ms = []; for (let i = 0; i < reps; ++i) ms.push(Number(t[2 * i + 1] - t[2 * i]) * 1e-6);
+ms.sort((x, y) => x - y);
+const med = ms[Math.floor(ms.length / 2)];
+console.log(`dawn_sgmm ${entry} ${n}^3: min ${ms[0].toFixed(4)} ms, median ${med.toFixed(4)} ms, max ${ms[ms.length - 1].toFixed(4)} ms over ${reps}: ${(2 * n * n * n / (med * 1e-3) / 1e12).toFixed(1)} TFLOP/s (median)`);
+await rc.mapAsync(GPUMapMode.READ);
+const theirs = new Uint32Array(rc.getMappedRange().slice(0));
+const f = new Float32Array(1), fb = new Uint32Array(f.buffer);
+let diff = 0, worst = 0;
+for (let i = 0; i < n * n; ++i) if (theirs[i] !== ours[i]) {
+  ++diff;
+  const key = x => (x & 0x80000000) ? -(x & 0x7fffffff) : x;
+  worst = Math.max(worst, Math.abs(key(theirs[i]) - key(ours[i])));
+}
+console.log(`dawn_sgmm ${entry} ${n}^3: ${n * n - diff} of ${n * n} outputs bit-identical to wgslvk's, ${diff} differ (largest difference ${worst} f32 ULPs)`);
+process.exit(0);

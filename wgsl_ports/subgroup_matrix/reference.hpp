@@ -1,0 +1,54 @@
+// subgroup_matrix: the double-precision reference of sgmm_f16 and its bound (README.md,
+// "Bounds"). No Vulkan here.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "wgslvk/numeric.hpp"
+
+namespace wgslvk::subgroup_matrix {
+
+// The uniform (M, N, K, flags), the matmul family's convention: C[M,N] (+)= op(A)[M,K] op(B)[K,N]
+// row-major; TRANS_A: A stored [K, M]; TRANS_B: B stored [N, K]; ACCUMULATE: add the old C.
+enum Flags : uint32_t { TRANS_A = 1, TRANS_B = 2, ACCUMULATE = 8 };
+struct Dims {
+  uint32_t M = 0, N = 0, K = 0, flags = 0;
+  std::array<uint32_t, 4> uniform() const { return {M, N, K, flags}; }
+  // y = x W (x [rows, d_in] f16, W [d_in, d_out] f16)
+  static Dims forward(uint32_t rows, uint32_t d_in, uint32_t d_out) {
+    return {rows, d_out, d_in, 0};
+  }
+  // dX = dY W^T on the forward's W buffer
+  static Dims grad_input(uint32_t rows, uint32_t d_in, uint32_t d_out) {
+    return {rows, d_in, d_out, TRANS_B};
+  }
+  // dW (+)= x^T dY
+  static Dims grad_weight(uint32_t rows, uint32_t d_in, uint32_t d_out, bool accumulate) {
+    return {d_in, d_out, rows, TRANS_A | (accumulate ? ACCUMULATE : 0u)};
+  }
+};
+
+// Workgroups of 32 (one subgroup), each a 64x64 block of C: (ceil(N/64), ceil(M/64), 1).
+std::array<uint32_t, 3> workgroups(const Dims& d);
+// Elements each operand must hold: A M*K, B K*N, C M*N.
+uint64_t a_elements(const Dims& d);
+uint64_t b_elements(const Dims& d);
+uint64_t c_elements(const Dims& d);
+
+// The exact result in double (f16 products are exact in double; a sum of K <= 2^20 of them is
+// exact to 2^-32 relative, far below the bound), rounded to f32, with the magnitude
+// S = sum_k |a_ik b_kj| + |C_old_ij| and the bound in ULPs of S for each element.
+UlpExpected reference(const Dims& d, std::span<const uint16_t> a_f16,
+                      std::span<const uint16_t> b_f16, std::span<const float> c_old);
+
+// ULPs of S that a result may be from the exact sum: n = K (+1 with ACCUMULATE) terms, each
+// product exact in f32 (11-bit significands), summed in any order and grouping by steps that each
+// lose at most one f32 ULP of the magnitude they handle (round to nearest, or truncation as
+// tensor cores align and truncate), so |got - exact| <= n 2^-23 S (1 + O(n u)) <= 2 (17/16) n
+// ULPs of S for n <= 2^20, plus half an ULP for the reference's own rounding: 2.125 n + 1.
+double bound_ulps(uint32_t K, bool accumulate);
+
+}  // namespace wgslvk::subgroup_matrix

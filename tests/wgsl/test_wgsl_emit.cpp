@@ -341,7 +341,9 @@ fn bump() -> u32 { o[1] = 1u; return 1u; }
   o[0] = select(0u, 1u, b) + r;
 }
 )");
-  EXPECT_HAS(e, "test.wgsl:9:27: error: `continue` inside a switch");
+  // The loop's `continue` in a switch with `break if` translates now (a flag; see
+  // ContinueInASwitchOfALoopWithBreakIf).
+  EXPECT_LACKS(e, "`continue` inside a switch");
   EXPECT_HAS(e, "test.wgsl:11:21: error: atomicCompareExchangeWeak on the right of && or ||");
   EXPECT_HAS(e, "test.wgsl:12:20: error: atomicCompareExchangeWeak after a call with side effects");
   // The same operations where hoisting is exact: the call inside the operand, then one after.
@@ -1311,6 +1313,48 @@ fn k() {
   EXPECT_EQ(o[2], 0x4200u);  // 3.0
   EXPECT_EQ(o[3], 0xc180u);  // -1.5 * 2 + 0.25 = -2.75
   EXPECT_EQ(o[4], 0xdeadu);
+}
+
+// `continue` inside a switch of a `loop` whose continuing ends in `break if` (CTS
+// flow_control,loop): the `break if` written before the continue sets a flag and leaves the
+// switch; the loop breaks after the switch.
+TEST(WgslEmitDevice, ContinueInASwitchOfALoopWithBreakIf) {
+  const std::string w = R"(
+@group(0) @binding(0) var<storage, read_write> o: array<u32, 16>;
+@compute @workgroup_size(1)
+fn k() {
+  var i = 0u;
+  var n = 0u;
+  loop {
+    switch (i % 3u) {
+      case 0u: {
+        o[n] = 100u + i;
+        n += 1u;
+        continue;
+      }
+      default: {
+        o[n] = i;
+        n += 1u;
+      }
+    }
+    o[n] = 50u;
+    n += 1u;
+    continuing {
+      i += 1u;
+      break if i >= 5u;
+    }
+  }
+  o[15] = n;
+}
+)";
+  auto k = build(w, "k");
+  ASSERT_TRUE(k);
+  Buffer bo = buffer_of(std::vector<uint32_t>(16, 0u), "o");
+  run(*k, {{0, bo}});
+  auto o = read_back<uint32_t>(bo, 16);
+  // i = 0: 100 (continue); 1: 1, 50; 2: 2, 50; 3: 103 (continue); 4: 4, 50; then i = 5 breaks.
+  std::vector<uint32_t> want{100, 1, 50, 2, 50, 103, 4, 50, 0, 0, 0, 0, 0, 0, 0, 8};
+  EXPECT_EQ(o, want);
 }
 
 // `buf = S(...)` on a struct-typed storage buffer (a block: GLSL cannot assign it whole): the

@@ -247,6 +247,9 @@ struct LoopInfo {
   const Stmt* continuing = nullptr;  // Loop: its continuing block (may be null)
   bool is_loop_stmt = false;         // `loop` (else for/while: GLSL's own continue is exact)
   int switch_depth = 0;              // switches entered since this loop
+  // A `loop` whose continuing ends in `break if`, inside a switch of it: the flag its `break if`
+  // sets before leaving the switch (GLSL's break leaves the switch, not the loop).
+  std::string break_flag;
 };
 
 struct Scope {
@@ -1678,8 +1681,14 @@ void Emitter::continuing_inline(const LoopInfo& l) {
   for (const Stmt* s : body) {
     if (s->kind == StmtKind::BreakIf) {
       if (l.switch_depth > 0) {
-        unsupported(s->span,
-                    "`continue` inside a switch of a loop whose continuing has `break if`");
+        if (l.break_flag.empty()) {
+          unsupported(s->span,
+                      "`continue` inside a switch of a loop whose continuing has `break if`");
+          continue;
+        }
+        // Leaves the switch; after each switch of the loop, `if (flag) { break; }`.
+        emit_with_pre(
+            [&] { return "if (" + cond(s->expr) + ") { " + l.break_flag + " = true; break; }"; });
         continue;
       }
       emit_with_pre([&] { return "if (" + cond(s->expr) + ") { break; }"; });
@@ -1698,7 +1707,7 @@ void Emitter::loop_stmt(const Stmt* s) {
   line("for (;;) {");
   ++fx_->indent;
   fx_->scopes.emplace_back();
-  fx_->loops.push_back({s->continuing, true, 0});
+  fx_->loops.push_back({s->continuing, true, 0, {}});
   if (s->then)
     for (const Stmt* b : s->then->body) stmt(b);
   LoopInfo l = fx_->loops.back();
@@ -1727,7 +1736,7 @@ void Emitter::for_stmt(const Stmt* s) {
   fx_->pre = saved;
   if (!pre.empty()) unsupported(s->span, "a for-loop condition or update that needs statements");
   line("for (" + init + "; " + cond + "; " + update + ") {");
-  fx_->loops.push_back({nullptr, false, 0});
+  fx_->loops.push_back({nullptr, false, 0, {}});
   block_body(s->then);
   fx_->loops.pop_back();
   line("}");
@@ -1737,6 +1746,14 @@ void Emitter::for_stmt(const Stmt* s) {
 void Emitter::switch_stmt(const Stmt* s) {
   const Type* st = value_type(s->expr->type);
   if (is_abstract_type(st)) st = builtin_scalar(Type::Kind::I32);
+  if (!fx_->loops.empty()) {
+    LoopInfo& l = fx_->loops.back();
+    if (l.switch_depth == 0 && l.is_loop_stmt && l.continuing && !l.continuing->body.empty() &&
+        l.continuing->body.back()->kind == StmtKind::BreakIf) {
+      l.break_flag = fresh_local("break_if");
+      line("bool " + l.break_flag + " = false;  // set by `break if` in a continue of the switch");
+    }
+  }
   emit_with_pre([&] {
     return "switch (" + cond(s->expr, st) +
            ") {  // each case ends in break: WGSL's never fall through";
@@ -1760,6 +1777,11 @@ void Emitter::switch_stmt(const Stmt* s) {
   --fx_->indent;
   if (!fx_->loops.empty()) --fx_->loops.back().switch_depth;
   line("}");
+  if (!fx_->loops.empty() && !fx_->loops.back().break_flag.empty()) {
+    LoopInfo& l = fx_->loops.back();
+    line("if (" + l.break_flag + ") { break; }");
+    if (l.switch_depth == 0) l.break_flag.clear();
+  }
 }
 
 void Emitter::stmt(const Stmt* s) {
@@ -1845,7 +1867,7 @@ void Emitter::stmt(const Stmt* s) {
       fx_->pre = saved;
       if (!pre.empty()) unsupported(s->span, "a while condition that needs statements");
       line("while (" + cond + ") {");
-      fx_->loops.push_back({nullptr, false, 0});
+      fx_->loops.push_back({nullptr, false, 0, {}});
       block_body(s->then);
       fx_->loops.pop_back();
       line("}");

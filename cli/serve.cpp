@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <variant>
 #include <vector>
@@ -312,6 +313,11 @@ class Server {
     std::optional<std::pair<ErrorKind, std::string>> error;
   };
   std::vector<Scope> scopes_;
+  static constexpr size_t kKernelCacheSize = 256;
+  std::unordered_map<std::string, std::shared_ptr<OwnedKernel>> kernel_cache_;
+  // WGSLVK_SERVE_TIMING: time per request kind (count, sum, max), printed at exit.
+  bool timing_ = std::getenv("WGSLVK_SERVE_TIMING") != nullptr;
+  std::map<std::string, std::tuple<unsigned long, double, double>> op_time_;
 };
 
 Object& Server::lookup(uint64_t id) {
@@ -620,6 +626,12 @@ std::shared_ptr<OwnedKernel> Server::compile(const ModuleObj& mod, const json& m
     std::ofstream(base + ".wgsl") << mod.source;
     std::ofstream(base + ".comp") << t.glsl;
   }
+  // Compiled kernels by GLSL text: the CTS creates many pipelines whose WGSL differs but whose
+  // GLSL does not (a faceForward file: 114 pipelines, 7 distinct GLSL texts), and glslang +
+  // spirv-val are the costly part here. A pipeline still gets a ComputePipeline of its own
+  // (WebGPU: a "auto" layout is its pipeline's alone).
+  const std::string key = o.file_name + '\n' + t.entry_point + '\n' + t.glsl;
+  if (auto it = kernel_cache_.find(key); it != kernel_cache_.end()) return it->second;
   auto k = std::make_shared<OwnedKernel>();
   k->name = t.entry_point;
   k->wgsl_file = o.file_name;
@@ -671,6 +683,8 @@ std::shared_ptr<OwnedKernel> Server::compile(const ModuleObj& mod, const json& m
   info.spirv = k->spirv;
   info.glsl_source = k->glsl;
   info.wgsl_source = k->wgsl;
+  if (kernel_cache_.size() >= kKernelCacheSize) kernel_cache_.clear();  // bounded memory
+  kernel_cache_.emplace(key, k);
   return k;
 }
 
@@ -1177,7 +1191,15 @@ int Server::run() {
     }
     if (m.value("op", "") == "exit") break;
     try {
+      const auto t0 = std::chrono::steady_clock::now();
       handle(m);
+      if (timing_) {
+        std::chrono::duration<double> d = std::chrono::steady_clock::now() - t0;
+        auto& [n, sum, max] = op_time_[m.value("op", "")];
+        n++;
+        sum += d.count();
+        max = std::max(max, d.count());
+      }
       // Under WGSLVK_VALIDATION=1 a Khronos validation layer message is wgslvk's bug: reported
       // as an internal error, so the CTS case that caused it fails.
       if (instance_ && instance_.validation_enabled())
@@ -1191,6 +1213,10 @@ int Server::run() {
         report(ErrorKind::Validation, e.what());
     }
   }
+  if (timing_)
+    for (const auto& [op, t] : op_time_)
+      std::fprintf(stderr, "serve-timing-op %s n=%lu sum=%.3fs max=%.3fs\n", op.c_str(),
+                   std::get<0>(t), std::get<1>(t), std::get<2>(t));
   return 0;
 }
 

@@ -381,7 +381,7 @@ ComputePipeline Device::create_compute_pipeline(const ComputePipelineDescriptor&
   if (!desc.kernel)
     throw ValidationError("state", quoted("ComputePipeline", desc.label) + " has no kernel");
   const KernelInfo& k = *desc.kernel;
-  std::string kname = kernel_name(k);
+  std::string kname = k.qualified_name();
   auto p = std::make_shared<PipelineImpl>();
   p->core = core;
   p->kernel = desc.kernel;

@@ -22,10 +22,6 @@ std::string quoted(const std::string& kind, const std::string& label) {
   return "[" + kind + " \"" + label + "\"]";
 }
 
-std::string kernel_name(const KernelInfo& k) {
-  return std::string(k.file) + "/" + std::string(k.name);
-}
-
 std::string_view feature_name(Feature f) {
   switch (f) {
     case Feature::ShaderF16:

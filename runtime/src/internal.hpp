@@ -58,7 +58,6 @@ void require_live(const std::shared_ptr<T>& impl, const char* what) {
                           std::string(what) + " called on a null handle (default-constructed)");
 }
 std::string quoted(const std::string& kind, const std::string& label);  // [Buffer "x"]
-std::string kernel_name(const KernelInfo& k);
 
 // The VkInstance and its messenger, owned by every adapter (and so every device) made from it.
 struct InstanceCore {

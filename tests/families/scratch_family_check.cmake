@@ -5,7 +5,7 @@
 set(src ${WORK}/src)
 file(REMOVE_RECURSE ${src})
 file(MAKE_DIRECTORY ${src})
-foreach(item CMakeLists.txt cmake translator runtime validate bench cli wgsl_ports apps)
+foreach(item CMakeLists.txt cmake core translator runtime validate bench cli wgsl_ports apps)
   if(EXISTS ${WGSLVK_SOURCE_DIR}/${item})
     file(COPY ${WGSLVK_SOURCE_DIR}/${item} DESTINATION ${src} PATTERN "build*" EXCLUDE)
   endif()

@@ -7,7 +7,7 @@ file(REMOVE_RECURSE ${src})
 file(MAKE_DIRECTORY ${src})
 foreach(item CMakeLists.txt cmake core translator runtime validate bench cli wgsl_ports apps)
   if(EXISTS ${WGSLVK_SOURCE_DIR}/${item})
-    file(COPY ${WGSLVK_SOURCE_DIR}/${item} DESTINATION ${src} PATTERN "build*" EXCLUDE)
+    file(COPY ${WGSLVK_SOURCE_DIR}/${item} DESTINATION ${src} PATTERN "build" EXCLUDE PATTERN "build-*" EXCLUDE)
   endif()
 endforeach()
 

@@ -1,6 +1,7 @@
 // A small WebGPU object model on Vulkan 1.1+. Names follow the WebGPU spec (GPUDevice,
-// GPUBindGroup, ...) in C++ spelling. WebGPU's validation rules (wgsl_ports/RULES.md R1-R13)
-// are enforced here and raise ValidationError at the call that breaks them.
+// GPUBindGroup, ...) in C++ spelling. The host-side WebGPU validation rules of wgsl_ports/RULES.md
+// (R1-R13, and R22: f16 needs "shader-f16") are enforced here and raise ValidationError at the
+// call that breaks them; R14-R21 and R23 are rules for writing ports (the kernels keep them).
 //
 // Decision: WebGPU reports validation errors asynchronously through error scopes; we throw at the
 // offending call instead, so a test or a CLI run stops at the first bad call with its context.

@@ -248,14 +248,16 @@ fn k() {
 }
 
 TEST(WgslEmit, UntranslatableIsUnsupportedNotWrong) {
-  // A uniform matrix with 2 rows: WGSL's column stride is 8, std140's 16.
+  // A uniform matrix with 2 rows is held as its column vectors (WGSL's column stride is 8,
+  // std140's 16): a pointer to one has no GLSL memory to designate.
   std::string e = errors_of(R"(
-@group(0) @binding(0) var<uniform> m: mat2x2<f32>;
+struct U { a: f32, m: mat2x2<f32> }
+@group(0) @binding(0) var<uniform> u: U;
 @group(0) @binding(1) var<storage, read_write> o: array<f32>;
-@compute @workgroup_size(1) fn k() { o[0] = m[0][0]; }
+@compute @workgroup_size(1) fn k() { let p = &u.m; o[0] = (*p)[0][0]; }
 )");
   EXPECT_HAS(e, "[unsupported]");
-  EXPECT_HAS(e, "column stride");
+  EXPECT_HAS(e, "held as its columns");
 }
 
 TEST(WgslEmit, ManyConstructsCompileAndKeepTheAbi) {
@@ -1381,6 +1383,222 @@ fn k() {
   auto o = read_back<uint32_t>(bb, in.size());
   // a = 11; b = (old a 7, 2, 3), then b[2] = 11; c.p = (1, 5) at offset 16.
   EXPECT_EQ(o, (std::vector<uint32_t>{11, 7, 2, 11, 1, 5, 9, 9}));
+}
+
+// ---- Buffer layouts std140/std430 cannot express -------------------------------------------------
+//
+// Each test fills the buffers from the host with WGSL's byte layout (offsets written out below
+// from WGSL's rules: AlignOf/SizeOf, @align, @size), every padding byte poisoned, and checks the
+// values the kernel read and wrote and that no padding byte changed.
+
+constexpr uint32_t kPoison = 0xdead0000u;
+
+template <class T>
+Buffer uniform_of(const std::vector<T>& v, const std::string& label) {
+  return utils::make_uniform(wgslvk::testing::device(), label, v.data(), v.size() * sizeof(T));
+}
+
+// Uniform matrices whose std140 column stride is 16 where WGSL's is 8 (matCx2<f32>): as a struct
+// member at offset 8, as the whole variable, as array elements; read by dynamic and constant
+// indices and as whole values.
+TEST(WgslEmitDevice, UniformMatricesWithWgslColumnStride) {
+  const std::string w = R"(
+struct M {
+  x: f32,                          // offset 0
+  m: mat2x2<f32>,                  // offset 8 (AlignOf 8), columns at 8, 16
+  n: mat3x2<f32>,                  // offset 24, columns at 24, 32, 40
+  arr: array<mat4x2<f32>, 2>,      // offset 48 (a uniform array: 16-byte aligned), stride 32
+}                                  // SizeOf 112
+@group(0) @binding(0) var<uniform> u: M;
+@group(0) @binding(1) var<uniform> whole: mat3x2<f32>;   // columns at 0, 8, 16
+@group(0) @binding(2) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1)
+fn k() {
+  let z = u32(u.x);   // 0 at run time: the indices below are dynamic
+  var i = 0u;
+  for (var c = 0u; c < 2u; c++) { for (var r = 0u; r < 2u; r++) { o[i] = u.m[c + z][r + z]; i++; } }
+  for (var c = 0u; c < 3u; c++) { for (var r = 0u; r < 2u; r++) { o[i] = u.n[c + z][r]; i++; } }
+  for (var a = 0u; a < 2u; a++) {
+    for (var c = 0u; c < 4u; c++) { for (var r = 0u; r < 2u; r++) { o[i] = u.arr[a + z][c][r]; i++; } }
+  }
+  for (var c = 0u; c < 3u; c++) { for (var r = 0u; r < 2u; r++) { o[i] = whole[c + z][r]; i++; } }
+  let m = u.m;
+  let arr = u.arr;
+  let wm = whole;
+  let all = u;
+  o[i] = m[1][1];
+  o[i + 1u] = arr[1][3].y;
+  o[i + 2u] = wm[2][0];
+  o[i + 3u] = all.n[2][1] + all.arr[0][0][0];
+  o[i + 4u] = u.n[1].y;
+}
+)";
+  auto k = build(w, "k");
+  ASSERT_TRUE(k);
+  EXPECT_HAS(k->glsl, "vec2 wgsl_col0_m;");
+  // Every f32 the WGSL layout holds is 1000 + its byte offset; padding is NaN-free poison.
+  auto fill = [](size_t bytes, const std::vector<uint32_t>& offsets) {
+    std::vector<float> v(bytes / 4, -7.0f);
+    for (uint32_t off : offsets) v[off / 4] = 1000.0f + float(off);
+    return v;
+  };
+  std::vector<uint32_t> offs_u, offs_w, expect;
+  offs_u.push_back(0);
+  for (uint32_t c = 0; c < 2; ++c)
+    for (uint32_t r = 0; r < 2; ++r) offs_u.push_back(8 + c * 8 + r * 4);
+  for (uint32_t c = 0; c < 3; ++c)
+    for (uint32_t r = 0; r < 2; ++r) offs_u.push_back(24 + c * 8 + r * 4);
+  for (uint32_t a = 0; a < 2; ++a)
+    for (uint32_t c = 0; c < 4; ++c)
+      for (uint32_t r = 0; r < 2; ++r) offs_u.push_back(48 + a * 32 + c * 8 + r * 4);
+  for (uint32_t c = 0; c < 3; ++c)
+    for (uint32_t r = 0; r < 2; ++r) offs_w.push_back(c * 8 + r * 4);
+  std::vector<float> vu = fill(112, offs_u), vw = fill(24, offs_w);
+  vu[0] = 0.0f;  // x: the run-time zero
+  Buffer bu = uniform_of(vu, "u"), bw = uniform_of(vw, "whole");
+  std::vector<float> out(64, -1.0f);
+  Buffer bo = buffer_of(out, "o");
+  run(*k, {{0, bu}, {1, bw}, {2, bo}});
+  auto o = read_back<float>(bo, out.size());
+  size_t i = 0;
+  for (size_t j = 1; j < offs_u.size(); ++j, ++i) EXPECT_EQ(o[i], 1000.0f + offs_u[j]) << i;
+  for (size_t j = 0; j < offs_w.size(); ++j, ++i) EXPECT_EQ(o[i], 1000.0f + offs_w[j]) << i;
+  EXPECT_EQ(o[i], 1000.0f + 8 + 8 + 4);              // m[1][1]
+  EXPECT_EQ(o[i + 1], 1000.0f + 48 + 32 + 24 + 4);   // arr[1][3].y
+  EXPECT_EQ(o[i + 2], 1000.0f + 16);                 // whole[2][0]
+  EXPECT_EQ(o[i + 3], 1000.0f + 44 + 1000.0f + 48);  // n[2][1] + arr[0][0][0]
+  EXPECT_EQ(o[i + 4], 1000.0f + 32 + 4);             // n[1].y
+}
+
+// f16 matrices in a uniform buffer: WGSL's column stride is 4 (2 rows) or 8 (3, 4 rows), std140's
+// 16.
+TEST(WgslEmitDevice, UniformF16MatricesWithWgslColumnStride) {
+  if (!wgslvk::testing::device().has_feature(Feature::ShaderF16))
+    GTEST_SKIP() << "device lacks shader-f16";
+  const std::string w = R"(
+enable f16;
+struct H {
+  a: f16,                          // offset 0
+  m: mat2x3<f16>,                  // offset 8 (AlignOf 8), columns at 8, 16
+  b: f16,                          // offset 24
+  p: mat3x2<f16>,                  // offset 28 (AlignOf 4), columns at 28, 32, 36
+  @align(16) arr: array<mat2x4<f16>, 2>,  // offset 48, stride 16, columns at +0, +8
+}                                  // SizeOf 80
+@group(0) @binding(0) var<uniform> u: H;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1)
+fn k() {
+  let z = u32(u.a);
+  var i = 0u;
+  for (var c = 0u; c < 2u; c++) { for (var r = 0u; r < 3u; r++) { o[i] = f32(u.m[c + z][r]); i++; } }
+  o[i] = f32(u.b); i++;
+  for (var c = 0u; c < 3u; c++) { for (var r = 0u; r < 2u; r++) { o[i] = f32(u.p[c][r + z]); i++; } }
+  for (var a = 0u; a < 2u; a++) {
+    for (var c = 0u; c < 2u; c++) { for (var r = 0u; r < 4u; r++) { o[i] = f32(u.arr[a + z][c][r]); i++; } }
+  }
+  let h = u;
+  o[i] = f32(h.m[1][2] + h.p[2][1] + h.arr[1][1][3]);
+}
+)";
+  auto k = build(w, "k");
+  ASSERT_TRUE(k);
+  // Every f16 is its byte offset / 2 (exact in f16); padding poisoned.
+  auto half = [](uint32_t n) -> uint16_t {  // a small whole number as f16 bits
+    if (n == 0) return 0;
+    int e = 31 - std::countl_zero(n);
+    uint32_t mant = (n << (10 - e)) & 0x3ffu;
+    return uint16_t(((e + 15) << 10) | mant);
+  };
+  std::vector<uint32_t> offs;
+  for (uint32_t c = 0; c < 2; ++c)
+    for (uint32_t r = 0; r < 3; ++r) offs.push_back(8 + c * 8 + r * 2);
+  offs.push_back(24);
+  for (uint32_t c = 0; c < 3; ++c)
+    for (uint32_t r = 0; r < 2; ++r) offs.push_back(28 + c * 4 + r * 2);
+  for (uint32_t a = 0; a < 2; ++a)
+    for (uint32_t c = 0; c < 2; ++c)
+      for (uint32_t r = 0; r < 4; ++r) offs.push_back(48 + a * 16 + c * 8 + r * 2);
+  std::vector<uint16_t> vu(40, 0x7bffu);  // poison: 65504
+  vu[0] = 0;                              // a: the run-time zero
+  for (uint32_t off : offs) vu[off / 2] = half(off / 2);
+  Buffer bu = uniform_of(vu, "u");
+  std::vector<float> out(40, -1.0f);
+  Buffer bo = buffer_of(out, "o");
+  run(*k, {{0, bu}, {1, bo}});
+  auto o = read_back<float>(bo, out.size());
+  for (size_t j = 0; j < offs.size(); ++j) EXPECT_EQ(o[j], float(offs[j] / 2)) << j;
+  EXPECT_EQ(o[offs.size()], float((8 + 8 + 4) / 2 + (28 + 8 + 2) / 2 + (48 + 16 + 8 + 6) / 2));
+}
+
+// Structs whose WGSL layout has padding std430/std140 would not have (@size, @align, a nested
+// struct's members): loads convert, whole-value stores go member by member, and no padding byte
+// is written.
+TEST(WgslEmitDevice, PaddedStructsKeepWgslOffsetsAndTheirPadding) {
+  const std::string w = R"(
+struct Inner {
+  @size(12) a: u32,                // offset 0, padded to 12
+  @align(16) b: vec2<u32>,         // offset 16
+}                                  // AlignOf 16, SizeOf 32
+struct S {
+  a: u32,                          // offset 0
+  @align(32) inner: Inner,         // offset 32
+  @size(20) t: u32,                // offset 64, padded to 84
+  v: vec3<u32>,                    // offset 96
+  w: u32,                          // offset 108
+}                                  // AlignOf 32, SizeOf 128
+struct In {
+  @align(16) x: u32,               // offset 0
+  @align(16) y: u32,               // offset 16
+}                                  // SizeOf 32 (the CTS's uniform input shape)
+@group(0) @binding(0) var<storage, read_write> s: S;
+@group(0) @binding(1) var<storage, read_write> arr: array<Inner, 3>;   // stride 32
+@group(0) @binding(2) var<uniform> ins: array<In, 2>;                  // stride 32
+@compute @workgroup_size(1)
+fn k() {
+  let a = s;
+  let i = a.a;   // 0 at run time
+  s = S(a.a + 1u, Inner(a.inner.a + 2u, a.inner.b + vec2<u32>(3u)), a.t + 4u,
+        a.v + vec3<u32>(5u), a.w + 6u);
+  arr[i + 1u] = a.inner;
+  arr[2] = Inner(ins[i].x, vec2<u32>(ins[i + 1u].y, ins[1].x));
+  let whole = arr;
+  arr[0].a = whole[1].b.y + whole[2].a;
+}
+)";
+  auto k = build(w, "k");
+  ASSERT_TRUE(k);
+  std::vector<uint32_t> vs(32), va(24), vi(16);
+  for (uint32_t j = 0; j < 32; ++j) vs[j] = kPoison + j;
+  for (uint32_t j = 0; j < 24; ++j) va[j] = kPoison + 100 + j;
+  for (uint32_t j = 0; j < 16; ++j) vi[j] = kPoison + 200 + j;
+  // s: a (word 0), inner.a (8), inner.b (12, 13), t (16), v (24..26), w (27).
+  std::map<uint32_t, uint32_t> s_in{{0, 0},   {8, 10},  {12, 11}, {13, 12}, {16, 13},
+                                    {24, 14}, {25, 15}, {26, 16}, {27, 17}};
+  for (auto [at, x] : s_in) vs[at] = x;
+  // arr[j]: a (8j), b (8j + 4, 8j + 5).
+  for (uint32_t j = 0; j < 3; ++j) {
+    va[8 * j] = 100 + 3 * j;
+    va[8 * j + 4] = 101 + 3 * j;
+    va[8 * j + 5] = 102 + 3 * j;
+  }
+  // ins[j]: x (8j), y (8j + 4).
+  vi[0] = 200;
+  vi[4] = 201;
+  vi[8] = 202;
+  vi[12] = 203;
+  Buffer bs = buffer_of(vs, "s"), ba = buffer_of(va, "arr"), bi = uniform_of(vi, "ins");
+  run(*k, {{0, bs}, {1, ba}, {2, bi}});
+  auto os = read_back<uint32_t>(bs, vs.size());
+  auto oa = read_back<uint32_t>(ba, va.size());
+  std::vector<uint32_t> es = vs, ea = va;
+  for (auto [at, x] : std::map<uint32_t, uint32_t>{
+           {0, 1}, {8, 12}, {12, 14}, {13, 15}, {16, 17}, {24, 19}, {25, 20}, {26, 21}, {27, 23}})
+    es[at] = x;
+  ea[8] = 10, ea[12] = 11, ea[13] = 12;      // arr[1] = the old s.inner
+  ea[16] = 200, ea[20] = 203, ea[21] = 202;  // arr[2] from the uniform
+  ea[0] = 12 + 200;                          // whole[1].b.y + whole[2].a
+  for (uint32_t j = 0; j < es.size(); ++j) EXPECT_EQ(os[j], es[j]) << "s word " << j;
+  for (uint32_t j = 0; j < ea.size(); ++j) EXPECT_EQ(oa[j], ea[j]) << "arr word " << j;
 }
 
 }  // namespace

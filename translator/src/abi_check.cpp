@@ -32,10 +32,56 @@ std::string glsl_decl(const ReflectedBinding& s) {
   return "";
 }
 
+// The WGSL front end's lowered buffer layouts (translator/wgsl/src/emit_glsl.cpp, "Buffer
+// layouts") as the WGSL types they hold: a struct member named `wgsl_pad<k>` is padding; members
+// `wgsl_col0_<m>`, `wgsl_col1_<m>`, ... are matrix m's column vectors; a struct whose members
+// are exactly `wgsl_col0`, `wgsl_col1`, ... (an array element) is a matrix.
+TypeDesc lowered_view(const TypeDesc& s) {
+  if (s.kind != TypeDesc::Kind::Struct) return s;
+  auto col = [](uint32_t k) { return "wgsl_col" + std::to_string(k); };
+  bool columns = !s.members.empty();
+  for (size_t i = 0; i < s.members.size(); ++i)
+    columns = columns && s.members[i].name == col(uint32_t(i)) &&
+              s.members[i].type.kind == TypeDesc::Kind::Vector &&
+              s.members[i].type.vec == s.members[0].type.vec &&
+              s.members[i].type.scalar == s.members[0].type.scalar;
+  if (columns) {
+    TypeDesc m = s.members[0].type;
+    m.kind = TypeDesc::Kind::Matrix;
+    m.cols = uint32_t(s.members.size());
+    return m;
+  }
+  TypeDesc out = s;
+  out.members.clear();
+  for (size_t i = 0; i < s.members.size(); ++i) {
+    const TypeDesc::Member& m = s.members[i];
+    if (m.name.rfind("wgsl_pad", 0) == 0) continue;
+    if (m.name.rfind(col(0) + "_", 0) == 0 && m.type.kind == TypeDesc::Kind::Vector) {
+      std::string base = m.name.substr(col(0).size() + 1);
+      TypeDesc::Member mm = m;
+      mm.name = base;
+      mm.type.kind = TypeDesc::Kind::Matrix;
+      uint32_t c = 1;
+      while (i + 1 < s.members.size() && s.members[i + 1].name == col(c) + "_" + base &&
+             s.members[i + 1].type.vec == m.type.vec &&
+             s.members[i + 1].type.scalar == m.type.scalar) {
+        ++c;
+        ++i;
+      }
+      mm.type.cols = c;
+      out.members.push_back(std::move(mm));
+      continue;
+    }
+    out.members.push_back(m);
+  }
+  return out;
+}
+
 // First difference between the WGSL type and the GLSL one, with where it is; nullopt if they
 // have the same layout and types. `reinterpret` lets scalar types of equal size differ.
-std::optional<std::string> diff(const TypeDesc& w, const TypeDesc& s, bool reinterpret,
+std::optional<std::string> diff(const TypeDesc& w, const TypeDesc& s_in, bool reinterpret,
                                 const std::string& where) {
+  const TypeDesc s = lowered_view(s_in);
   auto here = [&](const std::string& what) {
     return (where.empty() ? std::string() : "at " + where + ": ") + what;
   };
@@ -226,16 +272,17 @@ AbiResult check_abi(const AbiCheckInput& in, const Reflection& spv, const WgslMo
         reinterpret = true;
         allow_used[i] = true;
       }
-    const TypeDesc* glsl_type = &s.block;
+    const TypeDesc block = lowered_view(s.block);
+    const TypeDesc* glsl_type = &block;
     std::optional<std::string> d;
     if (w->type.kind == TypeDesc::Kind::Struct) {
-      d = diff(w->type, s.block, reinterpret, "");
-    } else if (s.block.members.size() != 1) {
-      d = "WGSL " + w->type.wgsl() + " but GLSL " + s.block.wgsl() +
+      d = diff(w->type, block, reinterpret, "");
+    } else if (block.members.size() != 1) {
+      d = "WGSL " + w->type.wgsl() + " but GLSL " + block.wgsl() +
           " (a non-struct WGSL type "
           "is a block with exactly one member)";
     } else {
-      glsl_type = &s.block.members[0].type;
+      glsl_type = &block.members[0].type;
       d = diff(w->type, *glsl_type, reinterpret, "");
     }
     if (d) {

@@ -395,7 +395,31 @@ class Emitter {
   // -- declarations
   std::string declarations();
   std::string resource_decl(const VarDecl* v);
-  bool block_members(const Type* t, bool std140, std::string& out, Span at, bool top);
+
+  // -- host-shareable layouts (see "Buffer layouts" in translator/wgsl/README.md)
+  struct HostType {
+    bool lowered = false;    // its GLSL type is not the value type's: a load converts it
+    bool columns = false;    // a matrix held as its column vectors (std140 pads them to 16 bytes)
+    std::string base, dims;  // the GLSL declaration: `base name dims`
+    uint64_t align = 4, size = 0;  // GLSL's layout of it as a block or struct member
+    std::string load;              // lowered, not columns: the helper returning the WGSL value
+    std::string why;               // what GLSL cannot express, if anything
+  };
+  std::map<std::pair<const Type*, bool>, HostType> host_types_;
+  std::vector<std::string> host_structs_;  // definitions, each after what it uses
+  std::vector<std::string> host_loads_;    // load helpers, each after what it calls
+  std::set<std::string> host_names_;
+  HostType host(const Type* t, bool std140);
+  HostType host_struct(const Type* t, bool std140);
+  std::string matrix_wrapper(const Type* m, std::string& load);
+  std::string pad_members(uint64_t from, uint64_t to, bool std140, int& n,
+                          const std::string& first_prefix = {});
+  std::string columns_value(const Type* m, const std::string& prefix, const std::string& name);
+  int rule_of(const Expr* e);
+  std::string load_value(const Expr* e, const std::string& text);
+  void store_parts(const std::string& lv, const std::string& v, const Type* t,
+                   std::vector<std::string>& out, Span at);
+  bool has_call(const Expr* e);
 };
 
 // ---- Names ----------------------------------------------------------------------------------
@@ -800,7 +824,7 @@ Ex Emitter::expr_uncached(const Expr* e, const Type* want) {
     case ExprKind::Member: {
       const Type* bt = e->args[0]->type;
       bool mem = bt && (bt->kind == Type::Kind::Reference || bt->kind == Type::Kind::Pointer);
-      if (mem) return {lvalue(e)};
+      if (mem) return {load_value(e, lvalue(e))};
       std::string base = paren_if(expr(e->args[0]), 100);
       if (e->kind == ExprKind::Member) {
         if (!e->swizzle.empty()) return {base + "." + swizzle_text(e->swizzle)};
@@ -824,7 +848,14 @@ Ex Emitter::struct_resource_load(const VarDecl* v) {
   std::string s = type_name(t, v->span) + "(";
   bool first = true;
   for (const auto& mb : t->decl->members) {
-    s += (first ? "" : ", ") + inst + "." + member_name(mb.name);
+    // Members whose GLSL layout is lowered convert (see "Buffer layouts").
+    HostType h = host(mb.type, v->space == AddressSpace::Uniform);
+    std::string m = inst + "." + member_name(mb.name);
+    if (h.columns)
+      m = columns_value(store_type(mb.type), inst + ".", member_name(mb.name));
+    else if (h.lowered)
+      m = h.load + "(" + m + ")";
+    s += (first ? "" : ", ") + m;
     first = false;
   }
   return {s + ")"};
@@ -862,6 +893,7 @@ Ex Emitter::ident(const Expr* e, const Type* want) {
       if (t && t->kind == Type::Kind::Struct && e->type && e->type->kind == Type::Kind::Reference &&
           (v->space == AddressSpace::Storage || v->space == AddressSpace::Uniform))
         return struct_resource_load(v);
+      if (e->type && e->type->kind == Type::Kind::Reference) return {load_value(e, lvalue(e))};
       return {global_name(d)};
     }
     auto it = fx_->names.find(d);
@@ -881,6 +913,11 @@ std::string Emitter::lvalue(const Expr* e) {
       if (d && fx_->aliases.count(d)) return fx_->aliases[d].text();
       if (d && d->kind == DeclKind::Var && static_cast<const VarDecl*>(d)->module_scope) {
         used_globals_.insert(d);
+        const auto* v = static_cast<const VarDecl*>(d);
+        // A uniform matrix held as its columns (std140 would pad them) is read as a value.
+        if (v->space == AddressSpace::Uniform && v->type && v->type->kind == Type::Kind::Matrix &&
+            host(v->type, true).columns)
+          return columns_value(v->type, "", global_name(d));
         return global_name(d);
       }
       if (d && fx_->names.count(d)) return fx_->names[d];
@@ -892,9 +929,28 @@ std::string Emitter::lvalue(const Expr* e) {
       break;
     case ExprKind::Index: {
       std::string base = lvalue(e->args[0]);
-      return index_text(e->args[0], base, e->args[1]);
+      std::string text = index_text(e->args[0], base, e->args[1]);
+      // An element of a uniform array of matrices held as columns: the matrix value.
+      const Type* bt = store_type(e->args[0]->type);
+      if (rule_of(e->args[0]) == 140 && bt && bt->kind == Type::Kind::Array && bt->elem &&
+          bt->elem->kind == Type::Kind::Matrix && host(bt->elem, true).columns) {
+        std::string load;
+        matrix_wrapper(bt->elem, load);
+        return load + "(" + text + ")";
+      }
+      return text;
     }
     case ExprKind::Member: {
+      const Type* mt = store_type(e->type);
+      if (e->swizzle.empty() && rule_of(e->args[0]) == 140 && mt &&
+          mt->kind == Type::Kind::Matrix && host(mt, true).columns) {
+        // A uniform struct's matrix held as its columns: read as a value, its path written once
+        // per column (so a path with a call is refused).
+        if (has_call(e->args[0]))
+          unsupported(e->span,
+                      "a uniform matrix member held as columns, reached through a call's result");
+        return columns_value(mt, lvalue(e->args[0]) + ".", member_name(e->text));
+      }
       std::string base = lvalue(e->args[0]);
       if (!e->swizzle.empty()) return base + "." + swizzle_text(e->swizzle);
       return base + "." + member_name(e->text);
@@ -961,7 +1017,7 @@ Ex Emitter::unary(const Expr* e) {
       std::string lv = lvalue(a);
       if (auto r = struct_resources_.find(lv); r != struct_resources_.end())
         return struct_resource_load(r->second);
-      return {lv};
+      return {load_value(e, lv)};
     }
     case Op::AddrOf:
       return {lvalue(a)};
@@ -1141,6 +1197,14 @@ Ex Emitter::construct(const Expr* e) {
 }
 
 void Emitter::collect_path(const Expr* e, PtrArg& p) {
+  if ((e->kind == ExprKind::Index || e->kind == ExprKind::Member) && rule_of(e) == 140) {
+    const Type* t = store_type(e->type);
+    if (t && t->kind == Type::Kind::Matrix && host(t, true).columns) {
+      unsupported(e->span, "a pointer to a uniform " + t->wgsl() +
+                               " held as its columns (std140 would pad them)");
+      return;
+    }
+  }
   switch (e->kind) {
     case ExprKind::Unary:
       if (e->op == Op::AddrOf || e->op == Op::Deref) return collect_path(e->args[0], p);
@@ -1576,6 +1640,8 @@ std::string Emitter::simple_stmt_text(const Stmt* s) {
           if (const VarDecl* r = resource_of(root);
               r && r->type && r->type->kind == Type::Kind::Struct && r->type->decl)
             lv = struct_resource_load(r).s;
+          else
+            lv = load_value(s->expr, lv);
           return decl_text(st, fresh_local("phony"), s->span) + " = " + lv;
         }
         std::string v = value(s->expr);
@@ -1590,10 +1656,29 @@ std::string Emitter::simple_stmt_text(const Stmt* s) {
         std::string v = value(s->expr, lt);
         std::string tmp = hoist(type_name(lt, s->span), "value", v, s->span,
                                 "assigning a whole struct-typed storage buffer", 0);
-        std::string out;
+        std::vector<std::string> parts;
         for (const auto& mb : lt->decl->members)
-          out += (out.empty() ? "" : ", ") + lv + "." + member_name(mb.name) + " = " + tmp + "." +
-                 member_name(mb.name);
+          store_parts(lv + "." + member_name(mb.name), tmp + "." + member_name(mb.name), mb.type,
+                      parts, s->span);
+        std::string out;
+        for (const auto& x : parts) out += (out.empty() ? "" : ", ") + x;
+        return out;
+      }
+      if (rule_of(s->lhs) == 430 && lt && host(lt, false).lowered) {
+        // A value whose buffer layout has padding (or holds such a value): evaluated once into a
+        // local, then stored member by member, so no padding byte is written.
+        if (has_call(s->lhs))
+          unsupported(s->span, "storing a " + lt->wgsl() +
+                                   " member by member through a path with a call (written "
+                                   "once per member)");
+        std::string lv = lvalue(s->lhs);
+        std::string v = value(s->expr, lt);
+        std::string tmp = hoist(type_name(lt, s->span), "value", v, s->span,
+                                "storing a value whose buffer layout has padding", 0);
+        std::vector<std::string> parts;
+        store_parts(lv, tmp, lt, parts, s->span);
+        std::string out;
+        for (const auto& x : parts) out += (out.empty() ? "" : ", ") + x;
         return out;
       }
       std::string lv = lvalue(s->lhs);
@@ -2091,74 +2176,7 @@ std::string Emitter::main_function() {
 
 // ---- Declarations ---------------------------------------------------------------------------
 
-struct Layout {
-  uint64_t align = 0, size = 0;
-};
-
 uint64_t round_up(uint64_t a, uint64_t x) { return a ? (x + a - 1) / a * a : x; }
-
-// GLSL's std430 / std140 layout of `t` as a block member, and whether everything inside it
-// (nested struct offsets, array and matrix strides) equals WGSL's; `why` says what differs.
-Layout glsl_layout(const Type* t, bool std140, std::string& why) {
-  switch (t->kind) {
-    case Type::Kind::Bool:
-    case Type::Kind::I32:
-    case Type::Kind::U32:
-    case Type::Kind::F32:
-      return {4, 4};
-    case Type::Kind::F16:
-      return {2, 2};
-    case Type::Kind::Atomic:
-      return glsl_layout(t->elem, std140, why);
-    case Type::Kind::Vector: {
-      uint64_t s = t->elem->kind == Type::Kind::F16 ? 2 : 4;
-      return {t->n == 2 ? 2 * s : 4 * s, t->n * s};
-    }
-    case Type::Kind::Matrix: {
-      uint64_t s = t->elem->kind == Type::Kind::F16 ? 2 : 4;
-      uint64_t col_align = t->rows == 2 ? 2 * s : 4 * s;
-      if (std140) col_align = round_up(16, col_align);
-      uint64_t stride = round_up(col_align, t->rows * s);
-      uint64_t wgsl_stride = round_up(t->rows == 2 ? 2 * s : 4 * s, t->rows * s);
-      if (stride != wgsl_stride && why.empty())
-        why = t->wgsl() + " has column stride " + std::to_string(wgsl_stride) + " in WGSL but " +
-              std::to_string(stride) + " in GLSL's std140";
-      return {col_align, t->n * stride};
-    }
-    case Type::Kind::Array: {
-      Layout e = glsl_layout(t->elem, std140, why);
-      uint64_t align = std140 ? round_up(16, e.align) : e.align;
-      uint64_t stride = round_up(align, e.size);
-      if (t->stride && stride != t->stride && why.empty())
-        why = t->wgsl() + " has stride " + std::to_string(t->stride) + " in WGSL but " +
-              std::to_string(stride) + " in GLSL's " + (std140 ? "std140" : "std430");
-      return {align, std::max<uint64_t>(t->count, 1) * stride};
-    }
-    case Type::Kind::Struct: {
-      uint64_t align = 1, off = 0;
-      for (const auto& mb : t->decl->members) {
-        Layout l = glsl_layout(mb.type, std140, why);
-        align = std::max(align, l.align);
-        off = round_up(l.align, off);
-        if (off != mb.offset && why.empty())
-          why = "member '" + mb.name + "' of struct " + t->decl->name + " is at offset " +
-                std::to_string(mb.offset) + " in WGSL but " + std::to_string(off) + " in GLSL's " +
-                (std140 ? "std140" : "std430") +
-                " (GLSL has explicit offsets only on block members)";
-        off = mb.offset + l.size;
-      }
-      if (std140) align = round_up(16, align);
-      uint64_t size = round_up(align, off);
-      if (t->size && size != t->size && why.empty())
-        why = "struct " + t->decl->name + " is " + std::to_string(t->size) + " bytes in WGSL but " +
-              std::to_string(size) + " in GLSL";
-      return {align, size};
-    }
-    default:
-      if (why.empty()) why = "type " + t->wgsl() + " in a buffer";
-      return {4, 4};
-  }
-}
 
 std::string camel(const std::string& n) {
   std::string s;
@@ -2172,6 +2190,306 @@ std::string camel(const std::string& n) {
     up = false;
   }
   return s.empty() ? "B" : s;
+}
+
+// ---- Buffer layouts -------------------------------------------------------------------------
+//
+// A uniform block is std140, a storage block std430. Where those place something elsewhere than
+// WGSL does, the type is lowered to a GLSL type with exactly WGSL's offsets and strides:
+//  - a struct gets a copy `wgsl_<S>_std140` / `_std430` with padding members (`wgsl_pad<k>`)
+//    before members WGSL places later (@align, @size, a nested struct's members) and after the
+//    last one (@size, or a struct's own @align);
+//  - a matrix whose std140 column stride is not WGSL's (matCx2<f32>, the f16 matrices) is its
+//    column vectors: members `wgsl_col<k>_<m>` in a struct or block, a struct `wgsl_matCxR_<T>_
+//    std140 { wgsl_col<k> }` as an array element (uniform buffers are read-only: only loads);
+//  - an array of lowered elements is an array of their lowered type.
+// Loads convert to the WGSL value with a helper (`wgsl_load_...`); stores into a lowered type are
+// written member by member, so padding bytes are never written. The ABI check
+// (translator/src/abi_check.cpp) reads these names the same way.
+
+int Emitter::rule_of(const Expr* e) {
+  const Type* t = e ? e->type : nullptr;
+  if (!t || (t->kind != Type::Kind::Reference && t->kind != Type::Kind::Pointer)) return 0;
+  if (t->space == AddressSpace::Uniform) return 140;
+  if (t->space == AddressSpace::Storage) return 430;
+  return 0;
+}
+
+bool Emitter::has_call(const Expr* e) {
+  if (!e) return false;
+  if (e->kind == ExprKind::Call) return true;
+  for (const Expr* c : e->args)
+    if (has_call(c)) return true;
+  return false;
+}
+
+std::string Emitter::pad_members(uint64_t from, uint64_t to, bool std140, int& n,
+                                 const std::string& first_prefix) {
+  std::string out;
+  auto add = [&](const std::string& t, uint64_t count) {
+    out += "    " + (out.empty() ? first_prefix : std::string()) + t + " wgsl_pad" +
+           std::to_string(n++) + (count > 1 ? "[" + std::to_string(count) + "]" : "") + ";\n";
+  };
+  if (from % 4 == 2 && from < to) {
+    uses_f16_ = true;
+    add("float16_t", 1);
+    from += 2;
+  }
+  if (std140) {
+    // std140 arrays have a 16-byte stride: uints up to a 16-byte boundary, then uvec4s.
+    while (from % 16 && from + 4 <= to) {
+      add("uint", 1);
+      from += 4;
+    }
+    if (to >= from + 16) {
+      uint64_t k = (to - from) / 16;
+      add("uvec4", k);
+      from += 16 * k;
+    }
+    while (from + 4 <= to) {
+      add("uint", 1);
+      from += 4;
+    }
+  } else if (to >= from + 4) {
+    uint64_t k = (to - from) / 4;
+    add("uint", k);
+    from += 4 * k;
+  }
+  if (from < to) {
+    uses_f16_ = true;
+    add("float16_t", 1);
+  }
+  return out;
+}
+
+std::string Emitter::columns_value(const Type* m, const std::string& prefix,
+                                   const std::string& name) {
+  std::string s = type_name(m, {}) + "(";
+  for (uint32_t k = 0; k < m->n; ++k)
+    s += (k ? ", " : "") + prefix + "wgsl_col" + std::to_string(k) + "_" + name;
+  return s + ")";
+}
+
+// The struct holding a std140 matrix's columns as an array element, and its load helper.
+std::string Emitter::matrix_wrapper(const Type* m, std::string& load) {
+  bool f16 = m->elem && m->elem->kind == Type::Kind::F16;
+  std::string shape = "mat" + std::to_string(m->n) + "x" + std::to_string(m->rows);
+  std::string name = "wgsl_" + shape + (f16 ? "_f16" : "_f32") + "_std140";
+  load = "wgsl_load_" + shape + (f16 ? "_f16" : "_f32") + "_std140";
+  if (host_names_.insert(name).second) {
+    std::string col = vector_prefix(m->elem) + std::to_string(m->rows);
+    std::string def = "struct " + name + " {  // " + m->wgsl() +
+                      " in a uniform array: its columns at WGSL's stride (std140 pads them)\n";
+    std::string args;
+    for (uint32_t k = 0; k < m->n; ++k) {
+      def += "    " + col + " wgsl_col" + std::to_string(k) + ";\n";
+      args += (k ? ", " : "") + std::string("h.wgsl_col") + std::to_string(k);
+    }
+    host_structs_.push_back(def + "};\n");
+    host_loads_.push_back(type_name(m, {}) + " " + load + "(" + name + " h) { return " +
+                          type_name(m, {}) + "(" + args + "); }\n");
+  }
+  return name;
+}
+
+Emitter::HostType Emitter::host(const Type* t, bool std140) {
+  t = store_type(t);
+  auto key = std::make_pair(t, std140);
+  if (auto it = host_types_.find(key); it != host_types_.end()) return it->second;
+  HostType h;
+  switch (t->kind) {
+    case Type::Kind::Bool:
+    case Type::Kind::I32:
+    case Type::Kind::U32:
+    case Type::Kind::F32:
+    case Type::Kind::F16:
+    case Type::Kind::Atomic:
+    case Type::Kind::Vector: {
+      const Type* sc = t->kind == Type::Kind::Vector || t->kind == Type::Kind::Atomic ? t->elem : t;
+      uint64_t s = sc && sc->kind == Type::Kind::F16 ? 2 : 4;
+      uint64_t n = t->kind == Type::Kind::Vector ? t->n : 1;
+      h.align = n == 1 ? s : n == 2 ? 2 * s : 4 * s;
+      h.size = n * s;
+      h.base = type_name(t, {});
+      break;
+    }
+    case Type::Kind::Matrix: {
+      uint64_t s = t->elem && t->elem->kind == Type::Kind::F16 ? 2 : 4;
+      uint64_t vec_align = t->rows == 2 ? 2 * s : 4 * s;
+      uint64_t col_align = std140 ? round_up(16, vec_align) : vec_align;
+      uint64_t stride = round_up(col_align, t->rows * s);
+      uint64_t wgsl_stride = round_up(vec_align, t->rows * s);
+      if (stride == wgsl_stride) {
+        h.align = col_align;
+        h.size = t->n * stride;
+        h.base = type_name(t, {});
+      } else {
+        h.lowered = h.columns = true;
+        h.align = vec_align;
+        h.size = t->n * wgsl_stride;
+        h.base = vector_prefix(t->elem) + std::to_string(t->rows);
+        type_name(t, {});
+      }
+      break;
+    }
+    case Type::Kind::Array: {
+      HostType e = host(t->elem, std140);
+      h.why = e.why;
+      std::string elem_load = e.load;
+      if (e.columns) {
+        e.base = matrix_wrapper(store_type(t->elem), elem_load);
+        e.dims.clear();
+        e.align = 16;
+        e.size = round_up(16, e.size);
+      }
+      h.lowered = e.lowered;
+      h.align = std140 ? round_up(16, e.align) : e.align;
+      uint64_t stride = round_up(h.align, e.size);
+      if (t->stride && stride != t->stride && h.why.empty())
+        h.why = t->wgsl() + " has stride " + std::to_string(t->stride) + " in WGSL but " +
+                std::to_string(stride) + " in GLSL's " + (std140 ? "std140" : "std430");
+      h.size = std::max<uint64_t>(t->count, 1) * stride;
+      h.base = e.base;
+      h.dims = (t->count ? "[" + std::to_string(t->count) + "]" : std::string("[]")) + e.dims;
+      if (h.lowered && t->count > 0) {
+        h.load = "wgsl_load_array" + std::to_string(host_loads_.size());
+        std::string vt = type_name(t, {});
+        size_t b = vt.find('[');
+        std::string def = vt + " " + h.load + "(" + h.base + " h" + h.dims + ") {\n    " +
+                          vt.substr(0, b) + " r" + vt.substr(b) + ";\n    for (uint i = 0u; i < " +
+                          std::to_string(t->count) + "u; ++i) { r[i] = " + elem_load +
+                          "(h[i]); }\n    return r;\n}\n";
+        host_loads_.push_back(def);
+      }
+      break;
+    }
+    case Type::Kind::Struct:
+      h = host_struct(t, std140);
+      break;
+    default:
+      h.why = "type " + t->wgsl() + " in a buffer";
+      break;
+  }
+  host_types_[key] = h;
+  return h;
+}
+
+Emitter::HostType Emitter::host_struct(const Type* t, bool std140) {
+  HostType h;
+  const StructDecl* s = t->decl;
+  if (!s) {
+    h.why = "a struct without its declaration";
+    return h;
+  }
+  std::string members, args;
+  uint64_t cur = 0, align = 1;
+  int pads = 0;
+  bool lowered = false;
+  auto place = [&](uint64_t off, uint64_t a, const std::string& what) {
+    uint64_t natural = round_up(a, cur);
+    if ((off < natural || off % a) && h.why.empty())
+      h.why = what + " of struct " + s->name + " is at offset " + std::to_string(off) +
+              " in WGSL, which GLSL's " + (std140 ? "std140" : "std430") +
+              " cannot place it at (alignment " + std::to_string(a) + ", previous member ends at " +
+              std::to_string(cur) + ")";
+    if (off > natural) {
+      members += pad_members(cur, off, std140, pads);
+      lowered = true;
+    }
+  };
+  for (const StructMember& mb : s->members) {
+    HostType m = host(mb.type, std140);
+    if (h.why.empty()) h.why = m.why;
+    std::string mn = member_name(mb.name);
+    align = std::max(align, m.align);
+    const Type* mt = store_type(mb.type);
+    if (m.columns) {
+      lowered = true;
+      uint64_t stride = m.size / mt->n;
+      uint64_t col_size = mt->rows * (mt->elem && mt->elem->kind == Type::Kind::F16 ? 2 : 4);
+      for (uint32_t k = 0; k < mt->n; ++k) {
+        uint64_t off = mb.offset + k * stride;
+        place(off, m.align, "member '" + mb.name + "'");
+        members += "    " + m.base + " wgsl_col" + std::to_string(k) + "_" + mn + ";\n";
+        cur = off + col_size;
+      }
+      args += (args.empty() ? "" : ", ") + columns_value(mt, "h.", mn);
+      continue;
+    }
+    place(mb.offset, m.align, "member '" + mb.name + "'");
+    members += "    " + m.base + " " + mn + m.dims + ";\n";
+    cur = mb.offset + m.size;
+    lowered = lowered || m.lowered;
+    args += (args.empty() ? "" : ", ") + (m.lowered ? m.load + "(h." + mn + ")" : "h." + mn);
+  }
+  uint64_t salign = std140 ? round_up(16, align) : align;
+  if (round_up(salign, cur) != t->size && cur < t->size) {
+    members += pad_members(cur, t->size, std140, pads);
+    cur = t->size;
+    lowered = true;
+  }
+  h.align = salign;
+  h.size = round_up(salign, cur);
+  if (!lowered) {
+    h.base = type_name(t, {});
+    return h;
+  }
+  h.lowered = true;
+  std::string sn = global_name(s);
+  std::string suffix = std140 ? "_std140" : "_std430";
+  h.base = "wgsl_" + sn + suffix;
+  h.load = "wgsl_load_" + sn + suffix;
+  if (host_names_.insert(h.base).second) {
+    host_structs_.push_back("struct " + h.base + " {  // " + s->name + " with WGSL's layout in " +
+                            (std140 ? "a uniform" : "a storage") + " buffer\n" + members + "};\n");
+    std::string vt = type_name(t, {});
+    host_loads_.push_back(vt + " " + h.load + "(" + h.base + " h) { return " + vt + "(" + args +
+                          "); }\n");
+  }
+  return h;
+}
+
+// A load from a buffer of a lowered type: the WGSL value, through its helper.
+std::string Emitter::load_value(const Expr* e, const std::string& text) {
+  int rule = rule_of(e);
+  if (!rule) return text;
+  const Type* t = store_type(e->type);
+  if (!t || (t->kind == Type::Kind::Array && t->count == 0)) return text;
+  HostType h = host(t, rule == 140);
+  if (!h.lowered || h.columns) return text;
+  if (h.load.empty()) {
+    unsupported(e->span, "a load of " + t->wgsl() + " from a buffer whose GLSL layout is lowered");
+    return text;
+  }
+  return h.load + "(" + text + ")";
+}
+
+// `lv = v` where lv's GLSL type is lowered: member by member, never writing padding.
+void Emitter::store_parts(const std::string& lv, const std::string& v, const Type* t,
+                          std::vector<std::string>& out, Span at) {
+  t = store_type(t);
+  HostType h = host(t, false);
+  if (!h.lowered) {
+    out.push_back(lv + " = " + v);
+    return;
+  }
+  if (out.size() > 256) {
+    unsupported(at, "storing a " + t->wgsl() + " member by member (more than 256 stores)");
+    return;
+  }
+  if (t->kind == Type::Kind::Struct && t->decl) {
+    for (const auto& mb : t->decl->members)
+      store_parts(lv + "." + member_name(mb.name), v + "." + member_name(mb.name), mb.type, out,
+                  at);
+    return;
+  }
+  if (t->kind == Type::Kind::Array && t->count > 0) {
+    for (uint64_t i = 0; i < t->count; ++i)
+      store_parts(lv + "[" + std::to_string(i) + "]", v + "[" + std::to_string(i) + "]", t->elem,
+                  out, at);
+    return;
+  }
+  unsupported(at, "storing a " + t->wgsl() + " into a buffer whose GLSL layout is lowered");
 }
 
 std::string Emitter::resource_decl(const VarDecl* v) {
@@ -2197,15 +2515,32 @@ std::string Emitter::resource_decl(const VarDecl* v) {
   if (!uniform) head += std::string(v->access == Access::Read ? "readonly " : "") + "buffer ";
   std::string members, why;
   std::string inst;
-  uint64_t end = 0, align = 1;
+  uint64_t end = 0;
+  int pads = 0;
+  bool runtime_tail = false;
+  auto columns = [&](const Type* m, const HostType& h, uint64_t offset, const std::string& name) {
+    uint64_t stride = h.size / m->n;
+    uint64_t es = m->elem && m->elem->kind == Type::Kind::F16 ? 2 : 4;
+    for (uint32_t k = 0; k < m->n; ++k)
+      members += "    layout(offset = " + std::to_string(offset + k * stride) + ") " + h.base +
+                 " wgsl_col" + std::to_string(k) + "_" + name + ";\n";
+    end = offset + (m->n - 1) * stride + m->rows * es;
+  };
   if (t->kind == Type::Kind::Struct && t->decl) {
     // The block's members are the struct's (the ABI check compares them one by one), with an
     // explicit offset where GLSL's rule would place a member elsewhere than WGSL does.
     inst = " " + global_name(v);
     uint64_t off = 0;
     for (const auto& mb : t->decl->members) {
-      Layout l = glsl_layout(mb.type, std140, why);
-      align = std::max(align, l.align);
+      const Type* mt = store_type(mb.type);
+      runtime_tail = mt && mt->kind == Type::Kind::Array && mt->count == 0;
+      HostType l = host(mb.type, std140);
+      if (why.empty()) why = l.why;
+      if (l.columns) {
+        columns(mt, l, mb.offset, member_name(mb.name));
+        off = end;
+        continue;
+      }
       uint64_t natural = round_up(l.align, off);
       std::string lay;
       if (natural != mb.offset) {
@@ -2217,20 +2552,32 @@ std::string Emitter::resource_decl(const VarDecl* v) {
         }
         lay = "layout(offset = " + std::to_string(mb.offset) + ") ";
       }
-      members += "    " + lay + decl_text(mb.type, member_name(mb.name), v->span) + ";\n";
+      members += "    " + lay + l.base + " " + member_name(mb.name) + l.dims + ";\n";
       off = mb.offset + l.size;
       end = off;
     }
   } else {
-    Layout l = glsl_layout(t, std140, why);
-    align = l.align;
-    end = l.size;
-    members = "    " + decl_text(t, global_name(v), v->span) + ";\n";
+    HostType l = host(t, std140);
+    why = l.why;
+    if (l.columns) {
+      columns(t, l, 0, global_name(v));
+    } else {
+      end = l.size;
+      members = "    " + l.base + " " + global_name(v) + l.dims + ";\n";
+    }
   }
-  // The ABI check compares WGSL's SizeOf with GLSL's extent rounded up to WGSL's alignment.
-  if (why.empty() && t->size && round_up(std::max<uint32_t>(t->align, 1), end) != t->size)
-    why = v->name + " is " + std::to_string(t->size) + " bytes in WGSL but GLSL's block would be " +
-          std::to_string(end) + " (trailing padding GLSL cannot declare)";
+  // The ABI check compares WGSL's SizeOf with GLSL's extent rounded up to WGSL's alignment:
+  // trailing padding WGSL has (a last member's @size) is declared as padding members.
+  if (why.empty() && t->size && !runtime_tail &&
+      round_up(std::max<uint32_t>(t->align, 1), end) != t->size) {
+    if (end < t->size && t->kind == Type::Kind::Struct) {
+      members +=
+          pad_members(end, t->size, std140, pads, "layout(offset = " + std::to_string(end) + ") ");
+    } else {
+      why = v->name + " is " + std::to_string(t->size) +
+            " bytes in WGSL but GLSL's block would be " + std::to_string(end);
+    }
+  }
   if (!why.empty()) unsupported(v->span, "the layout of " + v->name + ": " + why);
   return head + block + " {\n" + members + "}" + inst + ";";
 }
@@ -2280,6 +2627,7 @@ std::string Emitter::declarations() {
     structs += "};\n";
   }
   for (const auto& b : builtin_structs_) structs += b;
+  for (const auto& h : host_structs_) structs += h;
   std::string out;
   auto section = [&](const std::string& s) {
     if (!s.empty()) out += "\n" + s;
@@ -2326,6 +2674,10 @@ std::string Emitter::run() {
         "// then refuses); a private float16_t variable declares it.\n"
         "float16_t wgsl_f16_capability;\n";
   out += decls;
+  if (!host_loads_.empty()) {
+    out += "\n// Loads from buffers whose layout is lowered: the WGSL values.\n";
+    for (const auto& h : host_loads_) out += h;
+  }
   if (!helpers_.empty()) out += "\n" + helpers_.code();
   for (const auto& f : functions_) out += "\n" + f;
   out += "\n" + main;

@@ -1553,9 +1553,11 @@ struct In {
 @group(0) @binding(0) var<storage, read_write> s: S;
 @group(0) @binding(1) var<storage, read_write> arr: array<Inner, 3>;   // stride 32
 @group(0) @binding(2) var<uniform> ins: array<In, 2>;                  // stride 32
+@group(0) @binding(3) var<storage, read_write> v3: vec3<u32>;          // SizeOf 12, AlignOf 16
 @compute @workgroup_size(1)
 fn k() {
   let a = s;
+  v3 = vec3<u32>(a.a + 7u, 8u, 9u);
   let i = a.a;   // 0 at run time
   s = S(a.a + 1u, Inner(a.inner.a + 2u, a.inner.b + vec2<u32>(3u)), a.t + 4u,
         a.v + vec3<u32>(5u), a.w + 6u);
@@ -1587,7 +1589,10 @@ fn k() {
   vi[8] = 202;
   vi[12] = 203;
   Buffer bs = buffer_of(vs, "s"), ba = buffer_of(va, "arr"), bi = uniform_of(vi, "ins");
-  run(*k, {{0, bs}, {1, ba}, {2, bi}});
+  std::vector<uint32_t> vv(4, kPoison + 300);
+  Buffer bv = buffer_of(vv, "v3");
+  run(*k, {{0, bs}, {1, ba}, {2, bi}, {3, bv}});
+  EXPECT_EQ(read_back<uint32_t>(bv, 4), (std::vector<uint32_t>{7, 8, 9, kPoison + 300}));
   auto os = read_back<uint32_t>(bs, vs.size());
   auto oa = read_back<uint32_t>(ba, va.size());
   std::vector<uint32_t> es = vs, ea = va;

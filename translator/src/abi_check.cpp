@@ -302,7 +302,10 @@ AbiResult check_abi(const AbiCheckInput& in, const Reflection& spv, const WgslMo
 
     // Size: WGSL SizeOf vs the GLSL block, which SPIRV-Cross measures without tail padding.
     if (!d) {
-      uint64_t glsl_size = round_up(std::max<uint32_t>(w->type.align, 1), s.min_binding_size);
+      // A struct's SizeOf includes its tail padding; a vec3's is 12 bytes, not its alignment.
+      uint64_t glsl_size = w->type.kind == TypeDesc::Kind::Struct
+                               ? round_up(std::max<uint32_t>(w->type.align, 1), s.min_binding_size)
+                               : s.min_binding_size;
       if (glsl_size != w->type.size)
         error(head + (w->uniform ? "uniform size" : "size") + ": WGSL " + w->type_text + " is " +
               std::to_string(w->type.size) + " bytes but the GLSL block `" + s.block_name +

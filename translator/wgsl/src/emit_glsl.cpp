@@ -2568,8 +2568,10 @@ std::string Emitter::resource_decl(const VarDecl* v) {
   }
   // The ABI check compares WGSL's SizeOf with GLSL's extent rounded up to WGSL's alignment:
   // trailing padding WGSL has (a last member's @size) is declared as padding members.
-  if (why.empty() && t->size && !runtime_tail &&
-      round_up(std::max<uint32_t>(t->align, 1), end) != t->size) {
+  // (A struct's SizeOf is rounded up to its alignment; a vec3's is not: 12 bytes.)
+  uint64_t glsl_size =
+      t->kind == Type::Kind::Struct ? round_up(std::max<uint32_t>(t->align, 1), end) : end;
+  if (why.empty() && t->size && !runtime_tail && glsl_size != t->size) {
     if (end < t->size && t->kind == Type::Kind::Struct) {
       members +=
           pad_members(end, t->size, std140, pads, "layout(offset = " + std::to_string(end) + ") ");

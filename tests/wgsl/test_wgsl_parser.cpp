@@ -611,6 +611,11 @@ TEST(WgslParser, ModuleRejections) {
   EXPECT_EQ(module_dump("fn f() { fn g() {} }"), "1:10: expected statement, found 'fn' [syntax]");
   EXPECT_EQ(module_dump("enable ;"),
             "1:8: expected identifier for enable directive, found ';' [syntax]");
+  // Attributes WGSL's grammar gives no parameter list (CTS shader_io,invariant:empty_parens).
+  EXPECT_EQ(module_dump("struct S { @builtin(position) @invariant() p : vec4f }"),
+            "1:41: attribute '@invariant' takes no parameter list [syntax]");
+  EXPECT_EQ(module_dump("@compute() @workgroup_size(1) fn f() {}"),
+            "1:9: attribute '@compute' takes no parameter list [syntax]");
 }
 
 TEST(WgslParser, NamesKeywordsReservedWords) {

@@ -284,6 +284,11 @@ class Parser {
         Expr* r = make_expr(ExprKind::Ident, at);
         r->text = std::move(rule);
         a.args = {s, r};
+      } else if (a.name == "invariant" || a.name == "must_use" || a.name == "const" ||
+                 a.name == "compute" || a.name == "vertex" || a.name == "fragment") {
+        // WGSL's grammar gives these no parameter list at all: `@invariant()` is an error.
+        if (peek().text == "(")
+          fail(peek().span, "attribute '@" + a.name + "' takes no parameter list");
       } else if (match("(")) {
         a.args = expression_list(")", "attribute " + quote_source(a.name));
       }

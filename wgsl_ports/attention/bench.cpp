@@ -17,6 +17,15 @@
 #include "attention/host.hpp"
 #include "attention/reference.hpp"
 #include "wgslvk/bench/bench.hpp"
+#include "wgslvk/kernels/attention/attn_dqkv.hpp"
+#include "wgslvk/kernels/attention/attn_dscores.hpp"
+#include "wgslvk/kernels/attention/attn_dscores_fa2.hpp"
+#include "wgslvk/kernels/attention/attn_dsum.hpp"
+#include "wgslvk/kernels/attention/attn_fwd_fa2.hpp"
+#include "wgslvk/kernels/attention/attn_fwd_fa2_wide.hpp"
+#include "wgslvk/kernels/attention/attn_scores.hpp"
+#include "wgslvk/kernels/attention/attn_softmax.hpp"
+#include "wgslvk/kernels/attention/attn_weighted_sum.hpp"
 
 namespace wgslvk::attention {
 namespace {
@@ -27,6 +36,17 @@ using wgslvk::validate::Case;
 using wgslvk::validate::CaseBuilder;
 using wgslvk::validate::DType;
 using wgslvk::validate::Rng;
+
+// The kernels, by their generated headers (wgslvk/kernels/attention/<entry>.hpp).
+namespace ka = wgslvk::kernels::attention;
+namespace sc = ka::attn_scores;
+namespace sm = ka::attn_softmax;
+namespace ws = ka::attn_weighted_sum;
+namespace fwd = ka::attn_fwd_fa2;  // attn_fwd_fa2_wide has its bindings
+namespace dsu = ka::attn_dsum;
+namespace dsc = ka::attn_dscores;
+namespace dq = ka::attn_dqkv;
+namespace bwd = ka::attn_dscores_fa2;  // every FA2 backward kernel has its bindings
 
 struct Preset {
   std::string name;
@@ -87,10 +107,6 @@ struct Data {
   }
 };
 
-void bind_params(wgslvk::validate::DispatchSpec& d, const Shape& s) {
-  CaseBuilder::bind_values(d, 0, params(s));
-}
-
 // `wide`: attn_fwd_fa2_wide (attention_native.wgsl, ours) in place of attn_fwd_fa2.
 Case fwd_case(const Data& x, bool fa2, bool wide = false) {
   const Shape& s = x.s;
@@ -99,32 +115,32 @@ Case fwd_case(const Data& x, bool fa2, bool wide = false) {
   b.output("out", DType::F32, s.out_size());
   if (fa2) {
     b.output("lse", DType::F32, s.lse_size());
-    auto& d = b.dispatch(wide ? "attention/attn_fwd_fa2_wide" : "attention/attn_fwd_fa2");
-    bind_params(d, s);
-    CaseBuilder::bind(d, 1, "qkv");
-    CaseBuilder::bind(d, 2, "out");
-    CaseBuilder::bind(d, 3, "lse");
+    auto& d = b.dispatch(std::string(wide ? ka::attn_fwd_fa2_wide::name : fwd::name));
+    bind_params(d, fwd::binding::p_fwd, s);
+    CaseBuilder::bind(d, fwd::binding::qkv_fwd, "qkv");
+    CaseBuilder::bind(d, fwd::binding::out_fwd, "out");
+    CaseBuilder::bind(d, fwd::binding::lse_fwd, "lse");
     d.workgroups = std::array<uint32_t, 3>{s.q_tiles(), s.heads, s.batch};
     Out l(x.s0.lse_size());
     l.set_all(x.lse0, x.fb0.lse_err, x.fb0.lse_mag);
     l.check(b, "lse", kWhyLse);
   } else {
     b.output("att", DType::F32, s.att_size());
-    auto& d1 = b.dispatch("attention/attn_scores");
-    bind_params(d1, s);
-    CaseBuilder::bind(d1, 1, "qkv");
-    CaseBuilder::bind(d1, 2, "att");
-    d1.workgroups_1d = div_ceil(s.att_size(), 256);
-    auto& d2 = b.dispatch("attention/attn_softmax");
-    bind_params(d2, s);
-    CaseBuilder::bind(d2, 1, "att");
-    d2.workgroups_1d = div_ceil(s.lse_size(), 256);
-    auto& d3 = b.dispatch("attention/attn_weighted_sum");
-    bind_params(d3, s);
-    CaseBuilder::bind(d3, 1, "qkv");
-    CaseBuilder::bind(d3, 2, "att");
-    CaseBuilder::bind(d3, 3, "out");
-    d3.workgroups_1d = div_ceil(s.out_size(), 256);
+    auto& d1 = b.dispatch(sc::Kernel{});
+    bind_params(d1, sc::binding::p_scores, s);
+    CaseBuilder::bind(d1, sc::binding::qkv_scores, "qkv");
+    CaseBuilder::bind(d1, sc::binding::att_scores, "att");
+    d1.workgroups_1d = sc::Kernel::workgroups(s.att_size());
+    auto& d2 = b.dispatch(sm::Kernel{});
+    bind_params(d2, sm::binding::p_softmax, s);
+    CaseBuilder::bind(d2, sm::binding::att_softmax, "att");
+    d2.workgroups_1d = sm::Kernel::workgroups(s.lse_size());
+    auto& d3 = b.dispatch(ws::Kernel{});
+    bind_params(d3, ws::binding::p_wsum, s);
+    CaseBuilder::bind(d3, ws::binding::qkv_wsum, "qkv");
+    CaseBuilder::bind(d3, ws::binding::att_wsum, "att");
+    CaseBuilder::bind(d3, ws::binding::out_wsum, "out");
+    d3.workgroups_1d = ws::Kernel::workgroups(s.out_size());
   }
   Out o(x.s0.out_size());
   o.set_all(x.out0, x.fb0.out_err, x.fb0.out_mag);
@@ -142,43 +158,43 @@ Case bwd_case(const Data& x, bool fa2, Fa2Backward v = Fa2Backward::Ported) {
   b.input("out", DType::F32, x.out);
   b.output("dsum", DType::F32, s.lse_size());
   b.output("dqkv", DType::F32, s.qkv_size());
-  auto& d0 = b.dispatch("attention/attn_dsum");
-  bind_params(d0, s);
-  CaseBuilder::bind(d0, 1, "out");
-  CaseBuilder::bind(d0, 2, "dout");
-  CaseBuilder::bind(d0, 3, "dsum");
-  d0.workgroups_1d = div_ceil(s.lse_size(), 256);
+  auto& d0 = b.dispatch(dsu::Kernel{});
+  bind_params(d0, dsu::binding::p_dsum, s);
+  CaseBuilder::bind(d0, dsu::binding::out_dsum, "out");
+  CaseBuilder::bind(d0, dsu::binding::dout_dsum, "dout");
+  CaseBuilder::bind(d0, dsu::binding::dsum, "dsum");
+  d0.workgroups_1d = dsu::Kernel::workgroups(s.lse_size());
   if (fa2) {
     b.input("lse", DType::F32, x.lse);
     for (const KernelDispatch& k : fa2_backward_dispatches(s, v)) {
       auto& d = b.dispatch(k.kernel);
-      bind_params(d, s);
-      CaseBuilder::bind(d, 1, "qkv");
-      CaseBuilder::bind(d, 2, "dout");
-      CaseBuilder::bind(d, 3, "lse");
-      CaseBuilder::bind(d, 4, "dsum");
-      CaseBuilder::bind(d, 5, "dqkv");
+      bind_params(d, bwd::binding::p_dsf, s);
+      CaseBuilder::bind(d, bwd::binding::qkv_dsf, "qkv");
+      CaseBuilder::bind(d, bwd::binding::dout_dsf, "dout");
+      CaseBuilder::bind(d, bwd::binding::lse_dsf, "lse");
+      CaseBuilder::bind(d, bwd::binding::dsum_dsf, "dsum");
+      CaseBuilder::bind(d, bwd::binding::dqkv_dsf, "dqkv");
       d.workgroups = std::array<uint32_t, 3>{k.x, k.y, k.z};
     }
   } else {
     b.input("att", DType::F32, x.att);
     b.output("dscores", DType::F32, s.att_size());
-    auto& d1 = b.dispatch("attention/attn_dscores");
-    bind_params(d1, s);
-    CaseBuilder::bind(d1, 1, "qkv");
-    CaseBuilder::bind(d1, 2, "att");
-    CaseBuilder::bind(d1, 3, "dout");
-    CaseBuilder::bind(d1, 4, "dsum");
-    CaseBuilder::bind(d1, 5, "dscores");
-    d1.workgroups_1d = div_ceil(s.att_size(), 256);
-    auto& d2 = b.dispatch("attention/attn_dqkv");
-    bind_params(d2, s);
-    CaseBuilder::bind(d2, 1, "qkv");
-    CaseBuilder::bind(d2, 2, "att");
-    CaseBuilder::bind(d2, 3, "dout");
-    CaseBuilder::bind(d2, 4, "dscores");
-    CaseBuilder::bind(d2, 5, "dqkv");
-    d2.workgroups_1d = div_ceil(s.qkv_size(), 256);
+    auto& d1 = b.dispatch(dsc::Kernel{});
+    bind_params(d1, dsc::binding::p_dscores, s);
+    CaseBuilder::bind(d1, dsc::binding::qkv_dscores, "qkv");
+    CaseBuilder::bind(d1, dsc::binding::att_dscores, "att");
+    CaseBuilder::bind(d1, dsc::binding::dout_dscores, "dout");
+    CaseBuilder::bind(d1, dsc::binding::dsum_dscores, "dsum");
+    CaseBuilder::bind(d1, dsc::binding::dscores, "dscores");
+    d1.workgroups_1d = dsc::Kernel::workgroups(s.att_size());
+    auto& d2 = b.dispatch(dq::Kernel{});
+    bind_params(d2, dq::binding::p_dqkv, s);
+    CaseBuilder::bind(d2, dq::binding::qkv_dqkv, "qkv");
+    CaseBuilder::bind(d2, dq::binding::att_dqkv, "att");
+    CaseBuilder::bind(d2, dq::binding::dout_dqkv, "dout");
+    CaseBuilder::bind(d2, dq::binding::dscores_dqkv, "dscores");
+    CaseBuilder::bind(d2, dq::binding::dqkv_naive, "dqkv");
+    d2.workgroups_1d = dq::Kernel::workgroups(s.qkv_size());
   }
   Out o(x.s0.qkv_size());
   o.set_all(x.dqkv0, x.bb0.dqkv_err, x.bb0.dqkv_mag);

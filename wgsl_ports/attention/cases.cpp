@@ -16,6 +16,15 @@
 #include "wgslvk/validate/compare.hpp"
 #include "attention/cases_common.hpp"
 #include "attention/host.hpp"
+#include "wgslvk/kernels/attention/attn_dqkv.hpp"
+#include "wgslvk/kernels/attention/attn_dscores.hpp"
+#include "wgslvk/kernels/attention/attn_dscores_fa2.hpp"
+#include "wgslvk/kernels/attention/attn_dsum.hpp"
+#include "wgslvk/kernels/attention/attn_fwd_fa2.hpp"
+#include "wgslvk/kernels/attention/attn_fwd_fa2_wide.hpp"
+#include "wgslvk/kernels/attention/attn_scores.hpp"
+#include "wgslvk/kernels/attention/attn_softmax.hpp"
+#include "wgslvk/kernels/attention/attn_weighted_sum.hpp"
 
 namespace wgslvk::validate {
 namespace {
@@ -24,6 +33,18 @@ namespace aref = wgslvk::attention::ref;
 using namespace wgslvk::attention::cases;
 using wgslvk::attention::make_shape;
 using wgslvk::attention::Shape;
+
+// The kernels, by their generated headers (wgslvk/kernels/attention/<entry>.hpp).
+namespace ka = wgslvk::kernels::attention;
+namespace sc = ka::attn_scores;
+namespace sm = ka::attn_softmax;
+namespace ws = ka::attn_weighted_sum;
+namespace fwd = ka::attn_fwd_fa2;  // attn_fwd_fa2_wide has its bindings
+namespace dsu = ka::attn_dsum;
+namespace dsc = ka::attn_dscores;
+namespace dq = ka::attn_dqkv;
+namespace bwd = ka::attn_dscores_fa2;  // every FA2 backward kernel has its bindings
+
 struct Problem {
   Shape s;
   std::vector<float> qkv, dout;
@@ -81,11 +102,11 @@ Case scores_case(const Problem& p, const std::string& what) {
   b.c.description = what + " (" + shape_text(p.s) + ")";
   b.input("qkv", DType::F32, p.qkv);
   b.output("att", DType::F32, p.s.att_size());
-  auto& d = b.dispatch("attention/attn_scores");
-  CaseBuilder::bind_values(d, 0, params(p.s));
-  CaseBuilder::bind(d, 1, "qkv");
-  CaseBuilder::bind(d, 2, "att");
-  d.workgroups_1d = div_ceil(p.s.att_size(), 256);
+  auto& d = b.dispatch(sc::Kernel{});
+  bind_params(d, sc::binding::p_scores, p.s);
+  CaseBuilder::bind(d, sc::binding::qkv_scores, "qkv");
+  CaseBuilder::bind(d, sc::binding::att_scores, "att");
+  d.workgroups_1d = sc::Kernel::workgroups(p.s.att_size());
   std::vector<double> err(p.s.att_size()), mag(p.s.att_size());
   aref::scores_bounds(p.s, p.q64, err, mag);
   Out o(p.s.att_size());
@@ -104,10 +125,10 @@ Case softmax_case(const Problem& p, const std::string& what) {
   CaseBuilder b;
   b.c.description = what + " (" + shape_text(p.s) + ")";
   b.input("att", DType::F32, aref::narrow(p.scores));  // the scores kernel's output, in place
-  auto& d = b.dispatch("attention/attn_softmax");
-  CaseBuilder::bind_values(d, 0, params(p.s));
-  CaseBuilder::bind(d, 1, "att");
-  d.workgroups_1d = div_ceil(p.s.lse_size(), 256);
+  auto& d = b.dispatch(sm::Kernel{});
+  bind_params(d, sm::binding::p_softmax, p.s);
+  CaseBuilder::bind(d, sm::binding::att_softmax, "att");
+  d.workgroups_1d = sm::Kernel::workgroups(p.s.lse_size());
   std::vector<double> sc32 = aref::widen(aref::narrow(p.scores)), att(p.s.att_size());
   aref::naive_softmax(p.s, sc32, att);
   Out o(p.s.att_size());
@@ -131,12 +152,12 @@ Case wsum_case(const Problem& p, const std::string& what) {
   b.input("qkv", DType::F32, p.qkv);
   b.input("att", DType::F32, aref::narrow(p.att));
   b.output("out", DType::F32, p.s.out_size());
-  auto& d = b.dispatch("attention/attn_weighted_sum");
-  CaseBuilder::bind_values(d, 0, params(p.s));
-  CaseBuilder::bind(d, 1, "qkv");
-  CaseBuilder::bind(d, 2, "att");
-  CaseBuilder::bind(d, 3, "out");
-  d.workgroups_1d = div_ceil(p.s.out_size(), 256);
+  auto& d = b.dispatch(ws::Kernel{});
+  bind_params(d, ws::binding::p_wsum, p.s);
+  CaseBuilder::bind(d, ws::binding::qkv_wsum, "qkv");
+  CaseBuilder::bind(d, ws::binding::att_wsum, "att");
+  CaseBuilder::bind(d, ws::binding::out_wsum, "out");
+  d.workgroups_1d = ws::Kernel::workgroups(p.s.out_size());
   std::vector<double> out(p.s.out_size());
   aref::naive_weighted_sum(p.s, p.q64, aref::widen(aref::narrow(p.att)), out);
   Out o(p.s.out_size());
@@ -170,21 +191,21 @@ Case naive_grid_2d(uint64_t seed) {
   Problem p(s, qkv, {}, false);
   b.output("att", DType::F32, s.att_size());
   b.output("out", DType::F32, s.out_size());
-  auto& d1 = b.dispatch("attention/attn_scores", "scores");
-  CaseBuilder::bind_values(d1, 0, params(s));
-  CaseBuilder::bind(d1, 1, "qkv");
-  CaseBuilder::bind(d1, 2, "att");
-  d1.workgroups_1d = div_ceil(s.att_size(), 256);
-  auto& d2 = b.dispatch("attention/attn_softmax", "softmax");
-  CaseBuilder::bind_values(d2, 0, params(s));
-  CaseBuilder::bind(d2, 1, "att");
-  d2.workgroups_1d = div_ceil(s.lse_size(), 256);
-  auto& d3 = b.dispatch("attention/attn_weighted_sum", "weighted sum");
-  CaseBuilder::bind_values(d3, 0, params(s));
-  CaseBuilder::bind(d3, 1, "qkv");
-  CaseBuilder::bind(d3, 2, "att");
-  CaseBuilder::bind(d3, 3, "out");
-  d3.workgroups_1d = div_ceil(s.out_size(), 256);
+  auto& d1 = b.dispatch(sc::Kernel{}, "scores");
+  bind_params(d1, sc::binding::p_scores, s);
+  CaseBuilder::bind(d1, sc::binding::qkv_scores, "qkv");
+  CaseBuilder::bind(d1, sc::binding::att_scores, "att");
+  d1.workgroups_1d = sc::Kernel::workgroups(s.att_size());
+  auto& d2 = b.dispatch(sm::Kernel{}, "softmax");
+  bind_params(d2, sm::binding::p_softmax, s);
+  CaseBuilder::bind(d2, sm::binding::att_softmax, "att");
+  d2.workgroups_1d = sm::Kernel::workgroups(s.lse_size());
+  auto& d3 = b.dispatch(ws::Kernel{}, "weighted sum");
+  bind_params(d3, ws::binding::p_wsum, s);
+  CaseBuilder::bind(d3, ws::binding::qkv_wsum, "qkv");
+  CaseBuilder::bind(d3, ws::binding::att_wsum, "att");
+  CaseBuilder::bind(d3, ws::binding::out_wsum, "out");
+  d3.workgroups_1d = ws::Kernel::workgroups(s.out_size());
   Out o(s.out_size());
   o.set_all(p.out, p.fb.out_err, p.fb.out_mag);
   o.check(b, "out", kWhyOut);
@@ -195,17 +216,17 @@ Case naive_grid_2d(uint64_t seed) {
 
 // `kernel`: attn_fwd_fa2 or its wide variant attn_fwd_fa2_wide (the same ABI and dispatch).
 Case fwd_fa2_case(const Problem& p, const std::string& what,
-                  const std::string& kernel = "attention/attn_fwd_fa2") {
+                  std::string_view kernel = fwd::Kernel::name) {
   CaseBuilder b;
   b.c.description = what + " (" + shape_text(p.s) + ")";
   b.input("qkv", DType::F32, p.qkv);
   b.output("out", DType::F32, p.s.out_size());
   b.output("lse", DType::F32, p.s.lse_size());
-  auto& d = b.dispatch(kernel);
-  CaseBuilder::bind_values(d, 0, params(p.s));
-  CaseBuilder::bind(d, 1, "qkv");
-  CaseBuilder::bind(d, 2, "out");
-  CaseBuilder::bind(d, 3, "lse");
+  auto& d = b.dispatch(std::string(kernel));
+  bind_params(d, fwd::binding::p_fwd, p.s);
+  CaseBuilder::bind(d, fwd::binding::qkv_fwd, "qkv");
+  CaseBuilder::bind(d, fwd::binding::out_fwd, "out");
+  CaseBuilder::bind(d, fwd::binding::lse_fwd, "lse");
   d.workgroups = std::array<uint32_t, 3>{p.s.q_tiles(), p.s.heads, p.s.batch};
   Out o(p.s.out_size()), l(p.s.lse_size());
   o.set_all(p.out, p.fb.out_err, p.fb.out_mag);
@@ -245,12 +266,12 @@ Case dsum_case(const Problem& p, const std::string& what) {
   b.input("out", DType::F32, aref::narrow(p.out));
   b.input("dout", DType::F32, p.dout);
   b.output("dsum", DType::F32, p.s.lse_size());
-  auto& d = b.dispatch("attention/attn_dsum");
-  CaseBuilder::bind_values(d, 0, params(p.s));
-  CaseBuilder::bind(d, 1, "out");
-  CaseBuilder::bind(d, 2, "dout");
-  CaseBuilder::bind(d, 3, "dsum");
-  d.workgroups_1d = div_ceil(p.s.lse_size(), 256);
+  auto& d = b.dispatch(dsu::Kernel{});
+  bind_params(d, dsu::binding::p_dsum, p.s);
+  CaseBuilder::bind(d, dsu::binding::out_dsum, "out");
+  CaseBuilder::bind(d, dsu::binding::dout_dsum, "dout");
+  CaseBuilder::bind(d, dsu::binding::dsum, "dsum");
+  d.workgroups_1d = dsu::Kernel::workgroups(p.s.lse_size());
   Out o(p.s.lse_size());
   o.set_all(p.dsum, p.bb.dsum_err, p.bb.dsum_mag);
   o.check(b, "dsum", kWhyDsum);
@@ -269,14 +290,14 @@ Case dscores_case(const Problem& p, const std::string& what) {
   b.input("dout", DType::F32, p.dout);
   b.input("dsum", DType::F32, aref::narrow(p.dsum));
   b.output("dscores", DType::F32, p.s.att_size());
-  auto& d = b.dispatch("attention/attn_dscores");
-  CaseBuilder::bind_values(d, 0, params(p.s));
-  CaseBuilder::bind(d, 1, "qkv");
-  CaseBuilder::bind(d, 2, "att");
-  CaseBuilder::bind(d, 3, "dout");
-  CaseBuilder::bind(d, 4, "dsum");
-  CaseBuilder::bind(d, 5, "dscores");
-  d.workgroups_1d = div_ceil(p.s.att_size(), 256);
+  auto& d = b.dispatch(dsc::Kernel{});
+  bind_params(d, dsc::binding::p_dscores, p.s);
+  CaseBuilder::bind(d, dsc::binding::qkv_dscores, "qkv");
+  CaseBuilder::bind(d, dsc::binding::att_dscores, "att");
+  CaseBuilder::bind(d, dsc::binding::dout_dscores, "dout");
+  CaseBuilder::bind(d, dsc::binding::dsum_dscores, "dsum");
+  CaseBuilder::bind(d, dsc::binding::dscores, "dscores");
+  d.workgroups_1d = dsc::Kernel::workgroups(p.s.att_size());
   Out o(p.s.att_size());
   o.set_all(p.dscores, p.bb.dscores_err, p.bb.dscores_mag);
   o.check(b, "dscores", kWhyDscores);
@@ -295,14 +316,14 @@ Case dqkv_case(const Problem& p, const std::string& what) {
   b.input("dout", DType::F32, p.dout);
   b.input("dscores", DType::F32, aref::narrow(p.dscores));
   b.output("dqkv", DType::F32, p.s.qkv_size());
-  auto& d = b.dispatch("attention/attn_dqkv");
-  CaseBuilder::bind_values(d, 0, params(p.s));
-  CaseBuilder::bind(d, 1, "qkv");
-  CaseBuilder::bind(d, 2, "att");
-  CaseBuilder::bind(d, 3, "dout");
-  CaseBuilder::bind(d, 4, "dscores");
-  CaseBuilder::bind(d, 5, "dqkv");
-  d.workgroups_1d = div_ceil(p.s.qkv_size(), 256);
+  auto& d = b.dispatch(dq::Kernel{});
+  bind_params(d, dq::binding::p_dqkv, p.s);
+  CaseBuilder::bind(d, dq::binding::qkv_dqkv, "qkv");
+  CaseBuilder::bind(d, dq::binding::att_dqkv, "att");
+  CaseBuilder::bind(d, dq::binding::dout_dqkv, "dout");
+  CaseBuilder::bind(d, dq::binding::dscores_dqkv, "dscores");
+  CaseBuilder::bind(d, dq::binding::dqkv_naive, "dqkv");
+  d.workgroups_1d = dq::Kernel::workgroups(p.s.qkv_size());
   Out o(p.s.qkv_size());
   o.set_all(p.dqkv, p.bb.dqkv_err, p.bb.dqkv_mag);
   o.check(b, "dqkv", kWhyDqkv);
@@ -334,28 +355,30 @@ Case bwd_fa2_case(const Problem& p, Fa2Bwd which, const std::string& what,
   if (which == Fa2Bwd::Both) {
     b.input("out", DType::F32, aref::narrow(p.out));
     b.output("dsum", DType::F32, s.lse_size());
-    auto& d = b.dispatch("attention/attn_dsum", "dsum");
-    CaseBuilder::bind_values(d, 0, params(s));
-    CaseBuilder::bind(d, 1, "out");
-    CaseBuilder::bind(d, 2, "dout");
-    CaseBuilder::bind(d, 3, "dsum");
-    d.workgroups_1d = div_ceil(s.lse_size(), 256);
+    auto& d = b.dispatch(dsu::Kernel{}, "dsum");
+    bind_params(d, dsu::binding::p_dsum, s);
+    CaseBuilder::bind(d, dsu::binding::out_dsum, "out");
+    CaseBuilder::bind(d, dsu::binding::dout_dsum, "dout");
+    CaseBuilder::bind(d, dsu::binding::dsum, "dsum");
+    d.workgroups_1d = dsu::Kernel::workgroups(s.lse_size());
   } else {
     b.input("dsum", DType::F32, aref::narrow(p.dsum));
   }
   b.output("dqkv", DType::F32, s.qkv_size());
   for (const auto& k : wgslvk::attention::fa2_backward_dispatches(s, v)) {
-    const bool dq_kernel = k.kernel.find("attn_dscores_fa2") != std::string::npos;
-    const bool dkdv_kernel = k.kernel.find("attn_dv_fa2") != std::string::npos;
+    const bool dq_kernel =
+        k.kernel == ka::attn_dscores_fa2::name || k.kernel == ka::attn_dscores_fa2_wide::name;
+    const bool dkdv_kernel =
+        k.kernel == ka::attn_dv_fa2::name || k.kernel == ka::attn_dv_fa2_wide::name;
     if ((dq_kernel && which == Fa2Bwd::DkDv) || (dkdv_kernel && which == Fa2Bwd::Dq)) continue;
     const std::string name = k.kernel.substr(k.kernel.find('/') + 1);
     auto& d = b.dispatch(k.kernel, name);
-    CaseBuilder::bind_values(d, 0, params(s));
-    CaseBuilder::bind(d, 1, "qkv");
-    CaseBuilder::bind(d, 2, "dout");
-    CaseBuilder::bind(d, 3, "lse");
-    CaseBuilder::bind(d, 4, "dsum");
-    CaseBuilder::bind(d, 5, "dqkv");
+    bind_params(d, bwd::binding::p_dsf, s);
+    CaseBuilder::bind(d, bwd::binding::qkv_dsf, "qkv");
+    CaseBuilder::bind(d, bwd::binding::dout_dsf, "dout");
+    CaseBuilder::bind(d, bwd::binding::lse_dsf, "lse");
+    CaseBuilder::bind(d, bwd::binding::dsum_dsf, "dsum");
+    CaseBuilder::bind(d, bwd::binding::dqkv_dsf, "dqkv");
     d.workgroups = std::array<uint32_t, 3>{k.x, k.y, k.z};
   }
   Out o(s.qkv_size());
@@ -418,13 +441,13 @@ Case fwd_fa2_wide_basic(uint64_t seed) {
   return fwd_fa2_case(random_problem(seed, random_shape_wide(seed), false),
                       "attn_fwd_fa2_wide: 8 invocations per Q row, each owning head columns "
                       "g + 8t; scores from 8 partial dots",
-                      "attention/attn_fwd_fa2_wide");
+                      ka::attn_fwd_fa2_wide::name);
 }
 Case fwd_fa2_wide_t17_hd128(uint64_t seed) {
   return fwd_fa2_case(random_problem(seed, make_shape(1, 17, 1, 128), false),
                       "attn_fwd_fa2_wide at hd = 128 (16 columns per invocation, the block "
                       "buffer full) and T = 17 (a one-row last tile)",
-                      "attention/attn_fwd_fa2_wide");
+                      ka::attn_fwd_fa2_wide::name);
 }
 Case dscores_fa2_wide_basic(uint64_t seed) {
   return bwd_fa2_case(random_problem(seed, random_shape_wide(seed), true), Fa2Bwd::Dq,
@@ -480,37 +503,37 @@ Case bwd_fa2_tiled_large_logits(uint64_t seed) {
 
 void register_attention(std::vector<Generator>& g) {
   const std::string src = "wgsl_ports/attention/cases.cpp";
-  auto add = [&](const char* k, const char* n, uint64_t seed, bool rnd, Case (*f)(uint64_t)) {
-    g.push_back({std::string("attention/") + k, n, seed, rnd, f, src});
+  auto add = [&](std::string_view k, const char* n, uint64_t seed, bool rnd, Case (*f)(uint64_t)) {
+    g.push_back({std::string(k), n, seed, rnd, f, src});
   };
-  add("attn_scores", "basic", 11001, true, scores_basic);
-  add("attn_scores", "grid_2d_65536_workgroups", 11002, false, naive_grid_2d);
-  add("attn_softmax", "basic", 11101, true, softmax_basic);
-  add("attn_softmax", "large_logits", 11102, false, softmax_large_logits);
-  add("attn_weighted_sum", "basic", 11201, true, wsum_basic);
-  add("attn_dscores", "basic", 11301, true, dscores_basic);
-  add("attn_dqkv", "basic", 11401, true, dqkv_basic);
-  add("attn_fwd_fa2", "basic", 11501, true, fwd_fa2_basic);
-  add("attn_fwd_fa2", "t1", 11502, false, fwd_fa2_t1);
-  add("attn_fwd_fa2", "tile_edges_t33_hd80", 11503, false, fwd_fa2_tile_edges);
-  add("attn_fwd_fa2", "t100_bh4_hd4", 11504, false, fwd_fa2_t100);
-  add("attn_fwd_fa2", "large_logits", 11505, false, fwd_fa2_large_logits);
-  add("attn_dscores_fa2", "basic", 11601, true, dscores_fa2_basic);
-  add("attn_dv_fa2", "basic", 11701, true, dv_fa2_basic);
-  add("attn_dv_fa2", "chain_t17_hd80", 11702, false, bwd_fa2_tile_edges);
-  add("attn_dv_fa2", "chain_t100_h2_hd8", 11703, false, bwd_fa2_t100);
-  add("attn_dv_fa2", "chain_t15_b2", 11704, false, bwd_fa2_t15_b2);
-  add("attn_dv_fa2", "chain_large_logits", 11705, false, bwd_fa2_large_logits);
-  add("attn_dsum", "basic", 11801, true, dsum_basic);
-  add("attn_fwd_fa2_wide", "basic", 11901, true, fwd_fa2_wide_basic);
-  add("attn_fwd_fa2_wide", "t17_hd128", 11902, false, fwd_fa2_wide_t17_hd128);
-  add("attn_dscores_fa2_wide", "basic", 12001, true, dscores_fa2_wide_basic);
-  add("attn_dv_fa2_wide", "basic", 12101, true, dv_fa2_wide_basic);
-  add("attn_dv_fa2_wide", "chain_t17", 12102, false, bwd_fa2_wide_t17);
-  add("attn_bwd_fa2_tiled", "basic", 12201, true, bwd_fa2_tiled_basic);
-  add("attn_bwd_fa2_tiled", "chain_t33_hd80", 12202, false, bwd_fa2_tiled_t33_hd80);
-  add("attn_bwd_fa2_tiled", "chain_b2_h2_t40", 12203, false, bwd_fa2_tiled_b2h2);
-  add("attn_bwd_fa2_tiled", "large_logits", 12204, false, bwd_fa2_tiled_large_logits);
+  add(ka::attn_scores::name, "basic", 11001, true, scores_basic);
+  add(ka::attn_scores::name, "grid_2d_65536_workgroups", 11002, false, naive_grid_2d);
+  add(ka::attn_softmax::name, "basic", 11101, true, softmax_basic);
+  add(ka::attn_softmax::name, "large_logits", 11102, false, softmax_large_logits);
+  add(ka::attn_weighted_sum::name, "basic", 11201, true, wsum_basic);
+  add(ka::attn_dscores::name, "basic", 11301, true, dscores_basic);
+  add(ka::attn_dqkv::name, "basic", 11401, true, dqkv_basic);
+  add(ka::attn_fwd_fa2::name, "basic", 11501, true, fwd_fa2_basic);
+  add(ka::attn_fwd_fa2::name, "t1", 11502, false, fwd_fa2_t1);
+  add(ka::attn_fwd_fa2::name, "tile_edges_t33_hd80", 11503, false, fwd_fa2_tile_edges);
+  add(ka::attn_fwd_fa2::name, "t100_bh4_hd4", 11504, false, fwd_fa2_t100);
+  add(ka::attn_fwd_fa2::name, "large_logits", 11505, false, fwd_fa2_large_logits);
+  add(ka::attn_dscores_fa2::name, "basic", 11601, true, dscores_fa2_basic);
+  add(ka::attn_dv_fa2::name, "basic", 11701, true, dv_fa2_basic);
+  add(ka::attn_dv_fa2::name, "chain_t17_hd80", 11702, false, bwd_fa2_tile_edges);
+  add(ka::attn_dv_fa2::name, "chain_t100_h2_hd8", 11703, false, bwd_fa2_t100);
+  add(ka::attn_dv_fa2::name, "chain_t15_b2", 11704, false, bwd_fa2_t15_b2);
+  add(ka::attn_dv_fa2::name, "chain_large_logits", 11705, false, bwd_fa2_large_logits);
+  add(ka::attn_dsum::name, "basic", 11801, true, dsum_basic);
+  add(ka::attn_fwd_fa2_wide::name, "basic", 11901, true, fwd_fa2_wide_basic);
+  add(ka::attn_fwd_fa2_wide::name, "t17_hd128", 11902, false, fwd_fa2_wide_t17_hd128);
+  add(ka::attn_dscores_fa2_wide::name, "basic", 12001, true, dscores_fa2_wide_basic);
+  add(ka::attn_dv_fa2_wide::name, "basic", 12101, true, dv_fa2_wide_basic);
+  add(ka::attn_dv_fa2_wide::name, "chain_t17", 12102, false, bwd_fa2_wide_t17);
+  add(ka::attn_bwd_fa2_tiled::name, "basic", 12201, true, bwd_fa2_tiled_basic);
+  add(ka::attn_bwd_fa2_tiled::name, "chain_t33_hd80", 12202, false, bwd_fa2_tiled_t33_hd80);
+  add(ka::attn_bwd_fa2_tiled::name, "chain_b2_h2_t40", 12203, false, bwd_fa2_tiled_b2h2);
+  add(ka::attn_bwd_fa2_tiled::name, "large_logits", 12204, false, bwd_fa2_tiled_large_logits);
 }
 WGSLVK_REGISTER_GENERATORS(register_attention);
 

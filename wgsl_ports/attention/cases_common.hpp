@@ -1,5 +1,5 @@
 // Shared by cases.cpp (golden generators) and bench.cpp (sweeps): inputs from the portable RNG,
-// the AttnParams uniform as inline values, and an f32 output's expected values with per-element
+// the AttnParams uniform of a shape, and an f32 output's expected values with per-element
 // bounds in ULP of a magnitude (from reference.hpp's error formulas), with the reasons.
 #pragma once
 
@@ -44,9 +44,21 @@ inline void shrink_v(const Shape& s, std::vector<float>& qkv) {
     for (uint64_t c = 0; c < s.d(); ++c) qkv[t * 3 * s.d() + 2 * s.d() + c] *= 0.01f;
 }
 
-inline ojson params(const Shape& s) {
-  return ojson::array({CaseBuilder::u32s({s.batch, s.seq, s.heads, s.head_dim}),
-                       CaseBuilder::f32s({float(s.scale)}), CaseBuilder::u32s({0, 0, 0})});
+// The AttnParams uniform of shape `s`, as kernel K's generated header declares it (every
+// attention kernel has its own copy of the struct, with the same layout): bound with
+// CaseBuilder::bind_uniform(d, K's params slot, attn_params<K's AttnParams>(s)).
+template <class P>
+P attn_params(const Shape& s) {
+  return P{.batch = s.batch,
+           .seq = s.seq,
+           .heads = s.heads,
+           .head_dim = s.head_dim,
+           .scale = float(s.scale)};
+}
+// Binds kernel K's AttnParams slot to shape `s`'s values (a slot of another type does not compile).
+template <class K, class P>
+void bind_params(DispatchSpec& d, const BindingSlot<K, P>& slot, const Shape& s) {
+  CaseBuilder::bind_uniform(d, slot, attn_params<P>(s));
 }
 
 // An f32 output: expected values and per-element bounds in ULP of a magnitude; elements not set

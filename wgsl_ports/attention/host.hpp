@@ -1,5 +1,6 @@
 // How a host dispatches the attention family's FA2 backward variants (what the GPT trainer
-// records per layer, after attn_dsum). Header-only, no Vulkan: kernel names and grid sizes.
+// records per layer, after attn_dsum). Header-only, no Vulkan: kernel names (from the kernels'
+// generated headers) and grid sizes.
 // Every variant takes the same bind group (attn_dscores_fa2's bindings 0-5: AttnParams, qkv, dout,
 // lse, dsum read; dqkv read_write) and writes all of dqkv, so switching is a change of this list.
 #pragma once
@@ -11,6 +12,11 @@
 #include <vector>
 
 #include "attention/reference.hpp"
+#include "wgslvk/kernels/attention/attn_bwd_fa2_tiled.hpp"
+#include "wgslvk/kernels/attention/attn_dscores_fa2.hpp"
+#include "wgslvk/kernels/attention/attn_dscores_fa2_wide.hpp"
+#include "wgslvk/kernels/attention/attn_dv_fa2.hpp"
+#include "wgslvk/kernels/attention/attn_dv_fa2_wide.hpp"
 
 namespace wgslvk::attention {
 
@@ -68,14 +74,18 @@ inline std::vector<KernelDispatch> fa2_backward_dispatches(const Shape& s, Fa2Ba
     if (bh > lim) throw bad("batch * heads", bh, "(attn_bwd_fa2_tiled's grid x: at most 65535)");
     if (jobs > lim)
       throw bad("seq", s.seq, "(attn_bwd_fa2_tiled's grid y = 2 ceil(seq/32) > 65535)");
-    return {{"attention/attn_bwd_fa2_tiled", uint32_t(bh), uint32_t(jobs), 1}};
+    return {{std::string(kernels::attention::attn_bwd_fa2_tiled::name), uint32_t(bh),
+             uint32_t(jobs), 1}};
   }
   if (s.q_tiles() > lim) throw bad("seq", s.seq, "(grid x = ceil(seq/16) > 65535)");
   if (s.heads > lim) throw bad("heads", s.heads, "(grid y > 65535)");
   if (s.batch > lim) throw bad("batch", s.batch, "(grid z > 65535)");
-  const std::string suffix = v == Fa2Backward::Wide ? "_wide" : "";
-  return {{"attention/attn_dscores_fa2" + suffix, s.q_tiles(), s.heads, s.batch},
-          {"attention/attn_dv_fa2" + suffix, s.q_tiles(), s.heads, s.batch}};
+  namespace ka = kernels::attention;
+  const bool wide = v == Fa2Backward::Wide;
+  const std::string_view dq = wide ? ka::attn_dscores_fa2_wide::name : ka::attn_dscores_fa2::name;
+  const std::string_view dkdv = wide ? ka::attn_dv_fa2_wide::name : ka::attn_dv_fa2::name;
+  return {{std::string(dq), s.q_tiles(), s.heads, s.batch},
+          {std::string(dkdv), s.q_tiles(), s.heads, s.batch}};
 }
 
 }  // namespace wgslvk::attention

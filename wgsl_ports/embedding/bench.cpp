@@ -8,6 +8,14 @@
 
 #include "embedding/cases.hpp"
 #include "wgslvk/bench/bench.hpp"
+#include "wgslvk/kernels/embedding/embed_backward.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_atomic_float.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_deterministic.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_rows.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup_rows.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup_w16.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup_w16_rows.hpp"
 #include "wgslvk/numeric.hpp"
 
 namespace wgslvk::embedding {
@@ -48,16 +56,17 @@ void run_embedding_kernels(Ctx& c) {
   // the same for every variant: it leaves out the deterministic variants' order and seg_start
   // (4 B per position and per segment, < 0.2% at d_model >= 384), so the rows compare the same
   // traffic, as the PyTorch rows (bench/peers) do.
-  const char* names[] = {"embed_lookup",
-                         "embed_lookup_rows",
-                         "embed_lookup_w16",
-                         "embed_lookup_w16_rows",
-                         "embed_backward",
-                         "embed_backward_atomic_float",
-                         "embed_backward_deterministic",
-                         "embed_backward_rows"};
-  for (const char* kn : names) {
-    std::string qn = std::string("embedding/") + kn;
+  namespace ke = wgslvk::kernels::embedding;
+  const std::string_view names[] = {ke::embed_lookup::name,
+                                    ke::embed_lookup_rows::name,
+                                    ke::embed_lookup_w16::name,
+                                    ke::embed_lookup_w16_rows::name,
+                                    ke::embed_backward::name,
+                                    ke::embed_backward_atomic_float::name,
+                                    ke::embed_backward_deterministic::name,
+                                    ke::embed_backward_rows::name};
+  for (const std::string_view name : names) {
+    const std::string qn(name), kn = qn.substr(qn.find('/') + 1);
     if (!c.selected("embedding", kn) && !c.selected("embedding", qn)) continue;
     const KernelInfo& k = kernel(qn);
     if (k.needs_shader_f16 && !d.has_feature(Feature::ShaderF16)) {

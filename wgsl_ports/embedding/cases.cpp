@@ -14,6 +14,14 @@
 #include "embedding/embedding.hpp"  // lookup_rows_per_workgroup
 #include "embedding/reference.hpp"
 #include "wgslvk/bench/stats.hpp"
+#include "wgslvk/kernels/embedding/embed_backward.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_atomic_float.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_deterministic.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_rows.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup_rows.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup_w16.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup_w16_rows.hpp"
 #include "wgslvk/numeric.hpp"
 #include "wgslvk/runtime.hpp"
 
@@ -50,7 +58,57 @@ std::vector<uint32_t> random_tokens(Rng& r, Shape s, bool oov) {
   return t;
 }
 
-ojson dims_values(Shape s, uint32_t w = 0) { return CaseBuilder::u32s({s.seq, s.d, s.vocab, w}); }
+// The kernels, by their generated headers (wgslvk/kernels/embedding/<entry>.hpp).
+namespace ke = wgslvk::kernels::embedding;
+
+// The dims uniform every embedding kernel takes (vec4<u32>: seq_len, d_model, vocab_size, w).
+using DimsU = std::array<uint32_t, 4>;
+DimsU dims_values(Shape s, uint32_t w = 0) { return {s.seq, s.d, s.vocab, w}; }
+
+// A lookup dispatch of K: tokens, table, out and the dims uniform, by K's slots (a slot of
+// another kernel does not compile).
+template <class K, class Tt, class Tb, class To>
+DispatchSpec& lookup_dispatch(CaseBuilder& b, const BindingSlot<K, Tt>& tokens,
+                              const BindingSlot<K, Tb>& table, const BindingSlot<K, To>& out,
+                              const BindingSlot<K, DimsU>& dims, const DimsU& v) {
+  auto& d = b.dispatch(K{});
+  CaseBuilder::bind(d, tokens, "tokens");
+  CaseBuilder::bind(d, table, "table");
+  CaseBuilder::bind(d, out, "out");
+  CaseBuilder::bind_uniform(d, dims, v);
+  return d;
+}
+// The lookup of the port (embed_lookup, embed_lookup_w16) or the row-wise native kernel.
+DispatchSpec& lookup_dispatch(CaseBuilder& b, bool w16, bool rows, const DimsU& v) {
+  if (rows && w16) {
+    namespace k = ke::embed_lookup_w16_rows::binding;
+    return lookup_dispatch(b, k::tokens, k::table_w16, k::out_w16, k::dims, v);
+  }
+  if (rows) {
+    namespace k = ke::embed_lookup_rows::binding;
+    return lookup_dispatch(b, k::tokens, k::table, k::out, k::dims, v);
+  }
+  if (w16) {
+    namespace k = ke::embed_lookup_w16::binding;
+    return lookup_dispatch(b, k::tokens_w16, k::table_w16, k::out_w16, k::dims_w16, v);
+  }
+  namespace k = ke::embed_lookup::binding;
+  return lookup_dispatch(b, k::tokens, k::table, k::out, k::dims, v);
+}
+
+// A backward dispatch of K: tokens, grad_out, grad_table and the dims uniform by K's slots.
+template <class K, class Tg, class Tt>
+DispatchSpec& backward_dispatch(CaseBuilder& b, const BindingSlot<K, uint32_t>& tokens,
+                                const BindingSlot<K, Tg>& grad_out,
+                                const BindingSlot<K, Tt>& grad_table,
+                                const BindingSlot<K, DimsU>& dims, const DimsU& v) {
+  auto& d = b.dispatch(K{});
+  CaseBuilder::bind(d, tokens, "tokens");
+  CaseBuilder::bind(d, grad_out, "grad_out");
+  CaseBuilder::bind(d, grad_table, "grad_table");
+  CaseBuilder::bind_uniform(d, dims, v);
+  return d;
+}
 
 void set_workgroups(DispatchSpec& d, uint64_t total, const std::array<uint32_t, 3>* explicit_grid) {
   if (explicit_grid)
@@ -97,24 +155,17 @@ Case lookup_case(uint64_t seed, bool w16, Shape s, bool oov, uint32_t repeat_set
     eref::lookup(tokens, table, out, dims);
   }
   b.output("out", DType::F32, s.total() + tail);
-  const char* kernel =
-      native.on ? (w16 ? "embedding/embed_lookup_w16_rows" : "embedding/embed_lookup_rows")
-                : (w16 ? "embedding/embed_lookup_w16" : "embedding/embed_lookup");
-  auto& d = b.dispatch(kernel);
-  CaseBuilder::bind(d, 0, "tokens");
-  CaseBuilder::bind(d, 1, "table");
-  CaseBuilder::bind(d, 2, "out");
   if (native.on) {
     const uint32_t w =
         native.rows_per_wg ? native.rows_per_wg : wgslvk::embedding::lookup_rows_per_workgroup(s.d);
-    CaseBuilder::bind_values(d, 3, dims_values(s, w));
+    auto& d = lookup_dispatch(b, w16, true, dims_values(s, w));
     if (grid)
       d.workgroups = *grid;
     else
       d.workgroups_1d =
           div_ceil(uint64_t(s.seq), std::clamp(w, 1u, wgslvk::embedding::kLookupRowsWG));
   } else {
-    CaseBuilder::bind_values(d, 3, dims_values(s));
+    auto& d = lookup_dispatch(b, w16, false, dims_values(s));
     set_workgroups(d, s.total(), grid);
   }
   std::vector<float> expected = out;
@@ -238,6 +289,32 @@ Case lookup_w16_oov(uint64_t seed) {
 // Rows: embed_backward_rows (ours, issue 15), the deterministic segments by rows of vec4.
 enum class Variant { Cas, FloatAtomics, Deterministic, Rows };
 
+// embed_backward (CAS) or embed_backward_atomic_float.
+DispatchSpec& atomic_dispatch(CaseBuilder& b, bool float_atomics, const DimsU& v) {
+  if (float_atomics) {
+    namespace k = ke::embed_backward_atomic_float::binding;
+    return backward_dispatch(b, k::tokens, k::grad_out, k::grad_table, k::dims, v);
+  }
+  namespace k = ke::embed_backward::binding;
+  return backward_dispatch(b, k::tokens, k::grad_out, k::grad_table, k::dims, v);
+}
+// embed_backward_deterministic or embed_backward_rows, with the host's segments ("order",
+// "seg_start") bound after the dims.
+DispatchSpec& deterministic_dispatch(CaseBuilder& b, bool rows, const DimsU& v) {
+  if (rows) {
+    namespace k = ke::embed_backward_rows::binding;
+    auto& d = backward_dispatch(b, k::tokens, k::grad_out4, k::grad_table4, k::dims, v);
+    CaseBuilder::bind(d, k::order, "order");
+    CaseBuilder::bind(d, k::seg_start, "seg_start");
+    return d;
+  }
+  namespace k = ke::embed_backward_deterministic::binding;
+  auto& d = backward_dispatch(b, k::tokens, k::grad_out, k::grad_table, k::dims, v);
+  CaseBuilder::bind(d, k::order, "order");
+  CaseBuilder::bind(d, k::seg_start, "seg_start");
+  return d;
+}
+
 std::vector<float> random_grads(Rng& r, uint64_t n, bool nonfinite) {
   std::vector<float> g(n);
   for (auto& x : g) x = r.log_uniform(-8, 1);
@@ -285,14 +362,6 @@ Case backward_case(uint64_t seed, Variant v, Shape s, bool oov, bool nonfinite,
   b.input("tokens", DType::U32, tokens);
   b.input("grad_out", DType::F32, grad_out);
   b.input("grad_table", DType::F32, table);
-  const char* kernel = v == Variant::Cas            ? "embedding/embed_backward"
-                       : v == Variant::FloatAtomics ? "embedding/embed_backward_atomic_float"
-                       : v == Variant::Rows         ? "embedding/embed_backward_rows"
-                                                    : "embedding/embed_backward_deterministic";
-  auto& d = b.dispatch(kernel);
-  CaseBuilder::bind(d, 0, "tokens");
-  CaseBuilder::bind(d, 1, "grad_out");
-  CaseBuilder::bind(d, 2, "grad_table");
   if (v == Variant::Deterministic || v == Variant::Rows) {
     // The host's part (embedding_native.wgsl): in-vocabulary positions stably sorted by token,
     // cut into one segment per distinct token.
@@ -300,9 +369,7 @@ Case backward_case(uint64_t seed, Variant v, Shape s, bool oov, bool nonfinite,
     uint32_t nseg = seg.count();
     b.input("order", DType::U32, seg.order);
     b.input("seg_start", DType::U32, seg.seg_start);
-    CaseBuilder::bind_values(d, 3, dims_values(s, nseg));
-    CaseBuilder::bind(d, 4, "order");
-    CaseBuilder::bind(d, 5, "seg_start");
+    auto& d = deterministic_dispatch(b, v == Variant::Rows, dims_values(s, nseg));
     if (v == Variant::Rows && grid)
       d.workgroups = *grid;
     else if (v == Variant::Rows)
@@ -326,7 +393,7 @@ Case backward_case(uint64_t seed, Variant v, Shape s, bool oov, bool nonfinite,
                         "sequential f32 sum (kDeterministicUlps = 0)");
     return b.c;
   }
-  CaseBuilder::bind_values(d, 3, dims_values(s));
+  auto& d = atomic_dispatch(b, v == Variant::FloatAtomics, dims_values(s));
   set_workgroups(d, s.total(), grid);
   check_atomic_backward(b, eref::backward(tokens, grad_out, table, dims), "");
   return b.c;
@@ -406,50 +473,53 @@ Case bwd_rows_unaligned(uint64_t seed) {
 
 void register_embedding(std::vector<Generator>& g) {
   const std::string src = "wgsl_ports/embedding/cases.cpp";
-  auto add = [&](const char* k, const char* n, uint64_t seed, bool rnd, Case (*f)(uint64_t)) {
-    g.push_back({std::string("embedding/") + k, n, seed, rnd, f, src});
+  auto add = [&](std::string_view k, const char* n, uint64_t seed, bool rnd, Case (*f)(uint64_t)) {
+    g.push_back({std::string(k), n, seed, rnd, f, src});
   };
-  add("embed_lookup", "basic", 1001, true, lookup_basic);
-  add("embed_lookup", "oov_tokens", 1002, false, lookup_oov);
-  add("embed_lookup", "repeated_tokens", 1003, false, lookup_repeated);
-  add("embed_lookup", "grid_2d", 1004, false, lookup_grid_2d);
-  add("embed_lookup_w16", "basic", 1101, true, lookup_w16_basic);
-  add("embed_lookup_w16", "oov_tokens", 1102, false, lookup_w16_oov);
-  add("embed_lookup_rows", "basic", 1501, true, rows_basic<false>);
-  add("embed_lookup_rows", "oov_tokens", 1502, false, rows_oov<false>);
-  add("embed_lookup_rows", "long_rows", 1503, false, rows_long_rows<false>);
-  add("embed_lookup_rows", "small_d_model", 1504, false, rows_small_d<false>);
-  add("embed_lookup_rows", "d_model_12", 1505, false, rows_small_d12);
-  add("embed_lookup_rows", "grid_2d", 1506, false, rows_grid_2d);
-  add("embed_lookup_rows", "rows_per_wg_3", 1507, false, rows_odd_rows_per_wg);
-  add("embed_lookup_rows", "unaligned_writes_nothing", 1508, false, rows_unaligned);
-  add("embed_lookup_w16_rows", "basic", 1601, true, rows_basic<true>);
-  add("embed_lookup_w16_rows", "oov_tokens", 1602, false, rows_oov<true>);
-  add("embed_lookup_w16_rows", "long_rows", 1603, false, rows_long_rows<true>);
-  add("embed_lookup_w16_rows", "small_d_model", 1604, false, rows_small_d<true>);
-  add("embed_backward", "basic", 1201, true, backward_basic<Variant::Cas>);
-  add("embed_backward", "nonfinite_and_oov", 1202, false, backward_nonfinite_oov<Variant::Cas>);
-  add("embed_backward", "repeated_tokens", 1203, false, backward_repeated<Variant::Cas>);
-  add("embed_backward", "grid_2d", 1204, false, backward_grid_2d<Variant::Cas>);
-  add("embed_backward_atomic_float", "basic", 1301, true, backward_basic<Variant::FloatAtomics>);
-  add("embed_backward_atomic_float", "nonfinite_and_oov", 1302, false,
+  add(ke::embed_lookup::name, "basic", 1001, true, lookup_basic);
+  add(ke::embed_lookup::name, "oov_tokens", 1002, false, lookup_oov);
+  add(ke::embed_lookup::name, "repeated_tokens", 1003, false, lookup_repeated);
+  add(ke::embed_lookup::name, "grid_2d", 1004, false, lookup_grid_2d);
+  add(ke::embed_lookup_w16::name, "basic", 1101, true, lookup_w16_basic);
+  add(ke::embed_lookup_w16::name, "oov_tokens", 1102, false, lookup_w16_oov);
+  add(ke::embed_lookup_rows::name, "basic", 1501, true, rows_basic<false>);
+  add(ke::embed_lookup_rows::name, "oov_tokens", 1502, false, rows_oov<false>);
+  add(ke::embed_lookup_rows::name, "long_rows", 1503, false, rows_long_rows<false>);
+  add(ke::embed_lookup_rows::name, "small_d_model", 1504, false, rows_small_d<false>);
+  add(ke::embed_lookup_rows::name, "d_model_12", 1505, false, rows_small_d12);
+  add(ke::embed_lookup_rows::name, "grid_2d", 1506, false, rows_grid_2d);
+  add(ke::embed_lookup_rows::name, "rows_per_wg_3", 1507, false, rows_odd_rows_per_wg);
+  add(ke::embed_lookup_rows::name, "unaligned_writes_nothing", 1508, false, rows_unaligned);
+  add(ke::embed_lookup_w16_rows::name, "basic", 1601, true, rows_basic<true>);
+  add(ke::embed_lookup_w16_rows::name, "oov_tokens", 1602, false, rows_oov<true>);
+  add(ke::embed_lookup_w16_rows::name, "long_rows", 1603, false, rows_long_rows<true>);
+  add(ke::embed_lookup_w16_rows::name, "small_d_model", 1604, false, rows_small_d<true>);
+  add(ke::embed_backward::name, "basic", 1201, true, backward_basic<Variant::Cas>);
+  add(ke::embed_backward::name, "nonfinite_and_oov", 1202, false,
+      backward_nonfinite_oov<Variant::Cas>);
+  add(ke::embed_backward::name, "repeated_tokens", 1203, false, backward_repeated<Variant::Cas>);
+  add(ke::embed_backward::name, "grid_2d", 1204, false, backward_grid_2d<Variant::Cas>);
+  add(ke::embed_backward_atomic_float::name, "basic", 1301, true,
+      backward_basic<Variant::FloatAtomics>);
+  add(ke::embed_backward_atomic_float::name, "nonfinite_and_oov", 1302, false,
       backward_nonfinite_oov<Variant::FloatAtomics>);
-  add("embed_backward_atomic_float", "repeated_tokens", 1303, false,
+  add(ke::embed_backward_atomic_float::name, "repeated_tokens", 1303, false,
       backward_repeated<Variant::FloatAtomics>);
-  add("embed_backward_deterministic", "basic", 1401, true, backward_basic<Variant::Deterministic>);
-  add("embed_backward_deterministic", "nonfinite_and_oov", 1402, false,
+  add(ke::embed_backward_deterministic::name, "basic", 1401, true,
+      backward_basic<Variant::Deterministic>);
+  add(ke::embed_backward_deterministic::name, "nonfinite_and_oov", 1402, false,
       backward_nonfinite_oov<Variant::Deterministic>);
-  add("embed_backward_deterministic", "repeated_tokens", 1403, false,
+  add(ke::embed_backward_deterministic::name, "repeated_tokens", 1403, false,
       backward_repeated<Variant::Deterministic>);
-  add("embed_backward_deterministic", "grid_2d", 1404, false,
+  add(ke::embed_backward_deterministic::name, "grid_2d", 1404, false,
       backward_grid_2d<Variant::Deterministic>);
-  add("embed_backward_rows", "basic", 1701, true, bwd_rows_basic);
-  add("embed_backward_rows", "nonfinite_and_oov", 1702, false, bwd_rows_nonfinite_oov);
-  add("embed_backward_rows", "repeated_tokens", 1703, false, bwd_rows_repeated);
-  add("embed_backward_rows", "one_token_everywhere", 1704, false, bwd_rows_one_token);
-  add("embed_backward_rows", "wide_rows", 1705, false, bwd_rows_wide);
-  add("embed_backward_rows", "grid_2d", 1706, false, bwd_rows_grid_2d);
-  add("embed_backward_rows", "unaligned_writes_nothing", 1707, false, bwd_rows_unaligned);
+  add(ke::embed_backward_rows::name, "basic", 1701, true, bwd_rows_basic);
+  add(ke::embed_backward_rows::name, "nonfinite_and_oov", 1702, false, bwd_rows_nonfinite_oov);
+  add(ke::embed_backward_rows::name, "repeated_tokens", 1703, false, bwd_rows_repeated);
+  add(ke::embed_backward_rows::name, "one_token_everywhere", 1704, false, bwd_rows_one_token);
+  add(ke::embed_backward_rows::name, "wide_rows", 1705, false, bwd_rows_wide);
+  add(ke::embed_backward_rows::name, "grid_2d", 1706, false, bwd_rows_grid_2d);
+  add(ke::embed_backward_rows::name, "unaligned_writes_nothing", 1707, false, bwd_rows_unaligned);
 }
 
 WGSLVK_REGISTER_GENERATORS(register_embedding);
@@ -494,15 +564,16 @@ std::vector<uint32_t> sweep_tokens(uint32_t seq, uint32_t vocab) {
 
 Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d, uint32_t vocab,
                           uint32_t checked_rows) {
+  namespace ke = kernels::embedding;
   const bool native =
-      kernel == "embedding/embed_lookup_rows" || kernel == "embedding/embed_lookup_w16_rows";
+      kernel == ke::embed_lookup_rows::name || kernel == ke::embed_lookup_w16_rows::name;
   const bool w16 =
-      kernel == "embedding/embed_lookup_w16" || kernel == "embedding/embed_lookup_w16_rows";
-  const bool lookup = !w16 && (kernel == "embedding/embed_lookup" || native);
-  const bool cas = kernel == "embedding/embed_backward",
-             fa = kernel == "embedding/embed_backward_atomic_float";
-  const bool rows_bwd = kernel == "embedding/embed_backward_rows";
-  const bool det = kernel == "embedding/embed_backward_deterministic" || rows_bwd;
+      kernel == ke::embed_lookup_w16::name || kernel == ke::embed_lookup_w16_rows::name;
+  const bool lookup = !w16 && (kernel == ke::embed_lookup::name || native);
+  const bool cas = kernel == ke::embed_backward::name,
+             fa = kernel == ke::embed_backward_atomic_float::name;
+  const bool rows_bwd = kernel == ke::embed_backward_rows::name;
+  const bool det = kernel == ke::embed_backward_deterministic::name || rows_bwd;
   if (!(lookup || w16 || cas || fa || det))
     throw std::invalid_argument("embedding_sweep_case: unknown kernel '" + kernel + "'");
   if ((native || rows_bwd) && d % 4 != 0)
@@ -519,7 +590,6 @@ Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d, u
       "sweep_s" + std::to_string(seq) + "_d" + std::to_string(d) + "_V" + std::to_string(vocab);
   const auto tokens = sweep_tokens(seq, vocab);
   b.input("tokens", DType::U32, tokens);
-  auto& disp = b.dispatch(kernel);
   if (lookup || w16) {
     const uint32_t rows = std::min(checked_rows, seq);  // output rows checked
     b.c.description = "bench sweep: the first " + std::to_string(rows) + " output rows checked";
@@ -565,14 +635,12 @@ Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d, u
         for (uint32_t j = 0; j < d; ++j) t[k * d + j] = f32v[pick(uint64_t(used[k]) * d + j)];
       ref::lookup(renum, t, out, sub);
     }
-    CaseBuilder::bind(disp, 0, "tokens");
-    CaseBuilder::bind(disp, 1, "table");
-    CaseBuilder::bind(disp, 2, "out");
     if (native) {
-      CaseBuilder::bind_values(disp, 3, validate::dims_values(s, lookup_rows_per_workgroup(d)));
+      auto& disp = validate::lookup_dispatch(
+          b, w16, true, validate::dims_values(s, lookup_rows_per_workgroup(d)));
       disp.workgroups_1d = lookup_rows_workgroups(seq, d);
     } else {
-      CaseBuilder::bind_values(disp, 3, validate::dims_values(s));
+      auto& disp = validate::lookup_dispatch(b, w16, false, validate::dims_values(s));
       disp.workgroups_1d = div_ceil(s.total(), 256);
     }
     b.check_exact("out", Array::of(DType::F32, out),
@@ -593,9 +661,6 @@ Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d, u
   for (int k = 0; k < 64; ++k) tvals.push_back(validate::json_f32(r.log_uniform(-6, 0)));
   auto table = b.generated_prefix<float>("grad_table", DType::F32, uint64_t(vocab) * d,
                                          CaseBuilder::choice(r.bits(), tvals), uint64_t(rows) * d);
-  CaseBuilder::bind(disp, 0, "tokens");
-  CaseBuilder::bind(disp, 1, "grad_out");
-  CaseBuilder::bind(disp, 2, "grad_table");
   // The reference over rows [0, rows): tokens >= rows are out of its vocabulary, so they add
   // nothing there, exactly as they add nothing to those rows on the device.
   const Dims sub{seq, d, rows};
@@ -603,9 +668,8 @@ Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d, u
     const auto seg = ref::deterministic_segments(tokens, vocab);
     b.input("order", DType::U32, seg.order);
     b.input("seg_start", DType::U32, seg.seg_start);
-    CaseBuilder::bind_values(disp, 3, validate::dims_values(s, seg.count()));
-    CaseBuilder::bind(disp, 4, "order");
-    CaseBuilder::bind(disp, 5, "seg_start");
+    auto& disp =
+        validate::deterministic_dispatch(b, rows_bwd, validate::dims_values(s, seg.count()));
     disp.workgroups_1d = rows_bwd ? backward_rows_workgroups(seg.count(), d)
                                   : div_ceil(uint64_t(seg.count()) * d, 256);
     b.check_exact("grad_table",
@@ -614,7 +678,7 @@ Case embedding_sweep_case(const std::string& kernel, uint32_t seq, uint32_t d, u
                   "sequential f32 sum (kDeterministicUlps = 0), first rows");
     return b.c;
   }
-  CaseBuilder::bind_values(disp, 3, validate::dims_values(s));
+  auto& disp = validate::atomic_dispatch(b, fa, validate::dims_values(s));
   disp.workgroups_1d = div_ceil(s.total(), 256);
   validate::check_atomic_backward(b, ref::backward(tokens, grad_out, table, sub), "; first rows");
   return b.c;

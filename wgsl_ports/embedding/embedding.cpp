@@ -3,19 +3,78 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <type_traits>
+
+#include "wgslvk/kernels/embedding/embed_backward.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_atomic_float.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_deterministic.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_rows.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup_rows.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup_w16.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup_w16_rows.hpp"
 
 namespace wgslvk::embedding {
 namespace {
 
-constexpr std::string_view kLookup = "embedding/embed_lookup";
-constexpr std::string_view kLookupW16 = "embedding/embed_lookup_w16";
-constexpr std::string_view kBackward = "embedding/embed_backward";
-constexpr std::string_view kBackwardFloat = "embedding/embed_backward_atomic_float";
-constexpr std::string_view kBackwardDet = "embedding/embed_backward_deterministic";
-constexpr std::string_view kLookupRows = "embedding/embed_lookup_rows";
-constexpr std::string_view kLookupW16Rows = "embedding/embed_lookup_w16_rows";
-constexpr std::string_view kBackwardRows = "embedding/embed_backward_rows";
-constexpr uint32_t kWG = 256;  // @workgroup_size(256) of every embedding kernel but the *_rows ones
+// The kernels, by their generated headers (wgslvk/kernels/embedding/<entry>.hpp).
+namespace ke = wgslvk::kernels::embedding;
+constexpr std::string_view kLookup = ke::embed_lookup::name;
+constexpr std::string_view kLookupW16 = ke::embed_lookup_w16::name;
+constexpr std::string_view kBackward = ke::embed_backward::name;
+constexpr std::string_view kBackwardFloat = ke::embed_backward_atomic_float::name;
+constexpr std::string_view kBackwardDet = ke::embed_backward_deterministic::name;
+constexpr std::string_view kLookupRows = ke::embed_lookup_rows::name;
+constexpr std::string_view kLookupW16Rows = ke::embed_lookup_w16_rows::name;
+constexpr std::string_view kBackwardRows = ke::embed_backward_rows::name;
+// @workgroup_size(256) of every embedding kernel but the *_rows ones.
+constexpr uint32_t kWG = uint32_t(ke::embed_lookup::Kernel::workgroup_threads);
+static_assert(ke::embed_lookup_w16::Kernel::workgroup_threads == kWG &&
+              ke::embed_backward::Kernel::workgroup_threads == kWG &&
+              ke::embed_backward_atomic_float::Kernel::workgroup_threads == kWG &&
+              ke::embed_backward_deterministic::Kernel::workgroup_threads == kWG);
+static_assert(ke::embed_lookup_rows::Kernel::workgroup_threads == kLookupRowsWG &&
+              ke::embed_lookup_w16_rows::Kernel::workgroup_threads == kLookupRowsWG &&
+              ke::embed_backward_rows::Kernel::workgroup_threads == kLookupRowsWG);
+
+// One call binds whichever variant it runs at the same numbers: the lookups' and the backwards'
+// slots, from their headers, checked here to agree (a kernel that moved one would not compile).
+namespace lk = ke::embed_lookup::binding;
+namespace bk = ke::embed_backward_deterministic::binding;
+constexpr uint32_t kTokens = lk::tokens.binding, kTable = lk::table.binding, kOut = lk::out.binding,
+                   kDims = lk::dims.binding;
+constexpr uint32_t kGradOut = bk::grad_out.binding, kGradTable = bk::grad_table.binding,
+                   kOrder = bk::order.binding, kSegStart = bk::seg_start.binding;
+static_assert(ke::embed_lookup_w16::binding::tokens_w16.binding == kTokens &&
+              ke::embed_lookup_w16::binding::table_w16.binding == kTable &&
+              ke::embed_lookup_w16::binding::out_w16.binding == kOut &&
+              ke::embed_lookup_w16::binding::dims_w16.binding == kDims);
+static_assert(ke::embed_lookup_rows::binding::tokens.binding == kTokens &&
+              ke::embed_lookup_rows::binding::table.binding == kTable &&
+              ke::embed_lookup_rows::binding::out.binding == kOut &&
+              ke::embed_lookup_rows::binding::dims.binding == kDims);
+static_assert(ke::embed_lookup_w16_rows::binding::tokens.binding == kTokens &&
+              ke::embed_lookup_w16_rows::binding::table_w16.binding == kTable &&
+              ke::embed_lookup_w16_rows::binding::out_w16.binding == kOut &&
+              ke::embed_lookup_w16_rows::binding::dims.binding == kDims);
+static_assert(bk::tokens.binding == kTokens && bk::dims.binding == kDims);
+static_assert(ke::embed_backward::binding::tokens.binding == kTokens &&
+              ke::embed_backward::binding::grad_out.binding == kGradOut &&
+              ke::embed_backward::binding::grad_table.binding == kGradTable &&
+              ke::embed_backward::binding::dims.binding == kDims);
+static_assert(ke::embed_backward_atomic_float::binding::tokens.binding == kTokens &&
+              ke::embed_backward_atomic_float::binding::grad_out.binding == kGradOut &&
+              ke::embed_backward_atomic_float::binding::grad_table.binding == kGradTable &&
+              ke::embed_backward_atomic_float::binding::dims.binding == kDims);
+static_assert(ke::embed_backward_rows::binding::tokens.binding == kTokens &&
+              ke::embed_backward_rows::binding::grad_out4.binding == kGradOut &&
+              ke::embed_backward_rows::binding::grad_table4.binding == kGradTable &&
+              ke::embed_backward_rows::binding::dims.binding == kDims &&
+              ke::embed_backward_rows::binding::order.binding == kOrder &&
+              ke::embed_backward_rows::binding::seg_start.binding == kSegStart);
+// The dims uniform: vec4<u32> in every kernel's header.
+using DimsU = std::array<uint32_t, 4>;
+static_assert(std::is_same_v<std::remove_cvref_t<decltype(lk::dims)>::value_type, DimsU>);
 
 std::string s(uint64_t v) { return std::to_string(v); }
 
@@ -176,8 +235,8 @@ struct Embedding::Call {
   void bind_u32s(uint32_t binding, const std::string& what, std::span<const uint32_t> v) {
     bind(binding, make(what, BufferUsage::Storage, v.data(), v.size_bytes()), v.size_bytes());
   }
-  void bind_dims(std::array<uint32_t, 4> dims) {  // vec4<u32> uniform, 16 bytes (R21)
-    bind(3, make("dims", BufferUsage::Uniform, dims.data(), sizeof dims), sizeof dims);
+  void bind_dims(DimsU dims) {  // vec4<u32> uniform, 16 bytes (R21)
+    bind(kDims, make("dims", BufferUsage::Uniform, dims.data(), sizeof dims), sizeof dims);
   }
   // Records the dispatch as one compute pass into `encoder` (the recorded pass retains the
   // bind group and so the per-call buffers), or, without one, submits it and waits.
@@ -286,23 +345,23 @@ OovReport Embedding::run_lookup(bool w16, std::span<const uint32_t> tokens,
   check_token_count(name, tokens.size(), dims);
   const uint32_t table_elem_bytes = w16 ? 2 : 4;
   const uint64_t table_bytes =
-      check_binding(device_, name, 1, w16 ? "table_w16" : "table", table,
+      check_binding(device_, name, kTable, w16 ? "table_w16" : "table", table,
                     uint64_t(dims.vocab_size) * dims.d_model, table_elem_bytes,
                     "vocab_size " + s(dims.vocab_size) + " x d_model " + s(dims.d_model));
   const uint64_t out_elems = uint64_t(dims.seq_len) * dims.d_model;
   const uint64_t out_bytes =
-      check_binding(device_, name, 2, w16 ? "out_w16" : "out", out, out_elems, 4,
+      check_binding(device_, name, kOut, w16 ? "out_w16" : "out", out, out_elems, 4,
                     "seq_len " + s(dims.seq_len) + " x d_model " + s(dims.d_model));
   OovReport report = count_oov(tokens, dims.vocab_size);
   if (dims.seq_len == 0) return report;  // nothing to dispatch (and no empty binding, R3)
 
   Call call{device_, name, {}};
   if (token_buffer)
-    call.bind(0, *token_buffer, tokens.size_bytes());
+    call.bind(kTokens, *token_buffer, tokens.size_bytes());
   else
-    call.bind_u32s(0, "tokens", tokens);
-  call.bind(1, table, table_bytes);
-  call.bind(2, out, out_bytes);
+    call.bind_u32s(kTokens, "tokens", tokens);
+  call.bind(kTable, table, table_bytes);
+  call.bind(kOut, out, out_bytes);
   if (native) {
     // Whole vec4 / vec2<u32> elements: with d_model % 4 == 0 both sizes are multiples of 16 / 8.
     call.bind_dims(
@@ -368,21 +427,21 @@ OovReport Embedding::run_backward(std::span<const uint32_t> tokens, const Buffer
   check_token_count(name, tokens.size(), dims);
   const uint64_t grad_elems = uint64_t(dims.seq_len) * dims.d_model;
   const uint64_t grad_bytes =
-      check_binding(device_, name, 1, "grad_out", grad_out, grad_elems, 4,
+      check_binding(device_, name, kGradOut, "grad_out", grad_out, grad_elems, 4,
                     "seq_len " + s(dims.seq_len) + " x d_model " + s(dims.d_model));
   const uint64_t table_bytes = check_binding(
-      device_, name, 2, "grad_table", grad_table, uint64_t(dims.vocab_size) * dims.d_model, 4,
-      "vocab_size " + s(dims.vocab_size) + " x d_model " + s(dims.d_model));
+      device_, name, kGradTable, "grad_table", grad_table, uint64_t(dims.vocab_size) * dims.d_model,
+      4, "vocab_size " + s(dims.vocab_size) + " x d_model " + s(dims.d_model));
   OovReport report = count_oov(tokens, dims.vocab_size);
   if (dims.seq_len == 0) return report;
 
   Call call{device_, name, {}};
   if (token_buffer)
-    call.bind(0, *token_buffer, tokens.size_bytes());
+    call.bind(kTokens, *token_buffer, tokens.size_bytes());
   else
-    call.bind_u32s(0, "tokens", tokens);
-  call.bind(1, grad_out, grad_bytes);
-  call.bind(2, grad_table, table_bytes);
+    call.bind_u32s(kTokens, "tokens", tokens);
+  call.bind(kGradOut, grad_out, grad_bytes);
+  call.bind(kGradTable, grad_table, table_bytes);
 
   if (!is_deterministic(variant)) {
     call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size, 0});
@@ -397,8 +456,8 @@ OovReport Embedding::run_backward(std::span<const uint32_t> tokens, const Buffer
   const uint32_t n_segments = seg.count();
 
   call.bind_dims({dims.seq_len, dims.d_model, dims.vocab_size, n_segments});
-  call.bind_u32s(4, "order", seg.order);
-  call.bind_u32s(5, "seg_start", seg.seg_start);
+  call.bind_u32s(kOrder, "order", seg.order);
+  call.bind_u32s(kSegStart, "seg_start", seg.seg_start);
   const uint64_t workgroups = rows ? backward_rows_workgroups(n_segments, dims.d_model)
                                    : div_ceil(uint64_t(n_segments) * dims.d_model, kWG);
   call.dispatch(pipeline(name), workgroups, rec.encoder, rec.timestamps);

@@ -13,12 +13,31 @@
 #include <numeric>
 
 #include "reference.hpp"
+#include "wgslvk/kernels/optimizer/adamw_8bit_update.hpp"
+#include "wgslvk/kernels/optimizer/adamw_8bit_update_vec4.hpp"
+#include "wgslvk/kernels/optimizer/adamw_one_call.hpp"
+#include "wgslvk/kernels/optimizer/adamw_update.hpp"
+#include "wgslvk/kernels/optimizer/adamw_update_f16.hpp"
+#include "wgslvk/kernels/optimizer/finalize_grad_stats.hpp"
+#include "wgslvk/kernels/optimizer/finalize_grad_stats_partials.hpp"
+#include "wgslvk/kernels/optimizer/reduce_norm_sq.hpp"
+#include "wgslvk/kernels/optimizer/reduce_norm_sq_partials.hpp"
 #include "wgslvk/numeric.hpp"
 
 namespace wgslvk::optimizer {
 namespace {
 
-constexpr uint32_t kWG = 256;
+// The kernels, by their generated headers (wgslvk/kernels/optimizer/<entry>.hpp).
+namespace ko = wgslvk::kernels::optimizer;
+// Elements per workgroup of every update kernel (256 invocations of one element; the vec4 8-bit
+// update: 64 of 4) and invocations per workgroup of the reduces.
+constexpr uint32_t kWG = uint32_t(ko::adamw_update::Kernel::workgroup_threads);
+static_assert(ko::adamw_update_f16::Kernel::workgroup_threads == kWG &&
+              ko::adamw_8bit_update::Kernel::workgroup_threads == kWG &&
+              ko::adamw_8bit_update_vec4::Kernel::workgroup_threads * 4 == kWG &&
+              ko::adamw_one_call::Kernel::workgroup_threads == kWG &&
+              ko::reduce_norm_sq::Kernel::workgroup_threads == kWG &&
+              ko::reduce_norm_sq_partials::Kernel::workgroup_threads == kWG);
 // Atomic norm: ceil(sqrt(ceil(n/256))) workgroups, at most 1024. The CAS chain on the one word
 // costs ~0.35 us per workgroup (1024 wg: a fixed ~0.36 ms at any n) and one grid-stride
 // workgroup reads ~2.8 GB/s (64 wg at 128M: 180 GB/s), so t(w) ~ 4n/(w * 2.8 GB/s) + w * 0.35 us
@@ -251,30 +270,47 @@ void MultiTensorAdamW::build_dispatches() {
     uint64_t slot = size_slot(cnt);
     Grid grid = grid_for_workgroups(norm_wgs_[k], lim);
     if (opt_.norm == NormMode::Atomic) {
-      norm.push_back({&kernel("optimizer/reduce_norm_sq"),
-                      {{0, g_, c * 4, cnt * 4}, {1, acc_, 0, 4}, {2, {}, slot, 16}},
-                      grid});
+      namespace r = ko::reduce_norm_sq;
+      norm.push_back(
+          {&r::Kernel::info(),
+           entries_for(r::Kernel::info(), {wgslvk::bind(r::binding::data, g_, c * 4, cnt * 4),
+                                           wgslvk::bind(r::binding::result, acc_, 0, 4),
+                                           wgslvk::bind(r::binding::n, {}, slot, 16)}),
+           grid});
     } else {
-      norm.push_back({&kernel("optimizer/reduce_norm_sq_partials"),
-                      {{0, g_, c * 4, cnt * 4},
-                       {1, partials_, pofs[k], uint64_t(norm_wgs_[k]) * 4},
-                       {2, {}, slot, 16}},
-                      grid});
+      namespace r = ko::reduce_norm_sq_partials;
+      norm.push_back(
+          {&r::Kernel::info(),
+           entries_for(r::Kernel::info(), {wgslvk::bind(r::binding::data_det, g_, c * 4, cnt * 4),
+                                           wgslvk::bind(r::binding::partials, partials_, pofs[k],
+                                                        uint64_t(norm_wgs_[k]) * 4),
+                                           wgslvk::bind(r::binding::n_det, {}, slot, 16)}),
+           grid});
     }
   }
   phases_ = {};
   phases_.reduce = uint32_t(norm.size());
   phases_.finalize = 1;
-  if (opt_.norm == NormMode::Atomic)
-    norm.push_back({&kernel("optimizer/finalize_grad_stats"),
-                    {{0, acc_, 0, 4}, {1, stats_, 0, 8}, {2, {}, 3 * uint64_t(uslot_), 16}},
-                    {1, 1}});
-  else
-    norm.push_back({&kernel("optimizer/finalize_grad_stats_partials"),
-                    {{0, partials_, 0, std::max<uint64_t>(pend, 4)},
-                     {1, stats_, 0, 8},
-                     {2, {}, 3 * uint64_t(uslot_), 16}},
-                    {1, 1}});
+  if (opt_.norm == NormMode::Atomic) {
+    namespace f = ko::finalize_grad_stats;
+    norm.push_back(
+        {&f::Kernel::info(),
+         entries_for(f::Kernel::info(),
+                     {wgslvk::bind(f::binding::norm_sq_acc, acc_, 0, 4),
+                      wgslvk::bind(f::binding::grad_stats_out, stats_, 0, 8),
+                      wgslvk::bind(f::binding::max_grad_norm, {}, 3 * uint64_t(uslot_), 16)}),
+         {1, 1}});
+  } else {
+    namespace f = ko::finalize_grad_stats_partials;
+    norm.push_back(
+        {&f::Kernel::info(),
+         entries_for(
+             f::Kernel::info(),
+             {wgslvk::bind(f::binding::partials_in, partials_, 0, std::max<uint64_t>(pend, 4)),
+              wgslvk::bind(f::binding::grad_stats_det, stats_, 0, 8),
+              wgslvk::bind(f::binding::max_grad_norm_det, {}, 3 * uint64_t(uslot_), 16)}),
+         {1, 1}});
+  }
 
   // updates: one range per block (multi-tensor) or per tensor, chunked
   std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [begin, end)
@@ -290,11 +326,6 @@ void MultiTensorAdamW::build_dispatches() {
   }
   const bool q8v4 =
       opt_.precision == StatePrecision::Float8Blocks && opt_.int8_update == Int8Update::Vec4;
-  const KernelInfo* uk =
-      &kernel(opt_.precision == StatePrecision::FP32        ? "optimizer/adamw_update"
-              : opt_.precision == StatePrecision::F16Mirror ? "optimizer/adamw_update_f16"
-              : q8v4                                        ? "optimizer/adamw_8bit_update_vec4"
-                                                            : "optimizer/adamw_8bit_update");
   // adamw_8bit_update_vec4 reads w and g as whole vec4s: bind ceil(cnt/4) of them. A range ends
   // at a tensor's end; the rest of its vec4 is layout padding inside the buffer (total and every
   // chunk are multiples of unit, itself a multiple of 4 for Float8Blocks), read and never written.
@@ -305,26 +336,70 @@ void MultiTensorAdamW::build_dispatches() {
       uint64_t cnt = std::min(L.chunk, ranges[r].second - c);
       uint64_t slot = size_slot(cnt);
       Grid grid = grid_for_workgroups(div_ceil(cnt, kWG), lim);
-      std::vector<BindGroupEntry> e;
-      if (opt_.precision == StatePrecision::Float8Blocks) {
-        e = {{0, w_, c * 4, align_up(cnt, wg_elems_mult) * 4},
-             {1, g_, c * 4, align_up(cnt, wg_elems_mult) * 4},
-             {2, mq_, c, align_up(cnt, 4)},
-             {3, vq_, c, align_up(cnt, 4)},
-             {4, ms_, c / 256 * 4, div_ceil(cnt, 256) * 4},
-             {5, vs_, c / 256 * 4, div_ceil(cnt, 256) * 4},
-             {6, stats_, 0, 8},
-             {7, {}, slot, 16},
-             {8, {}, hp, 16},
-             {9, {}, bias, 16}};
+      // Each kernel's own slots (its generated header); the uniforms (slot, hp, bias) are
+      // ranges of uniforms_, named once it exists.
+      const uint64_t f32s = cnt * 4, q8_wg = align_up(cnt, wg_elems_mult) * 4;
+      const uint64_t codes = align_up(cnt, 4), scales = div_ceil(cnt, 256) * 4;
+      if (opt_.precision == StatePrecision::Float8Blocks && q8v4) {
+        namespace q = ko::adamw_8bit_update_vec4;
+        namespace b = q::binding;
+        update.push_back(
+            {&q::Kernel::info(),
+             entries_for(
+                 q::Kernel::info(),
+                 {wgslvk::bind(b::w_v4, w_, c * 4, q8_wg), wgslvk::bind(b::g_v4, g_, c * 4, q8_wg),
+                  wgslvk::bind(b::m_packed_v4, mq_, c, codes),
+                  wgslvk::bind(b::v_packed_v4, vq_, c, codes),
+                  wgslvk::bind(b::m_scale_v4, ms_, c / 256 * 4, scales),
+                  wgslvk::bind(b::v_scale_v4, vs_, c / 256 * 4, scales),
+                  wgslvk::bind(b::grad_stats_v4, stats_, 0, 8),
+                  wgslvk::bind(b::size_v4, {}, slot, 16), wgslvk::bind(b::hp_v4, {}, hp, 16),
+                  wgslvk::bind(b::bias_v4, {}, bias, 16)}),
+             grid});
+      } else if (opt_.precision == StatePrecision::Float8Blocks) {
+        namespace q = ko::adamw_8bit_update;
+        namespace b = q::binding;
+        update.push_back(
+            {&q::Kernel::info(),
+             entries_for(
+                 q::Kernel::info(),
+                 {wgslvk::bind(b::w_q8, w_, c * 4, q8_wg), wgslvk::bind(b::g_q8, g_, c * 4, q8_wg),
+                  wgslvk::bind(b::m_packed, mq_, c, codes),
+                  wgslvk::bind(b::v_packed, vq_, c, codes),
+                  wgslvk::bind(b::m_scale, ms_, c / 256 * 4, scales),
+                  wgslvk::bind(b::v_scale, vs_, c / 256 * 4, scales),
+                  wgslvk::bind(b::grad_stats_q8, stats_, 0, 8),
+                  wgslvk::bind(b::size_q8, {}, slot, 16), wgslvk::bind(b::hp_q8, {}, hp, 16),
+                  wgslvk::bind(b::bias_q8, {}, bias, 16)}),
+             grid});
+      } else if (opt_.precision == StatePrecision::F16Mirror) {
+        namespace u = ko::adamw_update_f16;
+        namespace b = u::binding;
+        update.push_back(
+            {&u::Kernel::info(),
+             entries_for(
+                 u::Kernel::info(),
+                 {wgslvk::bind(b::w_mp, w_, c * 4, f32s), wgslvk::bind(b::g_mp, g_, c * 4, f32s),
+                  wgslvk::bind(b::m_buf_mp, m_, c * 4, f32s),
+                  wgslvk::bind(b::v_buf_mp, v_, c * 4, f32s),
+                  wgslvk::bind(b::grad_stats_mp, stats_, 0, 8),
+                  wgslvk::bind(b::size_mp, {}, slot, 16), wgslvk::bind(b::hp_mp, {}, hp, 16),
+                  wgslvk::bind(b::bias_mp, {}, bias, 16),
+                  wgslvk::bind(b::dst_w16, w16_, c * 2, align_up(cnt * 2, 4))}),
+             grid});
       } else {
-        e = {{0, w_, c * 4, cnt * 4}, {1, g_, c * 4, cnt * 4}, {2, m_, c * 4, cnt * 4},
-             {3, v_, c * 4, cnt * 4}, {4, stats_, 0, 8},       {5, {}, slot, 16},
-             {6, {}, hp, 16},         {7, {}, bias, 16}};
-        if (opt_.precision == StatePrecision::F16Mirror)
-          e.push_back({8, w16_, c * 2, align_up(cnt * 2, 4)});
+        namespace u = ko::adamw_update;
+        namespace b = u::binding;
+        update.push_back(
+            {&u::Kernel::info(),
+             entries_for(
+                 u::Kernel::info(),
+                 {wgslvk::bind(b::w, w_, c * 4, f32s), wgslvk::bind(b::g, g_, c * 4, f32s),
+                  wgslvk::bind(b::m_buf, m_, c * 4, f32s), wgslvk::bind(b::v_buf, v_, c * 4, f32s),
+                  wgslvk::bind(b::grad_stats, stats_, 0, 8), wgslvk::bind(b::size, {}, slot, 16),
+                  wgslvk::bind(b::hp, {}, hp, 16), wgslvk::bind(b::bias, {}, bias, 16)}),
+             grid});
       }
-      update.push_back({uk, std::move(e), grid});
       ++(decays[r] ? phases_.update_decay : phases_.update_no_decay);
     }
   }
@@ -577,8 +652,8 @@ void adamw_one_call(Device& device, const Buffer& param, const Buffer& grad, con
       bc{bias_correction1, bias_correction2, epsilon, 0};
   device.queue().write_buffer(u, 0, hp.data(), 16);
   device.queue().write_buffer(u, us, bc.data(), 16);
-  ComputePipeline pipe =
-      device.create_compute_pipeline({"", &kernel("optimizer/adamw_one_call"), {}, false});
+  namespace oc = ko::adamw_one_call;
+  ComputePipeline pipe = device.create_compute_pipeline({"", &oc::Kernel::info(), {}, false});
   CommandEncoder enc = device.create_command_encoder({"adamw_one_call"});
   ComputePass pass = enc.begin_compute_pass({"adamw_one_call", std::nullopt});
   pass.set_pipeline(pipe);
@@ -586,15 +661,16 @@ void adamw_one_call(Device& device, const Buffer& param, const Buffer& grad, con
     uint64_t c = k * chunk, cnt = std::min(chunk, n - c);
     uint32_t sz = uint32_t(cnt);
     device.queue().write_buffer(u, (2 + k) * us, &sz, 4);
-    BindGroup bg = device.create_bind_group({"adamw_one_call",
-                                             pipe.get_bind_group_layout(0),
-                                             {{0, param, c * 4, cnt * 4},
-                                              {1, grad, c * 4, cnt * 4},
-                                              {2, m, c * 4, cnt * 4},
-                                              {3, v, c * 4, cnt * 4},
-                                              {4, u, (2 + k) * us, 16},
-                                              {5, u, 0, 16},
-                                              {6, u, us, 16}}});
+    namespace b = oc::binding;
+    BindGroup bg = device.create_bind_group(
+        {"adamw_one_call", pipe.get_bind_group_layout(0),
+         entries_for(
+             oc::Kernel::info(),
+             {wgslvk::bind(b::param_oc, param, c * 4, cnt * 4),
+              wgslvk::bind(b::grad_oc, grad, c * 4, cnt * 4),
+              wgslvk::bind(b::m_oc, m, c * 4, cnt * 4), wgslvk::bind(b::v_oc, v, c * 4, cnt * 4),
+              wgslvk::bind(b::size_oc, u, (2 + k) * us, 16), wgslvk::bind(b::hp_oc, u, 0, 16),
+              wgslvk::bind(b::bc_oc, u, us, 16)})});
     pass.set_bind_group(0, bg);
     Grid grid = grid_for_workgroups(div_ceil(cnt, kWG), device.limits());
     pass.dispatch_workgroups(grid.x, grid.y);

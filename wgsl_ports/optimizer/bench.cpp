@@ -16,6 +16,14 @@
 #include "optimizer/cases.hpp"
 #include "optimizer/reference.hpp"
 #include "wgslvk/bench/bench.hpp"
+#include "wgslvk/bind.hpp"
+#include "wgslvk/kernels/optimizer/adamw_8bit_update.hpp"
+#include "wgslvk/kernels/optimizer/adamw_8bit_update_vec4.hpp"
+#include "wgslvk/kernels/optimizer/adamw_update.hpp"
+#include "wgslvk/kernels/optimizer/adamw_update_f16.hpp"
+#include "wgslvk/kernels/optimizer/finalize_grad_stats_partials.hpp"
+#include "wgslvk/kernels/optimizer/reduce_norm_sq.hpp"
+#include "wgslvk/kernels/optimizer/reduce_norm_sq_partials.hpp"
 #include "wgslvk/numeric.hpp"
 #include "wgslvk/utils.hpp"
 
@@ -23,6 +31,8 @@ namespace wgslvk::optimizer {
 namespace {
 
 using namespace wgslvk::bench;
+// The kernels, by their generated headers (wgslvk/kernels/optimizer/<entry>.hpp).
+namespace ko = wgslvk::kernels::optimizer;
 
 // ---- the model of shared/anchors.md: 111 tensors, 110.1M parameters -----------------------------
 struct TensorDesc {
@@ -116,10 +126,10 @@ void run_norm_two_level(Ctx& c) {
           "4 B/elem: read g once (reduce_norm_sq_partials + finalize_grad_stats_partials, one "
           "pass)",
           true);
-      add("optimizer/reduce_norm_sq_partials", TwoLevelPart::Reduce, bytes_reduce(n),
+      add(std::string(ko::reduce_norm_sq_partials::name), TwoLevelPart::Reduce, bytes_reduce(n),
           "4 B/elem: read g once", false);
-      add("optimizer/finalize_grad_stats_partials", TwoLevelPart::Finalize, 4 * uint64_t(wgs),
-          "4 B/partial: read the partials once", false);
+      add(std::string(ko::finalize_grad_stats_partials::name), TwoLevelPart::Finalize,
+          4 * uint64_t(wgs), "4 B/partial: read the partials once", false);
     }
   }
 }
@@ -169,8 +179,6 @@ void check_q8_vec4_against_seed(Ctx& c) {
   const uint32_t nn = uint32_t(n);
   std::vector<std::vector<uint8_t>> out[2];
   for (int k = 0; k < 2; ++k) {
-    const KernelInfo& ker =
-        kernel(k == 0 ? "optimizer/adamw_8bit_update" : "optimizer/adamw_8bit_update_vec4");
     Buffer bw = utils::make_buffer_from(d, "w", w), bg = utils::make_buffer_from(d, "g", g);
     Buffer bmp = utils::make_buffer_from(d, "m_packed", mp),
            bvp = utils::make_buffer_from(d, "v_packed", vp);
@@ -180,18 +188,36 @@ void check_q8_vec4_against_seed(Ctx& c) {
     Buffer usz = utils::make_uniform(d, "size", nn), uhp = utils::make_uniform(d, "hp", hp, 16),
            ubi = utils::make_uniform(d, "bias", bias, 16);
     const uint64_t wg_bytes = (k == 0 ? n : words * 4) * 4;
-    utils::run_dispatch(d, ker,
-                        {{0, bw, 0, wg_bytes},
-                         {1, bg, 0, wg_bytes},
-                         {2, bmp, 0, words * 4},
-                         {3, bvp, 0, words * 4},
-                         {4, bms, 0, blocks * 4},
-                         {5, bvs, 0, blocks * 4},
-                         {6, bst, 0, 8},
-                         {7, usz, 0, 16},
-                         {8, uhp, 0, 16},
-                         {9, ubi, 0, 16}},
-                        grid_for_workgroups(blocks, d.limits()));
+    // The same buffers at each kernel's own slots (its generated header).
+    std::vector<BindGroupEntry> e;
+    if (k == 0) {
+      namespace q = ko::adamw_8bit_update::binding;
+      e = {wgslvk::bind(q::w_q8, bw, 0, wg_bytes),
+           wgslvk::bind(q::g_q8, bg, 0, wg_bytes),
+           wgslvk::bind(q::m_packed, bmp, 0, words * 4),
+           wgslvk::bind(q::v_packed, bvp, 0, words * 4),
+           wgslvk::bind(q::m_scale, bms, 0, blocks * 4),
+           wgslvk::bind(q::v_scale, bvs, 0, blocks * 4),
+           wgslvk::bind(q::grad_stats_q8, bst, 0, 8),
+           wgslvk::bind(q::size_q8, usz, 0, 16),
+           wgslvk::bind(q::hp_q8, uhp, 0, 16),
+           wgslvk::bind(q::bias_q8, ubi, 0, 16)};
+    } else {
+      namespace q = ko::adamw_8bit_update_vec4::binding;
+      e = {wgslvk::bind(q::w_v4, bw, 0, wg_bytes),
+           wgslvk::bind(q::g_v4, bg, 0, wg_bytes),
+           wgslvk::bind(q::m_packed_v4, bmp, 0, words * 4),
+           wgslvk::bind(q::v_packed_v4, bvp, 0, words * 4),
+           wgslvk::bind(q::m_scale_v4, bms, 0, blocks * 4),
+           wgslvk::bind(q::v_scale_v4, bvs, 0, blocks * 4),
+           wgslvk::bind(q::grad_stats_v4, bst, 0, 8),
+           wgslvk::bind(q::size_v4, usz, 0, 16),
+           wgslvk::bind(q::hp_v4, uhp, 0, 16),
+           wgslvk::bind(q::bias_v4, ubi, 0, 16)};
+    }
+    const KernelInfo& ker =
+        k == 0 ? ko::adamw_8bit_update::Kernel::info() : ko::adamw_8bit_update_vec4::Kernel::info();
+    utils::run_dispatch(d, ker, std::move(e), grid_for_workgroups(blocks, d.limits()));
     for (const Buffer* b : {&bw, &bg, &bmp, &bvp, &bms, &bvs}) out[k].push_back(d.read_buffer(*b));
   }
   const char* names[6] = {"w", "g", "m_packed", "v_packed", "m_scale", "v_scale"};
@@ -224,17 +250,17 @@ void run_optimizer_kernels(Ctx& c) {
   c.out()["reduce_workgroups_cap"] = reduce_cap;
 
   struct Upd {
-    const char* name;
+    std::string_view name;
     uint64_t (*bytes)(uint64_t);
     const char* rule;
   };
   const Upd upds[] = {
-      {"optimizer/adamw_update", bytes_adamw, "32 B/elem: read w,g,m,v + write w,m,v,g (4 B each)"},
-      {"optimizer/adamw_update_f16", bytes_adamw_f16,
+      {ko::adamw_update::name, bytes_adamw, "32 B/elem: read w,g,m,v + write w,m,v,g (4 B each)"},
+      {ko::adamw_update_f16::name, bytes_adamw_f16,
        "34 B/elem: adamw_update + 2 B f16 mirror write"},
-      {"optimizer/adamw_8bit_update", bytes_adamw_8bit,
+      {ko::adamw_8bit_update::name, bytes_adamw_8bit,
        "20 B/elem + 16 B/256: read+write w,g (4 B) and m,v codes (1 B); scales 4 B r+w per block"},
-      {"optimizer/adamw_8bit_update_vec4", bytes_adamw_8bit,
+      {ko::adamw_8bit_update_vec4::name, bytes_adamw_8bit,
        "20 B/elem + 16 B/256 (as adamw_8bit_update: the same bytes, restructured kernel, ours)"},
   };
 
@@ -256,11 +282,11 @@ void run_optimizer_kernels(Ctx& c) {
         if (variant == 1 && c.options().quick == false && n > (uint64_t(1) << 24))
           continue;  // seconds
         Row r;
-        r.kernel = variant == 0   ? "optimizer/reduce_norm_sq"
-                   : variant == 1 ? "optimizer/reduce_norm_sq[seed grid]"
-                   : variant == 4 ? "optimizer/reduce_norm_sq[size-derived]"
-                   : variant == 2 ? "optimizer/reduce_norm_sq[256 wg]"
-                                  : "optimizer/reduce_norm_sq[64 wg]";
+        r.kernel = std::string(ko::reduce_norm_sq::name) + (variant == 0   ? ""
+                                                            : variant == 1 ? "[seed grid]"
+                                                            : variant == 4 ? "[size-derived]"
+                                                            : variant == 2 ? "[256 wg]"
+                                                                           : "[64 wg]");
         r.label = "n=" + human_count(n) + " wg=" + std::to_string(wgs);
         r.dims = {{"n", n}, {"workgroups", wgs}};
         r.bytes = bytes_reduce(n);
@@ -272,7 +298,7 @@ void run_optimizer_kernels(Ctx& c) {
 
   run_norm_two_level(c);
 
-  if (c.selected("optimizer", "optimizer/adamw_8bit_update_vec4") ||
+  if (c.selected("optimizer", ko::adamw_8bit_update_vec4::name) ||
       c.selected("optimizer", "adamw_8bit_update_vec4"))
     check_q8_vec4_against_seed(c);
 
@@ -295,7 +321,7 @@ void run_optimizer_kernels(Ctx& c) {
       r.dims = {{"n", n}};
       r.bytes = u.bytes(n);
       r.bytes_rule = u.rule;
-      time_case(c, adamw_sweep_case(u.name, n, kChecked), std::move(r));
+      time_case(c, adamw_sweep_case(std::string(u.name), n, kChecked), std::move(r));
     }
   }
 }

@@ -10,12 +10,142 @@
 #include "wgslvk/validate/case_builder.hpp"
 #include "optimizer/cases.hpp"
 #include "optimizer/reference.hpp"
+#include "wgslvk/kernels/optimizer/adamw_8bit_update.hpp"
+#include "wgslvk/kernels/optimizer/adamw_8bit_update_vec4.hpp"
+#include "wgslvk/kernels/optimizer/adamw_one_call.hpp"
+#include "wgslvk/kernels/optimizer/adamw_update.hpp"
+#include "wgslvk/kernels/optimizer/adamw_update_f16.hpp"
+#include "wgslvk/kernels/optimizer/finalize_grad_stats.hpp"
+#include "wgslvk/kernels/optimizer/finalize_grad_stats_partials.hpp"
+#include "wgslvk/kernels/optimizer/reduce_norm_sq.hpp"
+#include "wgslvk/kernels/optimizer/reduce_norm_sq_partials.hpp"
 #include "wgslvk/numeric.hpp"
 #include "wgslvk/runtime.hpp"
 #include "wgslvk/validate/compare.hpp"
 
 namespace wgslvk::optimizer {
 namespace {
+
+// The kernels' dispatches, by their generated headers (wgslvk/kernels/optimizer/<entry>.hpp):
+// named slots and the uniforms as the headers type them, shared by the golden and sweep cases.
+namespace ko = wgslvk::kernels::optimizer;
+using validate::CaseBuilder;
+using validate::DispatchSpec;
+using Vec4 = std::array<float, 4>;
+
+// reduce_norm_sq (into the accumulator `out`) or reduce_norm_sq_partials (into "partials"),
+// over all of buffer `data`, n elements.
+DispatchSpec& reduce_dispatch(CaseBuilder& b, bool partials, const std::string& data,
+                              const std::string& out, uint32_t n, const std::string& label = {}) {
+  if (partials) {
+    namespace k = ko::reduce_norm_sq_partials;
+    auto& d = b.dispatch(k::Kernel{}, label);
+    CaseBuilder::bind(d, k::binding::data_det, data);
+    CaseBuilder::bind(d, k::binding::partials, out);
+    CaseBuilder::bind_uniform(d, k::binding::n_det, n);
+    return d;
+  }
+  namespace k = ko::reduce_norm_sq;
+  auto& d = b.dispatch(k::Kernel{}, label);
+  CaseBuilder::bind(d, k::binding::data, data);
+  CaseBuilder::bind(d, k::binding::result, out);
+  CaseBuilder::bind_uniform(d, k::binding::n, n);
+  return d;
+}
+
+// finalize_grad_stats (from the accumulator `in`) or finalize_grad_stats_partials (from the
+// partials `in`) into "grad_stats", one workgroup.
+DispatchSpec& finalize_dispatch(CaseBuilder& b, bool partials, const std::string& in,
+                                float max_norm, const std::string& label = {}) {
+  if (partials) {
+    namespace k = ko::finalize_grad_stats_partials;
+    auto& d = b.dispatch(k::Kernel{}, label);
+    CaseBuilder::bind(d, k::binding::partials_in, in);
+    CaseBuilder::bind(d, k::binding::grad_stats_det, "grad_stats");
+    CaseBuilder::bind_uniform(d, k::binding::max_grad_norm_det, max_norm);
+    d.workgroups = std::array<uint32_t, 3>{1, 1, 1};
+    return d;
+  }
+  namespace k = ko::finalize_grad_stats;
+  auto& d = b.dispatch(k::Kernel{}, label);
+  CaseBuilder::bind(d, k::binding::norm_sq_acc, in);
+  CaseBuilder::bind(d, k::binding::grad_stats_out, "grad_stats");
+  CaseBuilder::bind_uniform(d, k::binding::max_grad_norm, max_norm);
+  d.workgroups = std::array<uint32_t, 3>{1, 1, 1};
+  return d;
+}
+
+// adamw_update or adamw_update_f16 on buffers "w", "g", "m", "v" (n floats from element `lo`;
+// whole buffers when `whole`), "grad_stats" and, for f16, the mirror "w16"; hp = (lr, beta1,
+// beta2, weight_decay), bias = (beta1^t, beta2^t, eps, t).
+DispatchSpec& update_dispatch(CaseBuilder& b, bool f16, uint64_t lo, uint32_t n, bool whole,
+                              const Vec4& hp, const Vec4& bias, const std::string& label = {}) {
+  const uint64_t off = whole ? 0 : lo * 4;
+  const std::optional<uint64_t> size =
+      whole ? std::nullopt : std::optional<uint64_t>(uint64_t(n) * 4);
+  if (f16) {
+    namespace k = ko::adamw_update_f16::binding;
+    auto& d = b.dispatch(ko::adamw_update_f16::Kernel{}, label);
+    CaseBuilder::bind(d, k::w_mp, "w", off, size);
+    CaseBuilder::bind(d, k::g_mp, "g", off, size);
+    CaseBuilder::bind(d, k::m_buf_mp, "m", off, size);
+    CaseBuilder::bind(d, k::v_buf_mp, "v", off, size);
+    CaseBuilder::bind(d, k::grad_stats_mp, "grad_stats");
+    CaseBuilder::bind_uniform(d, k::size_mp, n);
+    CaseBuilder::bind_uniform(d, k::hp_mp, hp);
+    CaseBuilder::bind_uniform(d, k::bias_mp, bias);
+    if (whole)
+      CaseBuilder::bind(d, k::dst_w16, "w16");
+    else
+      CaseBuilder::bind(d, k::dst_w16, "w16", lo * 2, uint64_t(n) * 2);
+    return d;
+  }
+  namespace k = ko::adamw_update::binding;
+  auto& d = b.dispatch(ko::adamw_update::Kernel{}, label);
+  CaseBuilder::bind(d, k::w, "w", off, size);
+  CaseBuilder::bind(d, k::g, "g", off, size);
+  CaseBuilder::bind(d, k::m_buf, "m", off, size);
+  CaseBuilder::bind(d, k::v_buf, "v", off, size);
+  CaseBuilder::bind(d, k::grad_stats, "grad_stats");
+  CaseBuilder::bind_uniform(d, k::size, n);
+  CaseBuilder::bind_uniform(d, k::hp, hp);
+  CaseBuilder::bind_uniform(d, k::bias, bias);
+  return d;
+}
+
+// adamw_8bit_update or adamw_8bit_update_vec4 on the whole buffers "w", "g", "m_packed",
+// "v_packed", "m_scale", "v_scale", "grad_stats" (hp and bias as update_dispatch's).
+DispatchSpec& q8_dispatch(CaseBuilder& b, bool vec4, uint32_t n, const Vec4& hp, const Vec4& bias) {
+  if (vec4) {
+    namespace k = ko::adamw_8bit_update_vec4::binding;
+    auto& d = b.dispatch(ko::adamw_8bit_update_vec4::Kernel{});
+    CaseBuilder::bind(d, k::w_v4, "w");
+    CaseBuilder::bind(d, k::g_v4, "g");
+    CaseBuilder::bind(d, k::m_packed_v4, "m_packed");
+    CaseBuilder::bind(d, k::v_packed_v4, "v_packed");
+    CaseBuilder::bind(d, k::m_scale_v4, "m_scale");
+    CaseBuilder::bind(d, k::v_scale_v4, "v_scale");
+    CaseBuilder::bind(d, k::grad_stats_v4, "grad_stats");
+    CaseBuilder::bind_uniform(d, k::size_v4, n);
+    CaseBuilder::bind_uniform(d, k::hp_v4, hp);
+    CaseBuilder::bind_uniform(d, k::bias_v4, bias);
+    return d;
+  }
+  namespace k = ko::adamw_8bit_update::binding;
+  auto& d = b.dispatch(ko::adamw_8bit_update::Kernel{});
+  CaseBuilder::bind(d, k::w_q8, "w");
+  CaseBuilder::bind(d, k::g_q8, "g");
+  CaseBuilder::bind(d, k::m_packed, "m_packed");
+  CaseBuilder::bind(d, k::v_packed, "v_packed");
+  CaseBuilder::bind(d, k::m_scale, "m_scale");
+  CaseBuilder::bind(d, k::v_scale, "v_scale");
+  CaseBuilder::bind(d, k::grad_stats_q8, "grad_stats");
+  CaseBuilder::bind_uniform(d, k::size_q8, n);
+  CaseBuilder::bind_uniform(d, k::hp_q8, hp);
+  CaseBuilder::bind_uniform(d, k::bias_q8, bias);
+  return d;
+}
+
 // The 8-bit state's exact checks (codes and block scales) of a case whose moments are exact in
 // f32 by construction (`q` says why), shared by the golden and the bench cases.
 void check_8bit_state(validate::CaseBuilder& b, const Q8Expected& e, const std::string& q) {
@@ -35,6 +165,7 @@ namespace wgslvk::validate {
 namespace {
 
 namespace oref = wgslvk::optimizer;
+namespace ko = wgslvk::kernels::optimizer;
 const float kPoison = std::bit_cast<float>(kPoison32);
 bool finite(float x) { return is_finite_bits(x); }
 
@@ -182,16 +313,10 @@ Case adam_case(uint64_t seed, Adam kind, AdamOpts o, const std::string& what) {
     a.poison = false;
     a.fill_value = 0.0;  // zeroed once at allocation
     b.output("grad_stats", DType::F32, 2);
-    auto& red = b.dispatch("optimizer/reduce_norm_sq", "gradient norm");
-    CaseBuilder::bind(red, 0, "g");
-    CaseBuilder::bind(red, 1, "norm_sq_acc");
-    CaseBuilder::bind_values(red, 2, CaseBuilder::u32s({uint32_t(total)}));
-    red.workgroups_1d = div_ceil(total, 256);
-    auto& fd = b.dispatch("optimizer/finalize_grad_stats", "grad stats");
-    CaseBuilder::bind(fd, 0, "norm_sq_acc");
-    CaseBuilder::bind(fd, 1, "grad_stats");
-    CaseBuilder::bind_values(fd, 2, CaseBuilder::f32s({max_norm_off}));
-    fd.workgroups = std::array<uint32_t, 3>{1, 1, 1};
+    auto& red =
+        oref::reduce_dispatch(b, false, "g", "norm_sq_acc", uint32_t(total), "gradient norm");
+    red.workgroups_1d = ko::reduce_norm_sq::Kernel::workgroups(total);
+    oref::finalize_dispatch(b, false, "norm_sq_acc", max_norm_off, "grad stats");
     fin = oref::finalize_grad_stats_reference(oref::reduce_norm_sq_reference(g), max_norm_off);
     if (fin.clip_scale != 1.0f) throw std::logic_error("full step: clipping must be off");
     o.clip = fin.clip_scale;
@@ -226,30 +351,27 @@ Case adam_case(uint64_t seed, Adam kind, AdamOpts o, const std::string& what) {
       if (!oc) g_after[i] = 0.0f;
       w16[i] = f32_to_f16_bits(e.w[j]);
     }
-    auto& d = b.dispatch(oc    ? "optimizer/adamw_one_call"
-                         : f16 ? "optimizer/adamw_update_f16"
-                               : "optimizer/adamw_update",
-                         bl.label);
-    CaseBuilder::bind(d, 0, oc ? "param" : "w", lo * 4, bl.n * 4ull);
-    CaseBuilder::bind(d, 1, oc ? "grad" : "g", lo * 4, bl.n * 4ull);
-    CaseBuilder::bind(d, 2, "m", lo * 4, bl.n * 4ull);
-    CaseBuilder::bind(d, 3, "v", lo * 4, bl.n * 4ull);
+    DispatchSpec* dp;
     if (oc) {
-      CaseBuilder::bind_values(d, 4, CaseBuilder::u32s({bl.n}));
-      CaseBuilder::bind_values(d, 5, CaseBuilder::f32s({p.lr, p.beta1, p.beta2, bl.wd}));
-      CaseBuilder::bind_values(
-          d, 6, CaseBuilder::f32s({p.bias_correction1, p.bias_correction2, p.eps, 0.0f}));
+      namespace k = ko::adamw_one_call::binding;
+      auto& d = b.dispatch(ko::adamw_one_call::Kernel{}, bl.label);
+      CaseBuilder::bind(d, k::param_oc, "param", lo * 4, bl.n * 4ull);
+      CaseBuilder::bind(d, k::grad_oc, "grad", lo * 4, bl.n * 4ull);
+      CaseBuilder::bind(d, k::m_oc, "m", lo * 4, bl.n * 4ull);
+      CaseBuilder::bind(d, k::v_oc, "v", lo * 4, bl.n * 4ull);
+      CaseBuilder::bind_uniform(d, k::size_oc, bl.n);
+      CaseBuilder::bind_uniform(d, k::hp_oc, {p.lr, p.beta1, p.beta2, bl.wd});
+      CaseBuilder::bind_uniform(d, k::bc_oc, {p.bias_correction1, p.bias_correction2, p.eps, 0.0f});
+      dp = &d;
     } else {
-      CaseBuilder::bind(d, 4, "grad_stats");
-      CaseBuilder::bind_values(d, 5, CaseBuilder::u32s({bl.n}));
-      CaseBuilder::bind_values(d, 6, CaseBuilder::f32s({u.lr, u.beta1, u.beta2, bl.wd}));
-      CaseBuilder::bind_values(d, 7, CaseBuilder::f32s({u.beta1_t, u.beta2_t, u.eps, float(t)}));
-      if (f16) CaseBuilder::bind(d, 8, "w16", lo * 2, bl.n * 2ull);
+      dp = &oref::update_dispatch(b, f16, lo, bl.n, false, {u.lr, u.beta1, u.beta2, bl.wd},
+                                  {u.beta1_t, u.beta2_t, u.eps, float(t)}, bl.label);
     }
+    DispatchSpec& d = *dp;
     if (o.grid)
       d.workgroups = *o.grid;
     else
-      d.workgroups_1d = div_ceil(bl.n, 256);
+      d.workgroups_1d = ko::adamw_update::Kernel::workgroups(bl.n);
   }
   add_out_checks(b, oc ? "param" : "w", ow, ranges,
                  bound_text(oref::kWOldBound) + "; plus " + bound_text(oref::kWStepBound) +
@@ -425,12 +547,8 @@ Case q8_case(uint64_t seed, uint32_t n, bool nonfinite, bool zero_block, const s
   b.input("m_scale", DType::F32, m_scale);
   b.input("v_scale", DType::F32, v_scale);
   b.input("grad_stats", DType::F32, stats);
-  auto& d = b.dispatch(vec4 ? "optimizer/adamw_8bit_update_vec4" : "optimizer/adamw_8bit_update");
-  const char* names[] = {"w", "g", "m_packed", "v_packed", "m_scale", "v_scale", "grad_stats"};
-  for (uint32_t k = 0; k < 7; ++k) CaseBuilder::bind(d, k, names[k]);
-  CaseBuilder::bind_values(d, 7, CaseBuilder::u32s({n}));
-  CaseBuilder::bind_values(d, 8, CaseBuilder::f32s({u.lr, u.beta1, u.beta2, u.weight_decay}));
-  CaseBuilder::bind_values(d, 9, CaseBuilder::f32s({u.beta1_t, u.beta2_t, u.eps, float(u.t)}));
+  auto& d = oref::q8_dispatch(b, vec4, n, {u.lr, u.beta1, u.beta2, u.weight_decay},
+                              {u.beta1_t, u.beta2_t, u.eps, float(u.t)});
   if (grid)
     d.workgroups = *grid;
   else
@@ -508,11 +626,8 @@ Case reduce_case(uint64_t seed, bool partials, uint32_t n, uint32_t workgroups, 
   }
   b.input("data", DType::F32, data);
   uint64_t threads = uint64_t(workgroups) * 256;
-  auto& d = b.dispatch(partials ? "optimizer/reduce_norm_sq_partials" : "optimizer/reduce_norm_sq");
-  CaseBuilder::bind(d, 0, "data");
   if (partials) {
     b.output("partials", DType::F32, workgroups);
-    CaseBuilder::bind(d, 1, "partials");
   } else {
     b.c.buffers.push_back({});
     auto& a = b.c.buffers.back();
@@ -522,9 +637,8 @@ Case reduce_case(uint64_t seed, bool partials, uint32_t n, uint32_t workgroups, 
     a.count = 1;
     a.poison = false;
     a.fill_value = 0.0;  // the accumulator starts at 0 (finalize_grad_stats resets it)
-    CaseBuilder::bind(d, 1, "result");
   }
-  CaseBuilder::bind_values(d, 2, CaseBuilder::u32s({n}));
+  auto& d = oref::reduce_dispatch(b, partials, "data", partials ? "partials" : "result", n);
   d.workgroups_1d = workgroups;
   std::string why = integers
                         ? std::string(oref::kReduceIntegerBound.why)
@@ -599,10 +713,7 @@ Case reduce_grid_over_65535(uint64_t seed) {
   a.count = 1;
   a.poison = false;
   a.fill_value = 0.0;
-  auto& d = b.dispatch("optimizer/reduce_norm_sq");
-  CaseBuilder::bind(d, 0, "data");
-  CaseBuilder::bind(d, 1, "result");
-  CaseBuilder::bind_values(d, 2, CaseBuilder::u32s({uint32_t(n)}));
+  auto& d = oref::reduce_dispatch(b, false, "data", "result", uint32_t(n));
   d.workgroups_1d = wgs;
   double exact = oref::reduce_norm_sq_exact(data);
   if (exact >= 0x1p24) throw std::logic_error("reduce_grid_over_65535: sum not below 2^24");
@@ -619,8 +730,6 @@ Case finalize_case(uint64_t seed, bool partials, float sum_hint, float max_norm,
   CaseBuilder b;
   b.c.description = what;
   float sum;
-  auto& d = b.dispatch(partials ? "optimizer/finalize_grad_stats_partials"
-                                : "optimizer/finalize_grad_stats");
   if (partials) {
     // Integer partials: their f32 sum is exact in any order, so the finalize bounds apply as stated.
     uint32_t count = 3 + r.below(300);
@@ -629,16 +738,12 @@ Case finalize_case(uint64_t seed, bool partials, float sum_hint, float max_norm,
     for (auto& x : p) s += (x = float(r.below(uint32_t(std::max(2.0f, 2 * sum_hint / count)))));
     sum = float(s);
     b.input("partials", DType::F32, p);
-    CaseBuilder::bind(d, 0, "partials");
   } else {
     sum = sum_hint > 0 ? sum_hint * r.uniform(0.5, 1.5) : 0.0f;
     b.input("norm_sq_acc", DType::F32, std::vector<float>{sum});
-    CaseBuilder::bind(d, 0, "norm_sq_acc");
   }
   b.output("grad_stats", DType::F32, 2);
-  CaseBuilder::bind(d, 1, "grad_stats");
-  CaseBuilder::bind_values(d, 2, CaseBuilder::f32s({max_norm}));
-  d.workgroups = std::array<uint32_t, 3>{1, 1, 1};
+  oref::finalize_dispatch(b, partials, partials ? "partials" : "norm_sq_acc", max_norm);
   auto e = oref::finalize_grad_stats_reference(sum, max_norm);
   Array ex = Array::of(DType::F32, std::vector<float>{e.grad_norm, e.clip_scale});
   b.check_ulp("grad_stats", ex, oref::kGradNormBound.ulp,
@@ -678,47 +783,50 @@ Case finalize_zero(uint64_t seed) {
 
 void register_optimizer(std::vector<Generator>& g) {
   const std::string src = "wgsl_ports/optimizer/cases.cpp";
-  auto add = [&](const char* k, const char* n, uint64_t seed, bool rnd, Case (*f)(uint64_t)) {
-    g.push_back({std::string("optimizer/") + k, n, seed, rnd, f, src});
+  auto add = [&](std::string_view k, const char* n, uint64_t seed, bool rnd, Case (*f)(uint64_t)) {
+    g.push_back({std::string(k), n, seed, rnd, f, src});
   };
-  add("reduce_norm_sq", "basic", 2001, true, reduce_basic<false>);
-  add("reduce_norm_sq", "nonfinite", 2002, false, reduce_nonfinite<false>);
-  add("reduce_norm_sq", "integer_exact", 2003, false, reduce_integer<false>);
-  add("reduce_norm_sq", "grid_over_65535", 2004, false, reduce_grid_over_65535);
-  add("finalize_grad_stats", "basic", 2101, true, finalize_basic<false>);
-  add("finalize_grad_stats", "clip_on", 2102, false, finalize_clip_on<false>);
-  add("finalize_grad_stats", "clip_off", 2103, false, finalize_clip_off<false>);
-  add("finalize_grad_stats", "zero_norm", 2104, false, finalize_zero);
-  add("adamw_update", "basic", 2201, true, adam_basic<Adam::Update>);
-  add("adamw_update", "step1_bias_correction", 2202, false, adam_step1<Adam::Update>);
-  add("adamw_update", "nonfinite_grads", 2203, false, adam_nonfinite<Adam::Update>);
-  add("adamw_update", "clip_on", 2204, false, adam_clip_on<Adam::Update>);
-  add("adamw_update", "decay_and_no_decay_blocks", 2205, false, adam_blocks<Adam::Update>);
-  add("adamw_update", "grid_2d", 2206, false, adam_grid_2d<Adam::Update>);
-  add("adamw_update", "full_step", 2207, false, adam_full_step<Adam::Update>);
-  add("adamw_update_f16", "basic", 2301, true, adam_basic<Adam::UpdateF16>);
-  add("adamw_update_f16", "step1_bias_correction", 2302, false, adam_step1<Adam::UpdateF16>);
-  add("adamw_update_f16", "nonfinite_grads", 2303, false, adam_nonfinite<Adam::UpdateF16>);
-  add("adamw_update_f16", "decay_and_no_decay_blocks", 2304, false, adam_blocks<Adam::UpdateF16>);
-  add("adamw_update_f16", "clip_on", 2305, false, adam_clip_on<Adam::UpdateF16>);
-  add("adamw_update_f16", "full_step", 2306, false, adam_full_step<Adam::UpdateF16>);
-  add("adamw_8bit_update", "basic", 2401, true, q8_basic<false>);
-  add("adamw_8bit_update", "nonfinite_grads", 2402, false, q8_nonfinite<false>);
-  add("adamw_8bit_update", "zero_and_partial_blocks", 2403, false, q8_blocks<false>);
-  add("reduce_norm_sq_partials", "basic", 2501, true, reduce_basic<true>);
-  add("reduce_norm_sq_partials", "integer_exact", 2502, false, reduce_integer<true>);
-  add("finalize_grad_stats_partials", "basic", 2601, true, finalize_basic<true>);
-  add("finalize_grad_stats_partials", "clip_on", 2602, false, finalize_clip_on<true>);
-  add("finalize_grad_stats_partials", "clip_off", 2603, false, finalize_clip_off<true>);
-  add("adamw_one_call", "basic", 2701, true, adam_basic<Adam::OneCall>);
-  add("adamw_one_call", "step1_bias_correction", 2702, false, adam_step1<Adam::OneCall>);
-  add("adamw_one_call", "decay_and_no_decay_blocks", 2703, false, adam_blocks<Adam::OneCall>);
+  add(ko::reduce_norm_sq::name, "basic", 2001, true, reduce_basic<false>);
+  add(ko::reduce_norm_sq::name, "nonfinite", 2002, false, reduce_nonfinite<false>);
+  add(ko::reduce_norm_sq::name, "integer_exact", 2003, false, reduce_integer<false>);
+  add(ko::reduce_norm_sq::name, "grid_over_65535", 2004, false, reduce_grid_over_65535);
+  add(ko::finalize_grad_stats::name, "basic", 2101, true, finalize_basic<false>);
+  add(ko::finalize_grad_stats::name, "clip_on", 2102, false, finalize_clip_on<false>);
+  add(ko::finalize_grad_stats::name, "clip_off", 2103, false, finalize_clip_off<false>);
+  add(ko::finalize_grad_stats::name, "zero_norm", 2104, false, finalize_zero);
+  add(ko::adamw_update::name, "basic", 2201, true, adam_basic<Adam::Update>);
+  add(ko::adamw_update::name, "step1_bias_correction", 2202, false, adam_step1<Adam::Update>);
+  add(ko::adamw_update::name, "nonfinite_grads", 2203, false, adam_nonfinite<Adam::Update>);
+  add(ko::adamw_update::name, "clip_on", 2204, false, adam_clip_on<Adam::Update>);
+  add(ko::adamw_update::name, "decay_and_no_decay_blocks", 2205, false, adam_blocks<Adam::Update>);
+  add(ko::adamw_update::name, "grid_2d", 2206, false, adam_grid_2d<Adam::Update>);
+  add(ko::adamw_update::name, "full_step", 2207, false, adam_full_step<Adam::Update>);
+  add(ko::adamw_update_f16::name, "basic", 2301, true, adam_basic<Adam::UpdateF16>);
+  add(ko::adamw_update_f16::name, "step1_bias_correction", 2302, false,
+      adam_step1<Adam::UpdateF16>);
+  add(ko::adamw_update_f16::name, "nonfinite_grads", 2303, false, adam_nonfinite<Adam::UpdateF16>);
+  add(ko::adamw_update_f16::name, "decay_and_no_decay_blocks", 2304, false,
+      adam_blocks<Adam::UpdateF16>);
+  add(ko::adamw_update_f16::name, "clip_on", 2305, false, adam_clip_on<Adam::UpdateF16>);
+  add(ko::adamw_update_f16::name, "full_step", 2306, false, adam_full_step<Adam::UpdateF16>);
+  add(ko::adamw_8bit_update::name, "basic", 2401, true, q8_basic<false>);
+  add(ko::adamw_8bit_update::name, "nonfinite_grads", 2402, false, q8_nonfinite<false>);
+  add(ko::adamw_8bit_update::name, "zero_and_partial_blocks", 2403, false, q8_blocks<false>);
+  add(ko::reduce_norm_sq_partials::name, "basic", 2501, true, reduce_basic<true>);
+  add(ko::reduce_norm_sq_partials::name, "integer_exact", 2502, false, reduce_integer<true>);
+  add(ko::finalize_grad_stats_partials::name, "basic", 2601, true, finalize_basic<true>);
+  add(ko::finalize_grad_stats_partials::name, "clip_on", 2602, false, finalize_clip_on<true>);
+  add(ko::finalize_grad_stats_partials::name, "clip_off", 2603, false, finalize_clip_off<true>);
+  add(ko::adamw_one_call::name, "basic", 2701, true, adam_basic<Adam::OneCall>);
+  add(ko::adamw_one_call::name, "step1_bias_correction", 2702, false, adam_step1<Adam::OneCall>);
+  add(ko::adamw_one_call::name, "decay_and_no_decay_blocks", 2703, false,
+      adam_blocks<Adam::OneCall>);
   // ours: the same seeds as adamw_8bit_update's, so the same inputs and expected numbers
-  add("adamw_8bit_update_vec4", "basic", 2401, true, q8_basic<true>);
-  add("adamw_8bit_update_vec4", "nonfinite_grads", 2402, false, q8_nonfinite<true>);
-  add("adamw_8bit_update_vec4", "zero_and_partial_blocks", 2403, false, q8_blocks<true>);
-  add("adamw_8bit_update_vec4", "ragged_tail", 2801, false, q8_v4_ragged);
-  add("adamw_8bit_update_vec4", "grid_2d", 2802, false, q8_v4_grid_2d);
+  add(ko::adamw_8bit_update_vec4::name, "basic", 2401, true, q8_basic<true>);
+  add(ko::adamw_8bit_update_vec4::name, "nonfinite_grads", 2402, false, q8_nonfinite<true>);
+  add(ko::adamw_8bit_update_vec4::name, "zero_and_partial_blocks", 2403, false, q8_blocks<true>);
+  add(ko::adamw_8bit_update_vec4::name, "ragged_tail", 2801, false, q8_v4_ragged);
+  add(ko::adamw_8bit_update_vec4::name, "grid_2d", 2802, false, q8_v4_grid_2d);
 }
 
 WGSLVK_REGISTER_GENERATORS(register_optimizer);
@@ -760,10 +868,10 @@ std::string sweep_name(const std::string& what, uint64_t n) {
 }  // namespace
 
 Case adamw_sweep_case(const std::string& kernel, uint64_t n, uint64_t checked) {
-  const bool f16 = kernel == "optimizer/adamw_update_f16";
-  const bool q8v4 = kernel == "optimizer/adamw_8bit_update_vec4";
-  const bool q8 = kernel == "optimizer/adamw_8bit_update" || q8v4;
-  if (!f16 && !q8 && kernel != "optimizer/adamw_update")
+  const bool f16 = kernel == ko::adamw_update_f16::name;
+  const bool q8v4 = kernel == ko::adamw_8bit_update_vec4::name;
+  const bool q8 = kernel == ko::adamw_8bit_update::name || q8v4;
+  if (!f16 && !q8 && kernel != ko::adamw_update::name)
     throw std::invalid_argument("adamw_sweep_case: kernel '" + kernel +
                                 "' is not adamw_update, adamw_update_f16, adamw_8bit_update or "
                                 "adamw_8bit_update_vec4");
@@ -826,18 +934,11 @@ Case adamw_sweep_case(const std::string& kernel, uint64_t n, uint64_t checked) {
   }
   b.input("grad_stats", DType::F32, std::vector<float>{q8 ? 2.0f : 1.5f, clip});
   if (f16) b.output("w16", DType::F16, n);
-  auto& d = b.dispatch(kernel);
-  const std::vector<std::string> names =
-      q8 ? std::vector<std::string>{"w",       "g",       "m_packed",  "v_packed",
-                                    "m_scale", "v_scale", "grad_stats"}
-         : std::vector<std::string>{"w", "g", "m", "v", "grad_stats"};
-  for (uint32_t k = 0; k < names.size(); ++k) CaseBuilder::bind(d, k, names[k]);
-  uint32_t at = uint32_t(names.size());
-  CaseBuilder::bind_values(d, at, CaseBuilder::u32s({uint32_t(n)}));
-  CaseBuilder::bind_values(d, at + 1, CaseBuilder::f32s({u.lr, u.beta1, u.beta2, u.weight_decay}));
-  CaseBuilder::bind_values(d, at + 2, CaseBuilder::f32s({u.beta1_t, u.beta2_t, u.eps, float(u.t)}));
-  if (f16) CaseBuilder::bind(d, 8, "w16");
-  d.workgroups_1d = div_ceil(n, 256);
+  const Vec4 hp{u.lr, u.beta1, u.beta2, u.weight_decay},
+      bias{u.beta1_t, u.beta2_t, u.eps, float(u.t)};
+  auto& d = q8 ? q8_dispatch(b, q8v4, uint32_t(n), hp, bias)
+               : update_dispatch(b, f16, 0, uint32_t(n), true, hp, bias);
+  d.workgroups_1d = div_ceil(n, 256);  // 256 elements per workgroup (the vec4 kernel: 64 x 4)
 
   const std::string wwhy =
       validate::bound_text(kWOldBound) + "; plus " + validate::bound_text(kWStepBound);
@@ -901,16 +1002,13 @@ void check_n(uint64_t n) {
 Case reduce_sweep_case(uint64_t n, uint32_t workgroups) {
   check_n(n);
   CaseBuilder b;
-  b.c.kernel = "optimizer/reduce_norm_sq";
+  b.c.kernel = ko::reduce_norm_sq::name;
   b.c.name = sweep_name("sweep_wg" + std::to_string(workgroups), n);
   b.c.description = "bench sweep: " + std::to_string(n) + " generated elements on " +
                     std::to_string(workgroups) + " workgroups";
   auto data = norm_data(b, n);
   zeros(b, "result", DType::F32, 1);  // the accumulator starts at 0 (finalize resets it)
-  auto& d = b.dispatch("optimizer/reduce_norm_sq");
-  CaseBuilder::bind(d, 0, "data");
-  CaseBuilder::bind(d, 1, "result");
-  CaseBuilder::bind_values(d, 2, CaseBuilder::u32s({uint32_t(n)}));
+  auto& d = reduce_dispatch(b, false, "data", "result", uint32_t(n));
   d.workgroups_1d = workgroups;
   b.check_ulp("result", Array::of(DType::F32, std::vector<float>{reduce_norm_sq_reference(data)}),
               reduce_norm_sq_ulp_bound(n, uint64_t(workgroups) * 256, workgroups),
@@ -924,8 +1022,7 @@ Case norm_two_level_sweep_case(uint64_t n, uint32_t workgroups, TwoLevelPart par
   if (workgroups == 0) throw std::invalid_argument("norm_two_level_sweep_case: 0 workgroups");
   const bool reduce = part != TwoLevelPart::Finalize, finalize = part != TwoLevelPart::Reduce;
   CaseBuilder b;
-  b.c.kernel =
-      reduce ? "optimizer/reduce_norm_sq_partials" : "optimizer/finalize_grad_stats_partials";
+  b.c.kernel = reduce ? ko::reduce_norm_sq_partials::name : ko::finalize_grad_stats_partials::name;
   b.c.name = sweep_name(std::string(part == TwoLevelPart::Both ? "sweep_pair" : "sweep") + "_wg" +
                             std::to_string(workgroups),
                         n);
@@ -937,10 +1034,7 @@ Case norm_two_level_sweep_case(uint64_t n, uint32_t workgroups, TwoLevelPart par
   if (reduce) {
     data = norm_data(b, n);
     b.output("partials", DType::F32, workgroups);
-    auto& d = b.dispatch("optimizer/reduce_norm_sq_partials");
-    CaseBuilder::bind(d, 0, "data");
-    CaseBuilder::bind(d, 1, "partials");
-    CaseBuilder::bind_values(d, 2, CaseBuilder::u32s({uint32_t(n)}));
+    auto& d = reduce_dispatch(b, true, "data", "partials", uint32_t(n));
     d.workgroups_1d = workgroups;
     // Workgroup w holds the threads [256w, 256w + 256) of the grid-stride loop.
     std::vector<std::vector<float>> mine(workgroups);
@@ -968,11 +1062,7 @@ Case norm_two_level_sweep_case(uint64_t n, uint32_t workgroups, TwoLevelPart par
   }
   if (finalize) {
     b.output("grad_stats", DType::F32, 2);
-    auto& d = b.dispatch("optimizer/finalize_grad_stats_partials");
-    CaseBuilder::bind(d, 0, "partials");
-    CaseBuilder::bind(d, 1, "grad_stats");
-    CaseBuilder::bind_values(d, 2, CaseBuilder::f32s({max_norm}));
-    d.workgroups = std::array<uint32_t, 3>{1, 1, 1};
+    finalize_dispatch(b, true, "partials", max_norm);
     auto e = finalize_grad_stats_reference(sum, max_norm);
     // A relative error of s ULP in the sum is s/2 (+1 for a binade edge) ULP after the sqrt,
     // and passes through clip_scale's division unchanged.

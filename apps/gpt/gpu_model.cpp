@@ -79,6 +79,7 @@ struct Range {
     return bind(slot, buf, offset, size ? std::optional<uint64_t>(size) : std::nullopt);
   }
 };
+Range whole(const Buffer& b) { return Range{b, 0, 0}; }
 
 // The kernels of the step, by their generated headers (translator/README.md).
 namespace ks = wgslvk::kernels;
@@ -132,102 +133,127 @@ GpuGpt::GpuGpt(Device device, ModelConfig config, uint32_t batch, optimizer::Ada
 
 GpuGpt::~GpuGpt() = default;
 
-void GpuGpt::build() {
-  a_ = std::make_unique<Acts>();
-  Acts& A = *a_;
-  const uint32_t B = batch_, T = cfg_.context, d = cfg_.d_model, F = cfg_.d_ff(), V = cfg_.vocab;
-  const uint32_t H = cfg_.heads, hd = cfg_.head_dim();
-  const uint64_t R = uint64_t(B) * T;
-  const bool fa2 = gopt_.attention != AttentionImpl::Naive;
-  // The wide variants have the FA2 kernels' ABI and dispatch: a host switches by name.
-  const std::string fa2_suffix = gopt_.attention == AttentionImpl::FA2 ? "" : "_wide";
-  const attention::Fa2Backward fa2_bwd =
-      gopt_.attention == AttentionImpl::FA2Tiled  ? attention::Fa2Backward::Tiled
-      : gopt_.attention == AttentionImpl::FA2Wide ? attention::Fa2Backward::Wide
-                                                  : attention::Fa2Backward::Ported;
-  auto buf = [&](const std::string& label, uint64_t floats) {
-    return utils::make_buffer(dev_, label, floats * 4);
-  };
-  auto uni = [&](const void* data, uint64_t size) {
-    A.uniforms.push_back(utils::make_uniform(dev_, "gpt.uniform", data, size));
-    return A.uniforms.back();
-  };
+// What build() appends to ops_, piece by piece: the model's sizes, the uniforms many dispatches
+// share, the dispatch helpers (one per kernel or product) and the pieces of the step in order.
+struct GpuGpt::StepBuilder {
+  GpuGpt& m;
+  Acts& A;
+  const uint32_t B, T, d, F, V, H, hd;
+  const uint64_t R;
+  const bool fa2;
+  const attention::Fa2Backward fa2_bwd;
+  const norm::Shape ns;
+  const uint32_t rpb;  // the lean layernorm pair's rows per block
+  Buffer ln_u, attn_u, ce_u, u_d, u_f, emb_u, pe_u;
   // Split-K reduces (native_auto) wait here until the next dispatch that is not a split-K
   // product, so the dX and dW products of a layer still run side by side.
   std::vector<std::function<void()>> pending_reduces;
   bool adding_split = false;
-  auto flush_reduces = [&] {
+  std::map<std::pair<uint64_t, size_t>, Buffer> splitk_scratch;
+
+  explicit StepBuilder(GpuGpt& model)
+      : m(model),
+        A(*model.a_),
+        B(model.batch_),
+        T(model.cfg_.context),
+        d(model.cfg_.d_model),
+        F(model.cfg_.d_ff()),
+        V(model.cfg_.vocab),
+        H(model.cfg_.heads),
+        hd(model.cfg_.head_dim()),
+        R(uint64_t(B) * T),
+        fa2(model.gopt_.attention != AttentionImpl::Naive),
+        fa2_bwd(model.gopt_.attention == AttentionImpl::FA2Tiled  ? attention::Fa2Backward::Tiled
+                : model.gopt_.attention == AttentionImpl::FA2Wide ? attention::Fa2Backward::Wide
+                                                                  : attention::Fa2Backward::Ported),
+        ns{uint32_t(R), d},
+        rpb(norm::lean_rows_per_block(ns)) {
+    make_uniforms();
+  }
+
+  // ---- buffers and uniforms ----
+  Buffer buf(const std::string& label, uint64_t floats) {
+    return utils::make_buffer(m.dev_, label, floats * 4);
+  }
+  Buffer uni(const void* data, uint64_t size) {
+    A.uniforms.push_back(utils::make_uniform(m.dev_, "gpt.uniform", data, size));
+    return A.uniforms.back();
+  }
+  // A uniform for `slot` (its header's type), kept with the step's uniforms.
+  template <class Kn, class Ty>
+  Buffer uni(const BindingSlot<Kn, Ty>& slot, const std::type_identity_t<Ty>& value) {
+    A.uniforms.push_back(make_uniform(m.dev_, slot, value, "gpt.uniform"));
+    return A.uniforms.back();
+  }
+  // The uniforms many dispatches share (each kernel's header declares its struct).
+  void make_uniforms() {
+    ln_u =
+        uni(lnf::binding::lf,
+            lnf::LnParams{
+                .rows = uint32_t(R), .d = d, .eps = float(m.cfg_.ln_eps), .rows_per_block = rpb});
+    attn_u = uni(fa2::binding::p_fwd, fa2::AttnParams{.batch = B,
+                                                      .seq = T,
+                                                      .heads = H,
+                                                      .head_dim = hd,
+                                                      .scale = attention::default_scale(hd)});
+    ce_u = uni(ce_fwd::binding::cf,
+               ce_fwd::CeParams{
+                   .rows = uint32_t(R), .vocab = V, .ignore_index = 0xFFFFFFFFu, .scale = 1.0f});
+    // The elementwise kernels' vec4<u32> dims: x = vec4 count (residual adds over R x d, GELU
+    // over R x F).
+    u_d = uni(ew::residual_add::binding::ra_dims, {uint32_t(R * d / 4), 0, 0, 0});
+    u_f = uni(ew::gelu_forward::binding::gf_dims, {uint32_t(R * F / 4), 0, 0, 0});
+    // Embedding dims (seq_len, d_model, vocab_size, w); the backward's w (n_segments) is
+    // written per step (upload).
+    emb_u = uni(emb::embed_lookup::binding::dims, {uint32_t(R), d, V, 0});
+    A.embed_bwd_u = uni(emb::embed_backward_deterministic::binding::dims, {uint32_t(R), d, V, 0});
+    pe_u = uni(ew::pos_embed_add::binding::pe_dims, {uint32_t(R * d / 4), d / 4, T, 0});
+  }
+  // Parameter `name`'s range of the weights / of the gradients.
+  Range W(const std::string& name) const {
+    const auto& p = m.opt_->param(name);
+    return Range{m.opt_->w(), p.offset * 4, p.count * 4};
+  }
+  Range G(const std::string& name) const {
+    const auto& p = m.opt_->param(name);
+    return Range{m.opt_->g(), p.offset * 4, p.count * 4};
+  }
+
+  // ---- dispatches ----
+  void flush_reduces() {
     auto todo = std::move(pending_reduces);
     pending_reduces.clear();
     for (auto& f : todo) f();
-  };
-  auto add = [&](const std::string& name, std::vector<BindGroupEntry> entries, uint32_t x,
-                 uint32_t y = 1, uint32_t z = 1) {
+  }
+  void add(const std::string& name, std::vector<BindGroupEntry> entries, uint32_t x, uint32_t y = 1,
+           uint32_t z = 1) {
     if (!adding_split) flush_reduces();
-    ops_.push_back(make_dispatch(dev_, pipes_, kernel(name), std::move(entries), {x, y, z}));
-  };
-  auto add_flat = [&](const std::string& name, std::vector<BindGroupEntry> entries,
-                      uint64_t workgroups) {
-    Grid g = grid_for_workgroups(std::max<uint64_t>(1, workgroups), dev_.limits());
+    m.ops_.push_back(make_dispatch(m.dev_, m.pipes_, kernel(name), std::move(entries), {x, y, z}));
+  }
+  void add_flat(const std::string& name, std::vector<BindGroupEntry> entries, uint64_t workgroups) {
+    Grid g = grid_for_workgroups(std::max<uint64_t>(1, workgroups), m.dev_.limits());
     add(name, std::move(entries), g.x, g.y);
-  };
+  }
   // The typed forms: the kernel of a generated header (or `name`, a variant with its bindings),
   // every entry one of its slots.
-  auto add_k = [&]<class K>(K, std::initializer_list<KernelEntry<K>> e, uint32_t x, uint32_t y,
-                            uint32_t z, std::string_view name = K::name) {
+  template <class K>
+  void add_k(K, std::initializer_list<KernelEntry<K>> e, uint32_t x, uint32_t y, uint32_t z,
+             std::string_view name = K::name) {
     const KernelInfo& k = kernel(name);
     add(k.qualified_name(), entries_for(k, e), x, y, z);
-  };
-  auto add_flat_k = [&]<class K>(K, std::initializer_list<KernelEntry<K>> e, uint64_t workgroups,
-                                 std::string_view name = K::name) {
+  }
+  template <class K>
+  void add_flat_k(K, std::initializer_list<KernelEntry<K>> e, uint64_t workgroups,
+                  std::string_view name = K::name) {
     const KernelInfo& k = kernel(name);
     add_flat(k.qualified_name(), entries_for(k, e), workgroups);
-  };
-  auto whole = [](const Buffer& b) { return Range{b, 0, 0}; };
-  auto W = [&](const std::string& name) {
-    const auto& p = opt_->param(name);
-    return Range{opt_->w(), p.offset * 4, p.count * 4};
-  };
-  auto G = [&](const std::string& name) {
-    const auto& p = opt_->param(name);
-    return Range{opt_->g(), p.offset * 4, p.count * 4};
-  };
+  }
 
-  make_buffers();
-  const norm::Shape ns{uint32_t(R), d};
-  const uint32_t rpb = norm::lean_rows_per_block(ns);  // the lean pair's default blocks
-
-  // ---- uniforms shared by many ops (each kernel's header declares its struct) ----
-  const lnf::LnParams lnp{
-      .rows = uint32_t(R), .d = d, .eps = float(cfg_.ln_eps), .rows_per_block = rpb};
-  A.uniforms.push_back(make_uniform(dev_, lnf::binding::lf, lnp, "gpt.uniform"));
-  Buffer ln_u = A.uniforms.back();
-  const fa2::AttnParams ap{
-      .batch = B, .seq = T, .heads = H, .head_dim = hd, .scale = attention::default_scale(hd)};
-  A.uniforms.push_back(make_uniform(dev_, fa2::binding::p_fwd, ap, "gpt.uniform"));
-  Buffer attn_u = A.uniforms.back();
-  const ce_fwd::CeParams cp{
-      .rows = uint32_t(R), .vocab = V, .ignore_index = 0xFFFFFFFFu, .scale = 1.0f};
-  A.uniforms.push_back(make_uniform(dev_, ce_fwd::binding::cf, cp, "gpt.uniform"));
-  Buffer ce_u = A.uniforms.back();
-  auto n4_u = [&](uint64_t n_floats) {
-    uint32_t v[4] = {uint32_t(n_floats / 4), 0, 0, 0};
-    return uni(v, sizeof v);
-  };
-  Buffer u_d = n4_u(R * d), u_f = n4_u(R * F);
-  uint32_t emb_dims[4] = {uint32_t(R), d, V, 0};
-  Buffer emb_u = uni(emb_dims, sizeof emb_dims);
-  A.embed_bwd_u = uni(emb_dims, sizeof emb_dims);  // n_segments written per step
-  uint32_t pe_dims[4] = {uint32_t(R * d / 4), d / 4, T, 0};
-  Buffer pe_u = uni(pe_dims, sizeof pe_dims);
-
-  // ---- op builders ----
-  std::map<std::pair<uint64_t, size_t>, Buffer> splitk_scratch;
-  auto mm = [&](const Range& a, const Range& b, const Range& c, const Range* bias,
-                matmul::Dims md) {
+  // c = a b (+ bias) with the product's matmul kernel (GpuOptions::matmul).
+  void mm(const Range& a, const Range& b, const Range& c, const Range* bias, matmul::Dims md) {
     if (bias) md.flags |= matmul::kAddBias;
     uint32_t dims[4] = {md.M, md.N, md.K, md.flags};
-    if (gopt_.matmul == MatmulImpl::NativeAuto && matmul::supports(matmul::Kernel::Native, md)) {
+    if (m.gopt_.matmul == MatmulImpl::NativeAuto && matmul::supports(matmul::Kernel::Native, md)) {
       const matmul::NativePlan plan = matmul::native_plan(md);
       if (plan.variant == matmul::NativePlan::Variant::SplitK) {
         // Partials in a scratch buffer per (size, place among the split products whose reduces
@@ -246,7 +272,7 @@ void GpuGpt::build() {
                  {a.entry(0), b.entry(1), whole(part).entry(2), whole(us).entry(4)},
                  matmul::splitk_workgroups(md, S));
         adding_split = false;
-        pending_reduces.push_back([&add_flat, part, c, bb, ur, md] {
+        pending_reduces.push_back([this, part, c, bb, ur, md] {
           add_flat("matmul/matmul_splitk_reduce",
                    {Range{part}.entry(0), c.entry(1), bb.entry(2), Range{ur}.entry(3)},
                    matmul::splitk_reduce_workgroups(md));
@@ -255,7 +281,7 @@ void GpuGpt::build() {
       }
     }
     matmul::Kernel k = matmul::Kernel::Naive;
-    switch (gopt_.matmul) {
+    switch (m.gopt_.matmul) {
       case MatmulImpl::Vec4:
         k = matmul::vec4_or_fallback(md);
         break;
@@ -276,24 +302,24 @@ void GpuGpt::build() {
     add_flat(matmul::qualified_name(k),
              {a.entry(0), b.entry(1), c.entry(2), bb.entry(3), whole(u).entry(4)},
              matmul::workgroups(k, md));
-  };
-  auto bias_grad = [&](const Range& dyr, const Range& db, uint32_t M, uint32_t N) {
+  }
+  void bias_grad(const Range& dyr, const Range& db, uint32_t M, uint32_t N) {
     uint32_t dims[4] = {M, N, 0, 0};
     Buffer u = uni(dims, sizeof dims);
     add_flat("matmul/matmul_bias_grad", {dyr.entry(0), db.entry(1), whole(u).entry(2)},
              (N + 63) / 64);
-  };
-  auto ln_fwd = [&](const Buffer& x, const std::string& pname, const Buffer& y, const Buffer& mean,
-                    const Buffer& rstd) {
+  }
+  void ln_fwd(const Buffer& x, const std::string& pname, const Buffer& y, const Buffer& mean,
+              const Buffer& rstd) {
     using namespace lnf::binding;
     add_flat_k(
         lnf::Kernel{},
         {whole(x).at(lf_x), W(pname + ".weight").at(lf_gamma), W(pname + ".bias").at(lf_beta),
          whole(y).at(lf_y), whole(mean).at(lf_mean), whole(rstd).at(lf_rstd), whole(ln_u).at(lf)},
         norm::forward_workgroups(ns));
-  };
-  auto ln_bwd = [&](const Buffer& x, const std::string& pname, const Buffer& dyb,
-                    const Buffer& mean, const Buffer& rstd, const Buffer& dxb) {
+  }
+  void ln_bwd(const Buffer& x, const std::string& pname, const Buffer& dyb, const Buffer& mean,
+              const Buffer& rstd, const Buffer& dxb) {
     // norm_native.wgsl's lean pair (README of wgsl_ports/norm: faster than the port's at every
     // GPT shape on an H200); past kLeanMaxD its main kernel is the port's.
     using namespace lnb::binding;
@@ -307,68 +333,81 @@ void GpuGpt::build() {
                 G(pname + ".weight").at(lnd::binding::ld_dgamma),
                 G(pname + ".bias").at(lnd::binding::ld_dbeta), whole(ln_u).at(lnd::binding::ld)},
                norm::lean_dparams_workgroups(ns));
-  };
-  auto ew_wg = [&](uint64_t n) { return elementwise::workgroups_for(n); };
-  // out = a + t_d; dres += dx (the elementwise residual adds over R x d)
-  auto residual_add = [&](const Buffer& a, const Buffer& out) {
+  }
+  uint64_t ew_wg(uint64_t n) const { return elementwise::workgroups_for(n); }
+  // out = a + t_d (the elementwise residual add over R x d)
+  void residual_add(const Buffer& a, const Buffer& out) {
     using namespace ew::residual_add::binding;
     add_flat_k(
         ew::residual_add::Kernel{},
         {whole(a).at(ra_a), whole(A.t_d).at(ra_b), whole(out).at(ra_out), whole(u_d).at(ra_dims)},
         ew_wg(R * d));
-  };
-  auto residual_add_inplace = [&] {
+  }
+  // dres += dx
+  void residual_add_inplace() {
     using namespace ew::residual_add_inplace::binding;
     add_flat_k(ew::residual_add_inplace::Kernel{},
                {whole(A.dres).at(ri_a), whole(A.dx).at(ri_b), whole(u_d).at(ri_dims)},
                ew_wg(R * d));
-  };
-  const uint32_t qt = (T + attention::kTile - 1) / attention::kTile;
+  }
 
-  // ---- forward ----
-  {
+  // ---- the pieces of the step, in order ----
+
+  // x_0 = wte[tokens] + wpe
+  void embedding_forward() {
     namespace el = emb::embed_lookup;
     add_flat_k(el::Kernel{},
                {whole(A.tokens).at(el::binding::tokens), W("wte").at(el::binding::table),
                 whole(A.layers[0].x).at(el::binding::out), whole(emb_u).at(el::binding::dims)},
                el::Kernel::workgroups(R * d));
+    add_flat_k(ew::pos_embed_add::Kernel{},
+               {whole(A.layers[0].x).at(ew::pos_embed_add::binding::pe_x),
+                W("wpe").at(ew::pos_embed_add::binding::pe_pos),
+                whole(pe_u).at(ew::pos_embed_add::binding::pe_dims)},
+               ew_wg(R * d));
   }
-  add_flat_k(ew::pos_embed_add::Kernel{},
-             {whole(A.layers[0].x).at(ew::pos_embed_add::binding::pe_x),
-              W("wpe").at(ew::pos_embed_add::binding::pe_pos),
-              whole(pe_u).at(ew::pos_embed_add::binding::pe_dims)},
-             ew_wg(R * d));
-  for (uint32_t l = 0; l < cfg_.layers; ++l) {
-    auto& L = A.layers[l];
-    const std::string p = "h." + std::to_string(l) + ".";
-    const Buffer& xnext = l + 1 < cfg_.layers ? A.layers[l + 1].x : A.xL;
-    ln_fwd(L.x, p + "ln1", L.h1, L.mean1, L.rstd1);
-    Range bq = W(p + "attn.qkv.bias");
-    mm(whole(L.h1), W(p + "attn.qkv.weight"), whole(L.qkv), &bq,
-       matmul::Dims::forward(R, d, 3 * d));
+
+  // y = attention(qkv) of layer L: FA2 (its wide variant per GpuOptions) or the naive path that
+  // keeps the attention matrix.
+  void attention_forward(const Acts::Layer& L) {
     if (fa2) {
+      // The wide variant has the FA2 kernel's ABI and dispatch: a host switches by name.
+      const std::string fa2_suffix = m.gopt_.attention == AttentionImpl::FA2 ? "" : "_wide";
+      const uint32_t qt = (T + attention::kTile - 1) / attention::kTile;
       using namespace fa2::binding;
       add_k(fa2::Kernel{},
             {whole(attn_u).at(p_fwd), whole(L.qkv).at(qkv_fwd), whole(L.y).at(out_fwd),
              whole(L.lse).at(lse_fwd)},
             qt, H, B, std::string(fa2::name) + fa2_suffix);
-    } else {
-      namespace sc = att::attn_scores;
-      namespace sm = att::attn_softmax;
-      namespace ws = att::attn_weighted_sum;
-      add_flat_k(sc::Kernel{},
-                 {whole(attn_u).at(sc::binding::p_scores), whole(L.qkv).at(sc::binding::qkv_scores),
-                  whole(L.att).at(sc::binding::att_scores)},
-                 sc::Kernel::workgroups(uint64_t(B) * H * T * T));
-      add_flat_k(
-          sm::Kernel{},
-          {whole(attn_u).at(sm::binding::p_softmax), whole(L.att).at(sm::binding::att_softmax)},
-          sm::Kernel::workgroups(uint64_t(B) * H * T));
-      add_flat_k(ws::Kernel{},
-                 {whole(attn_u).at(ws::binding::p_wsum), whole(L.qkv).at(ws::binding::qkv_wsum),
-                  whole(L.att).at(ws::binding::att_wsum), whole(L.y).at(ws::binding::out_wsum)},
-                 ws::Kernel::workgroups(R * d));
+      return;
     }
+    namespace sc = att::attn_scores;
+    namespace sm = att::attn_softmax;
+    namespace ws = att::attn_weighted_sum;
+    add_flat_k(sc::Kernel{},
+               {whole(attn_u).at(sc::binding::p_scores), whole(L.qkv).at(sc::binding::qkv_scores),
+                whole(L.att).at(sc::binding::att_scores)},
+               sc::Kernel::workgroups(uint64_t(B) * H * T * T));
+    add_flat_k(
+        sm::Kernel{},
+        {whole(attn_u).at(sm::binding::p_softmax), whole(L.att).at(sm::binding::att_softmax)},
+        sm::Kernel::workgroups(uint64_t(B) * H * T));
+    add_flat_k(ws::Kernel{},
+               {whole(attn_u).at(ws::binding::p_wsum), whole(L.qkv).at(ws::binding::qkv_wsum),
+                whole(L.att).at(ws::binding::att_wsum), whole(L.y).at(ws::binding::out_wsum)},
+               ws::Kernel::workgroups(R * d));
+  }
+
+  // Block l: x -> ln1 -> qkv -> attention -> proj (+ x) -> ln2 -> fc -> GELU -> proj (+ xm).
+  void layer_forward(uint32_t l) {
+    auto& L = A.layers[l];
+    const std::string p = "h." + std::to_string(l) + ".";
+    const Buffer& xnext = l + 1 < m.cfg_.layers ? A.layers[l + 1].x : A.xL;
+    ln_fwd(L.x, p + "ln1", L.h1, L.mean1, L.rstd1);
+    Range bq = W(p + "attn.qkv.bias");
+    mm(whole(L.h1), W(p + "attn.qkv.weight"), whole(L.qkv), &bq,
+       matmul::Dims::forward(R, d, 3 * d));
+    attention_forward(L);
     Range bo = W(p + "attn.proj.bias");
     mm(whole(L.y), W(p + "attn.proj.weight"), whole(A.t_d), &bo, matmul::Dims::forward(R, d, d));
     residual_add(L.x, L.xm);
@@ -384,44 +423,89 @@ void GpuGpt::build() {
     mm(whole(L.g), W(p + "mlp.proj.weight"), whole(A.t_d), &bp, matmul::Dims::forward(R, F, d));
     residual_add(L.xm, xnext);
   }
-  ln_fwd(A.xL, "lnf", A.hf, A.meanf, A.rstdf);
-  // logits = lnf wte^T: B = wte stored [V, d] = [N, K] (TRANS_B)
-  mm(whole(A.hf), W("wte"), whole(A.logits), nullptr,
-     matmul::Dims{uint32_t(R), V, d, matmul::kTransB});
-  flush_reduces();
-  logits_end_ = ops_.size();
-  const loss::Shape ls{uint32_t(R), V, 0xFFFFFFFFu};
-  add_flat_k(ce_fwd::Kernel{},
-             {whole(A.logits).at(ce_fwd::binding::cf_logits),
-              whole(A.targets).at(ce_fwd::binding::cf_targets),
-              whole(A.loss_rows).at(ce_fwd::binding::cf_loss),
-              whole(A.lse_ce).at(ce_fwd::binding::cf_lse), whole(ce_u).at(ce_fwd::binding::cf)},
-             loss::row_workgroups(ls));
-  add_flat_k(ce_mean::Kernel{},
-             {whole(A.loss_rows).at(ce_mean::binding::cm_loss),
-              whole(A.targets).at(ce_mean::binding::cm_targets),
-              whole(A.stats).at(ce_mean::binding::cm_stats), whole(ce_u).at(ce_mean::binding::cm)},
-             1);
-  flush_reduces();
-  fwd_end_ = ops_.size();
 
-  // ---- backward ----
-  {
-    using namespace ce_bwd::binding;
-    add_flat_k(
-        ce_bwd::Kernel{},
-        {whole(A.logits).at(cb_logits), whole(A.targets).at(cb_targets), whole(A.lse_ce).at(cb_lse),
-         whole(A.stats).at(cb_stats), whole(A.dlogits).at(cb_dlogits), whole(ce_u).at(cb)},
-        loss::row_workgroups(ls));
+  // The final layernorm and logits = lnf wte^T (B = wte stored [V, d] = [N, K]: TRANS_B).
+  void logits() {
+    ln_fwd(A.xL, "lnf", A.hf, A.meanf, A.rstdf);
+    mm(whole(A.hf), W("wte"), whole(A.logits), nullptr,
+       matmul::Dims{uint32_t(R), V, d, matmul::kTransB});
   }
-  // dlnf = dlogits wte (B = wte stored [K=V, N=d]); d wte = dlogits^T lnf
-  mm(whole(A.dlogits), W("wte"), whole(A.dh), nullptr, matmul::Dims{uint32_t(R), d, V, 0});
-  mm(whole(A.dlogits), whole(A.hf), G("wte"), nullptr,
-     matmul::Dims{V, d, uint32_t(R), matmul::kTransA});
-  ln_bwd(A.xL, "lnf", A.dh, A.meanf, A.rstdf, A.dres);
-  for (uint32_t li = cfg_.layers; li-- > 0;) {
-    auto& L = A.layers[li];
-    const std::string p = "h." + std::to_string(li) + ".";
+
+  loss::Shape loss_shape() const { return {uint32_t(R), V, 0xFFFFFFFFu}; }
+
+  // Per-row cross-entropy and its mean (stats).
+  void loss_forward() {
+    add_flat_k(ce_fwd::Kernel{},
+               {whole(A.logits).at(ce_fwd::binding::cf_logits),
+                whole(A.targets).at(ce_fwd::binding::cf_targets),
+                whole(A.loss_rows).at(ce_fwd::binding::cf_loss),
+                whole(A.lse_ce).at(ce_fwd::binding::cf_lse), whole(ce_u).at(ce_fwd::binding::cf)},
+               loss::row_workgroups(loss_shape()));
+    add_flat_k(
+        ce_mean::Kernel{},
+        {whole(A.loss_rows).at(ce_mean::binding::cm_loss),
+         whole(A.targets).at(ce_mean::binding::cm_targets),
+         whole(A.stats).at(ce_mean::binding::cm_stats), whole(ce_u).at(ce_mean::binding::cm)},
+        1);
+  }
+
+  // dlogits, then through the logits product (dlnf, d wte) and the final layernorm into dres.
+  void loss_backward() {
+    {
+      using namespace ce_bwd::binding;
+      add_flat_k(ce_bwd::Kernel{},
+                 {whole(A.logits).at(cb_logits), whole(A.targets).at(cb_targets),
+                  whole(A.lse_ce).at(cb_lse), whole(A.stats).at(cb_stats),
+                  whole(A.dlogits).at(cb_dlogits), whole(ce_u).at(cb)},
+                 loss::row_workgroups(loss_shape()));
+    }
+    // dlnf = dlogits wte (B = wte stored [K=V, N=d]); d wte = dlogits^T lnf
+    mm(whole(A.dlogits), W("wte"), whole(A.dh), nullptr, matmul::Dims{uint32_t(R), d, V, 0});
+    mm(whole(A.dlogits), whole(A.hf), G("wte"), nullptr,
+       matmul::Dims{V, d, uint32_t(R), matmul::kTransA});
+    ln_bwd(A.xL, "lnf", A.dh, A.meanf, A.rstdf, A.dres);
+  }
+
+  // dqkv from dy (the attention output's gradient) of layer L, after attn_dsum.
+  void attention_backward(const Acts::Layer& L) {
+    {
+      namespace ds = att::attn_dsum;
+      add_flat_k(ds::Kernel{},
+                 {whole(attn_u).at(ds::binding::p_dsum), whole(L.y).at(ds::binding::out_dsum),
+                  whole(A.dy).at(ds::binding::dout_dsum), whole(A.dsum).at(ds::binding::dsum)},
+                 ds::Kernel::workgroups(uint64_t(B) * H * T));
+    }
+    if (fa2) {
+      using namespace fa2b::binding;
+      for (const auto& k :
+           attention::fa2_backward_dispatches(attention::make_shape(B, T, H, hd), fa2_bwd))
+        add_k(fa2b::Kernel{},
+              {whole(attn_u).at(p_dsf), whole(L.qkv).at(qkv_dsf), whole(A.dy).at(dout_dsf),
+               whole(L.lse).at(lse_dsf), whole(A.dsum).at(dsum_dsf), whole(A.dqkv).at(dqkv_dsf)},
+              k.x, k.y, k.z, k.kernel);
+      return;
+    }
+    namespace dsc = att::attn_dscores;
+    namespace dq = att::attn_dqkv;
+    add_flat_k(
+        dsc::Kernel{},
+        {whole(attn_u).at(dsc::binding::p_dscores), whole(L.qkv).at(dsc::binding::qkv_dscores),
+         whole(L.att).at(dsc::binding::att_dscores), whole(A.dy).at(dsc::binding::dout_dscores),
+         whole(A.dsum).at(dsc::binding::dsum_dscores), whole(A.dscores).at(dsc::binding::dscores)},
+        dsc::Kernel::workgroups(uint64_t(B) * H * T * T));
+    add_flat_k(
+        dq::Kernel{},
+        {whole(attn_u).at(dq::binding::p_dqkv), whole(L.qkv).at(dq::binding::qkv_dqkv),
+         whole(L.att).at(dq::binding::att_dqkv), whole(A.dy).at(dq::binding::dout_dqkv),
+         whole(A.dscores).at(dq::binding::dscores_dqkv), whole(A.dqkv).at(dq::binding::dqkv_naive)},
+        dq::Kernel::workgroups(R * 3 * d));
+  }
+
+  // Block l backward: dres (the gradient of its output) through the MLP, ln2, the attention and
+  // ln1, each residual branch added back into dres; parameter gradients into G.
+  void layer_backward(uint32_t l) {
+    auto& L = A.layers[l];
+    const std::string p = "h." + std::to_string(l) + ".";
     // MLP: x_{l+1} = xm + g Wfc2 + b
     mm(whole(A.dres), W(p + "mlp.proj.weight"), whole(A.dff_a), nullptr,
        matmul::Dims::grad_input(R, F, d));
@@ -447,38 +531,7 @@ void GpuGpt::build() {
     mm(whole(L.y), whole(A.dres), G(p + "attn.proj.weight"), nullptr,
        matmul::Dims::grad_weight(R, d, d));
     bias_grad(whole(A.dres), G(p + "attn.proj.bias"), R, d);
-    {
-      namespace ds = att::attn_dsum;
-      add_flat_k(ds::Kernel{},
-                 {whole(attn_u).at(ds::binding::p_dsum), whole(L.y).at(ds::binding::out_dsum),
-                  whole(A.dy).at(ds::binding::dout_dsum), whole(A.dsum).at(ds::binding::dsum)},
-                 ds::Kernel::workgroups(uint64_t(B) * H * T));
-    }
-    if (fa2) {
-      using namespace fa2b::binding;
-      for (const auto& k :
-           attention::fa2_backward_dispatches(attention::make_shape(B, T, H, hd), fa2_bwd))
-        add_k(fa2b::Kernel{},
-              {whole(attn_u).at(p_dsf), whole(L.qkv).at(qkv_dsf), whole(A.dy).at(dout_dsf),
-               whole(L.lse).at(lse_dsf), whole(A.dsum).at(dsum_dsf), whole(A.dqkv).at(dqkv_dsf)},
-              k.x, k.y, k.z, k.kernel);
-    } else {
-      namespace dsc = att::attn_dscores;
-      namespace dq = att::attn_dqkv;
-      add_flat_k(
-          dsc::Kernel{},
-          {whole(attn_u).at(dsc::binding::p_dscores), whole(L.qkv).at(dsc::binding::qkv_dscores),
-           whole(L.att).at(dsc::binding::att_dscores), whole(A.dy).at(dsc::binding::dout_dscores),
-           whole(A.dsum).at(dsc::binding::dsum_dscores),
-           whole(A.dscores).at(dsc::binding::dscores)},
-          dsc::Kernel::workgroups(uint64_t(B) * H * T * T));
-      add_flat_k(dq::Kernel{},
-                 {whole(attn_u).at(dq::binding::p_dqkv), whole(L.qkv).at(dq::binding::qkv_dqkv),
-                  whole(L.att).at(dq::binding::att_dqkv), whole(A.dy).at(dq::binding::dout_dqkv),
-                  whole(A.dscores).at(dq::binding::dscores_dqkv),
-                  whole(A.dqkv).at(dq::binding::dqkv_naive)},
-                 dq::Kernel::workgroups(R * 3 * d));
-    }
+    attention_backward(L);
     mm(whole(A.dqkv), W(p + "attn.qkv.weight"), whole(A.dh), nullptr,
        matmul::Dims::grad_input(R, d, 3 * d));
     mm(whole(L.h1), whole(A.dqkv), G(p + "attn.qkv.weight"), nullptr,
@@ -487,8 +540,10 @@ void GpuGpt::build() {
     ln_bwd(L.x, p + "ln1", A.dh, L.mean1, L.rstd1, A.dx);
     residual_add_inplace();
   }
-  bias_grad(whole(A.dres), G("wpe"), B, T * d);
-  {
+
+  // d wpe (the bias gradient over the batch) and d wte's lookup part (deterministic scatter).
+  void embedding_backward() {
+    bias_grad(whole(A.dres), G("wpe"), B, T * d);
     namespace eb = emb::embed_backward_deterministic;
     add_flat_k(
         eb::Kernel{},
@@ -497,7 +552,26 @@ void GpuGpt::build() {
          whole(A.order).at(eb::binding::order), whole(A.seg_start).at(eb::binding::seg_start)},
         eb::Kernel::workgroups(R * d));
   }
-  flush_reduces();
+};
+
+void GpuGpt::build() {
+  a_ = std::make_unique<Acts>();
+  make_buffers();
+  StepBuilder s(*this);
+  // ---- forward ----
+  s.embedding_forward();
+  for (uint32_t l = 0; l < cfg_.layers; ++l) s.layer_forward(l);
+  s.logits();
+  s.flush_reduces();
+  logits_end_ = ops_.size();
+  s.loss_forward();
+  s.flush_reduces();
+  fwd_end_ = ops_.size();
+  // ---- backward ----
+  s.loss_backward();
+  for (uint32_t l = cfg_.layers; l-- > 0;) s.layer_backward(l);
+  s.embedding_backward();
+  s.flush_reduces();
 }
 
 void GpuGpt::make_buffers() {
@@ -587,8 +661,8 @@ void GpuGpt::upload(const Batch& b) {
   auto seg = embedding::ref::deterministic_segments(b.tokens, cfg_.vocab);
   if (!seg.order.empty()) write<uint32_t>(dev_, A.order, seg.order);
   write<uint32_t>(dev_, A.seg_start, seg.seg_start);
-  uint32_t dims[4] = {uint32_t(R), cfg_.d_model, cfg_.vocab, seg.count()};
-  dev_.queue().write_buffer(A.embed_bwd_u, 0, dims, sizeof dims);
+  write_uniform(dev_, kernels::embedding::embed_backward_deterministic::binding::dims,
+                A.embed_bwd_u, {uint32_t(R), cfg_.d_model, cfg_.vocab, seg.count()});
 }
 
 void GpuGpt::record_ops(CommandEncoder& enc, size_t begin, size_t end, const std::string& label,

@@ -117,6 +117,9 @@ class GpuGpt {
 
  private:
   struct Acts;
+  // build()'s helpers and pieces (embedding, per-layer forward, logits, loss, per-layer
+  // backward, ...), each appending its dispatches to ops_ in step order.
+  struct StepBuilder;
   void build();
   void make_buffers();  // the activations, gradients and batch buffers of Acts
   void upload(const Batch& b);

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# sgmm_f16 (wgsl_ports/subgroup_matrix) on an NVIDIA machine, one call (README there, "H200"):
+# sgmm_f16 and sgmm_f16_tiled8 (wgsl_ports/subgroup_matrix) on an NVIDIA machine, one call (README
+# there, "H200"):
 #   1. the Vulkan loader (.gl/*.deb), as bench/gpu_peers.sh
-#   2. test_subgroup_matrix (carried: build-h6/gpu/test_subgroup_matrix.xz): every shape and flag
-#      against the double reference, then 2048^3 and 4096^3 timed, its 4096^3 inputs and output
-#      dumped
-#   3. Dawn (build-h6/gpu/{node,dawn.node}.xz) on the same WGSL and inputs: bit comparison, time
-#   4. cuBLAS HGEMM (torch.matmul f16) at the same sizes
-# Logs under $OUT.
+#   2. test_subgroup_matrix (carried: $SGMM_CARRY/test_subgroup_matrix.xz): every shape and flag
+#      against the double reference, then 2048^3, 4096^3 and gpt110m's products timed, the 4096^3
+#      inputs and each kernel's output dumped
+#   3. Dawn ($SGMM_CARRY/{node,dawn.node}.xz) on the same WGSL and inputs, each kernel: bit
+#      comparison, time, and the gpt110m products timed
+#   4. cuBLAS HGEMM (torch.matmul f16) at the same sizes and products
+# Logs under $OUT. SGMM_CARRY: the carried folder (default build-h3gpu).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 OUT=${OUT:-$ROOT/out/sgmm}
-G=${SGMM_CARRY:-$ROOT/build-h6/gpu}
+G=${SGMM_CARRY:-$ROOT/build-h3gpu}
 W=/tmp/wgslvk-sgmm
 mkdir -p "$OUT" "$W/dump"
 exec > >(tee "$OUT/log.txt") 2>&1
@@ -27,12 +29,14 @@ if ! ls /usr/share/vulkan/icd.d/nvidia*.json /etc/vulkan/icd.d/nvidia*.json >/de
 fi
 xz -dkc "$G/test_subgroup_matrix.xz" > "$W/test_subgroup_matrix" && chmod +x "$W/test_subgroup_matrix"
 echo "== test_subgroup_matrix (no validation layer on this machine)"
-WGSLVK_SGMM_BENCH=1 WGSLVK_SGMM_DUMP=$W/dump timeout 240 "$W/test_subgroup_matrix"
+WGSLVK_SGMM_BENCH=1 WGSLVK_SGMM_DUMP=$W/dump timeout 300 "$W/test_subgroup_matrix"
 echo "== Dawn"
 if [ -f "$G/node.xz" ] && [ -f "$G/dawn.node.xz" ] && [ -f "$W/dump/a.f16" ]; then
   xz -dkc "$G/node.xz" > "$W/node" && chmod +x "$W/node"
   xz -dkc "$G/dawn.node.xz" > "$W/dawn.node"
-  DAWN_NODE=$W/dawn.node timeout 100 "$W/node" bench/peers/dawn_sgmm.mjs "$W/dump" 4096 sgmm_f16
+  for entry in ${SGMM_DAWN_ENTRIES:-sgmm_f16_tiled8 sgmm_f16}; do
+    DAWN_NODE=$W/dawn.node timeout 100 "$W/node" bench/peers/dawn_sgmm.mjs "$W/dump" 4096 $entry
+  done
 else
   echo "Dawn skipped (no carried node/dawn.node, or no dump)"
 fi

@@ -1,7 +1,9 @@
-// Dawn (npm webgpu = dawn.node) running wgsl_ports/subgroup_matrix/chromium_experimental/subgroup_matrix.wgsl, the WGSL
-// wgslvk's sgmm_f16 is ported from, on the inputs test_subgroup_matrix's Bench4096 dumped
-// (WGSLVK_SGMM_DUMP=DIR: a.f16, b.f16, c.f32 = wgslvk's output), 4096^3, no flags: its output
-// compared bit for bit with wgslvk's, and timed (pass timestamps, median of 30 after warm-up).
+// Dawn (npm webgpu = dawn.node) running the WGSL wgslvk's subgroup-matrix kernels are ported from
+// (wgsl_ports/subgroup_matrix/chromium_experimental/: subgroup_matrix.wgsl for sgmm_f16,
+// subgroup_matrix_tiled8.wgsl for sgmm_f16_tiled8) on the inputs test_subgroup_matrix's Bench4096
+// dumped (WGSLVK_SGMM_DUMP=DIR: a.f16, b.f16, ENTRY.c.f32 = wgslvk's output), 4096^3, no flags:
+// its output compared bit for bit with wgslvk's, and timed (pass timestamps, median of 30 after
+// warm-up); then timed at gpt110m's products (the Bench4096 shapes: 2048 rows, forward, dX, dW+=).
 //   node bench/peers/dawn_sgmm.mjs DIR [N [ENTRY]]  (ENTRY: sgmm_f16, the default; wgslvk's output
 //   is DIR/ENTRY.c.f32; DAWN_NODE=path/to/dawn.node)
 import { createRequire } from 'module';
@@ -11,7 +13,9 @@ import path from 'node:path';
 const dir = process.argv[2];
 const n = Number(process.argv[3] || 4096);
 const entry = process.argv[4] || 'sgmm_f16';
-const block = 64;  // sgmm_f16's 64x64 blocks of C
+const tiled = entry !== 'sgmm_f16';
+const block = tiled ? 128 : 64;  // the kernel's blocks of C: 64x64, or 128x128 (sgmm_f16_tiled8)
+const wgslFile = tiled ? `subgroup_matrix_${entry.slice('sgmm_f16_'.length)}.wgsl` : 'subgroup_matrix.wgsl';
 const here = path.dirname(new URL(import.meta.url).pathname);
 const require = createRequire(import.meta.url);
 const repoDawn = path.resolve(here, '../../node_modules/webgpu/dist/linux-x64/dawn.node');
@@ -24,16 +28,19 @@ const info = adapter.info || {};
 console.log(`dawn_sgmm: ${info.vendor || ''} ${info.architecture || ''} ${info.description || ''}`);
 console.log(`dawn_sgmm: adapter features: ${[...adapter.features].sort().join(' ')}`);
 if (info.subgroupMatrixConfigs) console.log('dawn_sgmm: subgroupMatrixConfigs', JSON.stringify(info.subgroupMatrixConfigs));
+console.log(`dawn_sgmm: adapter maxComputeWorkgroupStorageSize ${adapter.limits.maxComputeWorkgroupStorageSize}`);
 const want = ['shader-f16', 'timestamp-query', 'subgroups', 'chromium-experimental-subgroup-matrix'];
 const missing = want.filter(f => !adapter.features.has(f));
 if (missing.length) { console.log(`dawn_sgmm: SKIP, the adapter lacks ${missing.join(' ')}`); process.exit(0); }
 const device = await adapter.requestDevice({
   requiredFeatures: want,
   requiredLimits: { maxBufferSize: adapter.limits.maxBufferSize,
-    maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize },
+    maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
+    // sgmm_f16_tiled8 declares 49,152 bytes of workgroup memory (WebGPU's default is 16,384)
+    maxComputeWorkgroupStorageSize: adapter.limits.maxComputeWorkgroupStorageSize },
 });
 device.onuncapturederror = e => console.error('dawn uncaptured error:', e.error.message);
-const code = fs.readFileSync(path.resolve(here, '../../wgsl_ports/subgroup_matrix/chromium_experimental/subgroup_matrix.wgsl'), 'utf8');
+const code = fs.readFileSync(path.resolve(here, '../../wgsl_ports/subgroup_matrix/chromium_experimental', wgslFile), 'utf8');
 device.pushErrorScope('validation');
 const module = device.createShaderModule({ code });
 const ci = await module.getCompilationInfo();
@@ -52,9 +59,19 @@ const bu = mk(new Uint32Array([n, n, n, 0]), GPUBufferUsage.UNIFORM | GPUBufferU
 const group = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [
   { binding: 0, resource: { buffer: ba } }, { binding: 1, resource: { buffer: bb } },
   { binding: 2, resource: { buffer: bc } }, { binding: 3, resource: { buffer: bu } }] });
-const record = (enc, tw) => { const p = enc.beginComputePass(tw ? { timestampWrites: tw } : {}); p.setPipeline(pipeline); p.setBindGroup(0, group); p.dispatchWorkgroups(Math.ceil(n / block), Math.ceil(n / block)); p.end(); };
-for (let i = 0; i < 3; ++i) { const enc = device.createCommandEncoder(); record(enc, null); device.queue.submit([enc.finish()]); }
-await device.queue.onSubmittedWorkDone();
+let gm = n, gn = n;  // the dispatch's M and N
+const record = (enc, tw) => { const p = enc.beginComputePass(tw ? { timestampWrites: tw } : {}); p.setPipeline(pipeline); p.setBindGroup(0, group); p.dispatchWorkgroups(Math.ceil(gn / block), Math.ceil(gm / block)); p.end(); };
+// Warm-up: at least 3 dispatches and 300 ms of them (the GPU's clock leaves its idle state), as
+// test_subgroup_matrix does.
+const warm = async () => {
+  const t0 = performance.now();
+  for (let i = 0; i < 3 || performance.now() - t0 < 300; ++i) {
+    const e = device.createCommandEncoder(); record(e, null); device.queue.submit([e.finish()]);
+    if (i % 4 === 3) await device.queue.onSubmittedWorkDone();
+  }
+  await device.queue.onSubmittedWorkDone();
+};
+await warm();
 const reps = 30;
 const qs = device.createQuerySet({ type: 'timestamp', count: 2 * reps });
 const enc = device.createCommandEncoder();
@@ -81,4 +98,27 @@ for (let i = 0; i < n * n; ++i) if (theirs[i] !== ours[i]) {
   worst = Math.max(worst, Math.abs(key(theirs[i]) - key(ours[i])));
 }
 console.log(`dawn_sgmm ${entry} ${n}^3: ${n * n - diff} of ${n * n} outputs bit-identical to wgslvk's, ${diff} differ (largest difference ${worst} f32 ULPs)`);
+
+// gpt110m's products on the same buffers (their first elements: random f16 of the 4096^3 case).
+const shapes = [];
+for (const [din, dout] of [[768, 2304], [768, 768], [768, 3072], [3072, 768]])
+  shapes.push([2048, dout, din, 0], [2048, din, dout, 2], [din, dout, 2048, 9]);
+for (const [M, N, K, flags] of shapes) {
+  if (M * N > n * n || M * K > n * n || K * N > n * n) continue;
+  device.queue.writeBuffer(bu, 0, new Uint32Array([M, N, K, flags]));
+  gm = M; gn = N;
+  await warm();
+  const e = device.createCommandEncoder();
+  for (let i = 0; i < reps; ++i) record(e, { querySet: qs, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 });
+  const rs2 = device.createBuffer({ size: 16 * reps, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+  const rt2 = device.createBuffer({ size: 16 * reps, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  e.resolveQuerySet(qs, 0, 2 * reps, rs2, 0); e.copyBufferToBuffer(rs2, 0, rt2, 0, 16 * reps);
+  device.queue.submit([e.finish()]);
+  await rt2.mapAsync(GPUMapMode.READ);
+  const t2 = new BigUint64Array(rt2.getMappedRange().slice(0));
+  const ms2 = []; for (let i = 0; i < reps; ++i) ms2.push(Number(t2[2 * i + 1] - t2[2 * i]) * 1e-6);
+  ms2.sort((x, y) => x - y);
+  const med2 = ms2[Math.floor(ms2.length / 2)];
+  console.log(`dawn_sgmm ${entry} gpt ${M}x${N}x${K} flags ${flags}: median ${med2.toFixed(4)} ms: ${(2 * M * N * K / (med2 * 1e-3) / 1e12).toFixed(1)} TFLOP/s (median)`);
+}
 process.exit(0);

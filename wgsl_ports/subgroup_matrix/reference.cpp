@@ -6,6 +6,9 @@
 namespace wgslvk::subgroup_matrix {
 
 std::array<uint32_t, 3> workgroups(const Dims& d) { return {(d.N + 63) / 64, (d.M + 63) / 64, 1}; }
+std::array<uint32_t, 3> workgroups_tiled(const Dims& d) {
+  return {(d.N + 127) / 128, (d.M + 127) / 128, 1};
+}
 uint64_t a_elements(const Dims& d) { return uint64_t(d.M) * d.K; }
 uint64_t b_elements(const Dims& d) { return uint64_t(d.K) * d.N; }
 uint64_t c_elements(const Dims& d) { return uint64_t(d.M) * d.N; }

@@ -1606,4 +1606,30 @@ fn k() {
   for (uint32_t j = 0; j < ea.size(); ++j) EXPECT_EQ(oa[j], ea[j]) << "arr word " << j;
 }
 
+// frexp/modf of an abstract float in a `let` or `var`: the result structure is the f32 one (its
+// exp an i32), so conversions of its members stay in the GLSL.
+TEST(WgslEmitDevice, FrexpModfOfAbstractValuesInLetAndVar) {
+  const std::string w = R"(
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1)
+fn k() {
+  var r = frexp(1.5);
+  r.exp += 2;
+  o[0] = r.fract + f32(r.exp);
+  let v = frexp(vec2(1.5, 4.0));
+  o[1] = v.fract.x + f32(v.exp.y);
+  var m = modf(-2.5);
+  o[2] = m.whole * 10.0 + m.fract;
+}
+)";
+  auto k = build(w, "k");
+  ASSERT_TRUE(k);
+  EXPECT_HAS(k->glsl, "wgsl_frexp_result_f32 r");
+  std::vector<float> out(3, -1.0f);
+  Buffer bo = buffer_of(out, "o");
+  run(*k, {{0, bo}});
+  // 1.5 = 0.75 * 2^1; 4 = 0.5 * 2^3; -2.5 = -2 + -0.5.
+  EXPECT_EQ(read_back<float>(bo, 3), (std::vector<float>{0.75f + 3.0f, 0.75f + 3.0f, -20.5f}));
+}
+
 }  // namespace

@@ -269,12 +269,45 @@ class Sema {
   const Type* concrete(Expr* e) {
     const Type* t = load(e->type);
     if (!t) return nullptr;
+    if (const Type* c = concrete_result_struct(t)) {
+      // frexp/modf of an abstract float (always a const-expression): the value converts to the
+      // f32 result structure, as WGSL concretizes __frexp_result_abstract & co.
+      if (const ConstValue* v = value(e)) {
+        std::string err;
+        auto cv = convert_value(tt_, *v, c, err);
+        if (!cv) {
+          error(e->span, "const-eval", err);
+          return c;
+        }
+        if (e->value)
+          e->value = std::move(*cv);
+        else
+          override_values_[e] = std::move(*cv);
+      }
+      e->type = c;
+      return c;
+    }
     if (t->is_abstract()) {
       const Type* c = tt_.concretize(t);
       materialize(e, c);
       return c;
     }
     return t;
+  }
+
+  // The f32 result structure of frexp/modf for an abstract one (`__frexp_result_abstract`,
+  // `__modf_result_vec3_abstract`, ...); nullptr for any other type.
+  const Type* concrete_result_struct(const Type* t) {
+    if (!t || t->kind != K::Struct || !t->decl || t->decl->members.empty()) return nullptr;
+    const std::string& n = t->decl->name;
+    const std::string tail = "_abstract";
+    if (n.size() <= tail.size() || n.compare(n.size() - tail.size(), tail.size(), tail) != 0)
+      return nullptr;
+    bool frexp = n.rfind("__frexp_result", 0) == 0;
+    if (!frexp && n.rfind("__modf_result", 0) != 0) return nullptr;
+    const Type* arg = tt_.concretize(t->decl->members[0].type);
+    BuiltinMatch bm = match_builtin(tt_, m_, frexp ? "frexp" : "modf", {}, {arg});
+    return bm.result;
   }
 
   // ---- module declarations (resolved lazily: visible before their declaration) ---------------

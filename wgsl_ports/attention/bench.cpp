@@ -17,15 +17,6 @@
 #include "attention/host.hpp"
 #include "attention/reference.hpp"
 #include "wgslvk/bench/bench.hpp"
-#include "wgslvk/kernels/attention/attn_dqkv.hpp"
-#include "wgslvk/kernels/attention/attn_dscores.hpp"
-#include "wgslvk/kernels/attention/attn_dscores_fa2.hpp"
-#include "wgslvk/kernels/attention/attn_dsum.hpp"
-#include "wgslvk/kernels/attention/attn_fwd_fa2.hpp"
-#include "wgslvk/kernels/attention/attn_fwd_fa2_wide.hpp"
-#include "wgslvk/kernels/attention/attn_scores.hpp"
-#include "wgslvk/kernels/attention/attn_softmax.hpp"
-#include "wgslvk/kernels/attention/attn_weighted_sum.hpp"
 
 namespace wgslvk::attention {
 namespace {
@@ -36,17 +27,6 @@ using wgslvk::validate::Case;
 using wgslvk::validate::CaseBuilder;
 using wgslvk::validate::DType;
 using wgslvk::validate::Rng;
-
-// The kernels, by their generated headers (wgslvk/kernels/attention/<entry>.hpp).
-namespace ka = wgslvk::kernels::attention;
-namespace sc = ka::attn_scores;
-namespace sm = ka::attn_softmax;
-namespace ws = ka::attn_weighted_sum;
-namespace fwd = ka::attn_fwd_fa2;  // attn_fwd_fa2_wide has its bindings
-namespace dsu = ka::attn_dsum;
-namespace dsc = ka::attn_dscores;
-namespace dq = ka::attn_dqkv;
-namespace bwd = ka::attn_dscores_fa2;  // every FA2 backward kernel has its bindings
 
 struct Preset {
   std::string name;

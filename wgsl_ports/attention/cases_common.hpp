@@ -11,12 +11,32 @@
 #include <vector>
 
 #include "attention/reference.hpp"
+#include "wgslvk/kernels/attention/attn_dqkv.hpp"
+#include "wgslvk/kernels/attention/attn_dscores.hpp"
+#include "wgslvk/kernels/attention/attn_dscores_fa2.hpp"
+#include "wgslvk/kernels/attention/attn_dsum.hpp"
+#include "wgslvk/kernels/attention/attn_fwd_fa2.hpp"
+#include "wgslvk/kernels/attention/attn_fwd_fa2_wide.hpp"
+#include "wgslvk/kernels/attention/attn_scores.hpp"
+#include "wgslvk/kernels/attention/attn_softmax.hpp"
+#include "wgslvk/kernels/attention/attn_weighted_sum.hpp"
 #include "wgslvk/validate/case_builder.hpp"
 #include "wgslvk/validate/compare.hpp"
 
 namespace wgslvk::attention::cases {
 
 using namespace wgslvk::validate;
+
+// The kernels, by their generated headers (wgslvk/kernels/attention/<entry>.hpp).
+namespace ka = wgslvk::kernels::attention;
+namespace sc = ka::attn_scores;
+namespace sm = ka::attn_softmax;
+namespace ws = ka::attn_weighted_sum;
+namespace fwd = ka::attn_fwd_fa2;  // attn_fwd_fa2_wide has its bindings
+namespace dsu = ka::attn_dsum;
+namespace dsc = ka::attn_dscores;
+namespace dq = ka::attn_dqkv;
+namespace bwd = ka::attn_dscores_fa2;  // every FA2 backward kernel has its bindings
 
 inline const float kPoison = std::bit_cast<float>(kPoison32);
 

@@ -1,4 +1,4 @@
-// The embedding kernels (shared/seeds/001) against their CPU references, through the host API:
+// The embedding kernels (the llm.istanbul study of 01_embedding.wgsl) against their CPU references, through the host API:
 // lookup, lookup_w16, backward in its three variants, the seed's open checklist items
 // ("same token 10 times: is the sum correct?", "embed_lookup_w16 == embed_lookup?", OOB tokens)
 // and every input validation error. The 2-D grid cases are in test_embedding_grid.cpp (slow).

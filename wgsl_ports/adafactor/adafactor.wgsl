@@ -1,5 +1,5 @@
 // adafactor.wgsl: NOT FROM THE BROWSER ENGINE (the browser trainer has no Adafactor). wgslvk's own
-// kernels for the speed-optimized Adafactor of shared/seeds/003_5aa5fb61b28ef467.txt, with
+// kernels for the speed-optimized Adafactor of forgather's Triton notes (adafactor_triton.py), with
 // torch.optim.Adafactor's definitions (PyTorch >= 2.5, torch/optim/_adafactor.py), plain WGSL (no
 // `enable`) so Dawn runs it too. The formulas, per tensor at step t (README.md):
 //   beta_w = t^beta2_decay (beta2_decay = -0.8: beta2_t = 1 - t^-0.8, the paper's schedule)

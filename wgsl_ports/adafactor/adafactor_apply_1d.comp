@@ -1,5 +1,5 @@
 // Port of adafactor_apply_1d, adafactor.wgsl: wgslvk's own kernel, not from the browser engine
-// (shared/seeds/003_5aa5fb61b28ef467.txt, "_apply_update_1d_kernel", clip_scale from device
+// (forgather's Triton Adafactor notes, "_apply_update_1d_kernel", clip_scale from device
 // memory). Line-by-line; same group/binding/access as the WGSL.
 #version 450
 #extension GL_GOOGLE_include_directive : require

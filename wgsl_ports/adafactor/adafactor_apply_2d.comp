@@ -1,5 +1,5 @@
 // Port of adafactor_apply_2d, adafactor.wgsl: wgslvk's own kernel, not from the browser engine
-// (shared/seeds/003_5aa5fb61b28ef467.txt, "Phase B: Compute clip_scale, apply clipped update";
+// (forgather's Triton Adafactor notes, "Phase B: Compute clip_scale, apply clipped update";
 // the RMS comes through device memory, see the WGSL's header). Line-by-line; same
 // group/binding/access as the WGSL.
 #version 450

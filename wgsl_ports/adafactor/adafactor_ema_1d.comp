@@ -1,5 +1,5 @@
 // Port of adafactor_ema_1d, adafactor.wgsl: wgslvk's own kernel, not from the browser engine
-// (shared/seeds/003_5aa5fb61b28ef467.txt, "1D Step": state update and _compute_rms_1d_kernel in
+// (forgather's Triton Adafactor notes, "1D Step": state update and _compute_rms_1d_kernel in
 // one pass). Line-by-line; same group/binding/access as the WGSL.
 #version 450
 #extension GL_GOOGLE_include_directive : require

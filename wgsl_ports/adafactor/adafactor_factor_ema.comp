@@ -1,5 +1,5 @@
 // Port of adafactor_factor_ema, adafactor.wgsl: wgslvk's own kernel, not from the browser engine
-// (shared/seeds/003_5aa5fb61b28ef467.txt, "Phase 2: EMA state update", "Precompute ... rsqrt").
+// (forgather's Triton Adafactor notes, "Phase 2: EMA state update", "Precompute ... rsqrt").
 // Line-by-line; same group/binding/access as the WGSL.
 #version 450
 #extension GL_GOOGLE_include_directive : require

@@ -1,5 +1,5 @@
 // Port of adafactor_row_rsqrt, adafactor.wgsl: wgslvk's own kernel, not from the browser engine
-// (shared/seeds/003_5aa5fb61b28ef467.txt, "rsqrt(row / row_sum)"). Line-by-line; same
+// (forgather's Triton Adafactor notes, "rsqrt(row / row_sum)"). Line-by-line; same
 // group/binding/access as the WGSL.
 #version 450
 #extension GL_GOOGLE_include_directive : require

@@ -1,5 +1,5 @@
 // Port of adafactor_sq_sums, adafactor.wgsl: wgslvk's own kernel, not from the browser engine
-// (shared/seeds/003_5aa5fb61b28ef467.txt, "Phase 1: Row/col reduction kernels", fused into one
+// (forgather's Triton Adafactor notes, "Phase 1: Row/col reduction kernels", fused into one
 // pass). Line-by-line; same group/binding/access as the WGSL.
 #version 450
 #extension GL_GOOGLE_include_directive : require

@@ -1,5 +1,5 @@
 // Port of adafactor_update_rms, adafactor.wgsl: wgslvk's own kernel, not from the browser engine
-// (shared/seeds/003_5aa5fb61b28ef467.txt, "Phase A: Each block computes partial update^2 sum",
+// (forgather's Triton Adafactor notes, "Phase A: Each block computes partial update^2 sum",
 // here per-workgroup partials instead of an atomic add). Line-by-line; same group/binding/access
 // as the WGSL.
 #version 450

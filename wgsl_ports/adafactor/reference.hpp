@@ -1,4 +1,4 @@
-// CPU references of adafactor.wgsl (wgslvk's own Adafactor, shared/seeds/003, with
+// CPU references of adafactor.wgsl (wgslvk's own Adafactor after forgather's Triton Adafactor notes, with
 // torch.optim.Adafactor's definitions): the double-precision step (the algorithm, for a CPU
 // training reference to chain) and what each f32 kernel, and the whole chained step, must produce
 // with a bound per element. No Vulkan.

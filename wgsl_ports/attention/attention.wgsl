@@ -1,5 +1,5 @@
 // attention.wgsl: causal multi-head attention of a GPT block, naive and FlashAttention-2.
-// Reconstructed from shared/seeds/004_dfbf477a7f89ef8c.txt, the FlashAttention-2 entry ("This was
+// Reconstructed from TinyGPT's engineering log, the FlashAttention-2 entry ("This was
 // originally the headline entry in the 'what's next' list"): the naive path that keeps the
 // attention matrix (the kernels the FA2 backward "replace[d]", which "read the cached attn
 // matrix"), the FA2 forward ("one workgroup per (batch, head, Q-tile of 16 rows); K and V walked

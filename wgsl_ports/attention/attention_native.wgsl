@@ -1,5 +1,5 @@
 // attention_native.wgsl: NOT FROM THE BROWSER ENGINE. wgslvk's own helper beside attention.wgsl
-// (shared/seeds/004_dfbf477a7f89ef8c.txt names only attn_dscores_fa2 and attn_dv_fa2 for the FA2
+// (TinyGPT's engineering log names only attn_dscores_fa2 and attn_dv_fa2 for the FA2
 // backward; both need D_i = rowsum(dout * out), which the log does not say where it comes from).
 // Written in WGSL so the same ABI check covers its GLSL port.
 //

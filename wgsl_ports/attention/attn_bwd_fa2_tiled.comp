@@ -1,5 +1,5 @@
 // Port of attn_bwd_fa2_tiled, attention_native.wgsl: wgslvk's own FA2 backward (not from the log;
-// shared/seeds/004_dfbf477a7f89ef8c.txt, the FlashAttention-2 backward): dk/dv jobs per K tile
+// TinyGPT's engineering log, the FlashAttention-2 backward): dk/dv jobs per K tile
 // and dq jobs per Q tile in one dispatch, each output accumulated by one invocation from 32 x 32
 // workgroup tiles. Line by line; same group/binding/access as the WGSL (and as attn_dscores_fa2).
 #version 450

@@ -1,4 +1,4 @@
-// Port of attn_dqkv, attention.wgsl (shared/seeds/004_dfbf477a7f89ef8c.txt, the
+// Port of attn_dqkv, attention.wgsl (TinyGPT's engineering log, the
 // FlashAttention-2 entry: the naive backward that reads the cached attention matrix). Line by
 // line; same group/binding/access.
 #version 450

@@ -1,5 +1,5 @@
 // Port of attn_dscores_fa2_wide, attention_native.wgsl: wgslvk's own variant of attn_dscores_fa2
-// (not from the log; shared/seeds/004_dfbf477a7f89ef8c.txt, the FlashAttention-2 backward), 8
+// (not from the log; TinyGPT's engineering log, the FlashAttention-2 backward), 8
 // invocations per Q row each owning the head columns g + 8t. Line by line; same group/binding/
 // access as the WGSL (and as attn_dscores_fa2).
 #version 450

@@ -1,5 +1,5 @@
 // Port of attn_dsum, attention_native.wgsl: wgslvk's own helper, not from the browser engine
-// (shared/seeds/004_dfbf477a7f89ef8c.txt, the FlashAttention-2 backward needs its D_i). Line by
+// (TinyGPT's engineering log, the FlashAttention-2 backward needs its D_i). Line by
 // line; same group/binding/access.
 #version 450
 #extension GL_GOOGLE_include_directive : require

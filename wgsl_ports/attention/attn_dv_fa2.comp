@@ -1,4 +1,4 @@
-// Port of attn_dv_fa2, attention.wgsl (shared/seeds/004_dfbf477a7f89ef8c.txt, the
+// Port of attn_dv_fa2, attention.wgsl (TinyGPT's engineering log, the
 // FlashAttention-2 backward: recomputes P from q, k and the saved L; here dk and dv per K tile).
 // Line by line; same group/binding/access.
 #version 450

@@ -1,4 +1,4 @@
-// Port of attn_fwd_fa2, attention.wgsl (shared/seeds/004_dfbf477a7f89ef8c.txt, the
+// Port of attn_fwd_fa2, attention.wgsl (TinyGPT's engineering log, the
 // FlashAttention-2 forward: one workgroup per (batch, head, Q tile of 16 rows), K/V blocks of 16,
 // (m, l, O) per invocation). Line by line; same group/binding/access.
 #version 450

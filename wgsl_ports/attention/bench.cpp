@@ -1,5 +1,5 @@
 // Benchmarks of attention.wgsl: FA2 against the naive path (which keeps the attention matrix),
-// forward and backward, at the GPT presets of shared/seeds/004 (d_model 96/128/192/256, hd = 32,
+// forward and backward, at the GPT presets of TinyGPT's engineering log (d_model 96/128/192/256, hd = 32,
 // T = 128 and 256, B = 4) and the log's "Mega" shape (B=4, H=8, T=512, hd=64, where FA2 "keeps ~67
 // MB per layer per step on chip"). Each row is a case timed by time_case: checked once against the
 // double reference on batch 0 (every batch runs the same code; the reference of all batches would

@@ -1,4 +1,4 @@
-// Golden cases of attention.wgsl and attention_native.wgsl (shared/seeds/004, the
+// Golden cases of attention.wgsl and attention_native.wgsl (TinyGPT's engineering log, the
 // FlashAttention-2 entry): each kernel alone on inputs from the double reference (rounded to
 // f32), and chains (naive forward, FA2 backward) where a kernel's input is another's output.
 // T not a multiple of 16 (1, 15, 17, 33, 100), head dims 32/64/80, B*H > 1, causal masking at tile

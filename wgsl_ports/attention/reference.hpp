@@ -1,5 +1,5 @@
 // CPU references of the causal attention kernels (attention.wgsl, attention_native.wgsl;
-// shared/seeds/004_dfbf477a7f89ef8c.txt, the FlashAttention-2 section), in double precision.
+// TinyGPT's engineering log, the FlashAttention-2 section), in double precision.
 // Plain functions over spans: no Vulkan, no runtime. Every op has a double-in/double-out form
 // (a later CPU training reference chains them); the tests and the golden generators round the
 // results once to f32.

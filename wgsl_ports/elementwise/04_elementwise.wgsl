@@ -1,6 +1,6 @@
 // 04_elementwise.wgsl: the GPT block's elementwise kernels: GELU forward and backward, residual
 // add (out-of-place and in-place), position-embedding add. Reconstructed for wgslvk from
-// shared/seeds/004_dfbf477a7f89ef8c.txt (the GPT-shaped trainer; the log lists these among the
+// TinyGPT's engineering log (the GPT-shaped trainer; the log lists these among the
 // kernels that train the model but shows no code): the algorithms are ours, pinned in
 // wgsl_ports/elementwise/reference.hpp. Plain WGSL (no `enable`).
 //

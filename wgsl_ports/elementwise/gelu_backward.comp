@@ -1,5 +1,5 @@
 // Port of gelu_backward, 04_elementwise.wgsl (wgslvk's reconstruction for the GPT block of
-// shared/seeds/004_dfbf477a7f89ef8c.txt). Line-by-line; same group/binding/access as the WGSL.
+// TinyGPT's engineering log). Line-by-line; same group/binding/access as the WGSL.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #define WG 256

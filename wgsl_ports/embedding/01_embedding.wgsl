@@ -1,7 +1,7 @@
 // 01_embedding.wgsl: embed_lookup, embed_backward, embed_lookup_w16.
-// Reconstructed from shared/seeds/001_dd8b91b13902cd4b.txt ("Bind Group ABI", "Line by Line",
+// Reconstructed from the llm.istanbul study of 01_embedding.wgsl ("Bind Group ABI", "Line by Line",
 // "embed_lookup_w16 Difference"). The seed shows the kernels' bodies; the module-scope helpers
-// (WG, flat_id, is_finite) are the engine's shared ones as shared/seeds/000 uses them.
+// (WG, flat_id, is_finite) are the engine's shared ones as the optimizer file's study shows them.
 //
 // Decision: the seed keeps all three entry points in one file, so `enable f16;` (module-wide)
 // stands at its top. A browser device without "shader-f16" then fails createShaderModule for the

@@ -1,4 +1,4 @@
-// Golden cases of 01_embedding.wgsl (shared/seeds/001 "Quick Checklist": OOV tokens incl.
+// Golden cases of 01_embedding.wgsl (its llm.istanbul study's "Quick Checklist": OOV tokens incl.
 // vocab_size + 1, repeated tokens summed correctly, w16 equal to f32 lookup, non-finite gradients
 // skipped), of the native backward variants (embed_backward_rows: the deterministic sum bit for bit
 // by rows of vec4, issue 15) and of the native row-wise lookups (issue 15: the same

@@ -1,4 +1,4 @@
-// Port of embed_backward, 01_embedding.wgsl (shared/seeds/001_dd8b91b13902cd4b.txt,
+// Port of embed_backward, 01_embedding.wgsl (its llm.istanbul study,
 // "Line by Line — embed_backward (atomic CAS-add)"). Line-by-line; same group/binding/access.
 // grad_table is WGSL array<atomic<u32>> holding f32 bit patterns: the f32 add is the CAS loop
 // on uint bits exactly as the seed writes it (R16). atomicLoad is the relaxed device-scope load

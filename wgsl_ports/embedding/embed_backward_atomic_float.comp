@@ -1,4 +1,4 @@
-// Native variant of embed_backward, 01_embedding.wgsl (shared/seeds/001_dd8b91b13902cd4b.txt,
+// Native variant of embed_backward, 01_embedding.wgsl (its llm.istanbul study,
 // "WGSL-Specific Notes 1. No atomic<f32>": Vulkan has the native add WebGPU lacks). Not in the
 // browser engine. Same ABI as embed_backward: binding 2 holds the same f32 bytes, declared float
 // so atomicAdd (VK_EXT_shader_atomic_float shaderBufferFloat32AtomicAdd) replaces the CAS loop.

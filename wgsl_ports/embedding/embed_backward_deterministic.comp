@@ -1,5 +1,5 @@
 // Port of embed_backward_deterministic, embedding_native.wgsl: wgslvk's own native kernel, not
-// from the browser engine (shared/seeds/001_dd8b91b13902cd4b.txt, "Line by Line —
+// from the browser engine (the llm.istanbul study of 01_embedding.wgsl, "Line by Line —
 // embed_backward" is the kernel it makes deterministic). Line-by-line; same group/binding/access.
 #version 450
 #extension GL_GOOGLE_include_directive : require

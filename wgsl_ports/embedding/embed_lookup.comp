@@ -1,4 +1,4 @@
-// Port of embed_lookup, 01_embedding.wgsl (shared/seeds/001_dd8b91b13902cd4b.txt,
+// Port of embed_lookup, 01_embedding.wgsl (its llm.istanbul study,
 // "Line by Line — embed_lookup"). Line-by-line; same group/binding/access as the WGSL.
 #version 450
 #extension GL_GOOGLE_include_directive : require

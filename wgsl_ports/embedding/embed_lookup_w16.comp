@@ -1,4 +1,4 @@
-// Port of embed_lookup_w16, 01_embedding.wgsl (shared/seeds/001_dd8b91b13902cd4b.txt,
+// Port of embed_lookup_w16, 01_embedding.wgsl (its llm.istanbul study,
 // "embed_lookup_w16 Difference"). Line-by-line; same group/binding/access as the WGSL.
 // f16 as WGSL's `enable f16` maps it (R22): explicit float16_t arithmetic type plus 16-bit
 // storage, i.e. Vulkan shaderFloat16 + storageBuffer16BitAccess ("shader-f16"); never mediump.

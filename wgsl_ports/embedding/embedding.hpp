@@ -1,4 +1,4 @@
-// Host API of the embedding kernels (shared/seeds/001_dd8b91b13902cd4b.txt) on the wgslvk
+// Host API of the embedding kernels (the llm.istanbul study of 01_embedding.wgsl) on the wgslvk
 // runtime: embed_lookup, embed_lookup_w16 and embed_backward in three variants (the
 // deterministic one by two kernels, see "Deterministic backward kernels" below).
 //

@@ -1,5 +1,5 @@
 // embedding_native.wgsl: NOT FROM THE BROWSER ENGINE. wgslvk's own native kernels beside the
-// 01_embedding.wgsl ports (shared/seeds/001_dd8b91b13902cd4b.txt). Written in WGSL so the same ABI
+// 01_embedding.wgsl ports (the llm.istanbul study of 01_embedding.wgsl). Written in WGSL so the same ABI
 // check covers their GLSL ports; plain WGSL that Tint accepts, without `enable` (so none of them
 // needs "shader-f16": the f16 table is read as packed u32 pairs through unpack2x16float).
 //

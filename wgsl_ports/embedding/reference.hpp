@@ -1,4 +1,4 @@
-// CPU references of the embedding kernels (shared/seeds/001_dd8b91b13902cd4b.txt, "Mathematical
+// CPU references of the embedding kernels (the llm.istanbul study of 01_embedding.wgsl, "Mathematical
 // Definition"), in double precision rounded to the output type. Plain functions over spans: no
 // Vulkan, no runtime; the tests and the golden-file generator call them for expected outputs.
 // Each output's comparison bound is a constant below, with its reason.

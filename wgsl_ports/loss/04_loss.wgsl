@@ -1,5 +1,5 @@
 // 04_loss.wgsl: softmax cross-entropy over the vocabulary, forward, deterministic mean, backward.
-// Reconstructed for wgslvk from shared/seeds/004_dfbf477a7f89ef8c.txt (the GPT-shaped trainer:
+// Reconstructed for wgslvk from TinyGPT's engineering log (the GPT-shaped trainer:
 // the log's loss values, "loss 2.8650", come from this kernel, whose code it does not show), so
 // the algorithm is ours, pinned in wgsl_ports/loss/reference.hpp. Plain WGSL (no `enable`).
 //

@@ -1,5 +1,5 @@
 // 04_norm.wgsl: layer normalization of the GPT block, forward and backward. Reconstructed for
-// wgslvk from shared/seeds/004_dfbf477a7f89ef8c.txt (the GPT-shaped trainer whose kernels "train
+// wgslvk from TinyGPT's engineering log (the GPT-shaped trainer whose kernels "train
 // a GPT-2-shaped model": the log names layernorm among the block's kernels but shows no code), so
 // the algorithm is ours, pinned in wgsl_ports/norm/reference.hpp before this file was written.
 // Plain WGSL (no `enable`), subgroup-free.

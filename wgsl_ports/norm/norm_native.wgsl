@@ -1,5 +1,5 @@
 // norm_native.wgsl: wgslvk's own layernorm backward (ours; not from the seed: the seed family is
-// 04_norm.wgsl, our reconstruction for shared/seeds/004_dfbf477a7f89ef8c.txt). Same math, same
+// 04_norm.wgsl, our reconstruction for TinyGPT's engineering log). Same math, same
 // LnParams uniform, same partials layout [n_blocks][2][d/4] and the same one pass over x and dy as
 // 04_norm.wgsl's layernorm_backward + layernorm_backward_dparams; built for the loads in flight
 // that the port's pair lacks (41-52% of the copy roofline on an H200; README.md):

@@ -1,4 +1,4 @@
-// 12_optimizer.wgsl, reconstructed from shared/seeds/000_ebfe072bf2a522fd.txt (the study of the
+// 12_optimizer.wgsl, reconstructed from its llm.istanbul study (the study of the
 // browser engine's optimizer file): reduce_norm_sq, finalize_grad_stats, adamw_update,
 // adamw_update_f16, adamw_8bit_update. Bind group ABIs are the seed's tables; code follows its
 // "Line by Line" listings. Where the seed is silent, wgslvk decides and says so here:
@@ -61,7 +61,7 @@ fn reduce_norm_sq(@builtin(global_invocation_id) gid: vec3<u32>,
     }
 
     if (tid == 0u) {
-        // f32 add on atomic<u32> by CAS on the bit patterns (shared/seeds/001)
+        // f32 add on atomic<u32> by CAS on the bit patterns (as 01_embedding.wgsl's study shows it)
         let add = sh_red[0];
         var old_bits = atomicLoad(&result);
         loop {

@@ -1,6 +1,6 @@
-// Host side of the optimizer kernels (12_optimizer.wgsl, shared/seeds/000_ebfe072bf2a522fd.txt):
+// Host side of the optimizer kernels (12_optimizer.wgsl, from its llm.istanbul study):
 // a multi-tensor AdamW that a trainer calls once per step, and the one-call AdamW of
-// shared/seeds/002_808a56625505f765.txt.
+// the popcornAdamW_f32 specification (a fused single-call AdamW).
 //
 // Layout. Parameters are registered once (name, shape, decay or not) and laid out in one
 // mega-buffer per role: w, g, m, v (fp32 state), plus the f16 mirror, or the 8-bit state (packed
@@ -244,7 +244,7 @@ class MultiTensorAdamW {
   std::vector<Dispatch> norm_, update_;  // norm_: reduces then the finalize; update_: decay first
 };
 
-// ---- one-call AdamW (shared/seeds/002) ----------------------------------------------------------
+// ---- one-call AdamW (the popcornAdamW_f32 specification) ----------------------------------------
 // popcornAdamW_f32's contract on wgslvk buffers: param, m, v updated in place, grad read-only, no
 // clipping, no finite guard, bias corrections from the caller (bc1 = 1 - beta1^t,
 // bc2 = 1 - beta2^t). Elements [0, n) of each buffer; records one dispatch per chunk of at most

@@ -1,4 +1,4 @@
-// Port of adamw_8bit_update, 12_optimizer.wgsl (shared/seeds/000_ebfe072bf2a522fd.txt,
+// Port of adamw_8bit_update, 12_optimizer.wgsl (its llm.istanbul study,
 // "adamw_8bit_update"; the quantization scheme is wgslvk's, documented in the WGSL).
 // Line-by-line; same group/binding/access as the WGSL.
 #version 450

@@ -1,5 +1,5 @@
 // Port of adamw_8bit_update_vec4, optimizer_native.wgsl: wgslvk's own kernel, not from the
-// browser engine (12_optimizer.wgsl's adamw_8bit_update, shared/seeds/000_ebfe072bf2a522fd.txt,
+// browser engine (12_optimizer.wgsl's adamw_8bit_update in its llm.istanbul study,
 // restructured: 64 invocations per 256-element block, 4 elements each, bit-identical results).
 // Line-by-line; same group/binding/access as the WGSL.
 #version 450

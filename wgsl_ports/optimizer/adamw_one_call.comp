@@ -1,5 +1,6 @@
 // Port of adamw_one_call, optimizer_native.wgsl: wgslvk's own kernel with the contract of
-// shared/seeds/002_808a56625505f765.txt ("Algorithm"). Line-by-line; same group/binding/access.
+// the popcornAdamW_f32 specification of a fused AdamW ("Algorithm"). Line-by-line; same
+// group/binding/access.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #define WG 256

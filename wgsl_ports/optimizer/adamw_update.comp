@@ -1,4 +1,4 @@
-// Port of adamw_update, 12_optimizer.wgsl (shared/seeds/000_ebfe072bf2a522fd.txt,
+// Port of adamw_update, 12_optimizer.wgsl (its llm.istanbul study,
 // "Line by Line — adamw_update"). Line-by-line; same group/binding/access as the WGSL.
 #version 450
 #extension GL_GOOGLE_include_directive : require

@@ -1,4 +1,4 @@
-// Port of adamw_update_f16, 12_optimizer.wgsl (shared/seeds/000_ebfe072bf2a522fd.txt, "Bind Group
+// Port of adamw_update_f16, 12_optimizer.wgsl (its llm.istanbul study, "Bind Group
 // ABI — adamw_update_f16", fused mirroring). Line-by-line; same group/binding/access as the WGSL.
 // f16 as WGSL's `enable f16` maps it (R22): explicit float16_t plus 16-bit storage; never mediump.
 #version 450

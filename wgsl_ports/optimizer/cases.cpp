@@ -1,4 +1,4 @@
-// Golden cases of 12_optimizer.wgsl (shared/seeds/000 "Quick Checklist": zero-init moments at
+// Golden cases of 12_optimizer.wgsl (its llm.istanbul study's "Quick Checklist": zero-init moments at
 // step 1, bias correction finite at step 1, NaN grads cleaned, mega-buffer sub-range binding with
 // a decay and a no-decay block, clipping, the f16 mirror, the 8-bit state) and of the native
 // kernels of optimizer_native.wgsl. Expected values and bounds: wgsl_ports/optimizer/reference.hpp.

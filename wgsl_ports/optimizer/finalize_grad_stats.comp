@@ -1,4 +1,4 @@
-// Port of finalize_grad_stats, 12_optimizer.wgsl (shared/seeds/000_ebfe072bf2a522fd.txt,
+// Port of finalize_grad_stats, 12_optimizer.wgsl (its llm.istanbul study,
 // "2. finalize_grad_stats"). Line-by-line; same group/binding/access as the WGSL. Reads the
 // accumulator and resets it to 0 in one atomicExchange (the next step's reduce starts from 0).
 #version 450

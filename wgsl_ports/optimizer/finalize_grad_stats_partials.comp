@@ -1,5 +1,5 @@
 // Port of finalize_grad_stats_partials, optimizer_native.wgsl: wgslvk's own kernel, not from the
-// browser engine (the deterministic form of shared/seeds/000_ebfe072bf2a522fd.txt,
+// browser engine (the deterministic form of the llm.istanbul study of 12_optimizer.wgsl,
 // "2. finalize_grad_stats"). Line-by-line; same group/binding/access as the WGSL.
 #version 450
 #extension GL_GOOGLE_include_directive : require

@@ -5,12 +5,12 @@
 // reduce_norm_sq_partials + finalize_grad_stats_partials: the deterministic gradient norm. The
 // seed's reduce_norm_sq CAS-adds one f32 per workgroup into a scalar in whatever order the
 // workgroups finish, so the norm (and clipScale, and every weight) can differ in the last bit from
-// run to run (shared/seeds/000, "reduce_norm_sq — Atomic Reduction"). Here every workgroup writes
+// run to run (the llm.istanbul study of 12_optimizer.wgsl, "reduce_norm_sq — Atomic Reduction"). Here every workgroup writes
 // its tree-reduced partial sum to its own slot (no atomics), and one workgroup sums the slots in a
 // fixed tree order. For a fixed element count and workgroup count (the host fixes both from the
 // layout alone) the result is bitwise identical on every run.
 //
-// adamw_one_call: the fused AdamW of shared/seeds/002_808a56625505f765.txt ("Algorithm",
+// adamw_one_call: the fused AdamW of the popcornAdamW_f32 specification ("Algorithm",
 // "Reference Implementation"): caller-provided bias corrections bc1 = 1 - beta1^t and
 // bc2 = 1 - beta2^t, grad read-only, no clipping, no finite guard, no grad zeroing.
 
@@ -118,7 +118,7 @@ fn finalize_grad_stats_partials(@builtin(local_invocation_index) tid: u32) {
     }
 }
 
-// ---- adamw_one_call (shared/seeds/002) ------------------------------------------------------
+// ---- adamw_one_call (the popcornAdamW_f32 specification) ------------------------------------
 
 @group(0) @binding(0) var<storage, read_write> param_oc: array<f32>;
 @group(0) @binding(1) var<storage, read> grad_oc: array<f32>;

@@ -1,4 +1,4 @@
-// Port of reduce_norm_sq, 12_optimizer.wgsl (shared/seeds/000_ebfe072bf2a522fd.txt,
+// Port of reduce_norm_sq, 12_optimizer.wgsl (its llm.istanbul study,
 // "reduce_norm_sq — Atomic Reduction"). Line-by-line; same group/binding/access as the WGSL.
 #version 450
 #extension GL_GOOGLE_include_directive : require

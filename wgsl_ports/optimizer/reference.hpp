@@ -1,5 +1,5 @@
-// CPU references of the optimizer kernels (12_optimizer.wgsl, shared/seeds/000_ebfe072bf2a522fd.txt;
-// optimizer_native.wgsl, shared/seeds/002_808a56625505f765.txt), in double precision rounded to
+// CPU references of the optimizer kernels (12_optimizer.wgsl, from its llm.istanbul study;
+// optimizer_native.wgsl, after the popcornAdamW_f32 specification), in double precision rounded to
 // each output's type. Plain functions over spans: no Vulkan, no runtime. The tests and the
 // golden-file generator call them for expected outputs. Next to every output is its comparison
 // bound and the reason for it; the per-element absolute tolerances the references return are

@@ -747,6 +747,13 @@ TEST(WgslSema, RejectsAddressSpaceAttributeEntryPointExtension) {
       "@group(0) @binding(0) var<storage, read_write> b: u32;\n" +
           std::string(kMain) + "  a = b;\n}\n",
       "attribute", 2, 48, "same resource binding");
+  // Attribute placement and arity (CTS shader_io align, size, pipeline_stage placement).
+  rejects("struct S { @align(4) @align(4) a: u32 }\n", "attribute", 1, 22, "duplicate @align");
+  rejects("struct S { @align(4, 2) a: u32 }\n", "attribute", 1, 12, "takes one argument");
+  rejects("fn f() -> @compute vec4<f32> { return vec4<f32>(); }\n", "attribute", 1, 11,
+          "not valid for function return types");
+  rejects(std::string(kMain) + "  @align(4) while (false) {}\n}\n", "attribute", 2, 3,
+          "not valid for statements");
 }
 
 TEST(WgslSema, AcceptsWhatWgslAllows) {

@@ -778,7 +778,16 @@ class Sema {
       mem.type = t;
       uint32_t a = t->align;
       uint64_t size = t->size;
+      std::set<std::string> seen;
       for (const Attribute& at : mem.attrs) {
+        if (!seen.insert(at.name).second) {
+          error(at.span, "attribute", "duplicate @" + at.name + " attribute");
+          continue;
+        }
+        if ((at.name == "align" || at.name == "size") && at.args.size() > 1) {
+          error(at.span, "attribute", "@" + at.name + " takes one argument");
+          continue;
+        }
         if (at.name == "align") {
           auto v = attr_u32(at);
           if (!v) continue;
@@ -1252,9 +1261,14 @@ class Sema {
         rt = nullptr;
       }
       f->return_type_resolved = rt;
-      for (const Attribute& a : f->return_attrs)
+      for (const Attribute& a : f->return_attrs) {
         if (a.name == "location")  // its value: entry_io.cpp
           for (Expr* x : a.args) check_value(x);
+        else if (a.name != "builtin" && a.name != "interpolate" && a.name != "invariant" &&
+                 a.name != "blend_src")
+          error(a.span, "attribute",
+                "attribute '" + a.name + "' is not valid for function return types");
+      }
     } else {
       f->return_type_resolved = tt_.void_();
     }
@@ -1462,6 +1476,10 @@ class Sema {
 
   unsigned statement(Stmt* s) {
     if (!s) return kNext;
+    // @diagnostic is the one attribute WGSL allows on a statement.
+    for (const Attribute& a : s->attrs)
+      if (a.name != "diagnostic")
+        error(a.span, "attribute", "attribute '" + a.name + "' is not valid for statements");
     switch (s->kind) {
       case StmtKind::Block:
         return block_body(s);

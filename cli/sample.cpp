@@ -11,10 +11,10 @@
 #include "command.hpp"
 #include "config.hpp"
 #include "data.hpp"
-#include "device_util.hpp"
 #include "flag_number.hpp"
 #include "gpu_model.hpp"
 #include "trainer.hpp"
+#include "training_device.hpp"
 
 namespace wgslvk::gpt {
 namespace {

@@ -7,6 +7,11 @@
 // a swapped row/column or a wrong stage offset lands whole products in the wrong element: far
 // outside the bound (BoundCatchesALostOrDoubledTerm in test_matmul.cpp shows the scale).
 // Split-K (matmul_native_splitk + matmul_splitk_reduce) the same way, at several slice counts.
+// matmul_native_k16 (in the WGSL: 128 x 64 tiles, K stages of 16, 128 invocations) the same way,
+// and against matmul_native element for element (the same fma chain per element).
+#include <cmath>
+#include <cstring>
+
 #include "matmul_test_util.hpp"
 
 namespace wgslvk::matmul_test {
@@ -18,6 +23,23 @@ std::vector<float> run_n64(const Dims& d, const Inputs& in) {
       {"", &wgslvk::kernel("matmul/matmul_native_n64"), {}, false});
   const uint32_t wgs = ((d.M + 127) / 128) * ((d.N + 63) / 64);
   return run(Kernel::Native, d, in, {.grid = std::array<uint32_t, 3>{wgs, 1, 1}, .pipe = &p});
+}
+
+// matmul_native_k16: ceil(M/128) * ceil(N/64) workgroups (native_k16_workgroups).
+std::vector<float> run_k16(const Dims& d, const Inputs& in) {
+  static ComputePipeline p = device().create_compute_pipeline(
+      {"", &wgslvk::kernel("matmul/matmul_native_k16"), {}, false});
+  const uint32_t wgs = uint32_t(matmul::native_k16_workgroups(d));
+  return run(Kernel::Native, d, in, {.grid = std::array<uint32_t, 3>{wgs, 1, 1}, .pipe = &p});
+}
+
+// Elements of two results whose bits differ (NaNs of any payload count as equal).
+size_t bits_differ(const std::vector<float>& x, const std::vector<float>& y) {
+  size_t n = 0;
+  for (size_t i = 0; i < x.size() && i < y.size(); ++i)
+    if (!(std::isnan(x[i]) && std::isnan(y[i])) && std::memcmp(&x[i], &y[i], sizeof(float)) != 0)
+      ++n;
+  return n + (x.size() > y.size() ? x.size() - y.size() : y.size() - x.size());
 }
 
 TEST(MatmulNative, MultiTileShapesUnderEveryFlagCombination) {
@@ -33,8 +55,14 @@ TEST(MatmulNative, MultiTileShapesUnderEveryFlagCombination) {
                              "matmul_native flags " + std::to_string(flags));
     double w64 =
         expect_within(run_n64(d, in), e, d, "matmul_native_n64 flags " + std::to_string(flags));
-    std::printf("flags %2u: worst %.3g (native), %.3g (n64) ULPs of S, bound %.3g\n", flags, w, w64,
-                ref::bound_ulps(ref::terms(d)));
+    // k16: 3 x 4 tiles of 128 x 64 (the last row and column partial), K 52 = 3 stages of 16 + 4.
+    std::vector<float> native = run(Kernel::Native, d, in), k16 = run_k16(d, in);
+    double w16 = expect_within(k16, e, d, "matmul_native_k16 flags " + std::to_string(flags));
+    std::printf(
+        "flags %2u: worst %.3g (native), %.3g (n64), %.3g (k16) ULPs of S, bound %.3g; "
+        "k16 vs native: %zu of %zu elements differ in bits\n",
+        flags, w, w64, w16, ref::bound_ulps(ref::terms(d)), bits_differ(k16, native),
+        native.size());
   }
 }
 
@@ -47,6 +75,19 @@ TEST(MatmulNative, SingleStageAndExactTile) {
     auto e = ref::matmul(in.a, in.b, in.bias, in.c_old, d);
     expect_within(run(Kernel::Native, d, in), e, d, "matmul_native");
     expect_within(run_n64(d, in), e, d, "matmul_native_n64");
+    expect_within(run_k16(d, in), e, d, "matmul_native_k16");
+  }
+}
+
+// k16's stage boundaries: K = 16 (one full stage), 20 (a stage of 4 after a full one), 36 and a
+// transposed A whose 128-row tile holds 8 rows; N = 68 (a 64-column tile and one of 4).
+TEST(MatmulNative, K16StagesAndThinTiles) {
+  auto g = testing::rng(5);
+  for (Dims d : {Dims{130, 68, 16, 0}, Dims{130, 68, 20, matmul::kTransB | matmul::kAddBias},
+                 Dims{8, 132, 36, matmul::kTransA | matmul::kAccumulate}}) {
+    auto in = random_inputs(g, d);
+    auto e = ref::matmul(in.a, in.b, in.bias, in.c_old, d);
+    expect_within(run_k16(d, in), e, d, "matmul_native_k16");
   }
 }
 
@@ -128,16 +169,22 @@ TEST(MatmulNativeSplitK, SliceRules) {
   EXPECT_FALSE(matmul::splitk_supported(Dims{264, 196, 52, 0}, 1));  // not a split
   EXPECT_FALSE(matmul::splitk_supported(Dims{264, 198, 52, 0}, 2));  // N not a multiple of 4
   EXPECT_EQ(matmul::splitk_flags(Dims{8, 8, 8, 15}, 5), (5u << 16) | 3u);
-  // The plan (reference.cpp, measured on an H200): native from 66 tiles up; else enough slices
-  // for ~384 workgroups, each >= 192 of K.
+  // The plan (reference.cpp, measured on an H200): from 66 tiles up k16 where K >= 512 and its
+  // 128 x 64 grid fills the 396 resident workgroups better than native's fills 264, else native;
+  // below 66 tiles enough slices for ~384 workgroups, each >= 192 of K.
   using V = matmul::NativePlan::Variant;
   auto plan = [](const Dims& d) { return matmul::native_plan_name(matmul::native_plan(d)); };
   EXPECT_EQ(matmul::native_plan(Dims{4096, 4096, 4096, 0}).variant, V::Native);
-  EXPECT_EQ(plan(Dims{2048, 2048, 2048, 0}), "native");                // 256 tiles
+  EXPECT_EQ(plan(Dims{2048, 2048, 2048, 0}), "native");                // 256 tiles: .65 vs .97
   EXPECT_EQ(plan(Dims::grad_weight(2048, 768, 768)), "splitk11");      // 36 tiles, K 2048
-  EXPECT_EQ(plan(Dims::grad_input(2048, 768, 3072)), "native");        // 96 tiles
+  EXPECT_EQ(plan(Dims::grad_input(2048, 768, 3072)), "k16");           // 96 tiles: .48 vs .36
+  EXPECT_EQ(plan(Dims::forward(2048, 768, 3072)), "k16");              // 384 tiles: .97 vs .73
+  EXPECT_EQ(plan(Dims::grad_weight(2048, 768, 3072)), "k16");          // 144 tiles: .73 vs .55
+  EXPECT_EQ(plan(Dims{4096, 4096, 4096, 0}), "native");                // 1024 tiles: .97 vs .86
+  EXPECT_EQ(plan(Dims::forward(2048, 256, 1024)), "native");           // 128 tiles, K 256 (xl)
+  EXPECT_EQ(plan(Dims::grad_input(2048, 768, 256)), "native");         // 96 tiles, K 256
   EXPECT_EQ(plan(Dims::forward(2048, 768, 256)), "splitk4");           // 32 tiles, K 768: 4 x 192
-  EXPECT_EQ(plan(Dims::forward(4096, 3072, 768)), "native");           // 192 tiles
+  EXPECT_EQ(plan(Dims::forward(4096, 3072, 768)), "k16");              // 192 tiles: .97 vs .73
   EXPECT_EQ(plan(Dims{2048, 256, 256, 0}), "native");                  // K 256: slices too short
   EXPECT_EQ(plan(Dims{768, 256, 2048, matmul::kTransA}), "splitk11");  // 12 tiles
   EXPECT_EQ(plan(Dims{64, 66, 4096, 0}), "native");                    // N not a multiple of 4

@@ -213,6 +213,21 @@ void bench_matmul(Ctx& c) {
       time_case(c, make_case(Kernel::Native, s.d, s.label, "matmul/matmul_native_n64", wgs),
                 std::move(row));
     }
+    // matmul_native_k16 (ours, in the WGSL): 128 x 64 tiles, K stages of 16, 128 invocations;
+    // timed when selected (`--only matmul_native_k16`), same rules.
+    if (c.selected("matmul", "matmul_native_k16") && supports(Kernel::Native, s.d)) {
+      Row row;
+      row.kernel = "matmul_native_k16";
+      row.label = s.label;
+      row.dims = {{"M", s.d.M}, {"N", s.d.N}, {"K", s.d.K}, {"flags", s.d.flags}};
+      row.bytes = min_bytes(Kernel::Native, s.d);
+      row.bytes_rule = "A and B read once, C written once, 4 B per element";
+      row.flops = 2.0 * s.d.M * s.d.N * s.d.K;
+      time_case(c,
+                make_case(Kernel::Native, s.d, s.label, "matmul/matmul_native_k16",
+                          native_k16_workgroups(s.d)),
+                std::move(row));
+    }
     // Split-K rows (`--only matmul_native_splitk`) where the 128 x 128 grid is under two waves of
     // a 132-SM GPU, at slice counts keeping >= 128 of K per slice; kernel "matmul_native_splitk_sS".
     // Also marks which variant native_plan() picks (the trainer's default), in the row's note.

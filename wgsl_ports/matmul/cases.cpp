@@ -298,14 +298,13 @@ Case bias_grad_case(uint64_t seed, bool accumulate) {
 Case bias_grad_basic(uint64_t seed) { return bias_grad_case(seed, false); }
 Case bias_grad_accumulate(uint64_t seed) { return bias_grad_case(seed, true); }
 
-// matmul_native_n64 (a 128 x 64-tile build of matmul_native.comp): matmul_native's cases with the
-// kernel renamed and its own dispatch, ceil(M/128) * ceil(N/64) workgroups (read back from each
-// dispatch's dims uniform), so the n64 tiles' edges are exercised on the same shapes.
-template <Case (*Make)(uint64_t)>
-Case native_n64(uint64_t seed) {
-  Case c = Make(seed);
+// matmul_native_n64 (a 128 x 64-tile build of matmul_native.comp) and matmul_native_k16 (ours, in
+// the WGSL: 128 x 64 tiles, K stages of 16): matmul_native's cases with the kernel renamed and its
+// own dispatch, ceil(M/128) * ceil(N/64) workgroups (read back from each dispatch's dims uniform),
+// so the 128 x 64 tiles' edges (and k16's stages of 16) are exercised on the same shapes.
+Case retile_128x64(Case c, const char* kernel) {
   for (auto& d : c.dispatches) {
-    d.kernel = "matmul/matmul_native_n64";
+    d.kernel = kernel;
     for (const auto& b : d.bindings)
       if (b.binding == 4 && b.is_inline) {
         uint64_t M = b.inline_values["u32"][0].get<uint64_t>(),
@@ -320,6 +319,14 @@ Case native_n64(uint64_t seed) {
       }
   }
   return c;
+}
+template <Case (*Make)(uint64_t)>
+Case native_n64(uint64_t seed) {
+  return retile_128x64(Make(seed), "matmul/matmul_native_n64");
+}
+template <Case (*Make)(uint64_t)>
+Case native_k16(uint64_t seed) {
+  return retile_128x64(Make(seed), "matmul/matmul_native_k16");
 }
 
 // matmul_native_splitk + matmul_splitk_reduce (ours): matmul_native's cases with every native
@@ -451,6 +458,14 @@ void register_matmul(std::vector<Generator>& g) {
       {"matmul/matmul_native_n64", "odd_sizes", 4955, false, native_n64<odd<Kernel::Native>>, src});
   g.push_back({"matmul/matmul_native_n64", "layer_fwd_bwd", 4957, false,
                native_n64<layer_fwd_bwd<Kernel::Native>>, src});
+  g.push_back(
+      {"matmul/matmul_native_k16", "basic", 4981, true, native_k16<basic<Kernel::Native>>, src});
+  g.push_back(
+      {"matmul/matmul_native_k16", "odd_sizes", 4985, false, native_k16<odd<Kernel::Native>>, src});
+  g.push_back({"matmul/matmul_native_k16", "nonfinite", 4986, false,
+               native_k16<nonfinite<Kernel::Native>>, src});
+  g.push_back({"matmul/matmul_native_k16", "layer_fwd_bwd", 4987, false,
+               native_k16<layer_fwd_bwd<Kernel::Native>>, src});
   // basic's square 24^3 (matmul_native's golden seed; other seeds draw shapes with K = 4)
   g.push_back({"matmul/matmul_native_splitk", "basic", 4701, false,
                native_splitk<basic<Kernel::Native>>, src});

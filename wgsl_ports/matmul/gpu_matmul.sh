@@ -9,7 +9,11 @@
 # C[0, :64] before it is timed). Ours: `wgslvk bench --cases` (device timestamps; best and median
 # of the repeats). cuBLAS: torch.matmul fp32 with TF32 off on the same shapes and transposes
 # (A^T B as a.t() @ b, A B^T as a @ b.t()), CUDA events, best and median. Results under $OUT:
-# log.txt, ours.json, torch.json, summary.md, smi.csv.
+# log.txt, ours.json, torch.json, summary.md, smi.csv (stats.txt with PORTS).
+# PORTS=DIR (the tile sweep, sweep/README.md): every DIR/X.comp is also timed as a run-time hand
+# port ABI-checked against DIR/X.wgsl (`--port`, includes from sweep/), the driver's statistics
+# of those ports and of the built-in matmul kernels are written first (`inspect --stats`), and the
+# summary has one column per variant of the index.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
@@ -35,9 +39,19 @@ if [ ! -x "$BIN" ] && [ -f "$BIN.xz" ]; then xz -dkc "$BIN.xz" > "$W/wgslvk" && 
 nvidia-smi --query-gpu=timestamp,clocks.sm,utilization.gpu,power.draw --format=csv -lms 200 > "$OUT/smi.csv" 2>&1 &
 SMI=$!
 
+PORT_ARGS=()
+if [ -n "${PORTS:-}" ]; then
+  for f in "$PORTS"/*.comp; do PORT_ARGS+=(--port "$f:${f%.comp}.wgsl"); done
+  PORT_ARGS+=(--include-dir "$ROOT/wgsl_ports/matmul/sweep")
+  step "driver statistics (inspect --stats)"
+  "$BIN" inspect --stats matmul/matmul_native matmul/matmul_native_n64 matmul/matmul_native_splitk \
+    $(for f in "$PORTS"/*.comp; do b=$(basename "$f" .comp); echo "$b/$b"; done) "${PORT_ARGS[@]}" \
+    2>&1 | tee "$OUT/stats.txt"
+fi
+
 step "ours: wgslvk bench --cases ($(ls "$CASES" | grep -vc index.json) cases)"
-"$BIN" bench --cases "$CASES" --wgsl wgsl_ports/matmul/matmul_native.wgsl --reps "$REPS" \
-  --warm-ms 100 --json "$OUT/ours.json" | tail -n +1 | cut -c1-160
+"$BIN" bench --cases "$CASES" --wgsl wgsl_ports/matmul/matmul_native.wgsl "${PORT_ARGS[@]}" \
+  --reps "$REPS" --warm-ms "${WARM_MS:-100}" --json "$OUT/ours.json" | tail -n +1 | cut -c1-160
 kill $SMI 2>/dev/null
 
 step "cuBLAS (torch.matmul fp32, TF32 off)"
@@ -94,13 +108,19 @@ shapes = {}
 for e in idx:
     shapes.setdefault((e["label"], e["M"], e["N"], e["K"], e["flags"], e["tiles"]), []).append(e)
 print("TFLOP/s = 2MNK / best repeat (median in parentheses); cuBLAS = torch.matmul fp32, TF32 off.\n")
-print("| shape | M x N x K | 128x128 tiles | cuBLAS | hand native | hand n64 | wgsl native | best split-K (S) | best ours / cuBLAS |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+variants = []
+for e in idx:
+    if not e["variant"].startswith("wgsl_splitk") and e["variant"] not in variants:
+        variants.append(e["variant"])
+if any(e["variant"].startswith("wgsl_splitk") for e in idx):
+    variants.append("best split-K (S)")
+print("| shape | M x N x K | 128x128 tiles | cuBLAS | " + " | ".join(variants) + " | best ours / cuBLAS |")
+print("|---|---|---:|---:|" + "---:|" * len(variants) + "---|")
 for (label, M, N, K, fl, t), es in shapes.items():
     fl_ = 2 * M * N * K / 1e9
     tb = torch.get("%dx%dx%d/%d" % (M, N, K, fl))
     cub = fl_ / tb["min_ms"] if tb else float("nan")
-    cell, best = {}, 0.0
+    cell, best, bestv = {}, 0.0, "-"
     for e in es:
         r = by_case.get(e["folder"])
         if not r or not r.get("min_ms") or "ok" not in r.get("check", ""):
@@ -108,15 +128,15 @@ for (label, M, N, K, fl, t), es in shapes.items():
             continue
         tf, tm = fl_ / r["min_ms"], fl_ / r["median_ms"]
         cell[e["variant"]] = ("%.1f (%.1f)" % (tf, tm), tf, tm)
-        best = max(best, tf)
+        if tf > best:
+            best, bestv = tf, e["variant"]
     sk = [(v[1], k) for k, v in cell.items() if k.startswith("wgsl_splitk")]
-    sks = "-"
     if sk:
         v, k = max(sk)
-        sks = "%s (S=%s)" % (cell[k][0], k.split("_s")[-1])
+        cell["best split-K (S)"] = ("%s (S=%s)" % (cell[k][0], k.split("_s")[-1]), v, 0)
     g = lambda k: cell.get(k, ("-",))[0]
-    print(f"| {label} | {M}x{N}x{K} | {t} | {cub:.1f} | {g('hand_native')} | {g('hand_n64')} | "
-          f"{g('wgsl_native')} | {sks} | {best / cub * 100:.0f}% |")
+    print(f"| {label} | {M}x{N}x{K} | {t} | {cub:.1f} | " + " | ".join(g(v) for v in variants)
+          + f" | {best / cub * 100:.0f}% ({bestv}) |")
 print("\nEvery split-K count (best TFLOP/s):\n")
 for (label, M, N, K, fl, t), es in shapes.items():
     fl_ = 2 * M * N * K / 1e9

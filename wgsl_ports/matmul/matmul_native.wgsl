@@ -219,6 +219,198 @@ fn matmul_native(@builtin(workgroup_id) wid: vec3<u32>,
     native_store4(rlo + 67u, ca + 64u, r7b);
 }
 
+// ---- matmul_native_k16: 128 x 64 tiles, K step 16, 128 invocations (issue 23) -------------------
+// matmul_native's products, bindings, flags and epilogue (native_store4) with another blocking,
+// the fastest of a sweep of 10 blockings on an H200 at the gpt110m trainer's products with more
+// than 96 128x128 tiles (wgsl_ports/matmul/README.md): a 128-row x 64-column tile per workgroup
+// of 128 invocations, each owning 8 x 8 outputs (rows ty*4.., 64+ty*4..; columns tx*4.., 32+tx*4..
+// for ty = lid / 8, tx = lid % 8), K in stages of 16 with one stage of workgroup memory
+// (16 x 128 A + 16 x 64 B f32 = 12 KB, inside WebGPU's default 16 KB): the next stage's global
+// loads (4 vec4 of A, 2 of B per invocation) are in flight during this stage's math, then two
+// barriers around the store. Dispatch: ceil(M/128) * ceil(N/64) workgroups (flat_wg).
+// The same summation order as matmul_native (one fma chain per element over k = 0, 1, ...), so
+// the same bits wherever the device contracts both alike; held to the same bound_ulps(n).
+const KT: u32 = 64u;   // output tile columns (rows: NT)
+const KK: u32 = 16u;   // K per stage
+const KWG: u32 = 128u; // invocations
+var<workgroup> ka: array<vec4<f32>, 512>;  // [k][32 vec4 along the 128 rows]
+var<workgroup> kb: array<vec4<f32>, 256>;  // [k][16 vec4 along the 64 columns]
+
+// vec4 i (0..511) of the 128 x 16 A tile at k0.
+fn k16_load_a(i: u32, row0: u32, k0: u32) -> vec4<f32> {
+    let M = ndims.x;
+    let K = ndims.z;
+    if ((ndims.w & TRANS_A) != 0u) {  // stored [K, M]: 4 rows m of one k
+        let k = k0 + i / 32u;
+        let m = row0 + (i % 32u) * 4u;
+        if (k < K && m < M) { return na[(k * M + m) / 4u]; }
+    } else {                          // stored [M, K]: 4 k of one row m
+        let m = row0 + i / 4u;
+        let k = k0 + (i % 4u) * 4u;
+        if (m < M && k < K) { return na[(m * K + k) / 4u]; }
+    }
+    return vec4<f32>(0.0);
+}
+
+// vec4 i (0..255) of the 16 x 64 B tile at k0.
+fn k16_load_b(i: u32, col0: u32, k0: u32) -> vec4<f32> {
+    let N = ndims.y;
+    let K = ndims.z;
+    if ((ndims.w & TRANS_B) != 0u) {  // stored [N, K]: 4 k of one column n
+        let n = col0 + i / 4u;
+        let k = k0 + (i % 4u) * 4u;
+        if (n < N && k < K) { return nb[(n * K + k) / 4u]; }
+    } else {                          // stored [K, N]: 4 columns n of one k
+        let k = k0 + i / 16u;
+        let n = col0 + (i % 16u) * 4u;
+        if (k < K && n < N) { return nb[(k * N + n) / 4u]; }
+    }
+    return vec4<f32>(0.0);
+}
+
+// Writes vec4 i of the A tile (as loaded) into ka as [k][row].
+fn k16_store_a(i: u32, v: vec4<f32>) {
+    if ((ndims.w & TRANS_A) != 0u) {
+        ka[i] = v;
+    } else {
+        let m = i / 4u;
+        let k = (i % 4u) * 4u;
+        ka[k * 32u + m / 4u][m % 4u] = v.x;
+        ka[(k + 1u) * 32u + m / 4u][m % 4u] = v.y;
+        ka[(k + 2u) * 32u + m / 4u][m % 4u] = v.z;
+        ka[(k + 3u) * 32u + m / 4u][m % 4u] = v.w;
+    }
+}
+
+// Writes vec4 i of the B tile (as loaded) into kb as [k][column].
+fn k16_store_b(i: u32, v: vec4<f32>) {
+    if ((ndims.w & TRANS_B) != 0u) {
+        let n = i / 4u;
+        let k = (i % 4u) * 4u;
+        kb[k * 16u + n / 4u][n % 4u] = v.x;
+        kb[(k + 1u) * 16u + n / 4u][n % 4u] = v.y;
+        kb[(k + 2u) * 16u + n / 4u][n % 4u] = v.z;
+        kb[(k + 3u) * 16u + n / 4u][n % 4u] = v.w;
+    } else {
+        kb[i] = v;
+    }
+}
+
+@compute @workgroup_size(128, 1, 1)
+fn matmul_native_k16(@builtin(workgroup_id) wid: vec3<u32>,
+                     @builtin(num_workgroups) nwg: vec3<u32>,
+                     @builtin(local_invocation_index) lid: u32) {
+    let M = ndims.x;
+    let N = ndims.y;
+    let K = ndims.z;
+    let lda = select(K, M, (ndims.w & TRANS_A) != 0u);
+    let ldb = select(N, K, (ndims.w & TRANS_B) != 0u);
+    if ((lda % 4u) != 0u || (ldb % 4u) != 0u) { return; }
+    let tiles_n = (N + KT - 1u) / KT;
+    let tiles_m = (M + NT - 1u) / NT;
+    let tile = flat_wg(wid, nwg);
+    if (tile >= tiles_m * tiles_n) { return; }
+    let row0 = (tile / tiles_n) * NT;
+    let col0 = (tile % tiles_n) * KT;
+    let ty = lid / 8u;
+    let tx = lid % 8u;
+
+    // Row r = 0..7 (rows ty*4 + r, r >= 4: 64 further), column half a (tx*4..) or b (32+tx*4..).
+    var r0a = vec4<f32>(0.0);
+    var r1a = vec4<f32>(0.0);
+    var r2a = vec4<f32>(0.0);
+    var r3a = vec4<f32>(0.0);
+    var r4a = vec4<f32>(0.0);
+    var r5a = vec4<f32>(0.0);
+    var r6a = vec4<f32>(0.0);
+    var r7a = vec4<f32>(0.0);
+    var r0b = vec4<f32>(0.0);
+    var r1b = vec4<f32>(0.0);
+    var r2b = vec4<f32>(0.0);
+    var r3b = vec4<f32>(0.0);
+    var r4b = vec4<f32>(0.0);
+    var r5b = vec4<f32>(0.0);
+    var r6b = vec4<f32>(0.0);
+    var r7b = vec4<f32>(0.0);
+    let steps = (K + KK - 1u) / KK;
+    var va0 = k16_load_a(lid, row0, 0u);
+    var va1 = k16_load_a(lid + KWG, row0, 0u);
+    var va2 = k16_load_a(lid + 2u * KWG, row0, 0u);
+    var va3 = k16_load_a(lid + 3u * KWG, row0, 0u);
+    var vb0 = k16_load_b(lid, col0, 0u);
+    var vb1 = k16_load_b(lid + KWG, col0, 0u);
+    k16_store_a(lid, va0);
+    k16_store_a(lid + KWG, va1);
+    k16_store_a(lid + 2u * KWG, va2);
+    k16_store_a(lid + 3u * KWG, va3);
+    k16_store_b(lid, vb0);
+    k16_store_b(lid + KWG, vb1);
+    workgroupBarrier();
+    for (var t = 0u; t < steps; t = t + 1u) {
+        let more = t + 1u < steps;
+        if (more) {  // the next stage's global loads are in flight during this stage's math
+            let k0 = (t + 1u) * KK;
+            va0 = k16_load_a(lid, row0, k0);
+            va1 = k16_load_a(lid + KWG, row0, k0);
+            va2 = k16_load_a(lid + 2u * KWG, row0, k0);
+            va3 = k16_load_a(lid + 3u * KWG, row0, k0);
+            vb0 = k16_load_b(lid, col0, k0);
+            vb1 = k16_load_b(lid + KWG, col0, k0);
+        }
+        for (var k = 0u; k < KK; k = k + 1u) {
+            let a0 = ka[k * 32u + ty];
+            let a1 = ka[k * 32u + ty + 16u];
+            let b0 = kb[k * 16u + tx];
+            let b1 = kb[k * 16u + tx + 8u];
+            r0a = fma(vec4<f32>(a0.x), b0, r0a);
+            r1a = fma(vec4<f32>(a0.y), b0, r1a);
+            r2a = fma(vec4<f32>(a0.z), b0, r2a);
+            r3a = fma(vec4<f32>(a0.w), b0, r3a);
+            r4a = fma(vec4<f32>(a1.x), b0, r4a);
+            r5a = fma(vec4<f32>(a1.y), b0, r5a);
+            r6a = fma(vec4<f32>(a1.z), b0, r6a);
+            r7a = fma(vec4<f32>(a1.w), b0, r7a);
+            r0b = fma(vec4<f32>(a0.x), b1, r0b);
+            r1b = fma(vec4<f32>(a0.y), b1, r1b);
+            r2b = fma(vec4<f32>(a0.z), b1, r2b);
+            r3b = fma(vec4<f32>(a0.w), b1, r3b);
+            r4b = fma(vec4<f32>(a1.x), b1, r4b);
+            r5b = fma(vec4<f32>(a1.y), b1, r5b);
+            r6b = fma(vec4<f32>(a1.z), b1, r6b);
+            r7b = fma(vec4<f32>(a1.w), b1, r7b);
+        }
+        workgroupBarrier();  // every invocation is done reading this stage
+        if (more) {
+            k16_store_a(lid, va0);
+            k16_store_a(lid + KWG, va1);
+            k16_store_a(lid + 2u * KWG, va2);
+            k16_store_a(lid + 3u * KWG, va3);
+            k16_store_b(lid, vb0);
+            k16_store_b(lid + KWG, vb1);
+        }
+        workgroupBarrier();
+    }
+
+    let rlo = row0 + ty * 4u;  // rows r0..r3; r4..r7 are 64 further
+    let ca = col0 + tx * 4u;   // columns of the a half; the b half is 32 further
+    native_store4(rlo, ca, r0a);
+    native_store4(rlo + 1u, ca, r1a);
+    native_store4(rlo + 2u, ca, r2a);
+    native_store4(rlo + 3u, ca, r3a);
+    native_store4(rlo + 64u, ca, r4a);
+    native_store4(rlo + 65u, ca, r5a);
+    native_store4(rlo + 66u, ca, r6a);
+    native_store4(rlo + 67u, ca, r7a);
+    native_store4(rlo, ca + 32u, r0b);
+    native_store4(rlo + 1u, ca + 32u, r1b);
+    native_store4(rlo + 2u, ca + 32u, r2b);
+    native_store4(rlo + 3u, ca + 32u, r3b);
+    native_store4(rlo + 64u, ca + 32u, r4b);
+    native_store4(rlo + 65u, ca + 32u, r5b);
+    native_store4(rlo + 66u, ca + 32u, r6b);
+    native_store4(rlo + 67u, ca + 32u, r7b);
+}
+
 // ---- matmul_native_splitk + matmul_splitk_reduce: split-K for the small-grid GPT products ------
 // A product whose 128x128 grid leaves most SMs idle (dW of a 768x768 weight: 36 tiles for 132 SMs)
 // is cut along K into S slices: workgroup flat_wg = split * tiles + tile computes tile `tile` over

@@ -70,6 +70,10 @@ uint64_t native_n64_workgroups(const Dims& d) {
   return uint64_t((d.M + 127) / 128) * ((d.N + 63) / 64);
 }
 
+uint64_t native_k16_workgroups(const Dims& d) {
+  return uint64_t((d.M + 127) / 128) * ((d.N + 63) / 64);
+}
+
 uint32_t splitk_chunk(uint32_t K, uint32_t splits) {
   if (splits == 0) return 0;
   const uint32_t stages = (K + 7) / 8;
@@ -108,9 +112,34 @@ NativePlan native_plan(const Dims& d) {
   // shorter slices gained nothing: K = 256 at S = 2 ran as fast as native).
   constexpr uint64_t kSplitBelowTiles = 66, kTargetWorkgroups = 384;
   constexpr uint32_t kMinChunk = 192, kMaxPlanSplits = 16;
+  //
+  // From 66 tiles up: matmul_native_k16 (128 x 64 tiles, 128 invocations, K stages of 16) where
+  // K >= 512 and its grid fills the GPU's resident workgroups better than native's, native
+  // otherwise (bench/results/h200-2026-11-27b-matmul-k16). Resident on the H200 (driver
+  // statistics): native 128 registers x 256 invocations + 16 KB -> 2 per SM, 264 in all; k16 139
+  // registers x 128 invocations + 12 KB -> 3 per SM, 396. Fill = workgroups / (waves x resident),
+  // waves rounded up. Alone, k16 / native: 108 tiles 1.06x, 144 1.32x, 384 1.25-1.27x (fill
+  // 0.55-0.97 vs 0.41-0.73); 96 tiles 0.99-1.04x and 288 0.99x (washes); 256 tiles 0.76x and 1024
+  // 0.97x, where native fills 0.97 and k16 0.65 / 0.86 (native picked). In the trainer's step
+  // gpt110m (its k16 products all K >= 768) went 64.40 -> 60.67 ms, but xl, whose would-be k16
+  // products (96-128 tiles) all have K = 256 (16 stages), went 7.56 -> 7.97 ms: hence K >= 512
+  // (between the two measured K; not tuned further), which leaves xl's plan as it was.
+  constexpr uint64_t kNativeResident = 264, kK16Resident = 396;
+  constexpr uint32_t kK16MinK = 512;
   const uint64_t tiles = workgroups(Kernel::Native, d);
   NativePlan p;
-  if (tiles == 0 || tiles >= kSplitBelowTiles) return p;
+  if (tiles == 0) return p;
+  if (tiles >= kSplitBelowTiles) {
+    if (!supports(Kernel::Native, d)) return p;  // neither kernel runs it: the host falls back
+    auto fill = [](uint64_t wgs, uint64_t resident) {
+      const uint64_t waves = (wgs + resident - 1) / resident;
+      return double(wgs) / double(waves * resident);
+    };
+    if (d.K >= kK16MinK &&
+        fill(native_k16_workgroups(d), kK16Resident) > fill(tiles, kNativeResident))
+      p.variant = NativePlan::Variant::K16;
+    return p;
+  }
   uint32_t want =
       uint32_t(std::min<uint64_t>(kMaxPlanSplits, (kTargetWorkgroups + tiles - 1) / tiles));
   uint32_t best = 1;
@@ -130,6 +159,8 @@ std::string native_plan_name(const NativePlan& p) {
       return "n64";
     case NativePlan::Variant::SplitK:
       return "splitk" + std::to_string(p.splits);
+    case NativePlan::Variant::K16:
+      return "k16";
   }
   return "?";
 }

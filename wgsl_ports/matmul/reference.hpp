@@ -81,6 +81,11 @@ Kernel vec4_or_fallback(const Dims& d);
 inline constexpr uint32_t kSplitKShift = 16;
 inline constexpr uint32_t kMaxSplits = 255;
 uint64_t native_n64_workgroups(const Dims& d);
+// matmul_native_k16 (in matmul_native.wgsl, matmul_native's bindings and flags): 128 x 64 tiles,
+// K step 16, 128 invocations; ceil(M/128) * ceil(N/64) workgroups. The same summation order as
+// matmul_native (one fma chain per element in k order), the same bound. A vec4 kernel:
+// supports(Native).
+uint64_t native_k16_workgroups(const Dims& d);
 uint32_t splitk_chunk(uint32_t K, uint32_t splits);  // ceil(ceil(K / 8) / S) * 8
 uint64_t splitk_workgroups(const Dims& d, uint32_t splits);
 uint64_t splitk_partial_floats(const Dims& d, uint32_t splits);  // S * M * N
@@ -93,11 +98,11 @@ bool splitk_supported(const Dims& d, uint32_t splits);
 
 // What a host runs for a product that matmul_native supports (the trainer's default choice):
 struct NativePlan {
-  enum class Variant { Native, N64, SplitK } variant = Variant::Native;
+  enum class Variant { Native, N64, SplitK, K16 } variant = Variant::Native;
   uint32_t splits = 1;  // SplitK only
 };
 NativePlan native_plan(const Dims& d);
-std::string native_plan_name(const NativePlan& p);  // "native", "n64", "splitk4"
+std::string native_plan_name(const NativePlan& p);  // "native", "n64", "splitk4", "k16"
 
 // matmul_tiled_f16's B: two f16 per u32, low half first, along the stored row (N, or K with
 // TRANS_B), each stored row padded to whole words (the pad half is 0).

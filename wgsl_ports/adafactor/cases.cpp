@@ -399,8 +399,7 @@ Case k_sq_sums(uint64_t s) {
   b.output("row_part", DType::F32, uint64_t(d.nbx) * d.rows);
   b.output("col_part", DType::F32, uint64_t(d.nby) * d.cols);
   b.output("p_part", DType::F32, d.nparts);
-  auto& k = b.dispatch("adafactor/adafactor_sq_sums");
-  af::bind_step(k, {"g", "w", "row_part", "col_part", "p_part"}, d, sc);
+  auto& k = af::sq_sums_dispatch(b, d, sc);
   k.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
   check(b, "row_part", e.row_part,
         "sum of g^2 over a 256-column tile: 21 adds/products on a term's path");
@@ -429,8 +428,7 @@ Case k_factor_ema(uint64_t s) {
   b.input("row_var", DType::F32, rv);
   b.input("col_var", DType::F32, cv);
   b.output("rc", DType::F32, d.cols);
-  auto& k = b.dispatch("adafactor/adafactor_factor_ema");
-  af::bind_step(k, {"row_part", "col_part", "row_var", "col_var", "rc"}, d, sc);
+  auto& k = af::factor_ema_dispatch(b, d, sc);
   k.workgroups_1d = af::factor_ema_workgroups(d);
   check(b, "row_var", e.row_var, "nbx adds, / C, lerp: nbx + 12.5 ULPs");
   check(b, "col_var", e.col_var, "nby adds, / R, lerp: nby + 12.5 ULPs");
@@ -450,8 +448,7 @@ Case k_row_rsqrt(uint64_t s) {
   auto e = aref::row_rsqrt_expected(rv, d, sc);
   b.input("row_var", DType::F32, rv);
   b.output("rr", DType::F32, d.rows);
-  auto& k = b.dispatch("adafactor/adafactor_row_rsqrt");
-  af::bind_step(k, {"row_var", "rr"}, d, sc);
+  auto& k = af::row_rsqrt_dispatch(b, d, sc);
   k.workgroups_1d = 1;
   check(b, "rr", e,
         "the mean's adds, two divisions, inverseSqrt: (ceil(R/256) + 19) / 2 + 4.5 ULPs");
@@ -473,8 +470,7 @@ Case k_update_rms(uint64_t s) {
   b.input("rr", DType::F32, rr);
   b.input("rc", DType::F32, rc);
   b.output("rms_part", DType::F32, d.nparts);
-  auto& k = b.dispatch("adafactor/adafactor_update_rms");
-  af::bind_step(k, {"g", "rr", "rc", "rms_part"}, d, sc);
+  auto& k = af::update_rms_dispatch(b, d, sc);
   k.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
   check(b, "rms_part", e, "u^2 (5), min(R, 128) per-thread adds, tree 8");
   return b.c;
@@ -501,8 +497,7 @@ Case k_apply_2d(uint64_t s) {
   b.input("rc", DType::F32, rc);
   b.input("rms_part", DType::F32, rp);
   b.input("p_part", DType::F32, pp);
-  auto& k = b.dispatch("adafactor/adafactor_apply_2d");
-  af::bind_step(k, {"w", "g", "rr", "rc", "rms_part", "p_part"}, d, sc);
+  auto& k = af::apply_2d_dispatch(b, d, sc);
   k.workgroups = std::array<uint32_t, 3>{d.nbx, d.nby, 1};
   check(
       b, "w", e,
@@ -526,8 +521,7 @@ Case k_ema_1d(uint64_t s) {
   b.input("v", DType::F32, v);
   b.output("rms_part", DType::F32, d.nparts);
   b.output("p_part", DType::F32, d.nparts);
-  auto& k = b.dispatch("adafactor/adafactor_ema_1d");
-  af::bind_step(k, {"g", "w", "v", "rms_part", "p_part"}, d, sc);
+  auto& k = af::ema_1d_dispatch(b, d, sc);
   k.workgroups_1d = d.nparts;
   check(b, "v", e.v, "g^2 and lerp: 7.5 ULPs");
   check(b, "rms_part", e.rms_part, "u^2 (18), ceil(n / grid) adds per thread, tree 8");
@@ -553,8 +547,7 @@ Case k_apply_1d(uint64_t s) {
   b.input("v", DType::F32, v);
   b.input("rms_part", DType::F32, rp);
   b.input("p_part", DType::F32, pp);
-  auto& k = b.dispatch("adafactor/adafactor_apply_1d");
-  af::bind_step(k, {"w", "g", "v", "rms_part", "p_part"}, d, sc);
+  auto& k = af::apply_1d_dispatch(b, d, sc);
   k.workgroups_1d = (d.n + af::kWG - 1) / af::kWG;
   check(
       b, "w", e,

@@ -1,4 +1,4 @@
-// The matmul kernels (shared/seeds/004 family and our matmul_native.wgsl) against their CPU
+// The matmul kernels (TinyGPT's engineering log's family and our matmul_native.wgsl) against their CPU
 // reference: square, tall/skinny, wide, K = 1 and odd shapes; the transposed-operand, bias and
 // accumulate flags a GPT layer's forward and backward need; every variant against the naive kernel
 // on non-square shapes (the seed's lesson); vec4 on shapes it cannot take; the seed's silent

@@ -1,6 +1,6 @@
 // 04_matmul.wgsl: matmul_naive, matmul_tiled, matmul_blocked4, matmul_vec4, matmul_vec4_readonly,
 // matmul_blocked8, matmul_tiled_f16.
-// Reconstructed from shared/seeds/004_dfbf477a7f89ef8c.txt ("Most of training time is matmul":
+// Reconstructed from TinyGPT's engineering log ("Most of training time is matmul":
 // the 16x16 tiling, the 4x4 register blocking, f16-packed storage, the 8x8 register block and the
 // vec4 global loads). The seed shows no WGSL; these are our kernels, faithful to what it describes:
 // tile shapes and workgroup memory as its numbers say (blocked4 4 KB, blocked8 16 KB of

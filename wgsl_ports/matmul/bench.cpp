@@ -1,4 +1,4 @@
-// Benchmarks of the matmul family (04_matmul.wgsl from shared/seeds/004, matmul_native.wgsl):
+// Benchmarks of the matmul family (04_matmul.wgsl from TinyGPT's engineering log, matmul_native.wgsl):
 // the seed's square sweep 256^3 .. 4096^3 and a GPT layer's products at d_model 768, B*T 4096,
 // vocab 16384 (QKV, attention projection, MLP up and down, logits), each forward (y = x W),
 // dX = dY W^T (TRANS_B) and dW = X^T dY (TRANS_A); and the bias-gradient column sum.

@@ -1,4 +1,4 @@
-// Golden cases of the matmul family (04_matmul.wgsl from shared/seeds/004, and matmul_native.wgsl):
+// Golden cases of the matmul family (04_matmul.wgsl from TinyGPT's engineering log, and matmul_native.wgsl):
 // per kernel a square case with values spanning binades (the randomized one), tall/skinny, wide,
 // K = 1, odd sizes (65 x 129 x 33, from `generate` inputs), NaN/Inf propagation, a GPT layer's
 // forward and backward chained (y = x W + b, dX = dY W^T, dW += X^T dY) and an explicit 2-D grid

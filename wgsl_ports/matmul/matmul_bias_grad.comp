@@ -1,5 +1,5 @@
 // Port of matmul_bias_grad, matmul_native.wgsl: wgslvk's own kernel, not from the browser engine
-// (the bias gradient of the family of shared/seeds/004_dfbf477a7f89ef8c.txt). Line-by-line; same
+// (the bias gradient of the family of TinyGPT's engineering log). Line-by-line; same
 // group/binding/access as the WGSL.
 #version 450
 #extension GL_GOOGLE_include_directive : require

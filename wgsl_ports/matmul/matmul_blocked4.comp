@@ -1,4 +1,4 @@
-// Port of matmul_blocked4, 04_matmul.wgsl (shared/seeds/004_dfbf477a7f89ef8c.txt, "Thread-level
+// Port of matmul_blocked4, 04_matmul.wgsl (TinyGPT's engineering log, "Thread-level
 // register blocking (4x4)"). Line-by-line; same group/binding/access as the WGSL.
 #version 450
 #extension GL_GOOGLE_include_directive : require

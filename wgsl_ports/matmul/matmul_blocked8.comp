@@ -1,4 +1,4 @@
-// Port of matmul_blocked8, 04_matmul.wgsl (shared/seeds/004_dfbf477a7f89ef8c.txt, "8x8 register
+// Port of matmul_blocked8, 04_matmul.wgsl (TinyGPT's engineering log, "8x8 register
 // block": its documented negative result). Line-by-line; same group/binding/access as the WGSL.
 #version 450
 #extension GL_GOOGLE_include_directive : require

@@ -1,4 +1,4 @@
-// Shared by the GLSL ports of 04_matmul.wgsl (shared/seeds/004_dfbf477a7f89ef8c.txt): the WGSL
+// Shared by the GLSL ports of 04_matmul.wgsl (TinyGPT's engineering log): the WGSL
 // module-scope constants and helper functions, line by line. Included after the port defines WG
 // and declares its bindings: c, bias and dims always; a (f32) when it defines MATMUL_LOAD_A, b (f32)
 // when it defines MATMUL_LOAD_B.

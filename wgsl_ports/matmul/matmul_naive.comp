@@ -1,4 +1,4 @@
-// Port of matmul_naive, 04_matmul.wgsl (shared/seeds/004_dfbf477a7f89ef8c.txt, the naive column of
+// Port of matmul_naive, 04_matmul.wgsl (TinyGPT's engineering log, the naive column of
 // its matmul table). Line-by-line; same group/binding/access as the WGSL (every storage binding
 // read_write: the seed's production layout).
 #version 450

@@ -1,5 +1,5 @@
 // Port of matmul_native, matmul_native.wgsl: wgslvk's own kernel, not from the browser engine
-// (a tuned fp32 GEMM for the family of shared/seeds/004_dfbf477a7f89ef8c.txt). Line-by-line;
+// (a tuned fp32 GEMM for the family of TinyGPT's engineering log). Line-by-line;
 // same group/binding/access as the WGSL. The WGSL's hand-unrolled per-row statements are the
 // same statements here; `[[unroll]]` (GL_EXT_control_flow_attributes, a hint WGSL cannot spell)
 // marks the constant-trip loops that the WGSL leaves to the driver.

@@ -1,5 +1,5 @@
 // matmul_native.wgsl: wgslvk's own matmul kernels, not from the browser engine (ours; the seed
-// family is 04_matmul.wgsl, shared/seeds/004_dfbf477a7f89ef8c.txt).
+// family is 04_matmul.wgsl, from TinyGPT's engineering log).
 //   matmul_native    fp32 GEMM tuned for a large GPU: 128x128 output tile per workgroup, 8x8
 //                    outputs per invocation (256 invocations), K in steps of 8, vec4 global loads,
 //                    double-buffered workgroup memory (2 stages x (8x128 A + 8x128 B) f32 =

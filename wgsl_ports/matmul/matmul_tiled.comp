@@ -1,4 +1,4 @@
-// Port of matmul_tiled, 04_matmul.wgsl (shared/seeds/004_dfbf477a7f89ef8c.txt, "Workgroup-shared
+// Port of matmul_tiled, 04_matmul.wgsl (TinyGPT's engineering log, "Workgroup-shared
 // tiling (Goto/VandeGeijn 16x16)"). Line-by-line; same group/binding/access as the WGSL.
 #version 450
 #extension GL_GOOGLE_include_directive : require

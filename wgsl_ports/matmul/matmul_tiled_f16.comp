@@ -1,4 +1,4 @@
-// Port of matmul_tiled_f16, 04_matmul.wgsl (shared/seeds/004_dfbf477a7f89ef8c.txt, "f16-packed
+// Port of matmul_tiled_f16, 04_matmul.wgsl (TinyGPT's engineering log, "f16-packed
 // storage — store weights as two f16 per u32 via pack2x16float"). Line-by-line; same
 // group/binding/access as the WGSL. unpackHalf2x16 is WGSL's unpack2x16float (x = low half); no
 // 16-bit types, so no "shader-f16".

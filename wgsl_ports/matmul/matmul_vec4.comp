@@ -1,5 +1,5 @@
 // Port of matmul_vec4 and, with WGSLVK_VEC4_READONLY defined, of matmul_vec4_readonly,
-// 04_matmul.wgsl (shared/seeds/004_dfbf477a7f89ef8c.txt, "vec4 global loads — broke once, then
+// 04_matmul.wgsl (TinyGPT's engineering log, "vec4 global loads — broke once, then
 // root-caused"). Line-by-line; same group/binding/access as the WGSL: matmul_vec4 declares every
 // storage binding writable (the seed's fix), matmul_vec4_readonly declares A and B readonly (the
 // seed's first integration, which the runtime refuses under an all-"storage" layout: R9).

@@ -1,4 +1,4 @@
-// CPU references of the matmul family (04_matmul.wgsl from shared/seeds/004_dfbf477a7f89ef8c.txt,
+// CPU references of the matmul family (04_matmul.wgsl from TinyGPT's engineering log,
 // and our matmul_native.wgsl), in double precision, plus the kernels' shape rules (which kernel
 // takes which shape, how many workgroups). Plain functions over spans: no Vulkan, no runtime; the
 // tests, the golden generators and the bench call them, and a CPU training reference can chain

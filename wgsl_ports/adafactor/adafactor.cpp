@@ -8,10 +8,39 @@
 #include <map>
 #include <stdexcept>
 
+#include "wgslvk/kernels/adafactor/adafactor_apply_1d.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_apply_2d.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_ema_1d.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_factor_ema.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_multi_apply_1d.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_multi_apply_2d.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_multi_ema_1d.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_multi_factor_ema.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_multi_row_rsqrt.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_multi_sq_sums.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_multi_update_rms.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_row_rsqrt.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_sq_sums.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_update_rms.hpp"
 #include "wgslvk/utils.hpp"
 
 namespace wgslvk::adafactor {
 namespace {
+
+// The kernels, by their generated headers (wgslvk/kernels/adafactor/<entry>.hpp).
+namespace kaf = wgslvk::kernels::adafactor;
+// A range (buffer, offset, size) at kernel K's slot.
+template <class K, class T>
+KernelEntry<K> at(const BindingSlot<K, T>& slot, const BindGroupEntry& e) {
+  return wgslvk::bind(slot, e.buffer, e.offset, e.size);
+}
+// K's dispatch on `grid`, labelled with its entry point (as the profile rows name it).
+template <class K>
+Dispatch dispatch_of(Device& d, PipelineCache& pipes, K, std::initializer_list<KernelEntry<K>> e,
+                     Grid grid) {
+  const std::string_view q = K::name;
+  return make_dispatch(d, pipes, K{}, e, grid, std::string(q.substr(q.find('/') + 1)));
+}
 
 using optimizer::checkpoint_shape_str;
 
@@ -246,11 +275,7 @@ void MultiTensorAdafactor::build_batched() {
   device_.queue().write_buffer(tables_, 0, words.data(), words.size() * sizeof(AfTensorWords));
 
   PipelineCache pipes(device_);
-  auto add = [&](const std::string& k, std::vector<BindGroupEntry> e, uint64_t workgroups) {
-    for (uint32_t b = 0; b < e.size(); ++b) e[b].binding = b;
-    dispatches_.push_back(make_dispatch(device_, pipes, kernel("adafactor/" + k), std::move(e),
-                                        grid_for_workgroups(workgroups, lim), k));
-  };
+  auto grid = [&](uint64_t workgroups) { return grid_for_workgroups(workgroups, lim); };
   const BindGroupEntry H{0, uniforms_, 0, 48};  // slot 0: the decay tensors' AfHp
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     const Ranges& m = granges[gi];
@@ -263,26 +288,61 @@ void MultiTensorAdafactor::build_batched() {
     if (q.n2) {
       const BindGroupEntry T{0, tables_, q.at2 * sizeof(AfTensorWords),
                              q.n2 * sizeof(AfTensorWords)};
-      add("adafactor_multi_sq_sums", {T, H, G, W, P}, q.tiles);
+      namespace k = kaf::adafactor_multi_sq_sums::binding;
+      dispatches_.push_back(dispatch_of(
+          device_, pipes, kaf::adafactor_multi_sq_sums::Kernel{},
+          {at(k::ms_tab, T), at(k::ms_hp, H), at(k::ms_g, G), at(k::ms_w, W), at(k::ms_part, P)},
+          grid(q.tiles)));
     }
     if (q.n1) {
       const BindGroupEntry T{0, tables_, q.at1 * sizeof(AfTensorWords),
                              q.n1 * sizeof(AfTensorWords)};
-      add("adafactor_multi_ema_1d", {T, H, G, W, S, P}, q.e1);
+      namespace k = kaf::adafactor_multi_ema_1d::binding;
+      dispatches_.push_back(dispatch_of(device_, pipes, kaf::adafactor_multi_ema_1d::Kernel{},
+                                        {at(k::me_tab, T), at(k::me_hp, H), at(k::me_g, G),
+                                         at(k::me_w, W), at(k::me_state, S), at(k::me_part, P)},
+                                        grid(q.e1)));
     }
     if (q.n2) {
       const BindGroupEntry T{0, tables_, q.at2 * sizeof(AfTensorWords),
                              q.n2 * sizeof(AfTensorWords)};
       const BindGroupEntry F = whole(factors_, 3);
-      add("adafactor_multi_factor_ema", {T, H, P, S, F}, q.fe);
-      add("adafactor_multi_row_rsqrt", {T, H, S, F}, q.n2);
-      add("adafactor_multi_update_rms", {T, H, G, F, P}, q.tiles);
-      add("adafactor_multi_apply_2d", {T, H, W, G, F, P}, q.tiles);
+      {
+        namespace k = kaf::adafactor_multi_factor_ema::binding;
+        dispatches_.push_back(dispatch_of(device_, pipes, kaf::adafactor_multi_factor_ema::Kernel{},
+                                          {at(k::mf_tab, T), at(k::mf_hp, H), at(k::mf_part, P),
+                                           at(k::mf_state, S), at(k::mf_fac, F)},
+                                          grid(q.fe)));
+      }
+      {
+        namespace k = kaf::adafactor_multi_row_rsqrt::binding;
+        dispatches_.push_back(dispatch_of(
+            device_, pipes, kaf::adafactor_multi_row_rsqrt::Kernel{},
+            {at(k::mr_tab, T), at(k::mr_hp, H), at(k::mr_state, S), at(k::mr_fac, F)}, grid(q.n2)));
+      }
+      {
+        namespace k = kaf::adafactor_multi_update_rms::binding;
+        dispatches_.push_back(dispatch_of(device_, pipes, kaf::adafactor_multi_update_rms::Kernel{},
+                                          {at(k::mu_tab, T), at(k::mu_hp, H), at(k::mu_g, G),
+                                           at(k::mu_fac, F), at(k::mu_part, P)},
+                                          grid(q.tiles)));
+      }
+      {
+        namespace k = kaf::adafactor_multi_apply_2d::binding;
+        dispatches_.push_back(dispatch_of(device_, pipes, kaf::adafactor_multi_apply_2d::Kernel{},
+                                          {at(k::ma_tab, T), at(k::ma_hp, H), at(k::ma_w, W),
+                                           at(k::ma_g, G), at(k::ma_fac, F), at(k::ma_part, P)},
+                                          grid(q.tiles)));
+      }
     }
     if (q.n1) {
       const BindGroupEntry T{0, tables_, q.at1 * sizeof(AfTensorWords),
                              q.n1 * sizeof(AfTensorWords)};
-      add("adafactor_multi_apply_1d", {T, H, W, G, S, P}, q.a1);
+      namespace k = kaf::adafactor_multi_apply_1d::binding;
+      dispatches_.push_back(dispatch_of(device_, pipes, kaf::adafactor_multi_apply_1d::Kernel{},
+                                        {at(k::mb_tab, T), at(k::mb_hp, H), at(k::mb_w, W),
+                                         at(k::mb_g, G), at(k::mb_state, S), at(k::mb_part, P)},
+                                        grid(q.a1)));
     }
   }
 }
@@ -290,16 +350,8 @@ void MultiTensorAdafactor::build_batched() {
 void MultiTensorAdafactor::build_dispatches() {
   const Limits& lim = device_.limits();
   PipelineCache pipes(device_);
-  auto add = [&](const std::string& k, std::vector<BindGroupEntry> e, Grid grid) {
-    dispatches_.push_back(
-        make_dispatch(device_, pipes, kernel("adafactor/" + k), std::move(e), grid, k));
-  };
   auto f32 = [](const Buffer& b, uint64_t off, uint64_t count) {
     return BindGroupEntry{0, b, off * 4, std::max<uint64_t>(count, 1) * 4};
-  };
-  auto at = [](uint32_t binding, BindGroupEntry e) {
-    e.binding = binding;
-    return e;
   };
   for (size_t i = 0; i < tensors_.size(); ++i) {
     const Tensor& t = tensors_[i];
@@ -316,25 +368,61 @@ void MultiTensorAdafactor::build_dispatches() {
                            RV = f32(state_, t.row_var, d.rows), CV = f32(state_, t.col_var, d.cols),
                            RR = f32(factors_, t.rr, d.rows), RC = f32(factors_, t.rc, d.cols);
       const Grid tiles{d.nbx, d.nby};
-      add("adafactor_sq_sums",
-          {at(0, G), at(1, W), at(2, RP), at(3, CP), at(4, PP), at(5, U), at(6, H)}, tiles);
-      add("adafactor_factor_ema",
-          {at(0, RP), at(1, CP), at(2, RV), at(3, CV), at(4, RC), at(5, U), at(6, H)},
-          grid_for_workgroups(factor_ema_workgroups(d), lim));
-      add("adafactor_row_rsqrt", {at(0, RV), at(1, RR), at(2, U), at(3, H)}, {1, 1});
-      add("adafactor_update_rms", {at(0, G), at(1, RR), at(2, RC), at(3, RMS), at(4, U), at(5, H)},
-          tiles);
-      add("adafactor_apply_2d",
-          {at(0, W), at(1, G), at(2, RR), at(3, RC), at(4, RMS), at(5, PP), at(6, U), at(7, H)},
-          tiles);
+      {
+        namespace k = kaf::adafactor_sq_sums::binding;
+        dispatches_.push_back(dispatch_of(
+            device_, pipes, kaf::adafactor_sq_sums::Kernel{},
+            {at(k::sq_g, G), at(k::sq_w, W), at(k::sq_row_part, RP), at(k::sq_col_part, CP),
+             at(k::sq_p_part, PP), at(k::sq_dims, U), at(k::sq_hp, H)},
+            tiles));
+      }
+      {
+        namespace k = kaf::adafactor_factor_ema::binding;
+        dispatches_.push_back(dispatch_of(
+            device_, pipes, kaf::adafactor_factor_ema::Kernel{},
+            {at(k::fe_row_part, RP), at(k::fe_col_part, CP), at(k::fe_row_var, RV),
+             at(k::fe_col_var, CV), at(k::fe_rc, RC), at(k::fe_dims, U), at(k::fe_hp, H)},
+            grid_for_workgroups(factor_ema_workgroups(d), lim)));
+      }
+      {
+        namespace k = kaf::adafactor_row_rsqrt::binding;
+        dispatches_.push_back(dispatch_of(
+            device_, pipes, kaf::adafactor_row_rsqrt::Kernel{},
+            {at(k::rs_row_var, RV), at(k::rs_rr, RR), at(k::rs_dims, U), at(k::rs_hp, H)}, {1, 1}));
+      }
+      {
+        namespace k = kaf::adafactor_update_rms::binding;
+        dispatches_.push_back(dispatch_of(device_, pipes, kaf::adafactor_update_rms::Kernel{},
+                                          {at(k::ur_g, G), at(k::ur_rr, RR), at(k::ur_rc, RC),
+                                           at(k::ur_part, RMS), at(k::ur_dims, U), at(k::ur_hp, H)},
+                                          tiles));
+      }
+      {
+        namespace k = kaf::adafactor_apply_2d::binding;
+        dispatches_.push_back(dispatch_of(
+            device_, pipes, kaf::adafactor_apply_2d::Kernel{},
+            {at(k::a2_w, W), at(k::a2_g, G), at(k::a2_rr, RR), at(k::a2_rc, RC),
+             at(k::a2_rms_part, RMS), at(k::a2_p_part, PP), at(k::a2_dims, U), at(k::a2_hp, H)},
+            tiles));
+      }
     } else {
       const BindGroupEntry V = f32(state_, t.v, d.n);
-      add("adafactor_ema_1d",
-          {at(0, G), at(1, W), at(2, V), at(3, RMS), at(4, PP), at(5, U), at(6, H)},
-          grid_for_workgroups(d.nparts, lim));
-      add("adafactor_apply_1d",
-          {at(0, W), at(1, G), at(2, V), at(3, RMS), at(4, PP), at(5, U), at(6, H)},
-          grid_for_workgroups(div_ceil(d.n, kWG), lim));
+      {
+        namespace k = kaf::adafactor_ema_1d::binding;
+        dispatches_.push_back(
+            dispatch_of(device_, pipes, kaf::adafactor_ema_1d::Kernel{},
+                        {at(k::e1_g, G), at(k::e1_w, W), at(k::e1_v, V), at(k::e1_rms_part, RMS),
+                         at(k::e1_p_part, PP), at(k::e1_dims, U), at(k::e1_hp, H)},
+                        grid_for_workgroups(d.nparts, lim)));
+      }
+      {
+        namespace k = kaf::adafactor_apply_1d::binding;
+        dispatches_.push_back(
+            dispatch_of(device_, pipes, kaf::adafactor_apply_1d::Kernel{},
+                        {at(k::a1_w, W), at(k::a1_g, G), at(k::a1_v, V), at(k::a1_rms_part, RMS),
+                         at(k::a1_p_part, PP), at(k::a1_dims, U), at(k::a1_hp, H)},
+                        grid_for_workgroups(div_ceil(d.n, kWG), lim)));
+      }
     }
   }
 }

@@ -7,11 +7,19 @@
 // wgsl_ports/adafactor/reference.hpp.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 
 #include "adafactor/reference.hpp"
 #include "adafactor/step_case.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_multi_apply_1d.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_multi_apply_2d.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_multi_ema_1d.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_multi_factor_ema.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_multi_row_rsqrt.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_multi_sq_sums.hpp"
+#include "wgslvk/kernels/adafactor/adafactor_multi_update_rms.hpp"
 #include "wgslvk/validate/case_builder.hpp"
 
 namespace wgslvk::validate {
@@ -292,23 +300,73 @@ Case multi_step_case(uint64_t seed, const MultiSpec& sp, const std::string& what
   b.output("fac", DType::F32, std::max<uint64_t>(fac, 1));
   if (n2) b.input("tab2", DType::U32, tab2);
   if (n1) b.input("tab1", DType::U32, tab1);
-  auto k = [&](const char* name, const char* tab, std::vector<std::string> bufs, uint64_t wgs) {
-    auto& x = b.dispatch(std::string("adafactor/") + name);
-    CaseBuilder::bind(x, 0, tab);
-    CaseBuilder::bind_values(x, 1, af::hp_json(hp));
-    uint32_t i = 2;
-    for (const auto& n : bufs) CaseBuilder::bind(x, i++, n);
+  // A multi-tensor kernel by its generated header: its table, its AfHp, then its buffers, each at
+  // its named slot (a slot of another kernel does not compile).
+  auto k = [&]<class K, class H>(
+               K, const BindingSlot<K, void>& tab_slot, const char* tab,
+               const BindingSlot<K, H>& hp_slot,
+               std::initializer_list<std::pair<BindingSlot<K, float>, const char*>> bufs,
+               uint64_t wgs) {
+    auto& x = b.dispatch(K{});
+    CaseBuilder::bind(x, tab_slot, tab);
+    af::bind_uniform_array(x, hp_slot, std::bit_cast<H>(af::hp_words(hp)));
+    for (const auto& [slot, name] : bufs) CaseBuilder::bind(x, slot, name);
     x.workgroups_1d = wgs;
   };
-  if (n2) k("adafactor_multi_sq_sums", "tab2", {"g", "w", "part"}, tiles);
-  if (n1) k("adafactor_multi_ema_1d", "tab1", {"g", "w", "state", "part"}, e1);
+  namespace kaf = wgslvk::kernels::adafactor;
   if (n2) {
-    k("adafactor_multi_factor_ema", "tab2", {"part", "state", "fac"}, fe);
-    k("adafactor_multi_row_rsqrt", "tab2", {"state", "fac"}, n2);
-    k("adafactor_multi_update_rms", "tab2", {"g", "fac", "part"}, tiles);
-    k("adafactor_multi_apply_2d", "tab2", {"w", "g", "fac", "part"}, tiles);
+    namespace m = kaf::adafactor_multi_sq_sums;
+    k(m::Kernel{}, m::binding::ms_tab, "tab2", m::binding::ms_hp,
+      {{m::binding::ms_g, "g"}, {m::binding::ms_w, "w"}, {m::binding::ms_part, "part"}}, tiles);
   }
-  if (n1) k("adafactor_multi_apply_1d", "tab1", {"w", "g", "state", "part"}, a1);
+  if (n1) {
+    namespace m = kaf::adafactor_multi_ema_1d;
+    k(m::Kernel{}, m::binding::me_tab, "tab1", m::binding::me_hp,
+      {{m::binding::me_g, "g"},
+       {m::binding::me_w, "w"},
+       {m::binding::me_state, "state"},
+       {m::binding::me_part, "part"}},
+      e1);
+  }
+  if (n2) {
+    {
+      namespace m = kaf::adafactor_multi_factor_ema;
+      k(m::Kernel{}, m::binding::mf_tab, "tab2", m::binding::mf_hp,
+        {{m::binding::mf_part, "part"},
+         {m::binding::mf_state, "state"},
+         {m::binding::mf_fac, "fac"}},
+        fe);
+    }
+    {
+      namespace m = kaf::adafactor_multi_row_rsqrt;
+      k(m::Kernel{}, m::binding::mr_tab, "tab2", m::binding::mr_hp,
+        {{m::binding::mr_state, "state"}, {m::binding::mr_fac, "fac"}}, n2);
+    }
+    {
+      namespace m = kaf::adafactor_multi_update_rms;
+      k(m::Kernel{}, m::binding::mu_tab, "tab2", m::binding::mu_hp,
+        {{m::binding::mu_g, "g"}, {m::binding::mu_fac, "fac"}, {m::binding::mu_part, "part"}},
+        tiles);
+    }
+    {
+      namespace m = kaf::adafactor_multi_apply_2d;
+      k(m::Kernel{}, m::binding::ma_tab, "tab2", m::binding::ma_hp,
+        {{m::binding::ma_w, "w"},
+         {m::binding::ma_g, "g"},
+         {m::binding::ma_fac, "fac"},
+         {m::binding::ma_part, "part"}},
+        tiles);
+    }
+  }
+  if (n1) {
+    namespace m = kaf::adafactor_multi_apply_1d;
+    k(m::Kernel{}, m::binding::mb_tab, "tab1", m::binding::mb_hp,
+      {{m::binding::mb_w, "w"},
+       {m::binding::mb_g, "g"},
+       {m::binding::mb_state, "state"},
+       {m::binding::mb_part, "part"}},
+      a1);
+  }
   check(b, "w", ew,
         "each tensor's w * decay - step * u within its composed budget (worst " +
             std::to_string(int(std::ceil(budget))) +
@@ -559,37 +617,38 @@ Case k_apply_1d(uint64_t s) {
 
 void register_adafactor(std::vector<Generator>& g) {
   const std::string src = "wgsl_ports/adafactor/cases.cpp";
-  auto add = [&](const char* k, const char* n, uint64_t seed, bool rnd, Case (*f)(uint64_t)) {
-    g.push_back({std::string("adafactor/") + k, n, seed, rnd, f, src});
+  namespace kaf = wgslvk::kernels::adafactor;
+  auto add = [&](std::string_view k, const char* n, uint64_t seed, bool rnd, Case (*f)(uint64_t)) {
+    g.push_back({std::string(k), n, seed, rnd, f, src});
   };
-  add("adafactor_sq_sums", "basic", 13001, true, k_sq_sums);
-  add("adafactor_factor_ema", "basic", 13002, true, k_factor_ema);
-  add("adafactor_row_rsqrt", "basic", 13003, true, k_row_rsqrt);
-  add("adafactor_update_rms", "basic", 13004, true, k_update_rms);
-  add("adafactor_apply_2d", "basic", 13005, true, k_apply_2d);
-  add("adafactor_apply_2d", "step_odd", 13011, true, step_odd);
-  add("adafactor_apply_2d", "step_1xn", 13012, false, step_1xn);
-  add("adafactor_apply_2d", "step_nx1", 13013, false, step_nx1);
-  add("adafactor_apply_2d", "step_zero_rows", 13014, false, step_zero_rows);
-  add("adafactor_apply_2d", "step_nonfinite", 13015, false, step_nonfinite);
-  add("adafactor_apply_2d", "step_clip_on", 13016, false, step_clip_on);
-  add("adafactor_apply_2d", "step_clip_off", 13017, false, step_clip_off);
-  add("adafactor_apply_2d", "step_weight_decay", 13018, false, step_wd);
-  add("adafactor_apply_2d", "step_no_scale_parameter", 13019, false, step_no_scale);
-  add("adafactor_apply_2d", "step_t7_relative_step", 13020, false, step_late);
-  add("adafactor_ema_1d", "basic", 13006, true, k_ema_1d);
-  add("adafactor_apply_1d", "basic", 13007, true, k_apply_1d);
-  add("adafactor_apply_1d", "step_1d", 13021, true, step_1d);
-  add("adafactor_apply_1d", "step_1d_mixed", 13022, false, step_1d_mixed);
-  add("adafactor_apply_1d", "step_scalar", 13023, false, step_scalar);
+  add(kaf::adafactor_sq_sums::name, "basic", 13001, true, k_sq_sums);
+  add(kaf::adafactor_factor_ema::name, "basic", 13002, true, k_factor_ema);
+  add(kaf::adafactor_row_rsqrt::name, "basic", 13003, true, k_row_rsqrt);
+  add(kaf::adafactor_update_rms::name, "basic", 13004, true, k_update_rms);
+  add(kaf::adafactor_apply_2d::name, "basic", 13005, true, k_apply_2d);
+  add(kaf::adafactor_apply_2d::name, "step_odd", 13011, true, step_odd);
+  add(kaf::adafactor_apply_2d::name, "step_1xn", 13012, false, step_1xn);
+  add(kaf::adafactor_apply_2d::name, "step_nx1", 13013, false, step_nx1);
+  add(kaf::adafactor_apply_2d::name, "step_zero_rows", 13014, false, step_zero_rows);
+  add(kaf::adafactor_apply_2d::name, "step_nonfinite", 13015, false, step_nonfinite);
+  add(kaf::adafactor_apply_2d::name, "step_clip_on", 13016, false, step_clip_on);
+  add(kaf::adafactor_apply_2d::name, "step_clip_off", 13017, false, step_clip_off);
+  add(kaf::adafactor_apply_2d::name, "step_weight_decay", 13018, false, step_wd);
+  add(kaf::adafactor_apply_2d::name, "step_no_scale_parameter", 13019, false, step_no_scale);
+  add(kaf::adafactor_apply_2d::name, "step_t7_relative_step", 13020, false, step_late);
+  add(kaf::adafactor_ema_1d::name, "basic", 13006, true, k_ema_1d);
+  add(kaf::adafactor_apply_1d::name, "basic", 13007, true, k_apply_1d);
+  add(kaf::adafactor_apply_1d::name, "step_1d", 13021, true, step_1d);
+  add(kaf::adafactor_apply_1d::name, "step_1d_mixed", 13022, false, step_1d_mixed);
+  add(kaf::adafactor_apply_1d::name, "step_scalar", 13023, false, step_scalar);
   // the batched kernels: each case is a whole batched step (all seven phases)
-  add("adafactor_multi_sq_sums", "step_mixed", 13031, true, multi_mixed);
-  add("adafactor_multi_factor_ema", "step_t7_relative_step", 13032, false, multi_late);
-  add("adafactor_multi_row_rsqrt", "step_nonfinite", 13033, false, multi_nonfinite);
-  add("adafactor_multi_update_rms", "step_clip_on", 13034, false, multi_clip_on);
-  add("adafactor_multi_apply_2d", "step_no_scale_parameter", 13035, false, multi_no_scale);
-  add("adafactor_multi_ema_1d", "step_1d_only", 13036, false, multi_1d_only);
-  add("adafactor_multi_apply_1d", "step_clip_off", 13037, false, multi_clip_off);
+  add(kaf::adafactor_multi_sq_sums::name, "step_mixed", 13031, true, multi_mixed);
+  add(kaf::adafactor_multi_factor_ema::name, "step_t7_relative_step", 13032, false, multi_late);
+  add(kaf::adafactor_multi_row_rsqrt::name, "step_nonfinite", 13033, false, multi_nonfinite);
+  add(kaf::adafactor_multi_update_rms::name, "step_clip_on", 13034, false, multi_clip_on);
+  add(kaf::adafactor_multi_apply_2d::name, "step_no_scale_parameter", 13035, false, multi_no_scale);
+  add(kaf::adafactor_multi_ema_1d::name, "step_1d_only", 13036, false, multi_1d_only);
+  add(kaf::adafactor_multi_apply_1d::name, "step_clip_off", 13037, false, multi_clip_off);
 }
 WGSLVK_REGISTER_GENERATORS(register_adafactor);
 

@@ -616,6 +616,14 @@ TEST(WgslParser, ModuleRejections) {
             "1:41: attribute '@invariant' takes no parameter list [syntax]");
   EXPECT_EQ(module_dump("@compute() @workgroup_size(1) fn f() {}"),
             "1:9: attribute '@compute' takes no parameter list [syntax]");
+  // One location holds one @diagnostic per rule (CTS diagnostic:duplicate_attribute_same_location).
+  EXPECT_EQ(module_dump("fn f() { @diagnostic(off, x) @diagnostic(warning, x) while (true) {} }"),
+            "1:30: conflicting diagnostic attribute: the rule 'x' has a diagnostic attribute "
+            "already at this location [attribute]");
+  EXPECT_EQ(
+      module_dump("fn f() { switch 1 @diagnostic(off, x) @diagnostic(info, x) { default {} } }"),
+      "1:39: conflicting diagnostic attribute: the rule 'x' has a diagnostic attribute "
+      "already at this location [attribute]");
 }
 
 TEST(WgslParser, NamesKeywordsReservedWords) {

@@ -11,6 +11,7 @@
 // a.b[c].d, else-if) both count toward kMaxNesting ("limit" beyond it), separately for
 // expressions and statements, so the trees are at most about kMaxNesting deep and the passes after
 // the parser may recurse over them.
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -267,6 +268,22 @@ class Parser {
     return {std::move(severity), std::move(rule)};
   }
 
+  // One location (a statement's attributes, a switch body's) holds at most one @diagnostic per
+  // rule (WGSL "Diagnostics"); a switch statement's and its body's are two locations, which sema
+  // no longer tells apart once gathered, so this is checked here.
+  void unique_diagnostic_rules(const std::vector<Attribute>& attrs) {
+    std::vector<std::string> rules;
+    for (const Attribute& a : attrs) {
+      if (a.name != "diagnostic" || a.args.size() != 2) continue;
+      if (std::find(rules.begin(), rules.end(), a.args[1]->text) != rules.end())
+        fail(a.span,
+             "conflicting diagnostic attribute: the rule '" + a.args[1]->text +
+                 "' has a diagnostic attribute already at this location",
+             "attribute");
+      rules.push_back(a.args[1]->text);
+    }
+  }
+
   std::vector<Attribute> attributes() {
     std::vector<Attribute> attrs;
     while (punct("@")) {
@@ -488,6 +505,7 @@ class Parser {
     else if (keyword("while"))
       s = while_statement();
     if (s) {
+      unique_diagnostic_rules(attrs);
       s->attrs.insert(s->attrs.begin(), attrs.begin(), attrs.end());
       return s;
     }
@@ -608,6 +626,7 @@ class Parser {
     Stmt* s = make_stmt(StmtKind::Switch, next().span);
     s->expr = expression();
     std::vector<Attribute> body_attrs = attributes();
+    unique_diagnostic_rules(body_attrs);
     s->attrs.insert(s->attrs.end(), body_attrs.begin(), body_attrs.end());
     expect("{", "switch statement");
     while (!punct("}")) {

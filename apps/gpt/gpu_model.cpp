@@ -279,6 +279,14 @@ struct GpuGpt::StepBuilder {
         });
         return;
       }
+      if (plan.variant == matmul::NativePlan::Variant::K16) {  // 128 x 64 tiles, K stages of 16
+        Buffer u = uni(dims, sizeof dims);
+        Range bb = bias ? *bias : whole(A.dummy);
+        add_flat("matmul/matmul_native_k16",
+                 {a.entry(0), b.entry(1), c.entry(2), bb.entry(3), whole(u).entry(4)},
+                 matmul::native_k16_workgroups(md));
+        return;
+      }
     }
     matmul::Kernel k = matmul::Kernel::Naive;
     switch (m.gopt_.matmul) {

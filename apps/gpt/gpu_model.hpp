@@ -57,10 +57,13 @@ namespace wgslvk::gpt {
 // back as vec4 does. The seed's vec4 stays selectable (--matmul vec4).
 // native_auto (issue 23, now the default): matmul::native_plan() per product: split-K
 // (matmul_native_splitk + matmul_splitk_reduce, both in matmul_native.wgsl) where native's
-// 128 x 128 grid has fewer than 66 tiles and K allows slices of >= 192, native elsewhere
+// 128 x 128 grid has fewer than 66 tiles and K allows slices of >= 192; from 66 tiles
+// matmul_native_k16 (128 x 64 tiles, K stages of 16, in matmul_native.wgsl) where K >= 512 and
+// its grid fills the GPU's resident workgroups better than native's; native elsewhere
 // (wgsl_ports/matmul/README.md: the measurements and the choice per GPT shape). Split-K sums in
-// another order: losses within the documented bounds of native's, not bit-equal. `native` keeps
-// matmul_native everywhere (the losses of the runs before the change, bit for bit).
+// another order: losses within the documented bounds of native's, not bit-equal; k16 sums in
+// native's order (the same bits on lavapipe). `native` keeps matmul_native everywhere (the losses
+// of the runs before the change, bit for bit).
 enum class MatmulImpl { Vec4, Blocked4, Naive, Native, NativeAuto };
 std::string_view matmul_name(MatmulImpl m);
 MatmulImpl parse_matmul(std::string_view s);

@@ -34,7 +34,7 @@ fn is_finite(x: f32) -> bool {
 var<workgroup> sh_red: array<f32, 256>;
 
 // Grid-stride: the host launches a bounded number of workgroups (not ceil(n/256)) so the CAS on
-// the single accumulator is not a hot spot (shared/anchors.md).
+// the single accumulator is not a contention hot spot (CAS-adding from every workgroup is).
 @compute @workgroup_size(256, 1, 1)
 fn reduce_norm_sq(@builtin(global_invocation_id) gid: vec3<u32>,
                   @builtin(local_invocation_index) tid: u32,
@@ -200,7 +200,8 @@ fn adamw_update_f16(@builtin(global_invocation_id) gid: vec3<u32>,
 //
 // The seed fixes only the ABI: m and v as 8-bit codes packed four per u32 (element i is byte
 // i % 4 of word i / 4, least significant byte first) and one f32 scale per 256-element block for
-// each. wgslvk's scheme (decision; shared/anchors.md explains why linear int8 is not enough):
+// each. wgslvk's scheme (decision; linear int8 is not enough: it flushes small second moments to
+// zero, which is why bitsandbytes' 8-bit Adam uses dynamic, non-linear maps):
 //   * One workgroup = one block of 256 elements (block b = elements [256b, 256b + 256) of the
 //     bound range), so the block maximum is a workgroup reduction and the requantization of a
 //     block needs no other workgroup.

@@ -2,7 +2,7 @@
 // sizes against the copy roofline, the seed's CAS gradient norm and the two-level norm at their
 // launch choices (each row the family's own sweep case from cases.cpp, checked and timed by
 // wgslvk::bench::time_case), and the whole optimizer step through MultiTensorAdamW::record_step on
-// the 111-tensor, 110M-parameter layout of shared/anchors.md (multi-tensor vs per-tensor, fp32 /
+// a synthetic LLM layout of 111 tensors, 110M parameters (multi-tensor vs per-tensor, fp32 /
 // f16 mirror / 8-bit state, atomic / deterministic norm), with the API's own phase profile.
 #include <algorithm>
 #include <array>
@@ -34,7 +34,7 @@ using namespace wgslvk::bench;
 // The kernels, by their generated headers (wgslvk/kernels/optimizer/<entry>.hpp).
 namespace ko = wgslvk::kernels::optimizer;
 
-// ---- the model of shared/anchors.md: 111 tensors, 110.1M parameters -----------------------------
+// ---- a synthetic LLM: 111 tensors, 110.1M parameters (vocab 16384, d 768, ff 2048) ---------------
 struct TensorDesc {
   std::string name;
   uint64_t numel = 0;

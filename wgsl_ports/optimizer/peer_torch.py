@@ -6,7 +6,7 @@ bench/peers/ratios.py (the gradient-norm launch table, the step table, issue 6's
                         does not zero g), then g.zero_() timed separately; compared as the sum
   adamw_update_f16 n    the same + p16.copy_(p) (the f16 mirror)
   adamw_8bit_update     no PyTorch peer (bitsandbytes is not installed): skipped
-  extra: the step on the 111-tensor layout of shared/anchors.md (fp32 params, decay = matrices):
+  extra: the step on the 111-tensor synthetic LLM layout of bench.cpp (fp32 params, decay = matrices):
     fused AdamW step (torch.optim.AdamW(fused=True)), clip_grad_norm_(foreach), and clip + fused
     AdamW step + zero_grad(set_to_none=False) (what a trainer does per step), and the same + a
     foreach copy into f16 mirrors.

@@ -23,10 +23,11 @@ case "$what" in
     # The first command (issue 25): only what the CLI needs, installed and built (no tests, no
     # browser, no Dawn tooling: those are `run.sh test`'s), in Release: no debug info to write
     # (one heavy source measured: 19.6 s of CPU at RelWithDebInfo's -O2 -g, 15.7 s at -O3; another
-    # 12.5 s and 8.5 s at -O2). The whole `wgslvk` target from a fresh clone: 718 s of CPU
-    # (623 user + 95 sys, 280 steps, measured 2026-11-27), so about 6 minutes on 2 idle cores
-    # before apt and the validate run itself; -O1 would save about a quarter (validate/src/case.cpp:
-    # 11.4 s at -O3, 8.8 s at -O1) but slows the CPU references validate runs.
+    # 12.5 s and 8.5 s at -O2). This whole command from a fresh clone on the 2-core machine with
+    # the packages already installed: 4 min 51 s wall (566 s of CPU, nearly all the build; measured
+    # 2026-11-27 with the machine otherwise idle; 718 s of CPU for the build alone under load).
+    # -O1 would save about a quarter of the build (validate/src/case.cpp: 11.4 s at -O3, 8.8 s at
+    # -O1) but slows the CPU references validate runs.
     bash scripts/install-deps.sh cli
     build build -DWGSLVK_TESTS=OFF -DCMAKE_BUILD_TYPE=Release -- wgslvk
     ./build/cli/wgslvk validate

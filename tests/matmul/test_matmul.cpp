@@ -247,12 +247,12 @@ TEST(Matmul, ExplicitTwoDimensionalGridWithSurplus) {
 // ---- bias gradient --------------------------------------------------------------------------------
 
 std::vector<float> run_bias_grad(const std::vector<float>& dy, std::vector<float> db, uint32_t M,
-                                 uint32_t N, bool accumulate) {
+                                 uint32_t N, bool accumulate, uint32_t lanes = 0) {
   Device& dev = device();
   static ComputePipeline p =
       dev.create_compute_pipeline({"", &wgslvk::kernel("matmul/matmul_bias_grad"), {}, false});
   Buffer bdy = upload(dev, dy, "dy"), bdb = upload(dev, db, "db");
-  uint32_t dims[4] = {M, N, accumulate ? uint32_t(matmul::kAccumulate) : 0u, 0};
+  uint32_t dims[4] = {M, N, accumulate ? uint32_t(matmul::kAccumulate) : 0u, lanes};
   Buffer u = dev.create_buffer({"bg dims", 16, BufferUsage::Uniform | BufferUsage::CopyDst});
   dev.queue().write_buffer(u, 0, dims, 16);
   BindGroup grp =
@@ -261,7 +261,9 @@ std::vector<float> run_bias_grad(const std::vector<float>& dy, std::vector<float
   ComputePass pass = enc.begin_compute_pass();
   pass.set_pipeline(p);
   pass.set_bind_group(0, grp);
-  Grid grid = grid_for_workgroups((N + 63) / 64, dev.limits());
+  // An invalid L (the kernel writes nothing) still gets the widest grid.
+  const uint32_t wl = matmul::bias_grad_lanes_valid(lanes) ? lanes : 4;
+  Grid grid = grid_for_workgroups(matmul::bias_grad_workgroups(N, wl), dev.limits());
   pass.dispatch_workgroups(grid.x, grid.y);
   pass.end();
   dev.queue().submit(enc.finish());
@@ -270,26 +272,70 @@ std::vector<float> run_bias_grad(const std::vector<float>& dy, std::vector<float
 
 TEST(MatmulBiasGrad, ColumnSumsAreDeterministicAndWithinBound) {
   auto g = testing::rng(10);
-  for (auto [M, N] : {std::pair<uint32_t, uint32_t>{301, 70}, {1, 5}, {4, 130}, {257, 64}})
-    for (bool acc : {false, true}) {
-      auto dy = binades(g, uint64_t(M) * N);
-      auto db_old = binades(g, N);
-      std::vector<float> init = acc ? db_old : std::vector<float>(N + 3, poison_f32());
-      if (acc) init.resize(N + 3, poison_f32());
-      auto got = run_bias_grad(dy, init, M, N, acc);
-      auto exact = ref::bias_grad_kernel_order(dy, db_old, M, N, acc);
-      auto e = ref::bias_grad(dy, db_old, M, N, acc);
-      for (uint32_t j = 0; j < N; ++j) {
-        EXPECT_EQ(std::bit_cast<uint32_t>(got[j]), std::bit_cast<uint32_t>(exact[j]))
-            << "M=" << M << " N=" << N << " column " << j;
-        EXPECT_LE(ref::ulps_of_magnitude(got[j], e.value[j], e.magnitude[j]), e.bound) << j;
+  // lanes 0 (= 4, the first form) .. 64: 64 .. 4 columns per workgroup; M below, equal to and
+  // above L, N with a partial last workgroup.
+  for (uint32_t lanes : {0u, 4u, 8u, 16u, 32u, 64u})
+    for (auto [M, N] : {std::pair<uint32_t, uint32_t>{301, 70}, {1, 5}, {4, 130}, {257, 64}})
+      for (bool acc : {false, true}) {
+        auto dy = binades(g, uint64_t(M) * N);
+        auto db_old = binades(g, N);
+        std::vector<float> init = acc ? db_old : std::vector<float>(N + 3, poison_f32());
+        if (acc) init.resize(N + 3, poison_f32());
+        auto got = run_bias_grad(dy, init, M, N, acc, lanes);
+        auto exact = ref::bias_grad_kernel_order(dy, db_old, M, N, acc, lanes);
+        auto e = ref::bias_grad(dy, db_old, M, N, acc);
+        for (uint32_t j = 0; j < N; ++j) {
+          EXPECT_EQ(std::bit_cast<uint32_t>(got[j]), std::bit_cast<uint32_t>(exact[j]))
+              << "L=" << lanes << " M=" << M << " N=" << N << " column " << j;
+          EXPECT_LE(ref::ulps_of_magnitude(got[j], e.value[j], e.magnitude[j]), e.bound) << j;
+        }
+        for (uint32_t j = N; j < N + 3; ++j)
+          EXPECT_EQ(std::bit_cast<uint32_t>(got[j]), testing::kPoisonBits) << "past db";
+        auto again = run_bias_grad(dy, init, M, N, acc, lanes);
+        EXPECT_EQ(std::vector<float>(got.begin(), got.begin() + N),
+                  std::vector<float>(again.begin(), again.begin() + N));
       }
-      for (uint32_t j = N; j < N + 3; ++j)
-        EXPECT_EQ(std::bit_cast<uint32_t>(got[j]), testing::kPoisonBits) << "past db";
-      auto again = run_bias_grad(dy, init, M, N, acc);
-      EXPECT_EQ(std::vector<float>(got.begin(), got.begin() + N),
-                std::vector<float>(again.begin(), again.begin() + N));
-    }
+}
+
+TEST(MatmulBiasGrad, LanesChangeOnlyTheOrder) {
+  // The same column sums with 4 and 64 lanes: each bit exact against its own order; 0 is 4.
+  auto g = testing::rng(11);
+  const uint32_t M = 1000, N = 9;
+  auto dy = binades(g, uint64_t(M) * N);
+  std::vector<float> init(N, poison_f32());
+  auto l0 = run_bias_grad(dy, init, M, N, false, 0);
+  auto l4 = run_bias_grad(dy, init, M, N, false, 4);
+  EXPECT_EQ(l0, l4);
+  auto l64 = run_bias_grad(dy, init, M, N, false, 64);
+  auto o64 = ref::bias_grad_kernel_order(dy, {}, M, N, false, 64);
+  for (uint32_t j = 0; j < N; ++j)
+    EXPECT_EQ(std::bit_cast<uint32_t>(l64[j]), std::bit_cast<uint32_t>(o64[j])) << j;
+  EXPECT_THROW(ref::bias_grad_kernel_order(dy, {}, M, N, false, 12), std::invalid_argument);
+}
+
+TEST(MatmulBiasGrad, InvalidLanesWriteNothing) {
+  auto g = testing::rng(12);
+  const uint32_t M = 40, N = 70;
+  auto dy = binades(g, uint64_t(M) * N);
+  for (uint32_t lanes : {1u, 2u, 12u, 128u, 0xFFFFFFFFu}) {
+    auto got = run_bias_grad(dy, std::vector<float>(N, poison_f32()), M, N, false, lanes);
+    for (uint32_t j = 0; j < N; ++j)
+      EXPECT_EQ(std::bit_cast<uint32_t>(got[j]), testing::kPoisonBits) << lanes << " " << j;
+  }
+}
+
+TEST(MatmulBiasGrad, HostRuleFillsTheGpuAtGptShapes) {
+  // gpt110m (B*T = 2048): d 768 -> 64 lanes (192 workgroups, 12 with 4), 2304 and 3072 -> 32;
+  // the position-embedding gradient (M = batch 8, N = T*d) keeps 4; small shapes stay valid.
+  EXPECT_EQ(matmul::bias_grad_lanes(2048, 768), 64u);
+  EXPECT_EQ(matmul::bias_grad_workgroups(768, 64), 192u);
+  EXPECT_EQ(matmul::bias_grad_lanes(2048, 2304), 32u);
+  EXPECT_EQ(matmul::bias_grad_lanes(2048, 3072), 32u);
+  EXPECT_EQ(matmul::bias_grad_lanes(8, 256 * 768), 4u);
+  EXPECT_EQ(matmul::bias_grad_workgroups(256 * 768, 4), 3072u);
+  for (uint32_t M : {1u, 7u, 64u, 300u, 100000u})
+    for (uint32_t N : {1u, 96u, 1u << 20})
+      EXPECT_TRUE(matmul::bias_grad_lanes_valid(matmul::bias_grad_lanes(M, N))) << M << " " << N;
 }
 
 // ---- the f16 weights ------------------------------------------------------------------------------

@@ -248,31 +248,44 @@ void bench_matmul(Ctx& c) {
       }
     }
   }
-  // The bias gradient of each GPT layer: db = column sums of dY [B*T, d_out].
+  // The bias gradient of each GPT layer: db = column sums of dY [B*T, d_out], at
+  // bias_grad_lanes()'s L (kernel "matmul_bias_grad", 4096 rows; the first form's 4 lanes before
+  // 2026-11-27) and, for gpt110m's B*T = 2048, every L (kernel "matmul_bias_grad_lL").
   if (c.selected("matmul", "matmul_bias_grad")) {
+    struct Shape {
+      uint32_t rows, n, lanes;
+      bool sweep;
+    };
+    std::vector<Shape> shapes;
     const uint32_t rows = c.quick() ? 256 : 4096;
-    for (uint32_t n : {768u, 2304u, 3072u, c.quick() ? 1024u : 16384u}) {
+    for (uint32_t n : {768u, 2304u, 3072u, c.quick() ? 1024u : 16384u})
+      shapes.push_back({rows, n, bias_grad_lanes(rows, n), false});
+    if (!c.quick())
+      for (uint32_t n : {768u, 2304u, 3072u})
+        for (uint32_t l : {4u, 8u, 16u, 32u, 64u}) shapes.push_back({2048, n, l, true});
+    for (const Shape& sh : shapes) {
       CaseBuilder cb;
-      std::string label = std::to_string(rows) + "x" + std::to_string(n);
+      std::string label = std::to_string(sh.rows) + "x" + std::to_string(sh.n);
       cb.c.kernel = "matmul/matmul_bias_grad";
-      cb.c.name = label;
+      cb.c.name = sh.sweep ? label + "_l" + std::to_string(sh.lanes) : label;
       Generate g{"uniform", 13, -1.0, 1.0, {}};
-      auto dy = generated(g, uint64_t(rows) * n);
+      auto dy = generated(g, uint64_t(sh.rows) * sh.n);
       cb.generated("dy", DType::F32, dy.size(), g);
-      cb.output("db", DType::F32, n);
+      cb.output("db", DType::F32, sh.n);
       auto& s = cb.dispatch("matmul/matmul_bias_grad", label);
       CaseBuilder::bind(s, 0, "dy");
       CaseBuilder::bind(s, 1, "db");
-      CaseBuilder::bind_values(s, 2, CaseBuilder::u32s({rows, n, 0, 0}));
-      s.workgroups_1d = (n + 63) / 64;
+      CaseBuilder::bind_values(s, 2, CaseBuilder::u32s({sh.rows, sh.n, 0, sh.lanes}));
+      s.workgroups_1d = bias_grad_workgroups(sh.n, sh.lanes);
       cb.check_exact("db",
-                     Array::of(DType::F32, ref::bias_grad_kernel_order(dy, {}, rows, n, false)),
+                     Array::of(DType::F32,
+                               ref::bias_grad_kernel_order(dy, {}, sh.rows, sh.n, false, sh.lanes)),
                      "fixed order: bit exact against bias_grad_kernel_order");
       Row row;
-      row.kernel = "matmul_bias_grad";
+      row.kernel = sh.sweep ? "matmul_bias_grad_l" + std::to_string(sh.lanes) : "matmul_bias_grad";
       row.label = label;
-      row.dims = {{"M", rows}, {"N", n}};
-      row.bytes = 4ull * rows * n + 4ull * n;
+      row.dims = {{"M", sh.rows}, {"N", sh.n}, {"lanes", sh.lanes}};
+      row.bytes = 4ull * sh.rows * sh.n + 4ull * sh.n;
       row.bytes_rule = "dY read once, db written once";
       time_case(c, cb.c, std::move(row));
     }

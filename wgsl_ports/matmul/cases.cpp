@@ -267,15 +267,20 @@ Case vec4_unaligned(uint64_t seed) {
   return cb.c;
 }
 
-// matmul_bias_grad: db (+)= column sums of dY, bit exact against the kernel's own order.
-Case bias_grad_case(uint64_t seed, bool accumulate) {
+// matmul_bias_grad: db (+)= column sums of dY, bit exact against the kernel's own order for the
+// case's L (dims.w: row lanes per column; 0 = 4, the first form).
+Case bias_grad_case(uint64_t seed, bool accumulate, uint32_t lanes = 0) {
   Rng r(seed);
   CaseBuilder cb;
   uint32_t M = 5 + r.below(60), N = 1 + r.below(100);
   if (seed == 4901 || seed == 4902) M = 41, N = 70;  // two workgroups, the second partial
+  if (seed == 4903) M = 300, N = 9;                  // 64 lanes: 3 workgroups of 4 columns
+  if (seed == 4904) M = 41, N = 70;                  // 16 lanes: 5 workgroups of 16 columns
+  const uint32_t L = lanes == 0 ? 4 : lanes;
   cb.c.description = std::string("db") + (accumulate ? " += " : " = ") + "column sums of dY [" +
-                     std::to_string(M) + ", " + std::to_string(N) +
-                     "]: 4 row lanes summed in order, then (p0 + p1) + (p2 + p3)";
+                     std::to_string(M) + ", " + std::to_string(N) + "]: " + std::to_string(L) +
+                     " row lanes summed in order, then " +
+                     (L == 4 ? std::string("(p0 + p1) + (p2 + p3)") : "an adjacent-pair tree");
   auto dy = binades(r, uint64_t(M) * N), db_old = binades(r, N);
   cb.input("dy", DType::F32, dy);
   std::vector<float> init(N + kTail, kPoison);
@@ -285,9 +290,9 @@ Case bias_grad_case(uint64_t seed, bool accumulate) {
   CaseBuilder::bind(s, 0, "dy");
   CaseBuilder::bind(s, 1, "db");
   CaseBuilder::bind_values(
-      s, 2, CaseBuilder::u32s({M, N, accumulate ? uint32_t(matmul::kAccumulate) : 0u, 0}));
-  s.workgroups_1d = (N + 63) / 64;
-  auto exact = mref::bias_grad_kernel_order(dy, db_old, M, N, accumulate);
+      s, 2, CaseBuilder::u32s({M, N, accumulate ? uint32_t(matmul::kAccumulate) : 0u, lanes}));
+  s.workgroups_1d = matmul::bias_grad_workgroups(N, lanes);
+  auto exact = mref::bias_grad_kernel_order(dy, db_old, M, N, accumulate, lanes);
   exact.resize(N + kTail, kPoison);
   cb.check_exact(
       "db", Array::of(DType::F32, exact),
@@ -297,6 +302,8 @@ Case bias_grad_case(uint64_t seed, bool accumulate) {
 }
 Case bias_grad_basic(uint64_t seed) { return bias_grad_case(seed, false); }
 Case bias_grad_accumulate(uint64_t seed) { return bias_grad_case(seed, true); }
+Case bias_grad_lanes64(uint64_t seed) { return bias_grad_case(seed, false, 64); }
+Case bias_grad_lanes16_accumulate(uint64_t seed) { return bias_grad_case(seed, true, 16); }
 
 // matmul_native_n64 (a 128 x 64-tile build of matmul_native.comp) and matmul_native_k16 (ours, in
 // the WGSL: 128 x 64 tiles, K stages of 16): matmul_native's cases with the kernel renamed and its
@@ -480,6 +487,9 @@ void register_matmul(std::vector<Generator>& g) {
                splitk_reduce_bias_accumulate, src});
   g.push_back({"matmul/matmul_bias_grad", "basic", 4901, true, bias_grad_basic, src});
   g.push_back({"matmul/matmul_bias_grad", "accumulate", 4902, false, bias_grad_accumulate, src});
+  g.push_back({"matmul/matmul_bias_grad", "lanes64", 4903, true, bias_grad_lanes64, src});
+  g.push_back({"matmul/matmul_bias_grad", "lanes16_accumulate", 4904, false,
+               bias_grad_lanes16_accumulate, src});
 }
 
 WGSLVK_REGISTER_GENERATORS(register_matmul);

@@ -573,13 +573,16 @@ fn matmul_splitk_reduce(@builtin(workgroup_id) wid: vec3<u32>,
 }
 
 // ---- matmul_bias_grad: db[col] (+)= sum over rows of dy[row, col] ------------------------------
-// A workgroup owns 64 columns; its 4 row lanes each sum every 4th row sequentially in f32 (lane r:
-// rows r, r+4, ...), then lane 0 adds the four partials as (p0 + p1) + (p2 + p3). The order depends
-// only on M, so the result is bit-identical from run to run and device to device with the same
-// f32 rounding.
+// bg_dims.w = L, the row lanes per column: 4, 8, 16, 32 or 64 (0 reads as 4, the kernel's first
+// form; any other value: nothing is written). A workgroup owns C = 256 / L columns; lane r of a
+// column sums rows r, r+L, r+2L, ... sequentially in f32 from 0.0, then the L partials are added
+// as an adjacent-pair tree, p'[j] = p[2j] + p[2j+1] level by level (L = 4: (p0 + p1) + (p2 + p3)),
+// then old db + that (ACCUMULATE). The order depends only on M and L, so the result is
+// bit-identical from run to run and device to device with the same f32 rounding. More lanes put
+// more workgroups on a GPU (ceil(N / C)): the host picks L (matmul::bias_grad_lanes).
 @group(0) @binding(0) var<storage, read> dy: array<f32>;
 @group(0) @binding(1) var<storage, read_write> db: array<f32>;
-@group(0) @binding(2) var<uniform> bg_dims: vec4<u32>;  // (M rows, N columns, flags, _): ACCUMULATE only
+@group(0) @binding(2) var<uniform> bg_dims: vec4<u32>;  // (M rows, N columns, flags: ACCUMULATE only, L)
 
 var<workgroup> bg_part: array<f32, 256>;  // [lane][column]
 
@@ -589,20 +592,32 @@ fn matmul_bias_grad(@builtin(workgroup_id) wid: vec3<u32>,
                     @builtin(local_invocation_index) lid: u32) {
     let M = bg_dims.x;
     let N = bg_dims.y;
+    let L = select(bg_dims.w, 4u, bg_dims.w == 0u);
+    if (L != 4u && L != 8u && L != 16u && L != 32u && L != 64u) { return; }
+    let C = WG / L;
     let group = flat_wg(wid, nwg);
-    if (group >= (N + 63u) / 64u) { return; }
-    let lane = lid / 64u;
-    let col = group * 64u + lid % 64u;
+    if (group >= (N + C - 1u) / C) { return; }
+    let lane = lid / C;
+    let c = lid % C;
+    let col = group * C + c;
     var s = 0.0;
     if (col < N) {
-        for (var row = lane; row < M; row = row + 4u) {
+        for (var row = lane; row < M; row = row + L) {
             s = s + dy[row * N + col];
         }
     }
     bg_part[lid] = s;
     workgroupBarrier();
+    for (var w = L; w > 1u; w = w / 2u) {
+        let h = w / 2u;
+        var v = 0.0;
+        if (lane < h) { v = bg_part[2u * lane * C + c] + bg_part[(2u * lane + 1u) * C + c]; }
+        workgroupBarrier();
+        if (lane < h) { bg_part[lane * C + c] = v; }
+        workgroupBarrier();
+    }
     if (lane == 0u && col < N) {
-        var total = (bg_part[lid] + bg_part[64u + lid]) + (bg_part[128u + lid] + bg_part[192u + lid]);
+        var total = bg_part[c];
         if ((bg_dims.z & ACCUMULATE) != 0u) { total = db[col] + total; }
         db[col] = total;
     }

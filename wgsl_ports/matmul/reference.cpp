@@ -74,6 +74,23 @@ uint64_t native_k16_workgroups(const Dims& d) {
   return uint64_t((d.M + 127) / 128) * ((d.N + 63) / 64);
 }
 
+bool bias_grad_lanes_valid(uint32_t lanes) {
+  return lanes == 0 || lanes == 4 || lanes == 8 || lanes == 16 || lanes == 32 || lanes == 64;
+}
+
+uint64_t bias_grad_workgroups(uint32_t N, uint32_t lanes) {
+  const uint32_t cols = 256 / (lanes == 0 ? 4 : lanes);
+  return (uint64_t(N) + cols - 1) / cols;
+}
+
+uint32_t bias_grad_lanes(uint32_t M, uint32_t N) {
+  uint32_t lanes = 4;
+  while (lanes < 64 && uint64_t(N) * lanes * 2 <= (uint64_t(1) << 17) &&
+         uint64_t(lanes) * 2 * 8 <= M)
+    lanes *= 2;
+  return lanes;
+}
+
 uint32_t splitk_chunk(uint32_t K, uint32_t splits) {
   if (splits == 0) return 0;
   const uint32_t stages = (K + 7) / 8;
@@ -318,13 +335,21 @@ Expected bias_grad(std::span<const float> dy, std::span<const float> db_old, uin
 }
 
 std::vector<float> bias_grad_kernel_order(std::span<const float> dy, std::span<const float> db_old,
-                                          uint32_t M, uint32_t N, bool accumulate) {
+                                          uint32_t M, uint32_t N, bool accumulate, uint32_t lanes) {
+  if (!bias_grad_lanes_valid(lanes))
+    throw std::invalid_argument("matmul::ref::bias_grad_kernel_order: lanes = " +
+                                std::to_string(lanes) + " (4, 8, 16, 32 or 64; 0 reads as 4)");
+  const uint32_t L = lanes == 0 ? 4 : lanes;
   std::vector<float> out(N);
+  std::vector<float> p(L);
   for (uint64_t j = 0; j < N; ++j) {
-    float p[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    for (uint64_t lane = 0; lane < 4; ++lane)
-      for (uint64_t i = lane; i < M; i += 4) p[lane] = p[lane] + dy[i * N + j];
-    float total = (p[0] + p[1]) + (p[2] + p[3]);
+    for (uint64_t lane = 0; lane < L; ++lane) {
+      p[lane] = 0.0f;
+      for (uint64_t i = lane; i < M; i += L) p[lane] = p[lane] + dy[i * N + j];
+    }
+    for (uint32_t w = L; w > 1; w /= 2)
+      for (uint32_t k = 0; k < w / 2; ++k) p[k] = p[2 * k] + p[2 * k + 1];
+    float total = p[0];
     if (accumulate) total = db_old[j] + total;
     out[j] = total;
   }

@@ -96,6 +96,18 @@ uint32_t splitk_flags(const Dims& d, uint32_t splits);
 // every slice non-empty and S * M * N below 2^32 (u32 indices).
 bool splitk_supported(const Dims& d, uint32_t splits);
 
+// matmul_bias_grad's row lanes per column L (dims.w): 4, 8, 16, 32 or 64; 0 reads as 4 (the
+// kernel's first form); any other value makes the kernel write nothing. A workgroup owns 256 / L
+// columns: ceil(N / (256 / L)) workgroups. The lanes fix the summation order (lane r sums rows
+// r, r+L, ...; then an adjacent-pair tree over the L partials): another L, other bits, the same
+// bound (any order).
+bool bias_grad_lanes_valid(uint32_t lanes);
+uint64_t bias_grad_workgroups(uint32_t N, uint32_t lanes);
+// The host's choice for dY [M, N]: the most lanes (up to 64) keeping N * L <= 2^17 invocations
+// with work and at least 8 rows per lane; at least 4 (12 workgroups of 4 lanes at N = 768, the
+// first form, left most of an H200 idle).
+uint32_t bias_grad_lanes(uint32_t M, uint32_t N);
+
 // What a host runs for a product that matmul_native supports (the trainer's default choice):
 struct NativePlan {
   enum class Variant { Native, N64, SplitK, K16 } variant = Variant::Native;
@@ -173,10 +185,12 @@ Expected matmul(std::span<const float> a, std::span<const float> b, std::span<co
                 uint32_t row_end = 0);
 Expected bias_grad(std::span<const float> dy, std::span<const float> db_old, uint32_t M, uint32_t N,
                    bool accumulate);
-// matmul_bias_grad's own order in f32: lane r (0..3) sums rows r, r+4, ... from 0.0, then
-// ((p0 + p1) + (p2 + p3)), then old db + that.
+// matmul_bias_grad's own order in f32 with L = `lanes` (0 reads as 4): lane r (0..L-1) sums rows
+// r, r+L, ... from 0.0, then the partials pairwise, p'[j] = p[2j] + p[2j+1] until one is left
+// (L = 4: (p0 + p1) + (p2 + p3)), then old db + that. Throws on an invalid L.
 std::vector<float> bias_grad_kernel_order(std::span<const float> dy, std::span<const float> db_old,
-                                          uint32_t M, uint32_t N, bool accumulate);
+                                          uint32_t M, uint32_t N, bool accumulate,
+                                          uint32_t lanes = 4);
 
 // |got - expected| in ULPs of max(|expected|, magnitude) (the golden "ulp" comparison with a
 // magnitude): 0 for equal values, infinity for a non-finite value against a finite one or a

@@ -229,7 +229,10 @@ lines.push(`# WebGPU CTS: wgslvk and Dawn, ${date}, wgslvk commit ${commit}`, ''
 if (merged) lines.push(`Merged from runs of wgslvk commits ${merged.map(m => m.commit).join(', ')} (${merged.map(m => m.date).join(', ')}).`);
 lines.push(`CTS ${fs.existsSync(path.join(ctsDir, 'CTS_COMMIT')) ? fs.readFileSync(path.join(ctsDir, 'CTS_COMMIT'), 'utf8').trim() : '(commit unknown)'}; host ${os.hostname()}, ${os.cpus().length} CPUs; ${jobs} files at a time; wall ${wall.toFixed(0)} s in all.`);
 lines.push(`Dawn: dawn.node (npm \`webgpu\`)${process.env.DAWN_ENV ? `, Vulkan from ${process.env.DAWN_ENV}` : ''}. Times are the sum of each file's wall time.`, '');
-const head = ['suite', ...providers.flatMap(p => [`${p} pass`, 'fail', 'skip', 's'])];
+// With both providers, a last column says whether wgslvk passes at least as many cases as Dawn
+// (issue 22's target, per suite).
+const both = providers.includes('wgslvk') && providers.includes('dawn');
+const head = ['suite', ...providers.flatMap(p => [`${p} pass`, 'fail', 'skip', 's']), ...(both ? ['wgslvk >= dawn'] : [])];
 lines.push('| ' + head.join(' | ') + ' |', '|' + head.map(() => '---').join('|') + '|');
 const tot = Object.fromEntries(providers.map(p => [p, { pass: 0, fail: 0, skip: 0, wall: 0 }]));
 for (const s of suites) {
@@ -239,9 +242,11 @@ for (const s of suites) {
     row.push(x.pass, x.fail, x.skip, x.wall.toFixed(0));
     for (const k of ['pass', 'fail', 'skip', 'wall']) tot[p][k] += x[k];
   }
+  if (both) row.push(sum('wgslvk', s).pass >= sum('dawn', s).pass ? 'yes' : '**no**');
   lines.push('| ' + row.join(' | ') + ' |');
 }
-lines.push('| **total** | ' + providers.map(p => `**${tot[p].pass}** | ${tot[p].fail} | ${tot[p].skip} | ${tot[p].wall.toFixed(0)}`).join(' | ') + ' |', '');
+lines.push('| **total** | ' + providers.map(p => `**${tot[p].pass}** | ${tot[p].fail} | ${tot[p].skip} | ${tot[p].wall.toFixed(0)}`).join(' | ') +
+           (both ? ` | ${suites.filter(s => sum('wgslvk', s).pass >= sum('dawn', s).pass).length} of ${suites.length} suites` : '') + ' |', '');
 if (notRun.length) {
   lines.push(`**Not run** (--deadline-s ${deadlineS} passed before they started): ${notRun.length} spec files:`, '');
   for (const n of notRun) lines.push('- `' + n + '`');

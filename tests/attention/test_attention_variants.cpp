@@ -6,7 +6,9 @@
 //   ported kernels' ABI and dispatch (the Gpu helper's buffers, only the kernel names change);
 //   each backward kernel writes only its own columns.
 // - tiled: attn_bwd_fa2_tiled (the whole FA2 backward in one dispatch, 32 x 32 register tiles),
-//   dispatched through the host API (attention/host.hpp), also against the naive backward.
+//   dispatched through the host API (attention/host.hpp), also against the naive backward; and
+//   attn_fwd_fa2_tiled (the FA2 forward on the same tiles) against the reference and the ported
+//   FA2 forward.
 // One parameterized suite runs the same checks over both (AttentionFa2Variant/*: T = 1, 15, 17,
 // 33 and, tiled, 31, 32, 65 (tile edges, partial last tiles, the diagonal mask at tile edges);
 // hd = 32, 64, 80, 128 and 1, 4, 13 (wide: not multiples of 8, some invocations own no column;
@@ -128,6 +130,17 @@ size_t count_outside(const std::vector<float>& got, std::span<const double> want
   return bad;
 }
 
+// attn_fwd_fa2_tiled through the host API (out and lse poisoned, with a poisoned tail).
+Gpu::Fwd tiled_forward(Gpu& gpu, const std::vector<float>& qkv) {
+  const Shape& s = gpu.s;
+  Device& d = gpu.d;
+  Buffer q = in_buffer(d, qkv, "qkv"), out = out_buffer(d, s.out_size(), "out"),
+         lse = out_buffer(d, s.lse_size(), "lse");
+  const KernelDispatch k = fa2_forward_tiled_dispatch(s);
+  run(d, {{k.kernel, {{0, gpu.params}, {1, q}, {2, out}, {3, lse}}, k.x, k.y, k.z}});
+  return {{}, read_out(d, out, s.out_size(), "out"), read_out(d, lse, s.lse_size(), "lse")};
+}
+
 // The tiled backward on the device's own forward outputs (the ported FA2 forward's out and lse,
 // dsum from attn_dsum: within the forward bounds the backward bounds assume) against the
 // reference, the ported FA2 backward and the naive backward (att from the naive forward).
@@ -139,6 +152,12 @@ void check_tiled(const Shape& s, const Inputs& in, bool log = true) {
   const ref::BackwardBounds& bb = e.bb;
 
   auto ff = gpu.fa2_forward(in.qkv);
+  // The tiled forward: the reference (the bounds) and the ported FA2 forward (twice the bound).
+  auto tf = tiled_forward(gpu, in.qkv);
+  auto c_out = expect_within(tf.out, e.out, e.fb.out_err, e.fb.out_mag, "tiled out");
+  auto c_lse = expect_within(tf.lse, e.lse, e.fb.lse_err, e.fb.lse_mag, "tiled lse");
+  expect_close(tf.out, ff.out, e.fb.out_err, "tiled out vs fa2 out");
+  expect_close(tf.lse, ff.lse, e.fb.lse_err, "tiled lse vs fa2 lse");
   auto pb = gpu.fa2_backward(in.qkv, ff.out, ff.lse, in.dout);
   auto tiled = run_backward(gpu, Fa2Backward::Tiled, in.qkv, in.dout, ff.lse, pb.dsum);
   auto c = expect_within(tiled, e.dqkv, bb.dqkv_err, bb.dqkv_mag, "tiled dqkv");
@@ -147,8 +166,11 @@ void check_tiled(const Shape& s, const Inputs& in, bool log = true) {
   auto nb = gpu.naive_backward(in.qkv, nf.att, nf.out, in.dout);
   expect_close(tiled, nb.dqkv, bb.dqkv_err, "tiled dqkv vs naive dqkv");
   if (log)
-    std::printf("%s tiled: worst error / bound dqkv %.3g; worst ULP of magnitude %.3g\n",
-                shape_name(s).c_str(), c.worst_ratio, c.worst_ulps);
+    std::printf(
+        "%s tiled: worst error / bound out %.3g lse %.3g dqkv %.3g; worst ULP of magnitude out "
+        "%.3g lse %.3g dqkv %.3g\n",
+        shape_name(s).c_str(), c_out.worst_ratio, c_lse.worst_ratio, c.worst_ratio,
+        c_out.worst_ulps, c_lse.worst_ulps, c.worst_ulps);
 }
 
 // A variant's checks and its shapes (the seeds: seed + 0 .. 5, one per test).
@@ -271,6 +293,45 @@ TEST(AttentionTiled, RefusesHeadDimAbove128) {
              2,
              1}});
   for (float x : read_out(dev, dq, s.qkv_size(), "dqkv")) ASSERT_TRUE(is_poison(x));
+}
+
+TEST(AttentionTiled, ForwardRefusesHeadDimAbove128) {
+  Device& dev = device();
+  Shape s = make_shape(1, 5, 1, 129);
+  auto r = rng(40);
+  auto in = random_inputs(r, s);
+  try {
+    fa2_forward_tiled_dispatch(s);
+    ADD_FAILURE() << "head_dim 129 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("head_dim = 129"), std::string::npos) << e.what();
+  }
+  Gpu gpu(dev, s);
+  Buffer q = in_buffer(dev, in.qkv, "qkv"), out = out_buffer(dev, s.out_size(), "out"),
+         lse = out_buffer(dev, s.lse_size(), "lse");
+  run(dev,
+      {{"attention/attn_fwd_fa2_tiled", {{0, gpu.params}, {1, q}, {2, out}, {3, lse}}, 1, 1, 1}});
+  for (float x : read_out(dev, out, s.out_size(), "out")) ASSERT_TRUE(is_poison(x));
+  for (float x : read_out(dev, lse, s.lse_size(), "lse")) ASSERT_TRUE(is_poison(x));
+}
+
+TEST(AttentionTiled, ForwardDeterministicAndHostApi) {
+  Device& dev = device();
+  auto r = rng(41);
+  Shape s = make_shape(2, 70, 3, 48);
+  auto in = random_inputs(r, s);
+  Gpu gpu(dev, s);
+  auto a = tiled_forward(gpu, in.qkv);
+  auto b = tiled_forward(gpu, in.qkv);
+  ASSERT_EQ(std::memcmp(a.out.data(), b.out.data(), a.out.size() * 4), 0);
+  ASSERT_EQ(std::memcmp(a.lse.data(), b.lse.data(), a.lse.size() * 4), 0);
+  const KernelDispatch k = fa2_forward_tiled_dispatch(make_shape(3, 100, 5, 64));
+  EXPECT_EQ(k.kernel, "attention/attn_fwd_fa2_tiled");
+  EXPECT_EQ(k.x, 15u);  // B*H
+  EXPECT_EQ(k.y, 4u);   // ceil(100/32)
+  EXPECT_EQ(k.z, 1u);
+  EXPECT_THROW(fa2_forward_tiled_dispatch(make_shape(1, 4194304, 1, 8)), std::invalid_argument);
+  EXPECT_THROW(fa2_forward_tiled_dispatch(make_shape(1, 8, 1, 0)), std::invalid_argument);
 }
 
 TEST(AttentionTiled, HostApi) {

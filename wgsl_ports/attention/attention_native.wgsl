@@ -687,3 +687,184 @@ fn attn_bwd_fa2_tiled(@builtin(workgroup_id) wid: vec3<u32>,
         }
     }
 }
+
+// ---- attn_fwd_fa2_tiled: the FA2 forward, register-tiled (32 x 32 tiles, 256 invocations) ------
+// NOT FROM THE LOG: wgslvk's own FA2 forward with attn_fwd_fa2's bindings 0-3 and outputs (out,
+// lse = m + log l) and attn_bwd_fa2_tiled's tiles: a Q tile of 32 rows per workgroup walks K/V
+// blocks of 32 keys 0 .. the diagonal, with the online softmax of attn_fwd_fa2 per block. The wide
+// kernel reduces every score from 8 partials through workgroup memory (4 barriers per 16 keys,
+// 16 exps per row and invocation); here invocation (ty, tx) = (lid / 16, lid % 16) accumulates the
+// 2 x 2 scores of Q rows ty, ty + 16 and keys tx, tx + 16 of the block, and the 2 x 2 outputs of
+// rows ty, ty + 16 and columns tx, tx + 16 of each 32-column chunk of hd.
+// Dispatch (B * H, ceil(T / 32), 1): wid.x = b * H + h; wid.y = nt - 1 - the Q tile (the longest
+// walks first). Per block (hd in chunks of 32 columns):
+//   A. per chunk: the Q chunk (from registers) and the K chunk into tiles 0 and 1; scores
+//      s[a][e] += Q[ty + 16a][c] K[tx + 16e][c] in column order;
+//   B. the scaled scores into tile 3; every invocation of row r reads the row's 32 scores and
+//      takes the block max over keys j <= i (key j0 <= i always: the first is real), in key
+//      order, so the 16 invocations of a row hold the same m, alpha; its own p = exp(s - m') (0 for
+//      j > i) into tile 1; the row's p summed in key order from tile 1 (again the same in all 16):
+//      l = l alpha + sum p; per chunk (V chunk in tile 2): o = o alpha + sum_j p_j v_j[c], keys in
+//      order.
+// The same operations per term as attn_fwd_fa2 (blocks of 32 instead of 16: fewer rescales; the
+// scores' hd-term dots and the block sums in another order): reference.hpp's forward bounds, which
+// count the 16-key blocks, cover it. Workgroup memory: 4 tiles of 32 x 32 f32 = 16 KB, swizzled as
+// attn_bwd_fa2_tiled's (element (r, c) at r * 32 + (c ^ r)). Rows past T and columns past hd load
+// 0.0, compute finite values and are not stored. head_dim > 128: a uniform early return.
+
+@group(0) @binding(0) var<uniform> p_ft: AttnParams;
+@group(0) @binding(1) var<storage, read> qkv_ft: array<f32>;
+@group(0) @binding(2) var<storage, read_write> out_ft: array<f32>;
+@group(0) @binding(3) var<storage, read_write> lse_ft: array<f32>;
+
+// Slots: 0 Q chunk; 1 K chunk, then P; 2 V chunk; 3 the scaled scores.
+var<workgroup> tiles_ft: array<f32, 4096>;
+
+// Element (row, col) of head h of batch b of q (which = 0), k (1) or v (2); 0.0 for a row past T
+// or a column past head_dim.
+fn ft_load(which: u32, b: u32, h: u32, row: u32, col: u32) -> f32 {
+    let T = p_ft.seq;
+    let hd = p_ft.head_dim;
+    let d = p_ft.heads * hd;
+    if (row >= T || col >= hd) { return 0.0; }
+    return qkv_ft[(b * T + row) * 3u * d + which * d + h * hd + col];
+}
+
+@compute @workgroup_size(256, 1, 1)
+fn attn_fwd_fa2_tiled(@builtin(workgroup_id) wid: vec3<u32>,
+                      @builtin(local_invocation_id) lid: vec3<u32>) {
+    let T = p_ft.seq;
+    let H = p_ft.heads;
+    let hd = p_ft.head_dim;
+    if (hd > W_MAX_HD) { return; }  // uniform: the whole workgroup leaves
+    let d = H * hd;
+    let b = wid.x / H;
+    let h = wid.x % H;
+    let nt = (T + BT_TILE - 1u) / BT_TILE;
+    let qt = nt - 1u - wid.y;
+    let f0 = qt * BT_TILE;
+    let t = lid.x;
+    let ty = t / 16u;
+    let tx = t % 16u;
+    let lr = t / BT_TILE;  // this invocation loads rows lr + 8u, column lc
+    let lc = t % BT_TILE;
+    let scale = p_ft.scale;
+
+    var fq: array<f32, 16>;   // [ch * 4 + u] = Q[f0 + lr + 8u][ch * 32 + lc]
+    var acc: array<f32, 16>;  // [ch * 4 + a * 2 + e]: row ty + 16a, column ch * 32 + tx + 16e
+    var m = array<f32, 2>(0.0, 0.0);  // rows ty, ty + 16
+    var l = array<f32, 2>(0.0, 0.0);
+    for (var ch = 0u; ch < BT_CHUNKS; ch = ch + 1u) {
+        for (var u = 0u; u < 4u; u = u + 1u) {
+            fq[ch * 4u + u] = ft_load(0u, b, h, f0 + lr + 8u * u, ch * BT_TILE + lc);
+        }
+    }
+    for (var kb = 0u; kb <= qt; kb = kb + 1u) {
+        let j0 = kb * BT_TILE;
+        // Initialized explicitly (attn_bwd_fa2_tiled: Dawn did not re-zero a loop-body array).
+        var s = array<f32, 4>(0.0, 0.0, 0.0, 0.0);  // [a * 2 + e]
+        // A. scores over the chunks of hd.
+        for (var ch = 0u; ch < BT_CHUNKS; ch = ch + 1u) {
+            if (ch * BT_TILE < hd) {
+                workgroupBarrier();  // the previous reads of tiles 0, 1 and 2 are done
+                for (var u = 0u; u < 4u; u = u + 1u) {
+                    let x = bt_sw(lr + 8u * u, lc);
+                    tiles_ft[x] = fq[ch * 4u + u];
+                    tiles_ft[BT_SLOT + x] = ft_load(1u, b, h, j0 + lr + 8u * u, ch * BT_TILE + lc);
+                }
+                workgroupBarrier();
+                for (var c = 0u; c < BT_TILE; c = c + 1u) {
+                    let x0 = tiles_ft[bt_sw(ty, c)];
+                    let x1 = tiles_ft[bt_sw(ty + 16u, c)];
+                    let y0 = tiles_ft[BT_SLOT + bt_sw(tx, c)];
+                    let y1 = tiles_ft[BT_SLOT + bt_sw(tx + 16u, c)];
+                    s[0] = s[0] + x0 * y0;
+                    s[1] = s[1] + x0 * y1;
+                    s[2] = s[2] + x1 * y0;
+                    s[3] = s[3] + x1 * y1;
+                }
+            }
+        }
+        // B. the scaled scores into tile 3 (its previous reads were before phase A's barriers).
+        for (var a = 0u; a < 2u; a = a + 1u) {
+            for (var e = 0u; e < 2u; e = e + 1u) {
+                s[a * 2u + e] = s[a * 2u + e] * scale;
+                tiles_ft[3u * BT_SLOT + bt_sw(ty + 16u * a, tx + 16u * e)] = s[a * 2u + e];
+            }
+        }
+        workgroupBarrier();
+        let first = kb == 0u;
+        var alpha = array<f32, 2>(1.0, 1.0);
+        for (var a = 0u; a < 2u; a = a + 1u) {
+            let rr = ty + 16u * a;
+            let i = f0 + rr;
+            var bmax = tiles_ft[3u * BT_SLOT + bt_sw(rr, 0u)];
+            for (var jj = 1u; jj < BT_TILE; jj = jj + 1u) {
+                if (j0 + jj <= i) { bmax = max(bmax, tiles_ft[3u * BT_SLOT + bt_sw(rr, jj)]); }
+            }
+            let m_new = select(max(m[a], bmax), bmax, first);
+            alpha[a] = exp(select(m[a] - m_new, 0.0, first));  // first block: o and l are 0
+            m[a] = m_new;
+            for (var e = 0u; e < 2u; e = e + 1u) {
+                let cc = tx + 16u * e;
+                var pj = 0.0;
+                if (j0 + cc <= i) { pj = exp(s[a * 2u + e] - m_new); }  // exp never sees j > i
+                tiles_ft[BT_SLOT + bt_sw(rr, cc)] = pj;  // tile 1's K reads ended at the barrier
+            }
+        }
+        for (var u = 0u; u < 4u; u = u + 1u) {  // the first V chunk
+            tiles_ft[2u * BT_SLOT + bt_sw(lr + 8u * u, lc)] = ft_load(2u, b, h, j0 + lr + 8u * u, lc);
+        }
+        workgroupBarrier();
+        for (var a = 0u; a < 2u; a = a + 1u) {
+            let rr = ty + 16u * a;
+            var psum = 0.0;
+            for (var jj = 0u; jj < BT_TILE; jj = jj + 1u) {
+                psum = psum + tiles_ft[BT_SLOT + bt_sw(rr, jj)];
+            }
+            l[a] = l[a] * alpha[a] + psum;
+        }
+        for (var ch = 0u; ch < BT_CHUNKS; ch = ch + 1u) {
+            if (ch * BT_TILE < hd) {
+                if (ch != 0u) {
+                    workgroupBarrier();  // the previous chunk's V reads are done
+                    for (var u = 0u; u < 4u; u = u + 1u) {
+                        tiles_ft[2u * BT_SLOT + bt_sw(lr + 8u * u, lc)] =
+                            ft_load(2u, b, h, j0 + lr + 8u * u, ch * BT_TILE + lc);
+                    }
+                    workgroupBarrier();
+                }
+                var o0 = acc[ch * 4u] * alpha[0];
+                var o1 = acc[ch * 4u + 1u] * alpha[0];
+                var o2 = acc[ch * 4u + 2u] * alpha[1];
+                var o3 = acc[ch * 4u + 3u] * alpha[1];
+                for (var jj = 0u; jj < BT_TILE; jj = jj + 1u) {
+                    let p0 = tiles_ft[BT_SLOT + bt_sw(ty, jj)];
+                    let p1 = tiles_ft[BT_SLOT + bt_sw(ty + 16u, jj)];
+                    let v0 = tiles_ft[2u * BT_SLOT + bt_sw(jj, tx)];
+                    let v1 = tiles_ft[2u * BT_SLOT + bt_sw(jj, tx + 16u)];
+                    o0 = o0 + p0 * v0;
+                    o1 = o1 + p0 * v1;
+                    o2 = o2 + p1 * v0;
+                    o3 = o3 + p1 * v1;
+                }
+                acc[ch * 4u] = o0;
+                acc[ch * 4u + 1u] = o1;
+                acc[ch * 4u + 2u] = o2;
+                acc[ch * 4u + 3u] = o3;
+            }
+        }
+    }
+    for (var a = 0u; a < 2u; a = a + 1u) {
+        let i = f0 + ty + 16u * a;
+        if (i < T) {
+            for (var ch = 0u; ch < BT_CHUNKS; ch = ch + 1u) {
+                for (var e = 0u; e < 2u; e = e + 1u) {
+                    let col = ch * BT_TILE + tx + 16u * e;
+                    if (col < hd) { out_ft[(b * T + i) * d + h * hd + col] = acc[ch * 4u + a * 2u + e] / l[a]; }
+                }
+            }
+            if (tx == 0u) { lse_ft[(b * H + h) * T + i] = m[a] + log(l[a]); }
+        }
+    }
+}

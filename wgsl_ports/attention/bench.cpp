@@ -41,6 +41,7 @@ std::vector<Preset> presets(const Ctx& c) {
   for (auto [name, dm] : gpt)
     for (uint32_t T : {128u, 256u}) p.push_back({name, make_shape(4, T, dm / 32, 32)});
   p.push_back({"Mega", make_shape(4, 512, 8, 64)});
+  p.push_back({"gpt110m d768", make_shape(8, 256, 12, 64)});  // the trainer's gpt110m layer
   return p;
 }
 
@@ -87,20 +88,27 @@ struct Data {
   }
 };
 
-// `wide`: attn_fwd_fa2_wide (attention_native.wgsl, ours) in place of attn_fwd_fa2.
-Case fwd_case(const Data& x, bool fa2, bool wide = false) {
+// `wide`: attn_fwd_fa2_wide (attention_native.wgsl, ours) in place of attn_fwd_fa2; `tiled`:
+// attn_fwd_fa2_tiled (ours, its own grid: attention/host.hpp).
+Case fwd_case(const Data& x, bool fa2, bool wide = false, bool tiled = false) {
   const Shape& s = x.s;
   CaseBuilder b;
   b.input("qkv", DType::F32, x.qkv);
   b.output("out", DType::F32, s.out_size());
   if (fa2) {
     b.output("lse", DType::F32, s.lse_size());
-    auto& d = b.dispatch(std::string(wide ? ka::attn_fwd_fa2_wide::name : fwd::name));
+    auto& d = b.dispatch(std::string(tiled  ? ka::attn_fwd_fa2_tiled::name
+                                     : wide ? ka::attn_fwd_fa2_wide::name
+                                            : fwd::name));
     bind_params(d, fwd::binding::p_fwd, s);
     CaseBuilder::bind(d, fwd::binding::qkv_fwd, "qkv");
     CaseBuilder::bind(d, fwd::binding::out_fwd, "out");
     CaseBuilder::bind(d, fwd::binding::lse_fwd, "lse");
     d.workgroups = std::array<uint32_t, 3>{s.q_tiles(), s.heads, s.batch};
+    if (tiled) {
+      const KernelDispatch k = fa2_forward_tiled_dispatch(s);
+      d.workgroups = std::array<uint32_t, 3>{k.x, k.y, k.z};
+    }
     Out l(x.s0.lse_size());
     l.set_all(x.lse0, x.fb0.lse_err, x.fb0.lse_mag);
     l.check(b, "lse", kWhyLse);
@@ -206,6 +214,7 @@ void bench_attention(Ctx& c) {
     const double fwd_flops = 4.0 * s.batch * s.heads * double(s.seq) * s.seq * s.head_dim / 2;
     const bool any_fwd = c.selected("attention", "attn_fwd_fa2") ||
                          c.selected("attention", "attn_fwd_fa2_wide") ||
+                         c.selected("attention", "attn_fwd_fa2_tiled") ||
                          c.selected("attention", "attn_naive_forward");
     const bool any_bwd = c.selected("attention", "attn_bwd_fa2") ||
                          c.selected("attention", "attn_bwd_fa2_wide") ||
@@ -225,6 +234,19 @@ void bench_attention(Ctx& c) {
                          make_row("attn_fwd_fa2_wide", label(p), s, qkv_b + out_b + row_b,
                                   "read qkv, write out and lse; no attention matrix", fwd_flops));
       t_wide = r.t.median;
+    }
+    double t_ftiled = 0;
+    if (c.selected("attention", "attn_fwd_fa2_tiled")) {
+      Row& r = time_case(c, fwd_case(x, true, false, true),
+                         make_row("attn_fwd_fa2_tiled", label(p), s, qkv_b + out_b + row_b,
+                                  "read qkv, write out and lse; no attention matrix", fwd_flops));
+      t_ftiled = r.t.median;
+    }
+    if (t_ftiled > 0 && t_wide > 0) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "attention forward %s: FA2 wide / tiled time = %.2f",
+                    label(p).c_str(), t_wide / t_ftiled);
+      c.note(buf);
     }
     if (c.selected("attention", "attn_naive_forward")) {
       Row& r = time_case(

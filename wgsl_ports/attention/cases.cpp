@@ -194,7 +194,8 @@ Case naive_grid_2d(uint64_t seed) {
 
 // ---- FA2 forward --------------------------------------------------------------------------------
 
-// `kernel`: attn_fwd_fa2 or its wide variant attn_fwd_fa2_wide (the same ABI and dispatch).
+// `kernel`: attn_fwd_fa2 or its wide variant attn_fwd_fa2_wide (the same ABI and dispatch), or
+// attn_fwd_fa2_tiled (the same ABI, its own grid).
 Case fwd_fa2_case(const Problem& p, const std::string& what,
                   std::string_view kernel = fwd::Kernel::name) {
   CaseBuilder b;
@@ -207,7 +208,12 @@ Case fwd_fa2_case(const Problem& p, const std::string& what,
   CaseBuilder::bind(d, fwd::binding::qkv_fwd, "qkv");
   CaseBuilder::bind(d, fwd::binding::out_fwd, "out");
   CaseBuilder::bind(d, fwd::binding::lse_fwd, "lse");
-  d.workgroups = std::array<uint32_t, 3>{p.s.q_tiles(), p.s.heads, p.s.batch};
+  if (kernel == ka::attn_fwd_fa2_tiled::name) {  // (B * H, ceil(T / 32), 1): the host API's
+    const auto k = wgslvk::attention::fa2_forward_tiled_dispatch(p.s);
+    d.workgroups = std::array<uint32_t, 3>{k.x, k.y, k.z};
+  } else {
+    d.workgroups = std::array<uint32_t, 3>{p.s.q_tiles(), p.s.heads, p.s.batch};
+  }
   Out o(p.s.out_size()), l(p.s.lse_size());
   o.set_all(p.out, p.fb.out_err, p.fb.out_mag);
   l.set_all(p.lse, p.fb.lse_err, p.fb.lse_mag);
@@ -479,6 +485,35 @@ Case bwd_fa2_tiled_large_logits(uint64_t seed) {
                       wgslvk::attention::Fa2Backward::Tiled);
 }
 
+// ---- attn_fwd_fa2_tiled (attention_native.wgsl, ours) -------------------------------------------
+// The FA2 forward on 32 x 32 register tiles (Q tiles of 32 rows, K/V blocks of 32 keys): the same
+// expected values and bounds as every forward path. Small, as the tiled backward's.
+
+Case fwd_fa2_tiled_basic(uint64_t seed) {
+  return fwd_fa2_case(random_problem(seed, random_shape_wide(seed), false),
+                      "attn_fwd_fa2_tiled: a Q tile of 32 rows per workgroup, K/V blocks of 32, "
+                      "2 x 2 scores and outputs per invocation from 32 x 32 workgroup tiles",
+                      ka::attn_fwd_fa2_tiled::name);
+}
+Case fwd_fa2_tiled_t33_hd80(uint64_t seed) {
+  return fwd_fa2_case(random_problem(seed, make_shape(1, 33, 1, 80), false),
+                      "attn_fwd_fa2_tiled at T = 33 (tiles of 32 and 1 rows: the diagonal "
+                      "block's mask, a one-row last tile), hd = 80 (chunks of 32, 32 and 16)",
+                      ka::attn_fwd_fa2_tiled::name);
+}
+Case fwd_fa2_tiled_b2h2(uint64_t seed) {
+  return fwd_fa2_case(random_problem(seed, make_shape(2, 70, 2, 4), false),
+                      "attn_fwd_fa2_tiled at B = 2, H = 2, T = 70 (3 Q tiles, 3 blocks and 2 "
+                      "rescales for the last; grid x = B*H = 4), hd = 4",
+                      ka::attn_fwd_fa2_tiled::name);
+}
+Case fwd_fa2_tiled_large_logits(uint64_t seed) {
+  return fwd_fa2_case(random_problem(seed, make_shape(1, 40, 1, 32), false, true),
+                      "attn_fwd_fa2_tiled with scores of +-1e4: the running max rescales by "
+                      "exp(m - m') without overflow",
+                      ka::attn_fwd_fa2_tiled::name);
+}
+
 }  // namespace
 
 void register_attention(std::vector<Generator>& g) {
@@ -514,6 +549,10 @@ void register_attention(std::vector<Generator>& g) {
   add(ka::attn_bwd_fa2_tiled::name, "chain_t33_hd80", 12202, false, bwd_fa2_tiled_t33_hd80);
   add(ka::attn_bwd_fa2_tiled::name, "chain_b2_h2_t40", 12203, false, bwd_fa2_tiled_b2h2);
   add(ka::attn_bwd_fa2_tiled::name, "large_logits", 12204, false, bwd_fa2_tiled_large_logits);
+  add(ka::attn_fwd_fa2_tiled::name, "basic", 12301, true, fwd_fa2_tiled_basic);
+  add(ka::attn_fwd_fa2_tiled::name, "t33_hd80", 12302, false, fwd_fa2_tiled_t33_hd80);
+  add(ka::attn_fwd_fa2_tiled::name, "b2_h2_t70", 12303, false, fwd_fa2_tiled_b2h2);
+  add(ka::attn_fwd_fa2_tiled::name, "large_logits", 12304, false, fwd_fa2_tiled_large_logits);
 }
 WGSLVK_REGISTER_GENERATORS(register_attention);
 

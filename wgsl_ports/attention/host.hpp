@@ -17,6 +17,7 @@
 #include "wgslvk/kernels/attention/attn_dscores_fa2_wide.hpp"
 #include "wgslvk/kernels/attention/attn_dv_fa2.hpp"
 #include "wgslvk/kernels/attention/attn_dv_fa2_wide.hpp"
+#include "wgslvk/kernels/attention/attn_fwd_fa2_tiled.hpp"
 
 namespace wgslvk::attention {
 
@@ -86,6 +87,28 @@ inline std::vector<KernelDispatch> fa2_backward_dispatches(const Shape& s, Fa2Ba
   const std::string_view dkdv = wide ? ka::attn_dv_fa2_wide::name : ka::attn_dv_fa2::name;
   return {{std::string(dq), s.q_tiles(), s.heads, s.batch},
           {std::string(dkdv), s.q_tiles(), s.heads, s.batch}};
+}
+
+// attn_fwd_fa2_tiled (ours: the FA2 forward on 32 x 32 register tiles; attn_fwd_fa2's bindings
+// 0-3 and outputs): one dispatch (B * H, ceil(T / 32), 1). Throws std::invalid_argument naming the
+// field and value where the kernel cannot run the shape (as fa2_backward_dispatches).
+inline KernelDispatch fa2_forward_tiled_dispatch(const Shape& s) {
+  auto bad = [](const char* field, uint64_t value, const char* why) {
+    return std::invalid_argument("attention FA2 forward: " + std::string(field) + " = " +
+                                 std::to_string(value) + " " + why);
+  };
+  if (s.batch == 0) throw bad("batch", s.batch, "(must be positive)");
+  if (s.seq == 0) throw bad("seq", s.seq, "(must be positive)");
+  if (s.heads == 0) throw bad("heads", s.heads, "(must be positive)");
+  if (s.head_dim == 0 || s.head_dim > kMaxHeadDim)
+    throw bad("head_dim", s.head_dim, "(the FA2 kernels take 1 .. 128)");
+  const uint64_t bh = uint64_t(s.batch) * s.heads;
+  const uint64_t tiles = (uint64_t(s.seq) + kTiledBlock - 1) / kTiledBlock;
+  if (bh > 65535) throw bad("batch * heads", bh, "(attn_fwd_fa2_tiled's grid x: at most 65535)");
+  if (tiles > 65535)
+    throw bad("seq", s.seq, "(attn_fwd_fa2_tiled's grid y = ceil(seq/32) > 65535)");
+  return {std::string(kernels::attention::attn_fwd_fa2_tiled::name), uint32_t(bh), uint32_t(tiles),
+          1};
 }
 
 }  // namespace wgslvk::attention

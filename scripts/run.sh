@@ -38,8 +38,12 @@ case "$what" in
     # Line tables only (-g1): a failure's backtrace keeps file:line, and the build spends less
     # time writing debug info (translator/wgsl/src/builtins.cpp measured: 10.6 s of CPU at -O2 -g,
     # 8.1 s at -O2 -g1).
+    # The fuzz targets run 3 s each here, 15 s (their default) in the sanitizer pass below: without
+    # the sanitizers a mutated input that corrupts memory goes unseen, so this pass's run is the
+    # committed corpus replayed plus a short mutation run (a crash or hang still fails it), and the
+    # long run is the one whose findings the sanitizers report (7 targets: 84 s of test time saved).
     build build -DWGSLVK_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+      "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" -DWGSLVK_FUZZ_SECONDS=3
     phase "release build"
     # Every test runs under the Khronos validation layer, with its synchronization validation
     # (it sees a missing barrier that lavapipe's in-order execution hides); any message fails.
@@ -62,8 +66,18 @@ case "$what" in
     # pass's 1,700 s of test time in CI. That code stays under the sanitizers through the
     # families' *Kernels.EveryGeneratorPassesOnFreshInputs (fresh cases through the same runner),
     # GoldenCases.*, Validate.*, Npy.*, CaseJson.* and UntrustedCase.* (malformed case folders).
+    # Three more tests check a numerical property by running the same host code many times, which
+    # the sanitizers see in its first round: GptParity.FiftyStepsLossDrift (50 training steps; one
+    # step's host code runs under the sanitizers in GptParity.GradientsMatchTheDoubleReference and
+    # ParametersAfterStepOneWithinDerivedBounds; 294 s of this pass's test time), Regen.
+    # IsDeterministicAndDetectsChanges (every generator five times; once in Regen.
+    # CommittedGoldenIsWhatTheGeneratorsProduce; 65 s) and MultiTensorAdamW8bit.
+    # ConvergesWithin2PercentOfFp32 (2,000 steps; the 8-bit step's host code in the other
+    # MultiTensorAdamW tests; 22 s). The release pass runs all three.
+    asan_skip='^Committed/GoldenCase\.|^GptParity\.FiftyStepsLossDrift$'
+    asan_skip+='|^Regen\.IsDeterministicAndDetectsChanges$|^MultiTensorAdamW8bit\.ConvergesWithin2PercentOfFp32$'
     (cd build-asan && WGSLVK_SYNC_VALIDATION=0 ASAN_OPTIONS=detect_leaks=1 \
-       ctest --output-on-failure -j "$jobs" -LE "slow|install" -E '^Committed/GoldenCase\.')
+       ctest --output-on-failure -j "$jobs" -LE "slow|install" -E "$asan_skip")
     phase "sanitizer tests"
     ;;
   *) echo "usage: scripts/run.sh validate|test" >&2; exit 2 ;;

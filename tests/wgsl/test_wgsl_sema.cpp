@@ -756,6 +756,59 @@ TEST(WgslSema, RejectsAddressSpaceAttributeEntryPointExtension) {
           "not valid for statements");
 }
 
+// Textures and samplers are checked as opaque handle types (createShaderModule's rules), not
+// translated: the CTS's validation tests declare them beside what they test.
+TEST(WgslSema, TextureAndSamplerTypes) {
+  ok(R"(
+@group(0) @binding(0) var t: texture_2d<f32>;
+@group(0) @binding(1) var s: sampler;
+@group(0) @binding(2) var sc: sampler_comparison;
+@group(0) @binding(3) var st: texture_storage_2d<rgba8unorm, write>;
+@group(0) @binding(4) var d: texture_depth_cube_array;
+@group(0) @binding(5) var m: texture_multisampled_2d<i32>;
+@group(0) @binding(6) var e: texture_external;
+@group(0) @binding(7) var a: texture_2d_array<u32,>;
+@group(1) @binding(0) var<storage, read_write> o: array<u32>;
+alias T = texture_storage_3d<r32float, read_write>;
+@group(1) @binding(1) var aliased: T;
+fn takes(x: texture_2d<f32>, y: sampler) { _ = x; _ = y; }
+@compute @workgroup_size(1) fn main() { takes(t, s); o[0] = 1u; }
+)");
+  rejects("@group(0) @binding(0) var t: texture_2d<bool>;\n", "type", 1, 41,
+          "must be f32, i32 or u32");
+  rejects("@group(0) @binding(0) var t: texture_2d<1.0>;\n", "type", 1, 41, "expected a type");
+  rejects("@group(0) @binding(0) var t: texture_2d;\n", "type", 1, 30, "requires 1 template");
+  rejects("@group(0) @binding(0) var t: texture_depth_2d<f32>;\n", "type", 1, 30,
+          "does not take template arguments");
+  rejects("@group(0) @binding(0) var t: texture_storage_2d<r8unorm, write>;\n", "type", 1, 49,
+          "not a texel format");
+  rejects("@group(0) @binding(0) var t: texture_storage_2d<rgba8unorm, storage>;\n", "type", 1, 61,
+          "unresolved access mode");
+  rejects("@group(0) @binding(0) var<private> t: texture_external;\n", "address-space", 1, 39,
+          "at module scope without an address space");
+  rejects("@group(0) @binding(0) var<storage, read> t: texture_depth_2d;\n", "address-space", 1, 45,
+          "without an address space");
+  rejects(std::string(kMain) + "  var s: sampler;\n}\n", "address-space", 2, 10, "at module scope");
+  rejects(
+      "@group(0) @binding(0) var foo: sampler;\n"
+      "@group(0) @binding(1) var bar: sampler = foo;\n",
+      "address-space", 2, 42, "cannot have an initializer");
+  rejects("var t: texture_2d<f32>;\n", "attribute", 1, 5, "require @group and @binding");
+  rejects("struct S { s: sampler }\n", "type", 1, 12, "structure member");
+  rejects("var<private> a: array<sampler, 2>;\n", "type", 1, 23, "element type of an array");
+  rejects("@group(0) @binding(0) var t: texture_2d<f32>;\n" + std::string(kMain) +
+              "  let b = t == t;\n}\n",
+          "type", 3, 11, "no matching overload");
+  rejects("fn f() -> sampler {}\n", "type", 1, 11, "constructible");
+  rejects(
+      "@group(0) @binding(0) var t: texture_2d<f32>;\n"
+      "@group(0) @binding(0) var s: sampler;\n" +
+          std::string(kMain) + "  _ = t; _ = s;\n}\n",
+      "attribute", 2, 27, "same resource binding");
+  rejects("@group(0) @binding(0) var t: texture_9d<f32>;\n", "resolve", 1, 30,
+          "unresolved type 'texture_9d'");
+}
+
 TEST(WgslSema, AcceptsWhatWgslAllows) {
   // Pointer parameters in every address space (unrestricted_pointer_parameters), pointer
   // composite access, workgroupUniformLoad, atomics, subgroups, f16.

@@ -51,6 +51,12 @@ struct Type {
     Atomic,     // elem (i32/u32)
     Pointer,    // elem = store type, space, access
     Reference,  // the type of a memory view (WGSL's ref<S, T, A>); loads give elem
+    // Opaque handle types, checked but not translated (the translator is compute on storage
+    // buffers): n = the texture type's index in texture_type_names(), elem = the sampled type
+    // (f32/i32/u32) of sampled and multisampled textures, count = the texel format's index in
+    // texel_format_names() and access = the access mode of storage textures.
+    Texture,
+    Sampler,  // n = 1: sampler_comparison
   };
   Kind kind = Kind::Void;
   const Type* elem = nullptr;
@@ -78,7 +84,12 @@ struct Type {
   uint64_t size = 0;
   uint32_t stride = 0;       // arrays: the element stride
   std::string wgsl() const;  // WGSL spelling, for messages: "vec4<f32>", "ptr<storage, u32, read>"
+  bool is_handle() const { return kind == Kind::Texture || kind == Kind::Sampler; }
 };
+
+// WGSL's texture type names (Type::n of a Texture) and storage texel formats (Type::count).
+const std::vector<std::string>& texture_type_names();
+const std::vector<std::string>& texel_format_names();
 
 // ---- Compile-time values (const-expressions; overrides with their pipeline value) -------------
 

@@ -551,6 +551,12 @@ std::string Emitter::type_name(const Type* t, Span at) {
     case Type::Kind::Pointer:
     case Type::Kind::Reference:
       return type_name(t->elem, at);
+    case Type::Kind::Texture:
+    case Type::Kind::Sampler:
+      unsupported(at, "texture and sampler types (" + t->wgsl() +
+                          "): they are checked, not translated; the translator is compute on "
+                          "storage and uniform buffers");
+      return "void";
   }
   return "void";
 }
@@ -2616,6 +2622,10 @@ std::string Emitter::declarations() {
         break;
       case AddressSpace::Private:
         privates += decl_text(v->type, global_name(v), v->span) + ";  // var<private>\n";
+        break;
+      case AddressSpace::Handle:
+        unsupported(v->span, "the " + v->type->wgsl() + " '" + v->name +
+                                 "' (texture and sampler variables are checked, not translated)");
         break;
       default:
         unsupported(v->span, "a module-scope variable in this address space (" + v->name + ")");

@@ -641,10 +641,14 @@ class Sema {
       if (!store_type_ok(el, *space, ta[1]->span, "pointer")) return nullptr;
       return tt_.ptr(*space, el, acc);
     }
-    if (n.substr(0, 8) == "texture_" || n == "sampler" || n == "sampler_comparison") {
-      error(e->span, "unsupported", "texture and sampler types are not supported ('" + n + "')");
-      return nullptr;
+    if (n == "sampler" || n == "sampler_comparison") {
+      if (!ta.empty()) {
+        error(e->span, "type", "type '" + n + "' does not take template arguments");
+        return nullptr;
+      }
+      return tt_.sampler(n == "sampler_comparison");
     }
+    if (const Type* t = texture_type(e); t || n.substr(0, 8) == "texture_") return t;
     if (is_enumerant_space(n) || n == "read" || n == "write" || n == "read_write") {
       error(e->span, "type", "cannot use enumerant '" + n + "' as type");
       return nullptr;
@@ -655,6 +659,55 @@ class Sema {
     }
     error(e->span, "resolve", "unresolved type '" + n + "'");
     return nullptr;
+  }
+
+  // Texture types: checked as opaque handles (texture_type_names() says which take what).
+  // nullptr if `e` names none (no diagnostic) or after a diagnostic.
+  const Type* texture_type(Expr* e) {
+    const std::string& n = e->text;
+    auto& ta = e->template_args;
+    const auto& names = texture_type_names();
+    auto it = std::find(names.begin(), names.end(), n);
+    if (it == names.end()) {
+      if (n.substr(0, 8) == "texture_") error(e->span, "resolve", "unresolved type '" + n + "'");
+      return nullptr;
+    }
+    const uint32_t idx = uint32_t(it - names.begin());
+    const bool sampled = idx <= 6, storage = n.substr(0, 16) == "texture_storage_";
+    const size_t want = sampled ? 1 : storage ? 2 : 0;
+    if (ta.size() != want) {
+      error(e->span, "type",
+            want == 0 ? "type '" + n + "' does not take template arguments"
+                      : "'" + n + "' requires " + std::to_string(want) + " template argument" +
+                            (want > 1 ? "s" : ""));
+      return nullptr;
+    }
+    if (sampled) {
+      const Type* st = resolve_type(ta[0]);
+      if (!st) return nullptr;
+      if (st->kind != K::F32 && st->kind != K::I32 && st->kind != K::U32) {
+        error(ta[0]->span, "type",
+              "the sampled type of '" + n + "' must be f32, i32 or u32, not '" + st->wgsl() + "'");
+        return nullptr;
+      }
+      return tt_.texture(idx, st, 0, Access::None);
+    }
+    if (!storage) return tt_.texture(idx, nullptr, 0, Access::None);
+    const auto& formats = texel_format_names();
+    auto f = ta[0]->kind == ExprKind::Ident && ta[0]->template_args.empty()
+                 ? std::find(formats.begin(), formats.end(), ta[0]->text)
+                 : formats.end();
+    if (f == formats.end()) {
+      error(ta[0]->span, "type",
+            "'" + expr_text(ta[0]) + "' is not a texel format of storage textures");
+      return nullptr;
+    }
+    auto acc = access_of(ta[1]);
+    if (!acc) {
+      error(ta[1]->span, "type", "unresolved access mode '" + expr_text(ta[1]) + "'");
+      return nullptr;
+    }
+    return tt_.texture(idx, nullptr, uint32_t(f - formats.begin()), *acc);
   }
 
   static std::string expr_text(const Expr* e) {
@@ -1115,13 +1168,22 @@ class Sema {
       error(v->span, "type", "'var' declaration requires a type or initializer");
       return;
     }
+    Span tspan = v->type_expr ? v->type_expr->span : v->span;
+    if (t->is_handle()) {  // textures and samplers: module scope, the handle address space
+      if (!v->module_scope || space != AddressSpace::None) {
+        error(tspan, "address-space",
+              "a variable of type '" + t->wgsl() +
+                  "' must be declared at module scope without an address space");
+        return;
+      }
+      space = AddressSpace::Handle;
+    }
     if (space == AddressSpace::None) {
       error(v->span, "address-space",
             "module-scope 'var' declarations that are not of texture or sampler types must "
             "provide an address space");
       return;
     }
-    Span tspan = v->type_expr ? v->type_expr->span : v->span;
     if (!store_type_ok(t, space, tspan, "variable")) return;
     if ((space == AddressSpace::Function || space == AddressSpace::Private) &&
         !is_constructible(t)) {
@@ -1150,11 +1212,13 @@ class Sema {
     v->type = t;
     v->space = space;
     v->access = access ? *access
-                       : (space == AddressSpace::Storage || space == AddressSpace::Uniform
+                       : (space == AddressSpace::Storage || space == AddressSpace::Uniform ||
+                                  space == AddressSpace::Handle
                               ? Access::Read
                               : Access::ReadWrite);
     // @group/@binding for resources only.
-    bool resource = space == AddressSpace::Storage || space == AddressSpace::Uniform;
+    bool resource = space == AddressSpace::Storage || space == AddressSpace::Uniform ||
+                    space == AddressSpace::Handle;
     bool reported_binding = false;
     for (const Attribute& a : v->attrs) {
       if (a.name == "group" || a.name == "binding") {
@@ -1235,10 +1299,11 @@ class Sema {
         error(p->span, "resolve", "redeclaration of parameter '" + p->name + "'");
       const Type* t = resolve_type(p->type_expr);
       if (!t) continue;
-      if (!(is_constructible(t) || t->kind == K::Pointer)) {
+      if (!(is_constructible(t) || t->kind == K::Pointer || t->is_handle())) {
         error(p->type_expr->span, "type",
-              "type of function parameter must be constructible or a pointer, not '" + t->wgsl() +
-                  "'");
+              "type of function parameter must be constructible, a pointer, a texture or a "
+              "sampler, not '" +
+                  t->wgsl() + "'");
         continue;
       }
       p->type = t;
@@ -1690,7 +1755,7 @@ class Sema {
   void assign(Stmt* s) {
     if (!s->lhs) {  // _ = e
       const Type* t = check_expr(s->expr);
-      if (t && !(is_constructible(load(t)) || load(t)->kind == K::Pointer))
+      if (t && !(is_constructible(load(t)) || load(t)->kind == K::Pointer || t->is_handle()))
         error(s->expr->span, "type",
               "cannot assign '" + load(t)->wgsl() +
                   "' to '_'. '_' can only be assigned a constructible, pointer, texture or sampler "
@@ -1973,6 +2038,8 @@ class Sema {
     switch (v->kind) {
       case DeclKind::Var:
         stage_[e] = EvalStage::Runtime;
+        // A texture or sampler variable's name is the handle itself, not a memory view.
+        if (v->space == AddressSpace::Handle) return v->type;
         return tt_.ref(v->space, v->type, v->access);
       case DeclKind::Const:
         set_value(e, EvalStage::Const, v->value);

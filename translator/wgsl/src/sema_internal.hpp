@@ -34,6 +34,9 @@ class TypeTable {
   const Type* atomic(const Type* elem);
   const Type* ptr(AddressSpace s, const Type* elem, Access a);
   const Type* ref(AddressSpace s, const Type* elem, Access a);
+  // Opaque handle types (Type::Kind::Texture's fields say what the arguments are).
+  const Type* texture(uint32_t name, const Type* sampled, uint32_t format, Access access);
+  const Type* sampler(bool comparison);
   // The struct's members must have their types, offsets and sizes filled (sema does it).
   const Type* struct_(const StructDecl* d, uint32_t align, uint64_t size);
 

@@ -93,6 +93,15 @@ std::string Type::wgsl() const {
       return decl ? decl->name : "struct";
     case K::Atomic:
       return "atomic<" + elem->wgsl() + ">";
+    case K::Texture: {
+      std::string s = texture_type_names()[n];
+      if (elem) return s + "<" + elem->wgsl() + ">";
+      if (access != Access::None)
+        return s + "<" + texel_format_names()[count] + ", " + access_name(access) + ">";
+      return s;
+    }
+    case K::Sampler:
+      return n ? "sampler_comparison" : "sampler";
     case K::Pointer:
     case K::Reference: {
       std::string s = kind == K::Pointer ? "ptr<" : "ref<";
@@ -103,6 +112,57 @@ std::string Type::wgsl() const {
     }
   }
   return "?";
+}
+
+const std::vector<std::string>& texture_type_names() {
+  static const std::vector<std::string> names = {
+      "texture_1d",
+      "texture_2d",
+      "texture_2d_array",
+      "texture_3d",
+      "texture_cube",
+      "texture_cube_array",
+      "texture_multisampled_2d",  // sampled types above, with <T>
+      "texture_depth_2d",
+      "texture_depth_2d_array",
+      "texture_depth_cube",
+      "texture_depth_cube_array",
+      "texture_depth_multisampled_2d",
+      "texture_external",  // no template arguments from depth_2d to here
+      "texture_storage_1d",
+      "texture_storage_2d",
+      "texture_storage_2d_array",
+      "texture_storage_3d",  // <format, access>
+  };
+  return names;
+}
+
+const std::vector<std::string>& texel_format_names() {
+  // WGSL's storage texel formats; bgra8unorm is accepted in the shader (the API checks whether
+  // the device can use it for storage).
+  static const std::vector<std::string> names = {
+      "rgba8unorm",  "rgba8snorm", "rgba8uint",  "rgba8sint",   "rgba16uint", "rgba16sint",
+      "rgba16float", "r32uint",    "r32sint",    "r32float",    "rg32uint",   "rg32sint",
+      "rg32float",   "rgba32uint", "rgba32sint", "rgba32float", "bgra8unorm",
+  };
+  return names;
+}
+
+const Type* TypeTable::texture(uint32_t name, const Type* sampled, uint32_t format, Access access) {
+  Type t;
+  t.kind = K::Texture;
+  t.n = name;
+  t.elem = sampled;
+  t.count = format;
+  t.access = access;
+  return intern(t);
+}
+
+const Type* TypeTable::sampler(bool comparison) {
+  Type t;
+  t.kind = K::Sampler;
+  t.n = comparison ? 1 : 0;
+  return intern(t);
 }
 
 const Type* TypeTable::intern(const Type& t) {
@@ -300,6 +360,8 @@ bool is_plain(const Type* t) {
     case K::Void:
     case K::Pointer:
     case K::Reference:
+    case K::Texture:
+    case K::Sampler:
       return false;
     default:
       return true;

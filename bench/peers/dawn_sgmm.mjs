@@ -6,15 +6,21 @@
 // warm-up); then timed at gpt110m's products (the Bench4096 shapes: 2048 rows, forward, dX, dW+=).
 //   node bench/peers/dawn_sgmm.mjs DIR [N [ENTRY]]  (ENTRY: sgmm_f16, the default; wgslvk's output
 //   is DIR/ENTRY.c.f32; DAWN_NODE=path/to/dawn.node)
+// N = 0: the gpt110m products only (on the 4096^3 inputs' first elements), no N^3 comparison: the
+// products in a process of their own. DAWN_SGMM_WGSL=FILE (relative to the repository) and
+// DAWN_SGMM_BLOCK=BMxBN: another kernel of the family's ABI (gen_tiled.py --sweep's variants).
 import { createRequire } from 'module';
 import fs from 'node:fs';
 import path from 'node:path';
 
 const dir = process.argv[2];
-const n = Number(process.argv[3] || 4096);
+const n0 = Number(process.argv[3] ?? 4096);
+const n = n0 > 0 ? n0 : 4096;  // the dumped inputs' size
 const entry = process.argv[4] || 'sgmm_f16';
 const tiled = entry !== 'sgmm_f16';
-const block = tiled ? 128 : 64;  // the kernel's blocks of C: 64x64, or 128x128 (sgmm_f16_tiled8)
+// the kernel's blocks of C: 64x64, or 128x128 (sgmm_f16_tiled8), or DAWN_SGMM_BLOCK's
+const [blockM, blockN] = process.env.DAWN_SGMM_BLOCK ? process.env.DAWN_SGMM_BLOCK.split('x').map(Number)
+  : (tiled ? [128, 128] : [64, 64]);
 const wgslFile = tiled ? `subgroup_matrix_${entry.slice('sgmm_f16_'.length)}.wgsl` : 'subgroup_matrix.wgsl';
 const here = path.dirname(new URL(import.meta.url).pathname);
 const require = createRequire(import.meta.url);
@@ -40,7 +46,8 @@ const device = await adapter.requestDevice({
     maxComputeWorkgroupStorageSize: adapter.limits.maxComputeWorkgroupStorageSize },
 });
 device.onuncapturederror = e => console.error('dawn uncaptured error:', e.error.message);
-const code = fs.readFileSync(path.resolve(here, '../../wgsl_ports/subgroup_matrix/chromium_experimental', wgslFile), 'utf8');
+const code = fs.readFileSync(process.env.DAWN_SGMM_WGSL ? path.resolve(here, '../..', process.env.DAWN_SGMM_WGSL)
+  : path.resolve(here, '../../wgsl_ports/subgroup_matrix/chromium_experimental', wgslFile), 'utf8');
 device.pushErrorScope('validation');
 const module = device.createShaderModule({ code });
 const ci = await module.getCompilationInfo();
@@ -50,7 +57,7 @@ const err = await device.popErrorScope();
 if (err) { console.log(`dawn_sgmm: ERROR ${err.message}`); process.exit(1); }
 
 const a = fs.readFileSync(path.join(dir, 'a.f16')), b = fs.readFileSync(path.join(dir, 'b.f16'));
-const ours = new Uint32Array(new Uint8Array(fs.readFileSync(path.join(dir, `${entry}.c.f32`))).buffer);
+const ours = n0 > 0 ? new Uint32Array(new Uint8Array(fs.readFileSync(path.join(dir, `${entry}.c.f32`))).buffer) : null;
 const S = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
 const mk = (bytes, usage) => { const buf = device.createBuffer({ size: bytes.byteLength, usage }); device.queue.writeBuffer(buf, 0, bytes); return buf; };
 const ba = mk(a, S), bb = mk(b, S);
@@ -60,7 +67,7 @@ const group = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), e
   { binding: 0, resource: { buffer: ba } }, { binding: 1, resource: { buffer: bb } },
   { binding: 2, resource: { buffer: bc } }, { binding: 3, resource: { buffer: bu } }] });
 let gm = n, gn = n;  // the dispatch's M and N
-const record = (enc, tw) => { const p = enc.beginComputePass(tw ? { timestampWrites: tw } : {}); p.setPipeline(pipeline); p.setBindGroup(0, group); p.dispatchWorkgroups(Math.ceil(gn / block), Math.ceil(gm / block)); p.end(); };
+const record = (enc, tw) => { const p = enc.beginComputePass(tw ? { timestampWrites: tw } : {}); p.setPipeline(pipeline); p.setBindGroup(0, group); p.dispatchWorkgroups(Math.ceil(gn / blockN), Math.ceil(gm / blockM)); p.end(); };
 // Warm-up: at least 3 dispatches and 300 ms of them (the GPU's clock leaves its idle state), as
 // test_subgroup_matrix does.
 const warm = async () => {
@@ -71,9 +78,10 @@ const warm = async () => {
   }
   await device.queue.onSubmittedWorkDone();
 };
-await warm();
 const reps = 30;
 const qs = device.createQuerySet({ type: 'timestamp', count: 2 * reps });
+if (n0 > 0) {
+await warm();
 const enc = device.createCommandEncoder();
 for (let i = 0; i < reps; ++i) record(enc, { querySet: qs, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 });
 const rs = device.createBuffer({ size: 16 * reps, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
@@ -98,6 +106,8 @@ for (let i = 0; i < n * n; ++i) if (theirs[i] !== ours[i]) {
   worst = Math.max(worst, Math.abs(key(theirs[i]) - key(ours[i])));
 }
 console.log(`dawn_sgmm ${entry} ${n}^3: ${n * n - diff} of ${n * n} outputs bit-identical to wgslvk's, ${diff} differ (largest difference ${worst} f32 ULPs)`);
+rt.unmap(); rc.unmap();
+}
 
 // gpt110m's products on the same buffers (their first elements: random f16 of the 4096^3 case).
 const shapes = [];
@@ -116,6 +126,7 @@ for (const [M, N, K, flags] of shapes) {
   device.queue.submit([e.finish()]);
   await rt2.mapAsync(GPUMapMode.READ);
   const t2 = new BigUint64Array(rt2.getMappedRange().slice(0));
+  rt2.unmap(); rt2.destroy(); rs2.destroy();
   const ms2 = []; for (let i = 0; i < reps; ++i) ms2.push(Number(t2[2 * i + 1] - t2[2 * i]) * 1e-6);
   ms2.sort((x, y) => x - y);
   const med2 = ms2[Math.floor(ms2.length / 2)];

@@ -1,8 +1,9 @@
-// sgmm_f16 and sgmm_f16_tiled8 (wgsl_ports/subgroup_matrix/chromium_experimental/, ours): f16
-// inputs, f32 accumulation on cooperative matrices. On a device with
-// "chromium-experimental-subgroup-matrix": shapes with interior blocks, edge blocks and a partial
-// last K step, strides that are not multiples of 8 (sgmm_f16: staged everywhere) or 4
-// (sgmm_f16_tiled8: copied element by element), under every flag combination; every element
+// sgmm_f16, sgmm_f16_tiled8 and sgmm_f16_tiled8_d2 (wgsl_ports/subgroup_matrix/
+// chromium_experimental/, ours): f16 inputs, f32 accumulation on cooperative matrices. On a device
+// with "chromium-experimental-subgroup-matrix": shapes with interior blocks, edge blocks and a
+// partial last K step, strides that are not multiples of 8 (sgmm_f16: staged everywhere) or 4
+// (the tiled kernels: copied element by element), odd and even numbers of K steps
+// (sgmm_f16_tiled8_d2's loop takes two at a time), under every flag combination; every element
 // against the double reference within bound_ulps of S, and a poisoned tail after C that must stay
 // poison. Without the feature (lavapipe: no Mesa in Debian exposes VK_KHR_cooperative_matrix for
 // it) those SKIP, and the runtime's refusal is tested instead. WGSLVK_SGMM_BENCH=1 also times
@@ -35,11 +36,31 @@ using testing::device;
 
 constexpr const char* kKernel = "subgroup_matrix/sgmm_f16";
 constexpr const char* kTiled = "subgroup_matrix/sgmm_f16_tiled8";
-constexpr const char* kKernels[] = {kKernel, kTiled};
-// sgmm_f16_tiled8's workgroup memory (its WGSL's header): more than WebGPU's default 16,384.
+constexpr const char* kTiledD2 = "subgroup_matrix/sgmm_f16_tiled8_d2";
+constexpr const char* kKernels[] = {kKernel, kTiled, kTiledD2};
+// sgmm_f16_tiled8's (and sgmm_f16_tiled8_d2's) workgroup memory (their WGSL's header): more than
+// WebGPU's default 16,384.
 constexpr uint32_t kTiledWorkgroupBytes = 49152;
 
+#ifdef WGSLVK_SGMM_SWEEP
+// gen_tiled.py --sweep's measurement variants (built with -DWGSLVK_SGMM_SWEEP=ON only).
+struct SweepVariant {
+  const char* kernel;
+  uint32_t block_m, block_n;
+  bool checked;  // a correct kernel (not an ablation that skips part of the work)
+  uint32_t workgroup_bytes;
+};
+constexpr SweepVariant kSweep[] = {
+#include "sweep/variants.inc"
+};
+#endif
+
 std::array<uint32_t, 3> workgroups_for(const std::string& name, const Dims& d) {
+#ifdef WGSLVK_SGMM_SWEEP
+  for (const auto& v : kSweep)
+    if (name == v.kernel)
+      return {(d.N + v.block_n - 1) / v.block_n, (d.M + v.block_m - 1) / v.block_m, 1};
+#endif
   return name == kKernel ? subgroup_matrix::workgroups(d) : subgroup_matrix::workgroups_tiled(d);
 }
 
@@ -50,7 +71,8 @@ Device& sgmm_device() {
     desc.label = "sgmm device";
     desc.required_features = testing::adapter().features();
     desc.capture_executable_statistics =
-        std::getenv("WGSLVK_SGMM_BENCH") && testing::adapter().supports_executable_statistics();
+        (std::getenv("WGSLVK_SGMM_BENCH") || std::getenv("WGSLVK_SGMM_SWEEP")) &&
+        testing::adapter().supports_executable_statistics();
     desc.required_limits.max_compute_workgroup_storage_size = std::min(
         kTiledWorkgroupBytes, testing::adapter().limits().max_compute_workgroup_storage_size);
     return testing::make_device(desc);
@@ -175,9 +197,8 @@ RunResult run(const std::string& name, const Dims& d, const Inputs& in, uint32_t
 }
 
 // Every element within the bound; the tail untouched. Returns the worst ULPs of S.
-double expect_within(const std::vector<float>& got, const Dims& d, const Inputs& in,
+double expect_within(const std::vector<float>& got, const Dims& d, const UlpExpected& e,
                      const std::string& what, uint32_t tail = 16) {
-  const UlpExpected e = subgroup_matrix::reference(d, in.a, in.b, in.c_old);
   EXPECT_EQ(got.size(), e.value.size() + tail) << what;
   size_t bad = 0;
   double worst = 0;
@@ -194,6 +215,11 @@ double expect_within(const std::vector<float>& got, const Dims& d, const Inputs&
     EXPECT_EQ(std::bit_cast<uint32_t>(got[i]), testing::kPoisonBits)
         << what << ": the tail after C was written at " << i;
   return worst;
+}
+
+double expect_within(const std::vector<float>& got, const Dims& d, const Inputs& in,
+                     const std::string& what, uint32_t tail = 16) {
+  return expect_within(got, d, subgroup_matrix::reference(d, in.a, in.b, in.c_old), what, tail);
 }
 
 TEST(SubgroupMatrix, RefusedWithoutTheFeature) {
@@ -251,10 +277,11 @@ TEST(SubgroupMatrix, ShapesUnderEveryFlagCombination) {
   // 256x256x64: every block inside, stored directly.
   // sgmm_f16_tiled8's 128x128 blocks: 384x256x96 every block inside, three K steps;
   // 130x198x50: N and K not multiples of 4 (its element-by-element copy, C through workgroup
-  // memory), edge blocks on both sides, a partial last K step.
-  for (Dims shape :
-       {Dims{256, 192, 64, 0}, Dims{200, 136, 72, 0}, Dims{264, 196, 52, 0}, Dims{7, 5, 3, 0},
-        Dims{256, 256, 64, 0}, Dims{384, 256, 96, 0}, Dims{130, 198, 50, 0}}) {
+  // memory), edge blocks on both sides, a partial last K step; 136x264x160: five K steps, edge
+  // blocks on both sides with aligned strides.
+  for (Dims shape : {Dims{256, 192, 64, 0}, Dims{200, 136, 72, 0}, Dims{264, 196, 52, 0},
+                     Dims{7, 5, 3, 0}, Dims{256, 256, 64, 0}, Dims{384, 256, 96, 0},
+                     Dims{130, 198, 50, 0}, Dims{136, 264, 160, 0}}) {
     for (uint32_t flags : {0u, 1u, 2u, 3u, 8u, 9u, 10u, 11u}) {
       Dims d = shape;
       d.flags = flags;
@@ -347,6 +374,214 @@ TEST(SubgroupMatrix, Bench4096) {
     }
   }
 }
+
+#ifdef WGSLVK_SGMM_SWEEP
+// The sweep (WGSLVK_SGMM_SWEEP=1; gen_tiled.py --sweep): the driver's statistics of every
+// variant, every checked variant on every shape x flag set and the GPT layer's products against
+// the reference, then 2048^3 (before and after 4096^3), 4096^3 and gpt110m's products timed for
+// sgmm_f16_tiled8 and each variant (ablations at N^3 only). WGSLVK_SGMM_DUMP=DIR writes each
+// checked kernel's 4096^3 output (and the inputs) for the Dawn comparison.
+// Times kernels ks on the same inputs, interleaved: each round dispatches every kernel once (its
+// own C buffer, a pass with timestamps each), so a change of the GPU's clock or power state
+// reaches all of them alike; rounds of warm-up for at least warm_ms first (the first seconds of
+// work after the GPU idled ran slower: README "Sweep"). Returns each kernel's median and its C.
+std::vector<RunResult> time_interleaved(const std::vector<std::string>& ks, const Dims& d,
+                                        const Inputs& in, int reps, int warm_ms) {
+  Device& dev = sgmm_device();
+  auto words = [](const std::vector<uint16_t>& h) {
+    std::vector<uint16_t> v = h;
+    while (v.size() % 4) v.push_back(0);
+    return v;
+  };
+  Buffer a = testing::upload(dev, words(in.a), "a");
+  Buffer b = testing::upload(dev, words(in.b), "b");
+  std::vector<float> c0(subgroup_matrix::c_elements(d) + 16, testing::poison_f32());
+  std::copy(in.c_old.begin(), in.c_old.end(), c0.begin());
+  auto dims = d.uniform();
+  Buffer u = dev.create_buffer({"dims", 16, BufferUsage::Uniform | BufferUsage::CopyDst});
+  dev.queue().write_buffer(u, 0, dims.data(), 16);
+  std::vector<Buffer> cs;
+  std::vector<BindGroup> gs;
+  for (const auto& k : ks) {
+    cs.push_back(testing::upload(dev, c0, "c"));
+    gs.push_back(dev.create_bind_group(
+        {"sgmm", pipeline(k).get_bind_group_layout(0), {{0, a}, {1, b}, {2, cs.back()}, {3, u}}}));
+  }
+  const size_t nk = ks.size();
+  auto record = [&](ComputePass& pass, size_t i) {
+    const auto wg = workgroups_for(ks[i], d);
+    pass.set_pipeline(pipeline(ks[i]));
+    pass.set_bind_group(0, gs[i]);
+    pass.dispatch_workgroups(wg[0], wg[1], wg[2]);
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int w = 0;
+       w < 3 || std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(warm_ms); ++w) {
+    CommandEncoder enc = dev.create_command_encoder();
+    for (size_t i = 0; i < nk; ++i) {
+      ComputePass pass = enc.begin_compute_pass();
+      record(pass, i);
+      pass.end();
+    }
+    dev.queue().submit(enc.finish());
+    if (w % 2 == 1) dev.queue().on_submitted_work_done();
+  }
+  QuerySet qs = dev.create_query_set({"sgmm times", QueryType::Timestamp, uint32_t(2 * reps * nk)});
+  CommandEncoder enc = dev.create_command_encoder();
+  for (int r = 0; r < reps; ++r)
+    for (size_t i = 0; i < nk; ++i) {
+      const uint32_t q = uint32_t(2 * (r * nk + i));
+      ComputePass pass = enc.begin_compute_pass({"timed", PassTimestampWrites{qs, q, q + 1}});
+      record(pass, i);
+      pass.end();
+    }
+  dev.queue().submit(enc.finish());
+  auto ts = dev.read_timestamps(qs);
+  std::vector<RunResult> out(nk);
+  for (size_t i = 0; i < nk; ++i) {
+    std::vector<double> ms;
+    for (int r = 0; r < reps; ++r) {
+      const size_t q = 2 * (r * nk + i);
+      ms.push_back(double(ts[q + 1] - ts[q]) * 1e-6);
+    }
+    std::sort(ms.begin(), ms.end());
+    out[i].ms = ms[ms.size() / 2];
+    out[i].c = read<float>(dev, cs[i]);
+    std::printf("%s %ux%ux%u flags %u: min %.4f ms, median %.4f ms, max %.4f ms over %d\n",
+                ks[i].c_str(), d.M, d.N, d.K, d.flags, ms.front(), out[i].ms, ms.back(), reps);
+  }
+  return out;
+}
+
+TEST(SubgroupMatrix, Sweep) {
+  REQUIRE_SUBGROUP_MATRIX();
+  if (!std::getenv("WGSLVK_SGMM_SWEEP")) GTEST_SKIP() << "set WGSLVK_SGMM_SWEEP=1";
+  std::vector<std::string> all = {kTiled, kTiledD2};
+  std::vector<std::string> checked = {kTiled, kTiledD2};
+  const uint32_t limit = testing::adapter().limits().max_compute_workgroup_storage_size;
+  for (const auto& v : kSweep) {
+    if (v.workgroup_bytes > limit) {
+      std::printf("%s: needs %u bytes of workgroup memory, the adapter offers %u: skipped\n",
+                  v.kernel, v.workgroup_bytes, limit);
+      continue;
+    }
+    all.push_back(v.kernel);
+    if (v.checked) checked.push_back(v.kernel);
+  }
+  for (const auto& k : all) {
+    try {
+      for (const auto& e : pipeline(k).executable_statistics())
+        for (const auto& st : e.statistics) {
+          std::string v;
+          std::visit([&](auto x) { v = std::to_string(x); }, st.value);
+          std::printf("%s: %s %s = %s\n", k.c_str(), e.name.c_str(), st.name.c_str(), v.c_str());
+        }
+    } catch (const std::exception& e) {
+      std::printf("%s: no executable statistics (%s)\n", k.c_str(), e.what());
+    }
+  }
+  std::fflush(stdout);
+  auto g = testing::rng(3);
+  std::map<std::string, double> worst;
+  for (Dims shape : {Dims{256, 192, 64, 0}, Dims{200, 136, 72, 0}, Dims{264, 196, 52, 0},
+                     Dims{7, 5, 3, 0}, Dims{384, 256, 96, 0}, Dims{130, 198, 50, 0},
+                     Dims{300, 260, 200, 0}, Dims{512, 384, 128, 0}}) {
+    for (uint32_t flags : {0u, 1u, 2u, 3u, 8u, 9u, 10u, 11u}) {
+      Dims d = shape;
+      d.flags = flags;
+      auto in = random_inputs(g, d);
+      const UlpExpected e = subgroup_matrix::reference(d, in.a, in.b, in.c_old);
+      for (const auto& k : checked) {
+        const std::string what = k + " " + std::to_string(d.M) + "x" + std::to_string(d.N) + "x" +
+                                 std::to_string(d.K) + " flags " + std::to_string(flags);
+        worst[k] = std::max(worst[k], expect_within(run(k, d, in).c, d, e, what));
+      }
+    }
+  }
+  for (Dims d : {Dims::forward(512, 768, 2304), Dims::grad_input(512, 768, 2304),
+                 Dims::grad_weight(512, 768, 2304, true)}) {
+    auto in = random_inputs(g, d);
+    const UlpExpected e = subgroup_matrix::reference(d, in.a, in.b, in.c_old);
+    for (const auto& k : checked)
+      worst[k] = std::max(
+          worst[k],
+          expect_within(run(k, d, in).c, d, e, k + " gpt layer flags " + std::to_string(d.flags)));
+  }
+  for (const auto& k : checked)
+    std::printf("%s: every shape x flag set, worst %.3g ULPs of S\n", k.c_str(), worst[k]);
+  std::fflush(stdout);
+  if (!testing::adapter().has_feature(Feature::TimestampQuery)) GTEST_SKIP() << "no timestamps";
+  const char* dir = std::getenv("WGSLVK_SGMM_DUMP");
+  auto put = [&](const std::string& name, const void* p, size_t bytes) {
+    std::ofstream f(std::string(dir) + "/" + name, std::ios::binary);
+    f.write(static_cast<const char*>(p), std::streamsize(bytes));
+  };
+  const auto wall0 = std::chrono::steady_clock::now();
+  auto wall = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  };
+  int pass = 0;
+  // N^3 (flags 0, then 4096^3 with TRANS_A and TRANS_B too), interleaved; the first 2048^3 pass
+  // right after the GPU idled (the host's references above) and with the short warm-up the
+  // earlier benchmarks used, the later ones with 2 s.
+  for (auto [n, flags, warm_ms] :
+       {std::tuple{2048u, 0u, 300}, std::tuple{4096u, 0u, 2000}, std::tuple{4096u, 2u, 1000},
+        std::tuple{4096u, 1u, 1000}, std::tuple{2048u, 0u, 1000}}) {
+    Dims d{n, n, n, flags};
+    auto in = random_inputs(g, d);
+    if (dir && n == 4096 && flags == 0) {
+      put("a.f16", in.a.data(), in.a.size() * 2);
+      put("b.f16", in.b.data(), in.b.size() * 2);
+    }
+    ++pass;
+    std::printf("sweep pass %d starts at %.1f s\n", pass, wall());
+    auto rs = time_interleaved(all, d, in, 30, warm_ms);
+    std::printf("sweep pass %d timed by %.1f s\n", pass, wall());
+    Dims rows = d;
+    rows.M = 64;  // the first 64 rows of C depend only on the first 64 rows of A
+    Inputs top{std::vector<uint16_t>(), in.b, {}};
+    if (flags & subgroup_matrix::TRANS_A) {  // A stored [K][M]: the first 64 columns of each row
+      for (uint32_t k = 0; k < n; ++k)
+        top.a.insert(top.a.end(), in.a.begin() + size_t(k) * n, in.a.begin() + size_t(k) * n + 64);
+    } else {
+      top.a.assign(in.a.begin(), in.a.begin() + size_t(64) * n);
+    }
+    const UlpExpected e_top = subgroup_matrix::reference(rows, top.a, top.b, top.c_old);
+    for (size_t i = 0; i < all.size(); ++i) {
+      const auto& k = all[i];
+      std::printf("sweep %s %u^3 flags %u (pass %d): %.1f TFLOP/s (median)\n", k.c_str(), n, flags,
+                  pass, 2.0 * n * n * n / (rs[i].ms * 1e-3) / 1e12);
+      if (std::find(checked.begin(), checked.end(), k) == checked.end()) continue;
+      std::vector<float> got(rs[i].c.begin(), rs[i].c.begin() + size_t(64) * n);
+      got.insert(got.end(), rs[i].c.end() - 16, rs[i].c.end());
+      expect_within(
+          got, rows, e_top,
+          k + " " + std::to_string(n) + "^3 flags " + std::to_string(flags) + " first 64 rows");
+      if (dir && n == 4096 && flags == 0) {
+        const std::string entry = k.substr(k.find('/') + 1);
+        put(entry + ".c.f32", rs[i].c.data(), subgroup_matrix::c_elements(d) * 4);
+      }
+    }
+    std::fflush(stdout);
+  }
+  struct Layer {
+    uint32_t d_in, d_out;
+  };
+  // gpt110m (apps/gpt: batch 8 x context 256 = 2048 rows, d 768, MLP 3072, vocab 256)
+  for (Layer l :
+       {Layer{768, 2304}, Layer{768, 768}, Layer{768, 3072}, Layer{3072, 768}, Layer{768, 256}}) {
+    for (Dims d : {Dims::forward(2048, l.d_in, l.d_out), Dims::grad_input(2048, l.d_in, l.d_out),
+                   Dims::grad_weight(2048, l.d_in, l.d_out, true)}) {
+      auto in = random_inputs(g, d);
+      auto rs = time_interleaved(checked, d, in, 30, 500);
+      for (size_t i = 0; i < checked.size(); ++i)
+        std::printf("sweep %s gpt %ux%ux%u flags %u: %.1f TFLOP/s (median)\n", checked[i].c_str(),
+                    d.M, d.N, d.K, d.flags, 2.0 * d.M * d.N * d.K / (rs[i].ms * 1e-3) / 1e12);
+      std::fflush(stdout);
+    }
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace wgslvk

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 # Writes sgmm_f16_tiled8: chromium_experimental/subgroup_matrix_tiled8.wgsl (ours) and its GLSL
-# port sgmm_f16_tiled8.comp, line by line the same structure (README.md). The kernel is
+# port sgmm_f16_tiled8.comp, line by line the same structure (README.md), and sgmm_f16_tiled8_d2
+# (subgroup_matrix_tiled8_d2.wgsl, sgmm_f16_tiled8_d2.comp; gen_nat). --sweep: the measurement
+# variants of gen_nat into sweep/ (README "Sweep"; built with -DWGSLVK_SGMM_SWEEP=ON only). The kernel is
 # straight-line code (named result matrices and copy registers, both K halves of a step written
 # out) because an array of result matrices indexed in loops went to local memory on NVIDIA's
 # driver; this script keeps the two files in step. Run: python3 gen_tiled.py (from anywhere).
 import os
 
 def gen(name, sgy, lang, header):
+    U4 = False
     T = 32 * sgy; V = 1024 // T; MI = (128 // (sgy // 2)) // 16; NJ = 4
     TM = MI * 16
     W = lang == 'wgsl'
@@ -22,6 +25,8 @@ def gen(name, sgy, lang, header):
     RES = "subgroup_matrix_result<f32, 16, 16>" if W else "RESULT"
     def load(dst, typ, arr, off, cm, stride):
         if W: return f"{dst} = subgroupMatrixLoad<{typ}>(&{arr}, {off}, {'true' if cm else 'false'}, {stride});"
+        if U4 and arr in ("tile_a", "tile_b"):
+            off, stride = f"({off}) / 8u", f"{int(stride.rstrip('u')) // 8}u"
         return f"coopMatLoadNV({dst}, {arr}, {off}, {stride}, {'true' if cm else 'false'});"
     def store(src, arr, off, stride):
         if W: return f"subgroupMatrixStore(&{arr}, {off}, {src}, false, {stride});"
@@ -224,12 +229,457 @@ def gen(name, sgy, lang, header):
     return "\n".join(L) + "\n"
 
 
+# ---- "natural" layout kernels (sgmm_f16_nat*): one workgroup-memory layout for every flag --------
+# A is kept in workgroup memory as [m][k] and B as [n][k] whatever the flags: an operand stored
+# the other way round is transposed while it is copied (each invocation fetches a 4x4 block, four
+# vec4<f16> of consecutive stored rows, and writes it as four rows of four consecutive k), so the
+# subgroup-matrix loads of the inner loop are the same for every flag (left row-major, right
+# column-major) and the loop has no branches.
+def gen_nat(name, cfg, lang, header):
+    SGM, SGN, MI, NJ, BK, STAGES = (cfg[k] for k in ("SGM", "SGN", "MI", "NJ", "BK", "STAGES"))
+    abl = cfg.get("ABL", "")
+    U4 = cfg.get("U4", False) and lang != 'wgsl'  # GLSL only: the WGSL keeps array<f16>
+    sgy = SGM * SGN; T = 32 * sgy
+    TM, TN = 16 * MI, 16 * NJ
+    BM, BN = SGM * TM, SGN * TN
+    S = BK + 8  # row stride of a tile in f16: 16-byte rows, padded by 16 bytes
+    TA, TB = BM * S, BN * S
+    KQ = BK // 4
+    W = lang == 'wgsl'
+    L = []
+    def o(s=''): L.append(s)
+    def sel(f, t, c):
+        return f"select({f}, {t}, {c})" if W else f"({c} ? {t} : {f})"
+    decl = (lambda n, e: f"let {n} = {e};") if W else (lambda n, e: f"const uint {n} = {e};")
+    declb = (lambda n, e: f"let {n} = {e};") if W else (lambda n, e: f"const bool {n} = {e};")
+    LEFT = "subgroup_matrix_left<f16, 16, 16>" if W else "LEFT"
+    RIGHT = "subgroup_matrix_right<f16, 16, 16>" if W else "RIGHT"
+    RES = "subgroup_matrix_result<f32, 16, 16>" if W else "RESULT"
+    bar = "workgroupBarrier();" if W else "barrier();"
+    def load(dst, typ, arr, off, cm, stride):
+        if W: return f"{dst} = subgroupMatrixLoad<{typ}>(&{arr}, {off}, {'true' if cm else 'false'}, {stride});"
+        if U4 and arr in ("tile_a", "tile_b"):
+            off, stride = f"({off}) / 8u", f"{int(stride.rstrip('u')) // 8}u"
+        return f"coopMatLoadNV({dst}, {arr}, {off}, {stride}, {'true' if cm else 'false'});"
+    def store(src, arr, off, stride):
+        if W: return f"subgroupMatrixStore(&{arr}, {off}, {src}, false, {stride});"
+        return f"coopMatStoreNV({src}, {arr}, {off}, {stride}, false);"
+    def mma(a, b, c):
+        return f"{c} = subgroupMatrixMultiplyAccumulate({a}, {b}, {c});" if W else f"{c} = coopMatMulAddNV({a}, {b}, {c});"
+    def p2(x):
+        assert x & (x - 1) == 0, x
+        return x.bit_length() - 1
+    # per-invocation copy counts: vec4s of each tile, and 4x4 blocks when transposed
+    VA, VB = BM * BK // 4 // T, BN * BK // 4 // T
+    assert VA * T * 4 == BM * BK and VB * T * 4 == BN * BK and VA % 4 == 0 and VB % 4 == 0, cfg
+    assert BM >= 64 and BN >= 64 and BK >= 32 and BK % 16 == 0
+    for l in header: o(l)
+    if W:
+        o("enable f16;"); o("enable chromium_experimental_subgroup_matrix;")
+        o("// The subgroup's offsets derive from local_invocation_id.y, uniform in each subgroup by the")
+        o("// workgroup-size rule above, which Tint's uniformity analysis does not know.")
+        o("diagnostic(off, chromium.subgroup_matrix_uniformity);"); o()
+        o("@group(0) @binding(0) var<storage, read> ta_in: array<vec4<f16>>;")
+        o("@group(0) @binding(1) var<storage, read> tb_in: array<vec4<f16>>;")
+        o("@group(0) @binding(2) var<storage, read_write> tc_out: array<f32>;")
+        o("@group(0) @binding(3) var<uniform> tdims: vec4<u32>;  // (M, N, K, flags)"); o()
+        o("const TRANS_A: u32 = 1u;"); o("const TRANS_B: u32 = 2u;"); o("const ACCUMULATE: u32 = 8u;"); o()
+        o(f"var<workgroup> tile_a: array<f16, {STAGES * TA}>;  // {STAGES} x A [{BM}][{BK} + 8]")
+        o(f"var<workgroup> tile_b: array<f16, {STAGES * TB}>;  // {STAGES} x B [{BN}][{BK} + 8] (n, k)")
+        o(f"var<workgroup> tile_c: array<f32, {256*sgy}>;  // one [16][16] C tile per subgroup (edge blocks)")
+    else:
+        o("#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require")
+        o("#extension GL_EXT_shader_16bit_storage : require")
+        o("#extension GL_KHR_memory_scope_semantics : require")
+        o("#extension GL_NV_cooperative_matrix : require"); o()
+        o("#define LEFT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>")
+        o("#define RIGHT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>")
+        o("#define RESULT fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>"); o()
+        o(f"layout(local_size_x = 32, local_size_y = {sgy}, local_size_z = 1) in;"); o()
+        o("layout(set = 0, binding = 0, std430) readonly buffer TA { f16vec4 ta_in[]; };")
+        o("layout(set = 0, binding = 1, std430) readonly buffer TB { f16vec4 tb_in[]; };")
+        o("layout(set = 0, binding = 2, std430) buffer TC { float tc_out[]; };")
+        o("layout(set = 0, binding = 3, std140) uniform TDims { uvec4 tdims; };  // (M, N, K, flags)"); o()
+        o("const uint TRANS_A = 1u;"); o("const uint TRANS_B = 2u;"); o("const uint ACCUMULATE = 8u;"); o()
+        if U4:
+            o("// The tiles as 16-byte words (the WGSL's array<f16>, the same bytes): offsets and strides")
+            o("// of the loads in uvec4s, stores of f16 pairs packed in 32-bit words.")
+            o(f"shared uvec4 tile_a[{STAGES * TA // 8}];  // {STAGES} x A [{BM}][{BK} + 8] f16")
+            o(f"shared uvec4 tile_b[{STAGES * TB // 8}];  // {STAGES} x B [{BN}][{BK} + 8] f16 (n, k)")
+        else:
+            o(f"shared float16_t tile_a[{STAGES * TA}];  // {STAGES} x A [{BM}][{BK} + 8]")
+            o(f"shared float16_t tile_b[{STAGES * TB}];  // {STAGES} x B [{BN}][{BK} + 8] (n, k)")
+        o(f"shared float tile_c[{256*sgy}];  // one [16][16] C tile per subgroup (edge blocks)")
+    o()
+    for which in "ab":
+        if which == "a": o("// Four elements (row, col .. col + 3) of a stored [rows][ld] f16 matrix, zeros outside it.")
+        arr = f"t{which}_in"
+        o(f"fn fetch_{which}(row: u32, col: u32, rows: u32, ld: u32) -> vec4<f16> {{" if W else
+          f"f16vec4 fetch_{which}(uint row, uint col, uint rows, uint ld) {{")
+        o("  if (row < rows && col + 4u <= ld && ld % 4u == 0u) {")
+        o(f"    return {arr}[(row * ld + col) / 4u];")
+        o("  }")
+        o("  var v = vec4<f16>();" if W else "  f16vec4 v = f16vec4(0.0);")
+        # unrolled: a dynamically indexed vector went to local memory
+        for e in range(4):
+            o(f"  if (row < rows && col + {e}u < ld) {{")
+            o("    " + decl(f"i{e}", f"row * ld + col + {e}u"))
+            o(f"    v.{'xyzw'[e]} = {arr}[i{e} / 4u][i{e} % 4u];")
+            o("  }")
+        o("  return v;"); o("}"); o()
+    o("// Edge blocks: C tile (r, c) of this subgroup between the buffer and workgroup memory, inside C.")
+    for fn, body in (("c_in", ["tile_c[base + e] = 0.0;", "if (gr < M && gc < N) {", "  tile_c[base + e] = tc_out[gr * N + gc];", "}"]),
+                     ("c_out", ["if (gr < M && gc < N) {", "  tc_out[gr * N + gc] = tile_c[base + e];", "}"])):
+        if W:
+            o(f"fn {fn}(base: u32, lx: u32, r: u32, c: u32, M: u32, N: u32) {{")
+            o("  for (var e = lx; e < 256u; e += 32u) {")
+        else:
+            o(f"void {fn}(uint base, uint lx, uint r, uint c, uint M, uint N) {{")
+            o("  for (uint e = lx; e < 256u; e += 32u) {")
+        o("    " + decl("gr", "r + e / 16u")); o("    " + decl("gc", "c + e % 16u"))
+        for b in body: o("    " + b)
+        o("  }"); o("}"); o()
+    if W:
+        o(f"@compute @workgroup_size(32, {sgy}, 1)")
+        o(f"fn {name}(@builtin(workgroup_id) wid: vec3<u32>,")
+        o(f"{' ' * (len(name) + 4)}@builtin(local_invocation_id) lxy: vec3<u32>,")
+        o(f"{' ' * (len(name) + 4)}@builtin(local_invocation_index) lid: u32) {{")
+    else:
+        o("void main() {")
+        o("  const uvec3 wid = gl_WorkGroupID;"); o("  const uvec3 lxy = gl_LocalInvocationID;")
+        o("  const uint lid = gl_LocalInvocationIndex;")
+    I = "  "
+    for n, e in [("M", "tdims.x"), ("N", "tdims.y"), ("K", "tdims.z"), ("flags", "tdims.w")]: o(I + decl(n, e))
+    o(I + declb("ta", "(flags & TRANS_A) != 0u")); o(I + declb("tb", "(flags & TRANS_B) != 0u")); o()
+    o(I + "// The block: dispatch order walks 8 block rows per block column.")
+    for n, e in [("gx", f"(N + {BN-1}u) / {BN}u"), ("gy", f"(M + {BM-1}u) / {BM}u"), ("pid", "wid.y * gx + wid.x"),
+                 ("grow", "(pid / (8u * gx)) * 8u"), ("rows_g", "min(gy - grow, 8u)"), ("inner", "pid % (8u * gx)"),
+                 ("row0", f"(grow + inner % rows_g) * {BM}u"), ("col0", f"(inner / rows_g) * {BN}u")]:
+        o(I + decl(n, e))
+    o()
+    o(I + decl("sg", "lxy.y") + f"  // this subgroup's {TM}x{TN} part of the block")
+    o(I + decl("srow", f"(sg / {SGN}u) * {TM}u")); o(I + decl("scol", f"(sg % {SGN}u) * {TN}u"))
+    o(I + decl("cbase", "sg * 256u") + "  // its C tile in workgroup memory")
+    o(I + declb("direct_c", f"row0 + {BM}u <= M && col0 + {BN}u <= N && N % 4u == 0u"))
+    for n, e in [("a_rows", sel("M", "K", "ta")), ("a_ld", sel("K", "M", "ta")),
+                 ("b_rows", sel("K", "N", "tb")), ("b_ld", sel("N", "K", "tb"))]:
+        o(I + decl(n, e))
+    o()
+    accs = [f"c{i}{j}" for i in range(MI) for j in range(NJ)]
+    o(I + "// The subgroup's result matrices, named (an array indexed in loops went to local memory).")
+    for c in accs:
+        o(I + (f"var {c}: {RES};" if W else f"{RES} {c} = {RES}(0.0);"))
+    rc = lambda i, j: (f"row0 + srow + {16*i}u", f"col0 + scol + {16*j}u")
+    o(I + "if ((flags & ACCUMULATE) != 0u) {")
+    o(I + "  if (direct_c) {")
+    for i in range(MI):
+        for j in range(NJ):
+            r, c = rc(i, j)
+            o(I + "    " + load(f"c{i}{j}", RES, "tc_out", f"({r}) * N + {c}", False, "N"))
+    o(I + "  } else {")
+    for i in range(MI):
+        for j in range(NJ):
+            r, c = rc(i, j)
+            o(I + f"    {bar}"); o(I + f"    c_in(cbase, lxy.x, {r}, {c}, M, N);"); o(I + f"    {bar}")
+            o(I + "    " + load(f"c{i}{j}", RES, "tile_c", "cbase", False, "16u"))
+    o(I + "  }"); o(I + "}"); o()
+    o(I + decl("steps", f"(K + {BK-1}u) / {BK}u"))
+    D = cfg.get("D", 1)
+    for rs in ("", "_1")[:D]:
+        for x, V in (("a", VA), ("b", VB)):
+            for v in range(V):
+                o(I + (f"var r{x}{v}{rs}: vec4<f16>;" if W else f"f16vec4 r{x}{v}{rs};"))
+    # The copy of one operand. Not transposed (stored [r][k]): vec4 q = lid + T v is row
+    # q / (BK/4), k 4 (q % (BK/4)). Transposed (stored [k][r]): block q = lid + T b covers stored
+    # rows k0 + 4 kq + (0..3), columns r0 + 4 r4 + (0..3); the 32 invocations of a subgroup take 8
+    # consecutive kq and 4 consecutive r4 (the transposed rows they write fill the banks).
+    FP = cfg.get("FP", False)  # a block-uniform fast path: the whole tile inside, no per-vec4 checks
+    def fetch_lines(ind, k0, rs=""):
+        for x, V, R, rr, direct in (("a", VA, BM, "row0", "!ta"), ("b", VB, BN, "col0", "tb")):
+            arr = f"t{x}_in"
+            o(ind + f"if ({direct}) {{  // stored [{'m' if x == 'a' else 'n'}][k]")
+            if FP:
+                o(ind + "  if (" + f"{rr} + {R}u <= {x}_rows && {k0} + {BK}u <= {x}_ld && {x}_ld % 4u == 0u) {{  // inside")
+                for v in range(V):
+                    q = f"lid + {T*v}u" if v else "lid"
+                    o(ind + f"    r{x}{v}{rs} = {arr}[(({rr} + (({q}) >> {p2(KQ)}u)) * {x}_ld + {k0} + (({q}) & {KQ-1}u) * 4u) / 4u];")
+                o(ind + "  } else {")
+            for v in range(V):
+                q = f"lid + {T*v}u" if v else "lid"
+                o(ind + ("  " if FP else "") + f"  r{x}{v}{rs} = fetch_{x}({rr} + (({q}) >> {p2(KQ)}u), {k0} + (({q}) & {KQ-1}u) * 4u, {x}_rows, {x}_ld);")
+            if FP:
+                o(ind + "  }")
+            o(ind + f"}} else {{  // stored [k][{'m' if x == 'a' else 'n'}]: 4x4 blocks")
+            RQ4 = R // 16
+            for b in range(V // 4):
+                q = f"lid + {T*b}u" if b else "lid"
+                o(ind + "  " + decl(f"{x}r{b}", f"((({q}) >> 5u) & {RQ4-1}u) * 4u + ((({q}) >> 3u) & 3u)"))
+                o(ind + "  " + decl(f"{x}k{b}", f"(({q}) >> {5 + p2(RQ4)}u) * 8u + (({q}) & 7u)"))
+            if FP:
+                o(ind + "  if (" + f"{k0} + {BK}u <= {x}_rows && {rr} + {R}u <= {x}_ld && {x}_ld % 4u == 0u) {{  // inside")
+                for b in range(V // 4):
+                    for r in range(4):
+                        o(ind + f"    r{x}{4*b+r}{rs} = {arr}[(({k0} + {x}k{b} * 4u + {r}u) * {x}_ld + {rr} + {x}r{b} * 4u) / 4u];")
+                o(ind + "  } else {")
+            for b in range(V // 4):
+                for r in range(4):
+                    o(ind + ("  " if FP else "") + f"  r{x}{4*b+r}{rs} = fetch_{x}({k0} + {x}k{b} * 4u + {r}u, {rr} + {x}r{b} * 4u, {x}_rows, {x}_ld);")
+            if FP:
+                o(ind + "  }")
+            o(ind + "}")
+    def store_lines(ind, ca, cb, rs=""):
+        comps = "xyzw"
+        for x, V, R, base, direct in (("a", VA, BM, ca, "!ta"), ("b", VB, BN, cb, "tb")):
+            arr = f"tile_{x}"
+            def put2(ind2, o_, lo, hi):  # U4: f16 pair (o_, o_ + 1), o_ even, as one 32-bit word
+                o(ind2 + f"{arr}[({o_}) / 8u][(({o_}) / 2u) % 4u] = packFloat2x16(f16vec2({lo}, {hi}));")
+            o(ind + f"if ({direct}) {{")
+            for v in range(V):
+                q = f"lid + {T*v}u" if v else "lid"
+                o(ind + "  " + decl(f"o{x}{v}", f"{base}(({q}) >> {p2(KQ)}u) * {S}u + (({q}) & {KQ-1}u) * 4u"))
+                if U4:
+                    put2(ind + "  ", f"o{x}{v}", f"r{x}{v}{rs}.x", f"r{x}{v}{rs}.y")
+                    put2(ind + "  ", f"o{x}{v} + 2u", f"r{x}{v}{rs}.z", f"r{x}{v}{rs}.w")
+                    continue
+                for e in range(4):
+                    o(ind + f"  {arr}[o{x}{v}{f' + {e}u' if e else ''}] = r{x}{v}{rs}.{comps[e]};")
+            o(ind + "} else {")
+            RQ4 = R // 16
+            for b in range(V // 4):
+                q = f"lid + {T*b}u" if b else "lid"
+                o(ind + "  " + decl(f"o{x}{b}", f"{base}((((({q}) >> 5u) & {RQ4-1}u) * 4u + ((({q}) >> 3u) & 3u)) * 4u) * {S}u + ((({q}) >> {5 + p2(RQ4)}u) * 8u + (({q}) & 7u)) * 4u"))
+                for e in range(4):  # row r4 * 4 + e of the tile: k .. k + 3 from the block's four rows
+                    if U4:
+                        for r in (0, 2):
+                            off = e * S + r
+                            put2(ind + "  ", f"o{x}{b}{f' + {off}u' if off else ''}", f"r{x}{4*b+r}{rs}.{comps[e]}", f"r{x}{4*b+r+1}{rs}.{comps[e]}")
+                        continue
+                    for r in range(4):
+                        off = e * S + r
+                        o(ind + f"  {arr}[o{x}{b}{f' + {off}u' if off else ''}] = r{x}{4*b+r}{rs}.{comps[e]};")
+            o(ind + "}")
+    def compute(ind, ca, cb):
+        for kk in range(0, BK, 16):
+            o(ind + f"{{  // k {kk} .. {kk + 15} of the step")
+            for j in range(NJ):
+                o(ind + "  " + (f"var b{j}: {RIGHT};" if W else f"{RIGHT} b{j};"))
+                o(ind + "  " + load(f"b{j}", RIGHT, "tile_b", f"{cb}(scol + {16*j}u) * {S}u + {kk}u", True, f"{S}u"))
+            for i in range(MI):
+                o(ind + "  " + (f"var a{i}: {LEFT};" if W else f"{LEFT} a{i};"))
+                o(ind + "  " + load(f"a{i}", LEFT, "tile_a", f"{ca}(srow + {16*i}u) * {S}u + {kk}u", False, f"{S}u"))
+            for i in range(MI):
+                for j in range(NJ):
+                    o(ind + "  " + mma(f"a{i}", f"b{j}", f"c{i}{j}"))
+            o(ind + "}")
+    def compute_nolds(ind):
+        for kk in range(0, BK, 16):
+            for i in range(MI):
+                for j in range(NJ):
+                    o(ind + mma(f"xa{i}", f"xb{j}", f"c{i}{j}"))
+    no_global = abl in ("ng", "ns", "mo")
+    no_stage = abl in ("ns", "mo")
+    no_lds = abl in ("nl", "mo")
+    if D == 2:  # two register sets: a step's tiles are fetched two steps before they are multiplied
+        assert STAGES == 2 and not abl
+        o(I + "// Tiles s + 2 are fetched into registers while step s multiplies, and stored into workgroup")
+        o(I + "// memory after step s + 1 has multiplied: their loads have two steps to arrive.")
+        o(I + "if (steps > 0u) {  // the first K step's tiles, and the second's into the other registers")
+        fetch_lines(I + "  ", "0u")
+        store_lines(I + "  ", "", "")
+        o(I + "}")
+        o(I + "if (steps > 1u) {")
+        fetch_lines(I + "  ", f"{BK}u", "_1")
+        o(I + "}")
+        o(I + bar); o()
+        o(I + ("for (var s = 0u; s < steps; s += 2u) {" if W else "for (uint s = 0u; s < steps; s += 2u) {"))
+        J = I + "  "
+        o(J + "// even step s: buffer 0 holds its tiles, the registers _1 step s + 1's")
+        o(J + "if (s + 2u < steps) {")
+        fetch_lines(J + "  ", f"(s + 2u) * {BK}u")
+        o(J + "}")
+        compute(J, "", "")
+        o(J + "if (s + 1u < steps) {  // into buffer 1, last read in step s - 1")
+        store_lines(J + "  ", f"{TA}u + ", f"{TB}u + ", "_1")
+        o(J + "}")
+        o(J + bar)
+        o(J + "if (s + 1u < steps) {  // odd step s + 1: buffer 1, the registers hold step s + 2's")
+        K2 = J + "  "
+        o(K2 + "if (s + 3u < steps) {")
+        fetch_lines(K2 + "  ", f"(s + 3u) * {BK}u", "_1")
+        o(K2 + "}")
+        compute(K2, f"{TA}u + ", f"{TB}u + ")
+        o(K2 + "if (s + 2u < steps) {  // into buffer 0, last read in step s")
+        store_lines(K2 + "  ", "", "")
+        o(K2 + "}")
+        o(K2 + bar)
+        o(J + "}")
+        o(I + "}"); o()
+    if D == 1:
+        o(I + "if (steps > 0u) {  // the first K step's tiles")
+        fetch_lines(I + "  ", "0u")
+        if STAGES == 2 or no_stage:
+            store_lines(I + "  ", "", "")
+        o(I + "}")
+        if STAGES == 2 or no_stage:
+            o(I + bar)
+        if no_lds:
+            o(I + "// ablation: the subgroup matrices are loaded once")
+            for j in range(NJ):
+                o(I + (f"var xb{j}: {RIGHT};" if W else f"{RIGHT} xb{j};"))
+                o(I + load(f"xb{j}", RIGHT, "tile_b", f"(scol + {16*j}u) * {S}u", True, f"{S}u"))
+            for i in range(MI):
+                o(I + (f"var xa{i}: {LEFT};" if W else f"{LEFT} xa{i};"))
+                o(I + load(f"xa{i}", LEFT, "tile_a", f"(srow + {16*i}u) * {S}u", False, f"{S}u"))
+        o()
+        o(I + ("for (var s = 0u; s < steps; s++) {" if W else "for (uint s = 0u; s < steps; s++) {"))
+        J = I + "  "
+        if STAGES == 2:
+            o(J + decl("cur", "s % 2u"))
+            o(J + declb("more", "s + 1u < steps"))
+            if not no_global:
+                o(J + "if (more) {  // the next K step's tiles into registers")
+                o(J + "  " + decl("k0", f"(s + 1u) * {BK}u"))
+                fetch_lines(J + "  ", "k0")
+                o(J + "}")
+            if no_lds:
+                compute_nolds(J)
+            else:
+                compute(J, f"cur * {TA}u + ", f"cur * {TB}u + ")
+            if not no_stage:
+                o(J + "if (more) {  // into the other buffer, last read in the step before this one")
+                store_lines(J + "  ", f"(1u - cur) * {TA}u + ", f"(1u - cur) * {TB}u + ")
+                o(J + "}")
+            o(J + bar)
+        else:  # one buffer: store, barrier, fetch the next step while multiplying, barrier
+            if not no_stage:
+                store_lines(J, "", "")
+                o(J + bar)
+            o(J + declb("more", "s + 1u < steps"))
+            if not no_global:
+                o(J + "if (more) {  // the next K step's tiles into registers")
+                o(J + "  " + decl("k0", f"(s + 1u) * {BK}u"))
+                fetch_lines(J + "  ", "k0")
+                o(J + "}")
+            if no_lds:
+                compute_nolds(J)
+            else:
+                compute(J, "", "")
+            o(J + bar)
+        o(I + "}"); o()
+    o(I + "if (direct_c) {")
+    for i in range(MI):
+        for j in range(NJ):
+            r, c = rc(i, j)
+            o(I + "  " + store(f"c{i}{j}", "tc_out", f"({r}) * N + {c}", "N"))
+    o(I + "} else {")
+    for i in range(MI):
+        for j in range(NJ):
+            r, c = rc(i, j)
+            o(I + f"  {bar}"); o(I + "  " + store(f"c{i}{j}", "tile_c", "cbase", "16u")); o(I + f"  {bar}")
+            o(I + f"  c_out(cbase, lxy.x, {r}, {c}, M, N);")
+    o(I + "}")
+    o("}")
+    return "\n".join(L) + "\n"
+
+
+def nat_block(cfg):
+    return 16 * cfg["MI"] * cfg["SGM"], 16 * cfg["NJ"] * cfg["SGN"]
+
+
+def nat_smem(cfg):
+    BM, BN = nat_block(cfg)
+    return cfg["STAGES"] * (BM + BN) * (cfg["BK"] + 8) * 2 + 1024 * cfg["SGM"] * cfg["SGN"]
+
+
+# Measurement-only variants (sweep/, built with -DWGSLVK_SGMM_SWEEP=ON; README "Sweep").
+SWEEP = {
+    # 4 subgroups of 64x64 (4x4 result matrices) on 128x128 blocks: 45,056 bytes, two workgroups
+    # an SM if the registers allow it
+    "nat4_128_fp": dict(SGM=2, SGN=2, MI=4, NJ=4, BK=32, STAGES=2, FP=True),
+    "nat4_128_fp_d2": dict(SGM=2, SGN=2, MI=4, NJ=4, BK=32, STAGES=2, FP=True, D=2),
+    "nat8": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2),
+    "nat8_fp": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True),
+    "nat4_64x64_fp_d2": dict(SGM=2, SGN=2, MI=2, NJ=2, BK=32, STAGES=2, FP=True, D=2),
+    # ablations of nat8 (wrong results, timing only): no global loads in the loop; the
+    # multiply-adds and the barrier alone
+    "nat8_ng": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, ABL="ng"),
+    "nat8_mo": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, ABL="mo"),
+}
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 WGSL_HEADER = "// wgslvk's own WGSL (not from the seeds): a tiled f16-input, f32-accumulating matmul on Dawn's\n// chromium-experimental-subgroup-matrix, written out as straight-line code by gen_tiled.py (no\n// arrays of matrices: an array of result matrices indexed in loops went to local memory on\n// NVIDIA). Same product and flags as sgmm_f16 (subgroup_matrix.wgsl): C[M,N] (+)= op(A)[M,K]\n// op(B)[K,N], row-major; TRANS_A 1 (A stored [K, M]), TRANS_B 2 (B stored [N, K]), ACCUMULATE 8.\n// One workgroup = 8 subgroups of 32 (workgroup (32, 8, 1): Dawn's rule that x is a multiple of\n// the subgroup size makes local_invocation_id.y the subgroup's index) computes a 128x128 block of\n// C; each subgroup owns a 32x64 part as 2x4 16x16 result matrices (each left matrix it loads is\n// used 4 times, each right one twice).\n// K advances 32 at a time: all invocations copy the next A and B tiles (128x32 and 32x128 f16, as\n// stored, 8-byte vec4<f16> loads) into registers while the subgroups multiply the current ones\n// out of workgroup memory, then store them into the other half of a double buffer: one barrier\n// per K step. Rows of the tiles are padded by 8 f16 (16 bytes) so the 16-byte rows a subgroup\n// matrix load reads fall in distinct banks. Zeros are staged outside the operands (edge blocks,\n// the last partial K step, strides that are not multiples of 4 elements: element by element\n// there), so every block runs the same code; C is loaded and stored as result matrices straight\n// from the buffer when the block is inside C and N is a multiple of 4, else element by element\n// through workgroup memory, inside its bounds. Blocks are visited in groups of 8 block rows so\n// that the blocks running together share their A rows and B columns in the L2 cache.\n// Workgroup memory: 49,152 bytes (2 x 2 x 10,240 for the tiles, 8,192 for C at the edges): more\n// than WebGPU's default maxComputeWorkgroupStorageSize (16,384); the device must be requested\n// with it (Dawn on the H200 offers 49,152 and accepts it).\n// A and B are read as vec4<f16>: their buffers hold whole vec4s (pad with zeros to a multiple of\n// 8 bytes). Dispatch (ceil(N / 128), ceil(M / 128), 1). Port: sgmm_f16_tiled8.comp (README.md).\n"
 GLSL_HEADER = '#version 450\n// Port of chromium_experimental/subgroup_matrix_tiled8.wgsl: sgmm_f16_tiled8 (ours), line by line, with\n// GL_NV_cooperative_matrix, rewritten to SPV_KHR_cooperative_matrix at build time\n// (translator/src/coopmat.hpp; README "Toolchain"), as sgmm_f16.comp.\n// subgroup_matrix_left/right<f16, 16, 16> are LEFT/RIGHT, subgroup_matrix_result<f32, 16, 16>\n// RESULT; subgroupMatrixLoad/Store are coopMatLoadNV/coopMatStoreNV (offset and stride in\n// elements, the same column-major flag), subgroupMatrixMultiplyAccumulate is coopMatMulAddNV.\n'
 
+NAT_WGSL_HEADER = """// wgslvk's own WGSL (not from the seeds): NAME, a measurement variant of sgmm_f16 (same ABI, flags
+// and dispatch rule with its block) written by gen_tiled.py --sweep: CFG."""
+NAT_GLSL_HEADER = """#version 450
+// Port of NAME.wgsl (gen_tiled.py --sweep), line by line, with GL_NV_cooperative_matrix, as
+// sgmm_f16_tiled8.comp."""
+
+
+def write_sweep(out):
+    os.makedirs(out, exist_ok=True)
+    cm, inc = [], []
+    for tag, cfg in SWEEP.items():
+        name = "sgmm_sw_" + tag
+        c = ", ".join(f"{k} {v}" for k, v in cfg.items())
+        for ext, lang, hdr in (("wgsl", "wgsl", NAT_WGSL_HEADER), ("comp", "glsl", NAT_GLSL_HEADER)):
+            h = hdr.replace("NAME", name).replace("CFG", c).splitlines()
+            with open(os.path.join(out, f"{name}.{ext}"), "w") as f:
+                f.write(gen_nat(name, cfg, lang, h))
+        bm, bn = nat_block(cfg)
+        assert nat_smem(cfg) <= 49152, (tag, nat_smem(cfg))
+        w, c_ = os.path.join(os.path.abspath(out), f"{name}.wgsl"), os.path.join(os.path.abspath(out), f"{name}.comp")
+        cm.append(f"wgslvk_add_port(WGSL {w} KERNEL {name} SOURCE {c_})")
+        inc.append(f'{{"subgroup_matrix/{name}", {bm}, {bn}, {0 if cfg.get("ABL") else 1}, {nat_smem(cfg)}}},')
+    with open(os.path.join(out, "ports.cmake"), "w") as f:
+        f.write("# gen_tiled.py --sweep (measurement only)\n" + "\n".join(cm) + "\n")
+    with open(os.path.join(out, "variants.inc"), "w") as f:
+        f.write("// gen_tiled.py --sweep: {kernel, block rows, block cols, checked, workgroup bytes}\n" + "\n".join(inc) + "\n")
+
+
+# sgmm_f16_tiled8_d2 (shipped): the sweep's nat8_fp_d2 (README.md, "sgmm_f16_tiled8_d2").
+D2_CFG = dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=2)
+D2_WGSL_HEADER = """// wgslvk's own WGSL (not from the seeds): sgmm_f16_tiled8_d2, sgmm_f16_tiled8's product, flags,
+// bindings, workgroup (32, 8, 1), 128x128 blocks and dispatch rule (a drop-in for it), faster on
+// the H200 (wgsl_ports/subgroup_matrix/README.md), written out by gen_tiled.py as straight-line
+// code (named result matrices and copy registers). Dawn's rule that the workgroup's x is a multiple
+// of the subgroup size makes local_invocation_id.y each subgroup's index. C[M,N] (+)= op(A)[M,K] op(B)[K,N], row-major;
+// TRANS_A 1 (A stored [K, M]), TRANS_B 2 (B stored [N, K]), ACCUMULATE 8. Each of the 8 subgroups
+// owns a 32x64 part of the block as 2x4 16x16 result matrices.
+// What differs from sgmm_f16_tiled8:
+// - One workgroup-memory layout for every flag: A as [m][k], B as [n][k] (rows of 32 + 8 f16), so
+//   the inner loop's subgroup-matrix loads (left row-major, right column-major) have no branches.
+//   An operand stored the other way round is transposed while it is copied: an invocation fetches
+//   a 4x4 block (four vec4<f16> of consecutive stored rows) and writes it as four rows of four k.
+// - Tiles are fetched into registers two K steps ahead (two register sets, the loop unrolled by
+//   two): the loads of step s + 2 are issued before step s multiplies and stored into workgroup
+//   memory after step s + 1 has, one barrier per step, two tile buffers.
+// - A tile wholly inside its operand (and a row length that is a multiple of 4) is fetched with one
+//   vec4<f16> load per vector and no per-vector bounds checks (one uniform test per tile); edge
+//   tiles and the last partial K step stage zeros outside the operands element by element.
+// C as sgmm_f16_tiled8: result matrices straight from/to the buffer when the block is inside C and
+// N % 4 == 0, else element by element through workgroup memory inside its bounds. Workgroup
+// memory 49,152 bytes (2 x 20,480 for the tiles, 8,192 for C at edge blocks): the device must be
+// requested with it. A and B are read as vec4<f16>: their buffers hold whole vec4s (pad with zeros
+// to a multiple of 8 bytes). Dispatch (ceil(N / 128), ceil(M / 128), 1), the blocks visited in
+// groups of 8 block rows. Port: sgmm_f16_tiled8_d2.comp."""
+D2_GLSL_HEADER = """#version 450
+// Port of chromium_experimental/subgroup_matrix_tiled8_d2.wgsl: sgmm_f16_tiled8_d2 (ours), line by
+// line, with GL_NV_cooperative_matrix, rewritten to SPV_KHR_cooperative_matrix at build time
+// (translator/src/coopmat.hpp; README "Toolchain"), as sgmm_f16_tiled8.comp."""
+
+
 if __name__ == "__main__":
+    import sys
+    if len(sys.argv) > 1 and sys.argv[1] == "--sweep":  # --sweep DIR (default ./sweep here)
+        write_sweep(sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "sweep"))
+        sys.exit(0)
     with open(os.path.join(HERE, "chromium_experimental", "subgroup_matrix_tiled8.wgsl"), "w") as f:
         f.write(gen("sgmm_f16_tiled8", 8, "wgsl", WGSL_HEADER.splitlines()))
     with open(os.path.join(HERE, "sgmm_f16_tiled8.comp"), "w") as f:
         f.write(gen("sgmm_f16_tiled8", 8, "glsl", GLSL_HEADER.splitlines()))
+    with open(os.path.join(HERE, "chromium_experimental", "subgroup_matrix_tiled8_d2.wgsl"), "w") as f:
+        f.write(gen_nat("sgmm_f16_tiled8_d2", D2_CFG, "wgsl", D2_WGSL_HEADER.splitlines()))
+    with open(os.path.join(HERE, "sgmm_f16_tiled8_d2.comp"), "w") as f:
+        f.write(gen_nat("sgmm_f16_tiled8_d2", D2_CFG, "glsl", D2_GLSL_HEADER.splitlines()))

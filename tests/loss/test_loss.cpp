@@ -15,6 +15,9 @@
 #include "wgslvk/validate/case_builder.hpp"
 #include "wgslvk/validate/generators.hpp"
 #include "wgslvk/validate/runner.hpp"
+#include "wgslvk/kernels/loss/cross_entropy_backward.hpp"
+#include "wgslvk/kernels/loss/cross_entropy_forward.hpp"
+#include "wgslvk/kernels/loss/cross_entropy_mean.hpp"
 
 namespace {
 
@@ -23,6 +26,9 @@ using wgslvk::loss::Shape;
 namespace lref = wgslvk::loss::ref;
 namespace v = wgslvk::validate;
 namespace wt = wgslvk::testing;
+namespace ce_fwd = wgslvk::kernels::loss::cross_entropy_forward;
+namespace ce_mean = wgslvk::kernels::loss::cross_entropy_mean;
+namespace ce_bwd = wgslvk::kernels::loss::cross_entropy_backward;
 
 // L = scale * mean over valid rows of the loss. Step h = 1e-6 on logits in [-3, 3]:
 // truncation h^2 |L'''| < 1e-12, rounding 1e-16 |L| / h < 1e-9: tolerance 1e-8.
@@ -91,7 +97,7 @@ TEST(LossKernels, ChainedOnTheDevice) {
   const float scale = 2.0f;
 
   v::CaseBuilder b;
-  b.c.kernel = "loss/cross_entropy_forward";
+  b.c.kernel = std::string(ce_fwd::name);
   b.c.name = "chained";
   b.input("logits", v::DType::F32, x);
   b.input("targets", v::DType::U32, t);
@@ -99,24 +105,29 @@ TEST(LossKernels, ChainedOnTheDevice) {
   b.output("lse", v::DType::F32, s.rows);
   b.output("stats", v::DType::F32, 2);
   b.output("dlogits", v::DType::F32, x.size());
-  v::ojson params = v::ojson::array();
-  params.push_back(v::CaseBuilder::u32s({s.rows, s.vocab, s.ignore_index}));
-  params.push_back(v::CaseBuilder::f32s({scale}));
-  auto& f = b.dispatch("loss/cross_entropy_forward");
-  for (auto [i, n] : {std::pair{0u, "logits"}, {1u, "targets"}, {2u, "loss"}, {3u, "lse"}})
-    v::CaseBuilder::bind(f, i, n);
-  v::CaseBuilder::bind_values(f, 4, params);
+  auto& f = b.dispatch(ce_fwd::Kernel{});
+  v::CaseBuilder::bind(f, ce_fwd::binding::cf_logits, "logits");
+  v::CaseBuilder::bind(f, ce_fwd::binding::cf_targets, "targets");
+  v::CaseBuilder::bind(f, ce_fwd::binding::cf_loss, "loss");
+  v::CaseBuilder::bind(f, ce_fwd::binding::cf_lse, "lse");
+  v::CaseBuilder::bind_uniform(f, ce_fwd::binding::cf,
+                               ce_fwd::CeParams{s.rows, s.vocab, s.ignore_index, scale});
   f.workgroups_1d = s.rows;
-  auto& m = b.dispatch("loss/cross_entropy_mean");
-  for (auto [i, n] : {std::pair{0u, "loss"}, {1u, "targets"}, {2u, "stats"}})
-    v::CaseBuilder::bind(m, i, n);
-  v::CaseBuilder::bind_values(m, 3, params);
+  auto& m = b.dispatch(ce_mean::Kernel{});
+  v::CaseBuilder::bind(m, ce_mean::binding::cm_loss, "loss");
+  v::CaseBuilder::bind(m, ce_mean::binding::cm_targets, "targets");
+  v::CaseBuilder::bind(m, ce_mean::binding::cm_stats, "stats");
+  v::CaseBuilder::bind_uniform(m, ce_mean::binding::cm,
+                               ce_mean::CeParams{s.rows, s.vocab, s.ignore_index, scale});
   m.workgroups_1d = 1;
-  auto& k = b.dispatch("loss/cross_entropy_backward");
-  for (auto [i, n] :
-       {std::pair{0u, "logits"}, {1u, "targets"}, {2u, "lse"}, {3u, "stats"}, {4u, "dlogits"}})
-    v::CaseBuilder::bind(k, i, n);
-  v::CaseBuilder::bind_values(k, 5, params);
+  auto& k = b.dispatch(ce_bwd::Kernel{});
+  v::CaseBuilder::bind(k, ce_bwd::binding::cb_logits, "logits");
+  v::CaseBuilder::bind(k, ce_bwd::binding::cb_targets, "targets");
+  v::CaseBuilder::bind(k, ce_bwd::binding::cb_lse, "lse");
+  v::CaseBuilder::bind(k, ce_bwd::binding::cb_stats, "stats");
+  v::CaseBuilder::bind(k, ce_bwd::binding::cb_dlogits, "dlogits");
+  v::CaseBuilder::bind_uniform(k, ce_bwd::binding::cb,
+                               ce_bwd::CeParams{s.rows, s.vocab, s.ignore_index, scale});
   k.workgroups_1d = s.rows;
   // Read back everything (exact checks against themselves are not possible: compare below).
   for (const char* n : {"loss", "lse", "stats", "dlogits"})
@@ -163,7 +174,7 @@ TEST(LossKernels, BoundsCatchPlausibleBugs) {
   using S = v::CaseResult::Status;
   const uint64_t seed = wt::test_seed();
   // A row loop that drops its last element: lse without exp(x[vocab - 1]) (vocab 50).
-  v::Case fwd = v::generate(generator("loss/cross_entropy_forward", "vocab_below_workgroup"), seed);
+  v::Case fwd = v::generate(generator(std::string(ce_fwd::name), "vocab_below_workgroup"), seed);
   std::vector<float> x;
   for (auto& b : fwd.buffers)
     if (b.name == "logits") x = floats(b.data);
@@ -176,7 +187,7 @@ TEST(LossKernels, BoundsCatchPlausibleBugs) {
       S::Fail);
   EXPECT_EQ(run_with(fwd, "lse", [](size_t, float l) { return l; }), S::Pass);
   // A backward that forgets 1/n_valid (a sum instead of a mean).
-  v::Case bwd = v::generate(generator("loss/cross_entropy_backward", "basic"), seed);
+  v::Case bwd = v::generate(generator(std::string(ce_bwd::name), "basic"), seed);
   float n_valid = 0;
   for (auto& b : bwd.buffers)
     if (b.name == "stats") n_valid = floats(b.data)[1];

@@ -325,12 +325,14 @@ TEST(MatmulBiasGrad, InvalidLanesWriteNothing) {
 }
 
 TEST(MatmulBiasGrad, HostRuleFillsTheGpuAtGptShapes) {
-  // gpt110m (B*T = 2048): d 768 -> 64 lanes (192 workgroups, 12 with 4), 2304 and 3072 -> 32;
+  // gpt110m (B*T = 2048): d 768, 2304, 3072 -> 64 lanes (192 workgroups at 768, 12 with 4);
   // the position-embedding gradient (M = batch 8, N = T*d) keeps 4; small shapes stay valid.
   EXPECT_EQ(matmul::bias_grad_lanes(2048, 768), 64u);
   EXPECT_EQ(matmul::bias_grad_workgroups(768, 64), 192u);
-  EXPECT_EQ(matmul::bias_grad_lanes(2048, 2304), 32u);
-  EXPECT_EQ(matmul::bias_grad_lanes(2048, 3072), 32u);
+  EXPECT_EQ(matmul::bias_grad_lanes(2048, 2304), 64u);
+  EXPECT_EQ(matmul::bias_grad_lanes(2048, 3072), 64u);
+  EXPECT_EQ(matmul::bias_grad_lanes(4096, 16384), 8u);  // past 4096 columns: N * L <= 2^17
+  EXPECT_EQ(matmul::bias_grad_lanes(256, 768), 32u);    // 8 rows per lane
   EXPECT_EQ(matmul::bias_grad_lanes(8, 256 * 768), 4u);
   EXPECT_EQ(matmul::bias_grad_workgroups(256 * 768, 4), 3072u);
   for (uint32_t M : {1u, 7u, 64u, 300u, 100000u})

@@ -85,8 +85,8 @@ uint64_t bias_grad_workgroups(uint32_t N, uint32_t lanes) {
 
 uint32_t bias_grad_lanes(uint32_t M, uint32_t N) {
   uint32_t lanes = 4;
-  while (lanes < 64 && uint64_t(N) * lanes * 2 <= (uint64_t(1) << 17) &&
-         uint64_t(lanes) * 2 * 8 <= M)
+  while (lanes < 64 && uint64_t(lanes) * 2 * 8 <= M &&
+         (N <= 4096 || uint64_t(N) * lanes * 2 <= (uint64_t(1) << 17)))
     lanes *= 2;
   return lanes;
 }

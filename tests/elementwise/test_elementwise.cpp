@@ -10,6 +10,9 @@
 #include "elementwise/reference.hpp"
 #include "support/family_cases.hpp"
 #include "support/test_device.hpp"
+#include "wgslvk/kernels/elementwise/gelu_backward.hpp"
+#include "wgslvk/kernels/elementwise/gelu_forward.hpp"
+#include "wgslvk/kernels/elementwise/residual_add.hpp"
 #include "wgslvk/validate/case.hpp"
 #include "wgslvk/validate/generators.hpp"
 #include "wgslvk/validate/runner.hpp"
@@ -20,6 +23,7 @@ using namespace wgslvk;
 namespace eref = wgslvk::elementwise::ref;
 namespace v = wgslvk::validate;
 namespace wt = wgslvk::testing;
+namespace ek = wgslvk::kernels::elementwise;
 
 double gelu_tanh_form(double x) {
   const double u = std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x);
@@ -98,13 +102,13 @@ v::CaseResult::Status run_with(v::Case c, const std::string& buffer,
 TEST(ElementwiseKernels, BoundsTellTanhGeluFromErfGelu) {
   using S = v::CaseResult::Status;
   const uint64_t seed = wt::test_seed();
-  v::Case fwd = v::generate(generator("elementwise/gelu_forward", "basic"), seed);
+  v::Case fwd = v::generate(generator(std::string(ek::gelu_forward::name), "basic"), seed);
   auto erf_gelu = [](float x, float, float) {
     return float(0.5 * double(x) * (1.0 + std::erf(double(x) / std::sqrt(2.0))));
   };
   EXPECT_EQ(run_with(fwd, "y", erf_gelu), S::Fail);
   EXPECT_EQ(run_with(fwd, "y", [](float, float, float e) { return e; }), S::Pass);
-  v::Case bwd = v::generate(generator("elementwise/gelu_backward", "basic"), seed);
+  v::Case bwd = v::generate(generator(std::string(ek::gelu_backward::name), "basic"), seed);
   auto erf_grad = [](float x, float dy, float) {
     const double xd = x;
     const double g = 0.5 * (1 + std::erf(xd / std::sqrt(2.0))) +
@@ -112,7 +116,7 @@ TEST(ElementwiseKernels, BoundsTellTanhGeluFromErfGelu) {
     return float(dy * g);
   };
   EXPECT_EQ(run_with(bwd, "dx", erf_grad), S::Fail);
-  v::Case add = v::generate(generator("elementwise/residual_add", "basic"), seed);
+  v::Case add = v::generate(generator(std::string(ek::residual_add::name), "basic"), seed);
   EXPECT_EQ(run_with(add, "out", [](float, float, float e) { return std::nextafter(e, INFINITY); }),
             S::Fail);
 }

@@ -33,8 +33,9 @@ struct Dims {
 
 // Workgroups of 32 (one subgroup), each a 64x64 block of C: (ceil(N/64), ceil(M/64), 1).
 std::array<uint32_t, 3> workgroups(const Dims& d);
-// sgmm_f16_tiled8: workgroups of (32, 8, 1), each a 128x128 block of C: (ceil(N/128), ceil(M/128),
-// 1). Its A and B buffers hold whole vec4<f16>s: a_elements / b_elements rounded up to 4.
+// sgmm_f16_tiled8 and sgmm_f16_tiled8_d2: workgroups of (32, 8, 1), each a 128x128 block of C:
+// (ceil(N/128), ceil(M/128), 1). Their A and B buffers hold whole vec4<f16>s: a_elements /
+// b_elements rounded up to 4.
 std::array<uint32_t, 3> workgroups_tiled(const Dims& d);
 // Elements each operand must hold: A M*K, B K*N, C M*N.
 uint64_t a_elements(const Dims& d);

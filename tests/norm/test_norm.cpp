@@ -13,6 +13,9 @@
 #include "norm/reference.hpp"
 #include "support/family_cases.hpp"
 #include "support/test_device.hpp"
+#include "wgslvk/kernels/norm/layernorm_backward.hpp"
+#include "wgslvk/kernels/norm/layernorm_backward_lean.hpp"
+#include "wgslvk/kernels/norm/layernorm_forward.hpp"
 #include "wgslvk/validate/case.hpp"
 #include "wgslvk/validate/generators.hpp"
 #include "wgslvk/validate/runner.hpp"
@@ -23,6 +26,7 @@ using namespace wgslvk;
 using namespace wgslvk::norm;
 namespace v = wgslvk::validate;
 namespace wt = wgslvk::testing;
+namespace nk = wgslvk::kernels::norm;
 
 std::vector<double> randn(std::mt19937_64& g, size_t n, double lo, double hi) {
   std::uniform_real_distribution<double> u(lo, hi);
@@ -109,8 +113,8 @@ TEST(NormReference, LaunchLayout) {
   EXPECT_EQ(lean_threads_per_row(768), 128u);
   EXPECT_EQ(lean_threads_per_row(2048), 256u);
   EXPECT_EQ(lean_threads_per_row(4096), 256u);
-  EXPECT_STREQ(lean_main_kernel(2048), "norm/layernorm_backward_lean");
-  EXPECT_STREQ(lean_main_kernel(2052), "norm/layernorm_backward");
+  EXPECT_EQ(lean_main_kernel(2048), nk::layernorm_backward_lean::name);
+  EXPECT_EQ(lean_main_kernel(2052), nk::layernorm_backward::name);
   EXPECT_EQ(lean_row_sum_depth(768), 2u + 2u + 3u + 16u);
   EXPECT_EQ(lean_row_sum_depth(4096), row_sum_depth(4096));
   EXPECT_EQ(lean_dparams_sum_depth({16384, 768}, 32), 16u + 1u + 2u + 8u);  // 512 blocks
@@ -138,8 +142,9 @@ TEST(NormKernels, EveryGeneratorPassesOnFreshInputs) {
 // dgamma/dbeta: no atomics, a fixed order of adds: two runs give the same bits.
 TEST(NormKernels, BackwardIsBitwiseReproducible) {
   v::Runner runner(wt::device());
-  v::Case c = v::generate(generator("norm/layernorm_backward", "d80_two_rows_per_segment"),
-                          wt::test_seed());
+  v::Case c =
+      v::generate(generator(std::string(nk::layernorm_backward::name), "d80_two_rows_per_segment"),
+                  wt::test_seed());
   auto a = runner.run(c), b = runner.run(c);
   ASSERT_EQ(a.status, v::CaseResult::Status::Pass) << a.message;
   for (const char* out : {"dx", "dgamma", "dbeta"})
@@ -165,14 +170,15 @@ v::CaseResult::Status run_with(v::Case c, const std::string& buffer,
 TEST(NormKernels, BoundsCatchPlausibleBugs) {
   using S = v::CaseResult::Status;
   const uint64_t seed = wt::test_seed();
-  v::Case fwd = v::generate(generator("norm/layernorm_forward", "d768"), seed);
+  v::Case fwd = v::generate(generator(std::string(nk::layernorm_forward::name), "d768"), seed);
   const double k = std::sqrt(768.0 / 767.0);
   EXPECT_EQ(run_with(fwd, "rstd", [&](float r, size_t) { return float(r * k); }), S::Fail);
   EXPECT_EQ(run_with(fwd, "mean", [](float m, size_t) { return m + 1e-2f; }), S::Fail);
   // Control: the untouched case passes.
   EXPECT_EQ(run_with(fwd, "rstd", [](float r, size_t) { return r; }), S::Pass);
 
-  v::Case bwd = v::generate(generator("norm/layernorm_backward", "blocks_d96"), seed);
+  v::Case bwd =
+      v::generate(generator(std::string(nk::layernorm_backward::name), "blocks_d96"), seed);
   EXPECT_EQ(run_with(bwd, "dgamma", [](float g, size_t) { return g * 0.999f; }), S::Fail);
   EXPECT_EQ(run_with(bwd, "dx", [](float g, size_t) { return g * (1 + 0x1p-10f); }), S::Fail);
 }
@@ -184,7 +190,8 @@ TEST(NormKernels, BoundsCatchPlausibleBugs) {
 TEST(NormLean, BitwiseReproducible) {
   v::Runner runner(wt::device());
   for (const char* name : {"d768", "blocks_600_d8", "d4096_port_main"}) {
-    v::Case c = v::generate(generator("norm/layernorm_backward_lean", name), wt::test_seed());
+    v::Case c = v::generate(generator(std::string(nk::layernorm_backward_lean::name), name),
+                            wt::test_seed());
     auto a = runner.run(c), b = runner.run(c);
     ASSERT_EQ(a.status, v::CaseResult::Status::Pass) << name << ": " << a.message;
     for (const char* out : {"dx", "dgamma", "dbeta"})
@@ -212,7 +219,8 @@ TEST(NormLean, WrongVariantsFail) {
   v::Runner runner(wt::device());
   EXPECT_EQ(runner.run(v::norm_lean_backward_case(seed, s, 5)).status, S::Pass);
   EXPECT_EQ(runner.run(v::norm_lean_backward_case(seed, s, 5, 50)).status, S::Fail);
-  v::Case c = v::generate(generator("norm/layernorm_backward_lean", "d100_partial_block"), seed);
+  v::Case c = v::generate(
+      generator(std::string(nk::layernorm_backward_lean::name), "d100_partial_block"), seed);
   EXPECT_EQ(run_with(c, "dgamma", [](float g, size_t) { return g * 0.999f; }), S::Fail);
   EXPECT_EQ(run_with(c, "dbeta", [](float g, size_t) { return g * 0.999f; }), S::Fail);
   EXPECT_EQ(run_with(c, "dx", [](float g, size_t) { return g * (1 + 0x1p-10f); }), S::Fail);

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include "embedding_test_util.hpp"
+#include "wgslvk/kernels/embedding/embed_backward.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_deterministic.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_rows.hpp"
 
 namespace wgslvk::embedding_test {
 namespace {
@@ -62,14 +65,17 @@ TEST(EmbeddingBackwardRows, WorkgroupCount) {
 }
 
 TEST(EmbeddingBackwardRows, DeterministicPicksRowsWhenDModelIsAMultipleOf4) {
-  EXPECT_EQ(variant_kernel(BackwardVariant::Deterministic, 768), "embedding/embed_backward_rows");
-  EXPECT_EQ(variant_kernel(BackwardVariant::Deterministic, 4), "embedding/embed_backward_rows");
+  EXPECT_EQ(variant_kernel(BackwardVariant::Deterministic, 768),
+            kernels::embedding::embed_backward_rows::name);
+  EXPECT_EQ(variant_kernel(BackwardVariant::Deterministic, 4),
+            kernels::embedding::embed_backward_rows::name);
   EXPECT_EQ(variant_kernel(BackwardVariant::Deterministic, 67),
-            "embedding/embed_backward_deterministic");
+            kernels::embedding::embed_backward_deterministic::name);
   EXPECT_EQ(variant_kernel(BackwardVariant::DeterministicPerElement, 768),
-            "embedding/embed_backward_deterministic");
-  EXPECT_EQ(variant_kernel(BackwardVariant::DeterministicRows, 6), "embedding/embed_backward_rows");
-  EXPECT_EQ(variant_kernel(BackwardVariant::Cas, 768), "embedding/embed_backward");
+            kernels::embedding::embed_backward_deterministic::name);
+  EXPECT_EQ(variant_kernel(BackwardVariant::DeterministicRows, 6),
+            kernels::embedding::embed_backward_rows::name);
+  EXPECT_EQ(variant_kernel(BackwardVariant::Cas, 768), kernels::embedding::embed_backward::name);
   EXPECT_EQ(embedding::variant_name(BackwardVariant::DeterministicRows), "deterministic_rows");
   EXPECT_TRUE(embedding::is_deterministic(BackwardVariant::DeterministicRows));
   EXPECT_FALSE(embedding::is_deterministic(BackwardVariant::FloatAtomics));

@@ -7,6 +7,10 @@
 #include <gtest/gtest.h>
 
 #include "embedding_test_util.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup_rows.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup_w16.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup_w16_rows.hpp"
 
 namespace wgslvk::embedding_test {
 namespace {
@@ -154,15 +158,18 @@ TEST(EmbeddingLookupRows, W16NanHalvesAsThePort) {
 TEST(EmbeddingLookupRows, AutomaticPicksNativeWhenDModelIsAMultipleOf4) {
   Embedding emb(device());
   EXPECT_EQ(emb.lookup_path(), LookupPath::automatic);
-  EXPECT_EQ(emb.lookup_kernel(Dims{10, 768, 50}, false), "embedding/embed_lookup_rows");
-  EXPECT_EQ(emb.lookup_kernel(Dims{10, 768, 50}, true), "embedding/embed_lookup_w16_rows");
-  EXPECT_EQ(emb.lookup_kernel(Dims{10, 67, 50}, false), "embedding/embed_lookup");
-  EXPECT_EQ(emb.lookup_kernel(Dims{10, 6, 50}, true), "embedding/embed_lookup_w16");
+  EXPECT_EQ(emb.lookup_kernel(Dims{10, 768, 50}, false),
+            kernels::embedding::embed_lookup_rows::name);
+  EXPECT_EQ(emb.lookup_kernel(Dims{10, 768, 50}, true),
+            kernels::embedding::embed_lookup_w16_rows::name);
+  EXPECT_EQ(emb.lookup_kernel(Dims{10, 67, 50}, false), kernels::embedding::embed_lookup::name);
+  EXPECT_EQ(emb.lookup_kernel(Dims{10, 6, 50}, true), kernels::embedding::embed_lookup_w16::name);
   emb.set_lookup_path(LookupPath::port);
-  EXPECT_EQ(emb.lookup_kernel(Dims{10, 768, 50}, false), "embedding/embed_lookup");
-  EXPECT_EQ(emb.lookup_kernel(Dims{10, 768, 50}, true), "embedding/embed_lookup_w16");
+  EXPECT_EQ(emb.lookup_kernel(Dims{10, 768, 50}, false), kernels::embedding::embed_lookup::name);
+  EXPECT_EQ(emb.lookup_kernel(Dims{10, 768, 50}, true), kernels::embedding::embed_lookup_w16::name);
   emb.set_lookup_path(LookupPath::native);
-  EXPECT_EQ(emb.lookup_kernel(Dims{10, 67, 50}, false), "embedding/embed_lookup_rows");
+  EXPECT_EQ(emb.lookup_kernel(Dims{10, 67, 50}, false),
+            kernels::embedding::embed_lookup_rows::name);
   EXPECT_EQ(embedding::lookup_path_name(LookupPath::automatic), "automatic");
   EXPECT_EQ(embedding::lookup_path_name(LookupPath::native), "native");
 

@@ -14,6 +14,14 @@
 #include "support/test_device.hpp"
 #include "wgslvk/bench/stats.hpp"
 #include "wgslvk/validate/runner.hpp"
+#include "wgslvk/kernels/embedding/embed_backward.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_atomic_float.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_deterministic.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_rows.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup_rows.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup_w16.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup_w16_rows.hpp"
 
 namespace wgslvk::embedding {
 namespace {
@@ -21,14 +29,15 @@ namespace {
 using testing::device;
 using validate::CaseResult;
 
-constexpr const char* kKernels[] = {"embedding/embed_lookup",
-                                    "embedding/embed_lookup_w16",
-                                    "embedding/embed_lookup_rows",
-                                    "embedding/embed_lookup_w16_rows",
-                                    "embedding/embed_backward",
-                                    "embedding/embed_backward_atomic_float",
-                                    "embedding/embed_backward_deterministic",
-                                    "embedding/embed_backward_rows"};
+namespace ek = kernels::embedding;
+constexpr std::string_view kKernels[] = {ek::embed_lookup::name,
+                                         ek::embed_lookup_w16::name,
+                                         ek::embed_lookup_rows::name,
+                                         ek::embed_lookup_w16_rows::name,
+                                         ek::embed_backward::name,
+                                         ek::embed_backward_atomic_float::name,
+                                         ek::embed_backward_deterministic::name,
+                                         ek::embed_backward_rows::name};
 
 CaseResult run(const validate::Case& c) {
   validate::Runner runner(device());
@@ -36,9 +45,9 @@ CaseResult run(const validate::Case& c) {
 }
 
 TEST(EmbeddingSweepCases, EveryKernelPassesWithGeneratedInputsAndCheckedFirstRows) {
-  for (const char* k : kKernels) {
-    SCOPED_TRACE(k);
-    validate::Case c = embedding_sweep_case(k, 100, 40, 300, 16);
+  for (std::string_view k : kKernels) {
+    SCOPED_TRACE(std::string(k));
+    validate::Case c = embedding_sweep_case(std::string(k), 100, 40, 300, 16);
     if (validate::Runner(device()).case_unsupported_reason(c) != "") continue;
     // the big inputs are generated: a dump stays small at 131072 x 4096
     const validate::BufferSpec* big =
@@ -55,7 +64,7 @@ TEST(EmbeddingSweepCases, EveryKernelPassesWithGeneratedInputsAndCheckedFirstRow
 
 TEST(EmbeddingSweepCases, ABrokenCaseFails) {
   {  // lookup: the first position's token changed after the expected rows were computed
-    validate::Case c = embedding_sweep_case("embedding/embed_lookup", 100, 40, 300, 16);
+    validate::Case c = embedding_sweep_case(std::string(ek::embed_lookup::name), 100, 40, 300, 16);
     auto& tok = const_cast<validate::BufferSpec&>(*c.find_buffer("tokens"));
     uint32_t t0;
     std::memcpy(&t0, tok.data.bytes.data(), 4);
@@ -64,7 +73,8 @@ TEST(EmbeddingSweepCases, ABrokenCaseFails) {
     EXPECT_EQ(run(c).status, CaseResult::Status::Fail);
   }
   {  // the row-wise lookup launched with one workgroup: rows 4.. of the checked 16 never written
-    validate::Case c = embedding_sweep_case("embedding/embed_lookup_rows", 100, 40, 300, 16);
+    validate::Case c =
+        embedding_sweep_case(std::string(ek::embed_lookup_rows::name), 100, 40, 300, 16);
     ASSERT_EQ(c.dispatches.size(), 1u);
     ASSERT_EQ(c.dispatches[0].workgroups_1d, embedding::lookup_rows_workgroups(100, 40));
     c.dispatches[0].workgroups_1d = 1;
@@ -72,7 +82,7 @@ TEST(EmbeddingSweepCases, ABrokenCaseFails) {
   }
   {  // backward: other gradients than the reference summed
     validate::Case c =
-        embedding_sweep_case("embedding/embed_backward_deterministic", 100, 40, 300, 16);
+        embedding_sweep_case(std::string(ek::embed_backward_deterministic::name), 100, 40, 300, 16);
     auto& go = const_cast<validate::BufferSpec&>(*c.find_buffer("grad_out"));
     go.gen.seed += 1;
     EXPECT_EQ(run(c).status, CaseResult::Status::Fail);
@@ -96,12 +106,13 @@ TEST(EmbeddingSweepCases, TokensKeepTheHashedIdsDistinctCountAndFeedTheFirstRows
 TEST(EmbeddingSweepCases, BadArgumentsAreRefused) {
   EXPECT_THROW(embedding_sweep_case("embedding/embed_nothing", 10, 8, 10, 4),
                std::invalid_argument);
-  EXPECT_THROW(embedding_sweep_case("embedding/embed_lookup", 0, 8, 10, 4), std::invalid_argument);
+  EXPECT_THROW(embedding_sweep_case(std::string(ek::embed_lookup::name), 0, 8, 10, 4),
+               std::invalid_argument);
   EXPECT_THROW(sweep_tokens(10, 0), std::invalid_argument);
   // the row-wise lookups need whole vec4 rows
-  EXPECT_THROW(embedding_sweep_case("embedding/embed_lookup_rows", 10, 6, 10, 4),
+  EXPECT_THROW(embedding_sweep_case(std::string(ek::embed_lookup_rows::name), 10, 6, 10, 4),
                std::invalid_argument);
-  EXPECT_THROW(embedding_sweep_case("embedding/embed_lookup_w16_rows", 10, 6, 10, 4),
+  EXPECT_THROW(embedding_sweep_case(std::string(ek::embed_lookup_w16_rows::name), 10, 6, 10, 4),
                std::invalid_argument);
 }
 

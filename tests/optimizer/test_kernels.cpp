@@ -8,11 +8,22 @@
 
 #include "random_inputs.hpp"
 #include "optimizer/adamw.hpp"
+#include "wgslvk/bind.hpp"
+#include "wgslvk/kernels/optimizer/adamw_update.hpp"
+#include "wgslvk/kernels/optimizer/finalize_grad_stats.hpp"
+#include "wgslvk/kernels/optimizer/finalize_grad_stats_partials.hpp"
+#include "wgslvk/kernels/optimizer/reduce_norm_sq.hpp"
+#include "wgslvk/kernels/optimizer/reduce_norm_sq_partials.hpp"
 #include "wgslvk/numeric.hpp"
 
 using namespace wgslvk;
 using namespace wgslvk::optimizer;
 using namespace wgslvk::optimizer::testing;
+namespace rns = wgslvk::kernels::optimizer::reduce_norm_sq;
+namespace fgs = wgslvk::kernels::optimizer::finalize_grad_stats;
+namespace rnp = wgslvk::kernels::optimizer::reduce_norm_sq_partials;
+namespace fgp = wgslvk::kernels::optimizer::finalize_grad_stats_partials;
+namespace au = wgslvk::kernels::optimizer::adamw_update;
 
 namespace {
 
@@ -86,8 +97,11 @@ TEST(ReduceNormSq, RandomAgainstReference) {
     uint32_t nn = uint32_t(n);
     Buffer nu = utils::make_uniform(d, "n", nn);
     uint32_t wgs = uint32_t(std::min<uint64_t>(div_ceil(n, 256), 1024));
-    utils::run_dispatch(d, kernel("optimizer/reduce_norm_sq"),
-                        {{0, data}, {1, acc, 0, 4}, {2, nu, 0, 16}}, {wgs, 1});
+    utils::run_dispatch(
+        d, rns::Kernel::info(),
+        {wgslvk::bind(rns::binding::data, data), wgslvk::bind(rns::binding::result, acc, 0, 4),
+         wgslvk::bind(rns::binding::n, nu, 0, 16)},
+        {wgs, 1});
     float got = read<float>(d, acc)[0];
     float want = reduce_norm_sq_reference(x);
     uint32_t bound = reduce_norm_sq_ulp_bound(n, uint64_t(wgs) * 256, wgs);
@@ -113,8 +127,11 @@ TEST(ReduceNormSq, IntegerValuesExact) {
       Buffer acc = upload(d, std::vector<float>{0.0f}, "acc");
       uint32_t nn = uint32_t(n);
       Buffer nu = utils::make_uniform(d, "n", nn);
-      utils::run_dispatch(d, kernel("optimizer/reduce_norm_sq"),
-                          {{0, data}, {1, acc, 0, 4}, {2, nu, 0, 16}}, {wgs, 1});
+      utils::run_dispatch(
+          d, rns::Kernel::info(),
+          {wgslvk::bind(rns::binding::data, data), wgslvk::bind(rns::binding::result, acc, 0, 4),
+           wgslvk::bind(rns::binding::n, nu, 0, 16)},
+          {wgs, 1});
       EXPECT_EQ(read<float>(d, acc)[0], float(reduce_norm_sq_exact(x)))
           << "n = " << n << ", " << wgs << " workgroups: must be exact (" << kReduceIntegerBound.why
           << ")";
@@ -134,8 +151,11 @@ TEST(FinalizeGradStats, ClipOnOffAndResetsAccumulator) {
     Buffer acc = upload(d, std::vector<float>{sum}, "acc");
     Buffer stats = upload(d, std::vector<float>{poison_f32(), poison_f32(), poison_f32()}, "stats");
     Buffer mg = utils::make_uniform(d, "max_grad_norm", max_norm);
-    utils::run_dispatch(d, kernel("optimizer/finalize_grad_stats"),
-                        {{0, acc, 0, 4}, {1, stats, 0, 8}, {2, mg, 0, 16}}, {1, 1});
+    utils::run_dispatch(d, fgs::Kernel::info(),
+                        {wgslvk::bind(fgs::binding::norm_sq_acc, acc, 0, 4),
+                         wgslvk::bind(fgs::binding::grad_stats_out, stats, 0, 8),
+                         wgslvk::bind(fgs::binding::max_grad_norm, mg, 0, 16)},
+                        {1, 1});
     auto s = read<float>(d, stats);
     auto want = finalize_grad_stats_reference(sum, max_norm);
     EXPECT_LE(ulp_distance(s[0], want.grad_norm), kGradNormBound.ulp) << kGradNormBound.why;
@@ -164,10 +184,16 @@ TEST(DeterministicNorm, MatchesReferenceAndIsBitwiseRepeatable) {
   for (int run = 0; run < 3; ++run) {
     Buffer part = upload(d, std::vector<float>(256, poison_f32()), "partials");
     Buffer stats = upload(d, std::vector<float>{poison_f32(), poison_f32()}, "stats");
-    utils::run_dispatch(d, kernel("optimizer/reduce_norm_sq_partials"),
-                        {{0, data}, {1, part}, {2, nu, 0, 16}}, {256, 1});
-    utils::run_dispatch(d, kernel("optimizer/finalize_grad_stats_partials"),
-                        {{0, part}, {1, stats, 0, 8}, {2, mg, 0, 16}}, {1, 1});
+    utils::run_dispatch(
+        d, rnp::Kernel::info(),
+        {wgslvk::bind(rnp::binding::data_det, data), wgslvk::bind(rnp::binding::partials, part),
+         wgslvk::bind(rnp::binding::n_det, nu, 0, 16)},
+        {256, 1});
+    utils::run_dispatch(d, fgp::Kernel::info(),
+                        {wgslvk::bind(fgp::binding::partials_in, part),
+                         wgslvk::bind(fgp::binding::grad_stats_det, stats, 0, 8),
+                         wgslvk::bind(fgp::binding::max_grad_norm_det, mg, 0, 16)},
+                        {1, 1});
     auto s = read<float>(d, stats);
     double exact = reduce_norm_sq_exact(x);
     float want_norm = float(std::sqrt(exact));
@@ -280,16 +306,14 @@ TEST(AdamwUpdate, StepOneBiasCorrectionIsFinite) {
     uint32_t nn = uint32_t(n);
     Buffer size = utils::make_uniform(d, "size", nn);
     Hyper h = hyper_buffers(d, u);
-    utils::run_dispatch(d, kernel("optimizer/adamw_update"),
-                        {{0, w},
-                         {1, g},
-                         {2, m},
-                         {3, v},
-                         {4, stats, 0, 8},
-                         {5, size, 0, 16},
-                         {6, h.hp, 0, 16},
-                         {7, h.bias, 0, 16}},
-                        {uint32_t(div_ceil(n, 256)), 1});
+    utils::run_dispatch(
+        d, au::Kernel::info(),
+        {wgslvk::bind(au::binding::w, w), wgslvk::bind(au::binding::g, g),
+         wgslvk::bind(au::binding::m_buf, m), wgslvk::bind(au::binding::v_buf, v),
+         wgslvk::bind(au::binding::grad_stats, stats, 0, 8),
+         wgslvk::bind(au::binding::size, size, 0, 16), wgslvk::bind(au::binding::hp, h.hp, 0, 16),
+         wgslvk::bind(au::binding::bias, h.bias, 0, 16)},
+        {uint32_t(div_ceil(n, 256)), 1});
     auto gw = read<float>(d, w, 0, n);
     for (size_t i = 0; i < n; ++i)
       ASSERT_TRUE(std::isfinite(gw[i])) << "beta " << beta << ", w[" << i << "]";

@@ -10,6 +10,10 @@
 
 #include "optimizer/cases.hpp"
 #include "support/test_device.hpp"
+#include "wgslvk/kernels/optimizer/adamw_8bit_update.hpp"
+#include "wgslvk/kernels/optimizer/adamw_8bit_update_vec4.hpp"
+#include "wgslvk/kernels/optimizer/adamw_update.hpp"
+#include "wgslvk/kernels/optimizer/adamw_update_f16.hpp"
 #include "wgslvk/validate/case_builder.hpp"
 #include "wgslvk/validate/runner.hpp"
 
@@ -18,6 +22,7 @@ namespace {
 
 using testing::device;
 using validate::CaseResult;
+namespace ok = kernels::optimizer;
 
 CaseResult run(const validate::Case& c) { return validate::Runner(device()).run(c); }
 
@@ -30,15 +35,16 @@ uint64_t checked_end(const validate::Case& c, const std::string& buffer) {
 
 TEST(OptimizerSweepCases, UpdateKernelsPassWithACheckedPrefix) {
   int ran = 0;
-  for (const char* k : {"optimizer/adamw_update", "optimizer/adamw_update_f16",
-                        "optimizer/adamw_8bit_update", "optimizer/adamw_8bit_update_vec4"}) {
+  for (std::string_view name : {ok::adamw_update::name, ok::adamw_update_f16::name,
+                                ok::adamw_8bit_update::name, ok::adamw_8bit_update_vec4::name}) {
+    const std::string k(name);
     SCOPED_TRACE(k);
     validate::Case c = adamw_sweep_case(k, 70001, 3000);
     if (validate::Runner(device()).case_unsupported_reason(c) != "") continue;
     EXPECT_EQ(c.find_buffer("w")->kind, validate::BufferSpec::Kind::Generate);
-    const bool q8 = std::string(k).find("8bit") != std::string::npos;
+    const bool q8 = k.find("8bit") != std::string::npos;
     EXPECT_EQ(checked_end(c, "w"), q8 ? 3072u : 3000u) << "8-bit: rounded up to whole blocks";
-    const bool v4 = std::string(k) == "optimizer/adamw_8bit_update_vec4";
+    const bool v4 = k == ok::adamw_8bit_update_vec4::name;
     EXPECT_EQ(c.find_buffer("w")->count, v4 ? 70004u : 70001u) << "vec4: w padded to whole vec4s";
     CaseResult r = run(c);
     EXPECT_EQ(r.status, CaseResult::Status::Pass) << r.message;
@@ -46,7 +52,8 @@ TEST(OptimizerSweepCases, UpdateKernelsPassWithACheckedPrefix) {
   }
   EXPECT_GE(ran, 3) << "adamw_update and the 8-bit kernels need no optional feature";
   // checked >= n: everything, including a partial last block and word (vec4: a partial vec4)
-  for (const char* k : {"optimizer/adamw_8bit_update", "optimizer/adamw_8bit_update_vec4"}) {
+  for (std::string_view name : {ok::adamw_8bit_update::name, ok::adamw_8bit_update_vec4::name}) {
+    const std::string k(name);
     CaseResult r = run(adamw_sweep_case(k, 1001, 1 << 20));
     EXPECT_EQ(r.status, CaseResult::Status::Pass) << k << ": " << r.message;
   }
@@ -65,10 +72,10 @@ TEST(OptimizerSweepCases, NormCasesPass) {
 }
 
 TEST(OptimizerSweepCases, ABrokenCaseFails) {
-  {  // adamw_update with twice the reference's learning rate (hp = binding 6)
-    validate::Case c = adamw_sweep_case("optimizer/adamw_update", 5000, 5000);
+  {  // adamw_update with twice the reference's learning rate (its hp uniform)
+    validate::Case c = adamw_sweep_case(std::string(ok::adamw_update::name), 5000, 5000);
     for (auto& b : c.dispatches[0].bindings)
-      if (b.binding == 6) {
+      if (b.binding == ok::adamw_update::binding::hp.binding) {
         b.inline_values = validate::CaseBuilder::f32s({2e-3f, 0.9f, 0.999f, 0.01f});
         b.inline_bytes = validate::encode_inline(b.inline_values, "test");
       }
@@ -82,8 +89,9 @@ TEST(OptimizerSweepCases, ABrokenCaseFails) {
 }
 
 TEST(OptimizerSweepCases, BadArgumentsAreRefused) {
+  // adamw_one_call: a kernel the sweep has no case for
   EXPECT_THROW(adamw_sweep_case("optimizer/adamw_one_call", 100, 10), std::invalid_argument);
-  EXPECT_THROW(adamw_sweep_case("optimizer/adamw_update", 0, 10), std::invalid_argument);
+  EXPECT_THROW(adamw_sweep_case(std::string(ok::adamw_update::name), 0, 10), std::invalid_argument);
   EXPECT_THROW(reduce_sweep_case(uint64_t(1) << 32, 4), std::invalid_argument);
   EXPECT_THROW(norm_two_level_sweep_case(100, 0, TwoLevelPart::Both), std::invalid_argument);
 }

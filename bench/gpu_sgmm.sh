@@ -45,7 +45,7 @@ SMI=$!
 echo "== test_subgroup_matrix (no validation layer on this machine)"
 if [ "${SGMM_SWEEP:-0}" = 1 ]; then
   WGSLVK_SGMM_SWEEP=1 WGSLVK_SGMM_DUMP=$W/dump timeout 400 "$W/test_subgroup_matrix" \
-    --gtest_filter='-SubgroupMatrix.Bench4096'
+    --gtest_filter="${SGMM_GTEST_FILTER:--SubgroupMatrix.Bench4096}"
 else
   WGSLVK_SGMM_BENCH=1 WGSLVK_SGMM_DUMP=$W/dump timeout 300 "$W/test_subgroup_matrix"
 fi

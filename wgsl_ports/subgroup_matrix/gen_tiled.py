@@ -385,7 +385,8 @@ def gen_nat(name, cfg, lang, header):
     o(I + "  }"); o(I + "}"); o()
     o(I + decl("steps", f"(K + {BK-1}u) / {BK}u"))
     D = cfg.get("D", 1)
-    for rs in ("", "_1")[:D]:
+    G = cfg.get("G", False)  # D = 2 through the general (D >= 3) loop
+    for rs in ["" if d == 0 else f"_{d}" for d in range(D)]:
         for x, V in (("a", VA), ("b", VB)):
             for v in range(V):
                 o(I + (f"var r{x}{v}{rs}: vec4<f16>;" if W else f"f16vec4 r{x}{v}{rs};"))
@@ -479,7 +480,41 @@ def gen_nat(name, cfg, lang, header):
     no_global = abl in ("ng", "ns", "mo")
     no_stage = abl in ("ns", "mo")
     no_lds = abl in ("nl", "mo")
-    if D == 2:  # two register sets: a step's tiles are fetched two steps before they are multiplied
+    if D >= 3 or (D == 2 and G):  # D register sets, the loop unrolled by D, the buffer of a step chosen at run time
+        assert STAGES == 2 and not abl
+        RS = lambda d: "" if d % D == 0 else f"_{d % D}"
+        o(I + f"// Tiles s + {D} are fetched into registers while step s multiplies, and stored into")
+        o(I + f"// workgroup memory after step s + {D - 1} has multiplied.")
+        o(I + "if (steps > 0u) {  // the first K step's tiles, and the next ones' into the other registers")
+        fetch_lines(I + "  ", "0u")
+        store_lines(I + "  ", "", "")
+        o(I + "}")
+        for d in range(1, D):
+            o(I + f"if (steps > {d}u) {{")
+            fetch_lines(I + "  ", f"{d * BK}u", RS(d))
+            o(I + "}")
+        o(I + bar); o()
+        o(I + (f"for (var s = 0u; s < steps; s += {D}u) {{" if W else f"for (uint s = 0u; s < steps; s += {D}u) {{"))
+        for u in range(D):
+            J = I + "  "
+            if u:
+                o(J + f"if (s + {u}u < steps) {{"); J += "  "
+            o(J + f"{{  // step s + {u}: its tiles in buffer (s + {u}) % 2, register set {(u + 1) % D} holds step s + {u + 1}'s")
+            K2 = J + "  "
+            o(K2 + decl(f"cur{u}", f"(s + {u}u) % 2u"))
+            o(K2 + f"if (s + {u + D}u < steps) {{")
+            fetch_lines(K2 + "  ", f"(s + {u + D}u) * {BK}u", RS(u))
+            o(K2 + "}")
+            compute(K2, f"cur{u} * {TA}u + ", f"cur{u} * {TB}u + ")
+            o(K2 + f"if (s + {u + 1}u < steps) {{")
+            store_lines(K2 + "  ", f"(1u - cur{u}) * {TA}u + ", f"(1u - cur{u}) * {TB}u + ", RS(u + 1))
+            o(K2 + "}")
+            o(K2 + bar)
+            o(J + "}")
+            if u:
+                o(I + "  }")
+        o(I + "}"); o()
+    if D == 2 and not G:  # two register sets: a step's tiles are fetched two steps before they are multiplied
         assert STAGES == 2 and not abl
         o(I + "// Tiles s + 2 are fetched into registers while step s multiplies, and stored into workgroup")
         o(I + "// memory after step s + 1 has multiplied: their loads have two steps to arrive.")
@@ -593,13 +628,16 @@ def nat_smem(cfg):
 
 # Measurement-only variants (sweep/, built with -DWGSLVK_SGMM_SWEEP=ON; README "Sweep").
 SWEEP = {
+    # prefetch distance: the shipped D = 2 through the general code, 3 and 4
+    "nat8_fp_d2g": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=2, G=True),
+    "nat8_fp_d3": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=3),
+    "nat8_fp_d4": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=4),
     # 4 subgroups of 64x64 (4x4 result matrices) on 128x128 blocks: 45,056 bytes, two workgroups
-    # an SM if the registers allow it
-    "nat4_128_fp": dict(SGM=2, SGN=2, MI=4, NJ=4, BK=32, STAGES=2, FP=True),
+    # an SM (220-243 registers)
     "nat4_128_fp_d2": dict(SGM=2, SGN=2, MI=4, NJ=4, BK=32, STAGES=2, FP=True, D=2),
-    "nat8": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2),
-    "nat8_fp": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True),
+    "nat4_128_fp_d3": dict(SGM=2, SGN=2, MI=4, NJ=4, BK=32, STAGES=2, FP=True, D=3),
     "nat4_64x64_fp_d2": dict(SGM=2, SGN=2, MI=2, NJ=2, BK=32, STAGES=2, FP=True, D=2),
+    "nat4_64x64_fp_d4": dict(SGM=2, SGN=2, MI=2, NJ=2, BK=32, STAGES=2, FP=True, D=4),
     # ablations of nat8 (wrong results, timing only): no global loads in the loop; the
     # multiply-adds and the barrier alone
     "nat8_ng": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, ABL="ng"),

@@ -28,6 +28,8 @@
 #include <variant>
 #include <vector>
 
+#include <vulkan/vulkan.h>
+
 #include <nlohmann/json.hpp>
 
 #include "cli_device.hpp"
@@ -264,6 +266,63 @@ json limits_json(const Limits& l) {
   return j;
 }
 
+// WebGPU's "subgroups" feature: the runtime has no such Feature (Vulkan needs nothing enabled for
+// subgroup operations, only their support), so serve asks the Vulkan driver itself, on an
+// instance of its own, for the adapter's VkPhysicalDeviceSubgroupProperties: offered when compute
+// shaders have every operation WGSL's subgroup and quad builtins use (basic, vote, ballot,
+// shuffle, shuffle relative, arithmetic, quad), as Dawn's Vulkan backend requires. The sizes are
+// GPUAdapterInfo's subgroupMinSize/subgroupMaxSize (VK 1.3 subgroup size control, else the one
+// subgroupSize). "subgroups-f16" is not offered: it needs shaderSubgroupExtendedTypes enabled
+// at device creation, which the runtime does not do.
+struct SubgroupSupport {
+  bool ok = false;
+  uint32_t min_size = 0, max_size = 0;
+};
+
+SubgroupSupport query_subgroups(const AdapterInfo& a) {
+  SubgroupSupport s;
+  VkApplicationInfo app{};
+  app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+  app.apiVersion = VK_API_VERSION_1_3;
+  VkInstanceCreateInfo ci{};
+  ci.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+  ci.pApplicationInfo = &app;
+  VkInstance inst = VK_NULL_HANDLE;
+  if (vkCreateInstance(&ci, nullptr, &inst) != VK_SUCCESS) return s;
+  uint32_t n = 0;
+  vkEnumeratePhysicalDevices(inst, &n, nullptr);
+  std::vector<VkPhysicalDevice> pds(n);
+  if (n) vkEnumeratePhysicalDevices(inst, &n, pds.data());
+  for (VkPhysicalDevice pd : pds) {
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(pd, &p);
+    if (p.vendorID != a.vendor_id || p.deviceID != a.device_id || a.name != p.deviceName) continue;
+    if (p.apiVersion < VK_API_VERSION_1_1) break;
+    VkPhysicalDeviceSubgroupSizeControlProperties sc{};
+    sc.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES;
+    VkPhysicalDeviceSubgroupProperties sg{};
+    sg.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+    const bool size_control = p.apiVersion >= VK_API_VERSION_1_3;
+    if (size_control) sg.pNext = &sc;
+    VkPhysicalDeviceProperties2 p2{};
+    p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    p2.pNext = &sg;
+    vkGetPhysicalDeviceProperties2(pd, &p2);
+    const VkSubgroupFeatureFlags need =
+        VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT |
+        VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT |
+        VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
+        VK_SUBGROUP_FEATURE_QUAD_BIT;
+    s.ok = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+           (sg.supportedOperations & need) == need && sg.subgroupSize >= 4;
+    s.min_size = size_control && sc.minSubgroupSize ? sc.minSubgroupSize : sg.subgroupSize;
+    s.max_size = size_control && sc.maxSubgroupSize ? sc.maxSubgroupSize : sg.subgroupSize;
+    break;
+  }
+  vkDestroyInstance(inst, nullptr);
+  return s;
+}
+
 class Server {
  public:
   explicit Server(std::optional<std::string> selector) : selector_(std::move(selector)) {}
@@ -305,6 +364,7 @@ class Server {
   std::optional<std::string> selector_;
   Instance instance_;
   Adapter adapter_;
+  SubgroupSupport subgroups_;
   Device device_;
   bool destroyed_ = false;
   std::unordered_map<uint64_t, Object> objects_;
@@ -1041,7 +1101,12 @@ void Server::handle(const json& m) {
     json features = json::array();
     for (Feature f : adapter_.features())
       if (f != Feature::Float32AtomicAdd) features.push_back(std::string(feature_name(f)));
+    // WGSLVK_SERVE_NO_SUBGROUPS=1: the adapter without "subgroups" (as before it was offered).
+    subgroups_ = std::getenv("WGSLVK_SERVE_NO_SUBGROUPS") ? SubgroupSupport{} : query_subgroups(i);
+    if (subgroups_.ok) features.push_back("subgroups");
     reply(m, {{"name", i.name},
+              {"subgroupMinSize", subgroups_.min_size},
+              {"subgroupMaxSize", subgroups_.max_size},
               {"driver", i.driver},
               {"vendorId", i.vendor_id},
               {"deviceId", i.device_id},
@@ -1056,6 +1121,7 @@ void Server::handle(const json& m) {
       d.label = m.value("label", "");
       for (const auto& f : m.value("requiredFeatures", json::array())) {
         std::string name = f;
+        if (name == "subgroups" && subgroups_.ok) continue;  // nothing to enable in Vulkan
         std::optional<Feature> feat;
         for (Feature x : adapter_.features())
           if (feature_name(x) == name) feat = x;

@@ -481,7 +481,8 @@ class GPUAdapter {
     this.features = new GPUSupportedFeatures(info.features);
     this.limits = makeLimits(info.limits);
     this.info = { vendor: `0x${info.vendorId.toString(16)}`, architecture: info.type,
-                  device: info.name, description: `${info.name} (${info.driver}) through wgslvk` };
+                  device: info.name, description: `${info.name} (${info.driver}) through wgslvk`,
+                  subgroupMinSize: info.subgroupMinSize, subgroupMaxSize: info.subgroupMaxSize };
     this.isFallbackAdapter = false;
   }
   requestAdapterInfo() { return Promise.resolve(this.info); }

@@ -40,9 +40,6 @@ const std::map<std::string, std::string> kKnownDifferences = {
     {"layout_uniform_array_stride.wgsl", "uniform_buffer_standard_layout not supported"},
     {"layout_uniform_struct_member_align.wgsl", "uniform_buffer_standard_layout not supported"},
     // The front end translates compute shaders only: derivatives are 'unsupported'.
-    {"unif_derivative_helper.wgsl", "dpdx is unsupported (compute only)"},
-    {"unif_derivative_helper_attr_off.wgsl", "dpdx is unsupported (compute only)"},
-    {"unif_derivative_helper_filter_off.wgsl", "dpdx is unsupported (compute only)"},
 };
 
 std::string read_file(const fs::path& p) {

@@ -809,6 +809,40 @@ fn takes(x: texture_2d<f32>, y: sampler) { _ = x; _ = y; }
           "unresolved type 'texture_9d'");
 }
 
+// Derivatives and textureSample/Bias/Compare are typed (fragment stage only, through the call
+// graph too) so that the uniformity analysis sees them; they are not translated.
+TEST(WgslSema, DerivativesAndImplicitSamplesAreTypedForFragmentShaders) {
+  ok(R"(
+@group(0) @binding(0) var t: texture_2d<f32>;
+@group(0) @binding(1) var s: sampler;
+@group(0) @binding(2) var d: texture_depth_2d_array;
+@group(0) @binding(3) var sc: sampler_comparison;
+fn helper(x: f32) -> f32 { return dpdx(x) + fwidthFine(vec2(x, 1.0)).y; }
+@fragment fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
+  let c = textureSample(t, s, uv) + textureSampleBias(t, s, uv, 0.5, vec2<i32>(1, 1));
+  let z: f32 = textureSampleCompare(d, sc, uv, 2u, 0.5);
+  return c * helper(uv.x) * z;
+}
+)");
+  const std::string decls =
+      "@group(0) @binding(0) var t: texture_2d<f32>;\n@group(0) @binding(1) var s: sampler;\n";
+  rejects(decls + std::string(kMain) + "  _ = dpdx(1.0);\n}\n", "entry-point", 4, 7,
+          "cannot be used by compute pipeline stage");
+  rejects(
+      decls + "fn f() { _ = textureSample(t, s, vec2f()); }\n" + std::string(kMain) + "  f();\n}\n",
+      "entry-point", 3, 14, "called by entry point 'main'");
+  rejects("fn f() { workgroupBarrier(); }\n@fragment fn main() { f(); }\n", "entry-point", 1, 10,
+          "cannot be used by fragment pipeline stage");
+  rejects(decls + "@fragment fn main() { _ = textureSample(t, s, 1.0); }\n", "type", 3, 47,
+          "argument 3 of 'textureSample'");
+  rejects(decls + "@fragment fn main() { _ = textureSampleCompare(t, s, vec2f(), 1.0); }\n", "type",
+          3, 27, "no matching call");
+  rejects("@fragment fn main() { _ = dpdx(1i); }\n", "type", 1, 27, "no matching call");
+  // Subgroup builtins are allowed in fragment shaders, through a helper too.
+  ok("enable subgroups;\nfn f() -> f32 { return subgroupAdd(1.0); }\n"
+     "@fragment fn main() -> @location(0) vec4f { return vec4f(f()); }\n");
+}
+
 TEST(WgslSema, AcceptsWhatWgslAllows) {
   // Pointer parameters in every address space (unrestricted_pointer_parameters), pointer
   // composite access, workgroupUniformLoad, atomics, subgroups, f16.

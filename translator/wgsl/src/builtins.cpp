@@ -301,6 +301,50 @@ BuiltinMatch match_builtin(TypeTable& tt, Module& m, std::string_view name,
     if (!why.empty()) r.error += ": " + why;
     return r;
   };
+  // Derivatives and the implicit-derivative texture samples (fragment stage: sema checks the
+  // stage) are typed, so that createShaderModule's rules (uniformity included) see them; the
+  // emitter does not translate them.
+  static const std::set<std::string_view> derivatives = {"dpdx",   "dpdxCoarse",   "dpdxFine",
+                                                         "dpdy",   "dpdyCoarse",   "dpdyFine",
+                                                         "fwidth", "fwidthCoarse", "fwidthFine"};
+  if (derivatives.count(name)) {
+    if (!targs.empty() || args.size() != 1) return fail();
+    const Type* t = fit(tt, args[0], kF32);
+    if (!t || !(t->is_scalar() || t->kind == K::Vector)) return fail();
+    r.params = {t};
+    r.result = t;
+    return r;
+  }
+  if (name == "textureSample" || name == "textureSampleBias" || name == "textureSampleCompare") {
+    if (!targs.empty() || args.size() < 3 || !args[0] || !args[1] || args[0]->kind != K::Texture ||
+        args[1]->kind != K::Sampler)
+      return fail();
+    // texture_type_names(): 0 1d, 1 2d, 2 2d_array, 3 3d, 4 cube, 5 cube_array,
+    // 7 depth_2d, 8 depth_2d_array, 9 depth_cube, 10 depth_cube_array.
+    const uint32_t tex = args[0]->n;
+    const bool depth = tex >= 7 && tex <= 10, compare = name == "textureSampleCompare";
+    const uint32_t dim = depth ? tex - 6 : tex;  // as the sampled kinds: 1 2d .. 5 cube_array
+    if ((!depth && (tex > 5 || args[0]->elem != tt.f32())) || (args[1]->n == 1) != compare ||
+        (compare && !depth) || (name == "textureSampleBias" && (depth || tex == 0)))
+      return fail();
+    const uint32_t coords = dim == 0 ? 1 : dim <= 2 ? 2 : 3;
+    const bool arrayed = dim == 2 || dim == 5;
+    std::vector<const Type*> p = {args[0], args[1],
+                                  coords == 1 ? tt.f32() : tt.vec(tt.f32(), coords)};
+    if (arrayed) {
+      if (args.size() <= p.size() || !args[p.size()]) return fail();
+      const Type* a = fit(tt, args[p.size()], kI32 | kU32);
+      if (!a || !a->is_scalar()) return fail();
+      p.push_back(a);
+    }
+    if (name != "textureSample") p.push_back(tt.f32());                     // bias, depth_ref
+    if (args.size() == p.size() + 1 && (dim == 1 || dim == 2 || dim == 3))  // offset
+      p.push_back(tt.vec(tt.i32(), dim == 3 ? 3 : 2));
+    if (args.size() != p.size()) return fail();
+    r.params = p;
+    r.result = depth ? tt.f32() : tt.vec(tt.f32(), 4);
+    return r;
+  }
   if (unsupported_builtins().count(name)) {
     r.error = "'" + std::string(name) +
               "' is a fragment-stage or texture builtin; this front end translates compute "

@@ -111,6 +111,20 @@ class Sema {
 
   // The function whose body is being checked, and where in it.
   FnDecl* fn_ = nullptr;
+  // Calls of stage-restricted builtins in functions that are not entry points, checked against
+  // the entry points that call them.
+  static constexpr unsigned kComputeBit = 1, kFragmentBit = 2, kVertexBit = 4;
+  static unsigned stage_bit(Stage s) {
+    return s == Stage::Compute ? kComputeBit : s == Stage::Fragment ? kFragmentBit : kVertexBit;
+  }
+  struct StageCall {
+    Span at;
+    unsigned allowed;  // stage bits
+  };
+  std::unordered_map<const FnDecl*, std::vector<StageCall>> stage_calls_;
+  static std::string stage_text(Stage s) {
+    return s == Stage::Vertex ? "vertex" : s == Stage::Fragment ? "fragment" : "compute";
+  }
   // Enclosing loops ('L'), switch cases ('S') and continuing blocks ('C'), innermost last.
   std::string ctx_;
   const Stmt* allowed_break_if_ = nullptr;  // the last statement of the innermost continuing
@@ -2179,13 +2193,30 @@ class Sema {
     if (m.needs_subgroups && !m_.enables_subgroups)
       error(e->span, "extension",
             "cannot call built-in function '" + n + "' without extension 'subgroups'");
+    // Barriers and workgroupUniformLoad: compute only; subgroup and quad builtins: compute and
+    // fragment.
+    const bool subgroup_op = n.substr(0, 8) == "subgroup" || n.substr(0, 4) == "quad";
     if ((n == "workgroupBarrier" || n == "storageBarrier" || n == "textureBarrier" ||
-         n == "workgroupUniformLoad" || n.substr(0, 8) == "subgroup" || n.substr(0, 4) == "quad") &&
-        fn_ && fn_->stage != Stage::None && fn_->stage != Stage::Compute)
+         n == "workgroupUniformLoad" || subgroup_op) &&
+        fn_ && fn_->stage != Stage::None && fn_->stage != Stage::Compute &&
+        !(subgroup_op && fn_->stage == Stage::Fragment))
       error(e->span, "entry-point",
-            "built-in cannot be used by " +
-                std::string(fn_->stage == Stage::Vertex ? "vertex" : "fragment") +
-                " pipeline stage");
+            "built-in cannot be used by " + stage_text(fn_->stage) + " pipeline stage");
+    // Derivatives and implicit-derivative samples: fragment shaders only; barriers, subgroup
+    // and quad builtins: compute only (above, for an entry point's own calls). A call in another
+    // function is checked against each entry point that calls it (the call graph, below).
+    const bool fragment_only = n.substr(0, 3) == "dpd" || n.substr(0, 6) == "fwidth" ||
+                               n == "textureSample" || n == "textureSampleBias" ||
+                               n == "textureSampleCompare";
+    const bool compute_only = n == "workgroupBarrier" || n == "storageBarrier" ||
+                              n == "textureBarrier" || n == "workgroupUniformLoad";
+    if (fragment_only && fn_ && fn_->stage != Stage::None && fn_->stage != Stage::Fragment)
+      error(e->span, "entry-point",
+            "built-in cannot be used by " + stage_text(fn_->stage) + " pipeline stage");
+    if ((fragment_only || compute_only || subgroup_op) && fn_ && fn_->stage == Stage::None)
+      stage_calls_[fn_].push_back({e->span, fragment_only  ? kFragmentBit
+                                            : compute_only ? kComputeBit
+                                                           : kComputeBit | kFragmentBit});
     // bitcast of an abstract int: i32 where every component fits, else u32 (0xffffffff).
     if (n == "bitcast" && e->args.size() == 1 && types[0]->scalar() == tt_.abstract_int())
       if (const ConstValue* v = value(e->args[0]))
@@ -2954,6 +2985,16 @@ class Sema {
             if (seen_fn.insert(c).second) todo.push_back(c), work++;
         }
         for (VarDecl* v : out) v->used = true;
+        // Stage-restricted builtins called by the functions this entry point calls.
+        for (const FnDecl* g : todo)
+          if (auto it = stage_calls_.find(g); it != stage_calls_.end())
+            for (const StageCall& sc : it->second)
+              if (!(sc.allowed & stage_bit(f->stage))) {
+                error(sc.at, "entry-point",
+                      "built-in cannot be used by " + stage_text(f->stage) +
+                          " pipeline stage (called by entry point '" + f->name + "')");
+                break;
+              }
         for (const FnDecl* g : todo)
           if (auto it = fn_pipeline_errors_.find(g); it != fn_pipeline_errors_.end())
             for (const PendingError& pe : it->second)

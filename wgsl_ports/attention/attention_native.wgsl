@@ -572,16 +572,6 @@ fn attn_bwd_fa2_tiled(@builtin(workgroup_id) wid: vec3<u32>,
             f2[ch * 4u + u] = bt_load(f2w, b, h, f0 + lr + 8u * u, ch * BT_TILE + lc);
         }
     }
-    // The streamed values of the next store, loaded one store ahead (issued before the math or
-    // the barrier that precedes their store, so their latency overlaps it). The stores run chunks
-    // 0 .. last in phase A, last - 1 .. 0 in phase B (the last chunk's tiles stay in place), then
-    // the next block's chunk 0. The same values the store would load: the same bits.
-    var n1 = array<f32, 4>(0.0, 0.0, 0.0, 0.0);
-    var n2 = array<f32, 4>(0.0, 0.0, 0.0, 0.0);
-    for (var u = 0u; u < 4u; u = u + 1u) {
-        n1[u] = bt_load(s1w, b, h, first * BT_TILE + lr + 8u * u, lc);
-        n2[u] = bt_load(s2w, b, h, first * BT_TILE + lr + 8u * u, lc);
-    }
     for (var step = 0u; step < nb; step = step + 1u) {
         let s0 = (first + step) * BT_TILE;    // first row of the streamed block
         // [a * 2 + e]: fixed row ty + 16a, block row tx + 16e. Initialized explicitly: Dawn
@@ -597,19 +587,10 @@ fn attn_bwd_fa2_tiled(@builtin(workgroup_id) wid: vec3<u32>,
                     let x = bt_sw(lr + 8u * u, lc);
                     tiles_bt[x] = f1[ch * 4u + u];
                     tiles_bt[BT_SLOT + x] = f2[ch * 4u + u];
-                    tiles_bt[2u * BT_SLOT + x] = n1[u];
-                    tiles_bt[3u * BT_SLOT + x] = n2[u];
+                    tiles_bt[2u * BT_SLOT + x] = bt_load(s1w, b, h, s0 + lr + 8u * u, ch * BT_TILE + lc);
+                    tiles_bt[3u * BT_SLOT + x] = bt_load(s2w, b, h, s0 + lr + 8u * u, ch * BT_TILE + lc);
                 }
                 workgroupBarrier();
-                // Next: chunk ch + 1, else phase B's first reload (chunk last - 1), else (one
-                // chunk) the next block's chunk 0 (rows past T load 0.0).
-                let a_next = ch < last;
-                let a_ch = select(select(0u, last - 1u, last > 0u), ch + 1u, a_next);
-                let a_row = select(s0 + BT_TILE, s0, a_next || last > 0u);
-                for (var u = 0u; u < 4u; u = u + 1u) {
-                    n1[u] = bt_load(s1w, b, h, a_row + lr + 8u * u, a_ch * BT_TILE + lc);
-                    n2[u] = bt_load(s2w, b, h, a_row + lr + 8u * u, a_ch * BT_TILE + lc);
-                }
                 for (var c = 0u; c < BT_TILE; c = c + 1u) {
                     let x0 = tiles_bt[bt_sw(ty, c)];
                     let x1 = tiles_bt[bt_sw(ty + 16u, c)];
@@ -656,15 +637,8 @@ fn attn_bwd_fa2_tiled(@builtin(workgroup_id) wid: vec3<u32>,
                     workgroupBarrier();  // the previous chunk's reads are done
                     for (var u = 0u; u < 4u; u = u + 1u) {
                         let x = bt_sw(lr + 8u * u, lc);
-                        tiles_bt[2u * BT_SLOT + x] = n1[u];
-                        tiles_bt[3u * BT_SLOT + x] = n2[u];
-                    }
-                    // Next: chunk ch - 1, else the next block's chunk 0.
-                    let b_ch = select(0u, ch - 1u, ch > 0u);
-                    let b_row = select(s0 + BT_TILE, s0, ch > 0u);
-                    for (var u = 0u; u < 4u; u = u + 1u) {
-                        n1[u] = bt_load(s1w, b, h, b_row + lr + 8u * u, b_ch * BT_TILE + lc);
-                        n2[u] = bt_load(s2w, b, h, b_row + lr + 8u * u, b_ch * BT_TILE + lc);
+                        tiles_bt[2u * BT_SLOT + x] = bt_load(s1w, b, h, s0 + lr + 8u * u, ch * BT_TILE + lc);
+                        tiles_bt[3u * BT_SLOT + x] = bt_load(s2w, b, h, s0 + lr + 8u * u, ch * BT_TILE + lc);
                     }
                 }
                 workgroupBarrier();  // dS and P (first chunk) or the reloaded chunk are stored
@@ -785,12 +759,6 @@ fn attn_fwd_fa2_tiled(@builtin(workgroup_id) wid: vec3<u32>,
             fq[ch * 4u + u] = ft_load(0u, b, h, f0 + lr + 8u * u, ch * BT_TILE + lc);
         }
     }
-    let last = (hd - 1u) / BT_TILE;  // the last chunk (hd >= 1)
-    // The K or V values of the next store, loaded one store ahead (issued before the math or the
-    // barrier that precedes their store, so their latency overlaps it): K chunks 0 .. last, V
-    // chunks 0 .. last, then the next block's K chunk 0. The same values: the same bits.
-    var nx = array<f32, 4>(0.0, 0.0, 0.0, 0.0);
-    for (var u = 0u; u < 4u; u = u + 1u) { nx[u] = ft_load(1u, b, h, lr + 8u * u, lc); }
     for (var kb = 0u; kb <= qt; kb = kb + 1u) {
         let j0 = kb * BT_TILE;
         // Initialized explicitly (attn_bwd_fa2_tiled: Dawn did not re-zero a loop-body array).
@@ -802,15 +770,9 @@ fn attn_fwd_fa2_tiled(@builtin(workgroup_id) wid: vec3<u32>,
                 for (var u = 0u; u < 4u; u = u + 1u) {
                     let x = bt_sw(lr + 8u * u, lc);
                     tiles_ft[x] = fq[ch * 4u + u];
-                    tiles_ft[BT_SLOT + x] = nx[u];
+                    tiles_ft[BT_SLOT + x] = ft_load(1u, b, h, j0 + lr + 8u * u, ch * BT_TILE + lc);
                 }
                 workgroupBarrier();
-                // Next: K chunk ch + 1, else V chunk 0.
-                let a_w = select(2u, 1u, ch < last);
-                let a_ch = select(0u, ch + 1u, ch < last);
-                for (var u = 0u; u < 4u; u = u + 1u) {
-                    nx[u] = ft_load(a_w, b, h, j0 + lr + 8u * u, a_ch * BT_TILE + lc);
-                }
                 for (var c = 0u; c < BT_TILE; c = c + 1u) {
                     let x0 = tiles_ft[bt_sw(ty, c)];
                     let x1 = tiles_ft[bt_sw(ty + 16u, c)];
@@ -851,14 +813,7 @@ fn attn_fwd_fa2_tiled(@builtin(workgroup_id) wid: vec3<u32>,
             }
         }
         for (var u = 0u; u < 4u; u = u + 1u) {  // the first V chunk
-            tiles_ft[2u * BT_SLOT + bt_sw(lr + 8u * u, lc)] = nx[u];
-        }
-        // Next: V chunk 1, else (one chunk) the next block's K chunk 0 (rows past T load 0.0).
-        let v_w = select(1u, 2u, last > 0u);
-        let v_row = select(j0 + BT_TILE, j0, last > 0u);
-        let v_ch = select(0u, 1u, last > 0u);
-        for (var u = 0u; u < 4u; u = u + 1u) {
-            nx[u] = ft_load(v_w, b, h, v_row + lr + 8u * u, v_ch * BT_TILE + lc);
+            tiles_ft[2u * BT_SLOT + bt_sw(lr + 8u * u, lc)] = ft_load(2u, b, h, j0 + lr + 8u * u, lc);
         }
         workgroupBarrier();
         for (var a = 0u; a < 2u; a = a + 1u) {
@@ -874,14 +829,8 @@ fn attn_fwd_fa2_tiled(@builtin(workgroup_id) wid: vec3<u32>,
                 if (ch != 0u) {
                     workgroupBarrier();  // the previous chunk's V reads are done
                     for (var u = 0u; u < 4u; u = u + 1u) {
-                        tiles_ft[2u * BT_SLOT + bt_sw(lr + 8u * u, lc)] = nx[u];
-                    }
-                    // Next: V chunk ch + 1, else the next block's K chunk 0.
-                    let p_w = select(1u, 2u, ch < last);
-                    let p_row = select(j0 + BT_TILE, j0, ch < last);
-                    let p_ch = select(0u, ch + 1u, ch < last);
-                    for (var u = 0u; u < 4u; u = u + 1u) {
-                        nx[u] = ft_load(p_w, b, h, p_row + lr + 8u * u, p_ch * BT_TILE + lc);
+                        tiles_ft[2u * BT_SLOT + bt_sw(lr + 8u * u, lc)] =
+                            ft_load(2u, b, h, j0 + lr + 8u * u, ch * BT_TILE + lc);
                     }
                     workgroupBarrier();
                 }

@@ -76,12 +76,6 @@ void main() {
             f2[ch * 4u + u] = bt_load(f2w, b, h, f0 + lr + 8u * u, ch * BT_TILE + lc);
         }
     }
-    float n1[4] = float[4](0.0, 0.0, 0.0, 0.0);
-    float n2[4] = float[4](0.0, 0.0, 0.0, 0.0);
-    for (uint u = 0u; u < 4u; u = u + 1u) {
-        n1[u] = bt_load(s1w, b, h, first * BT_TILE + lr + 8u * u, lc);
-        n2[u] = bt_load(s2w, b, h, first * BT_TILE + lr + 8u * u, lc);
-    }
     for (uint step = 0u; step < nb; step = step + 1u) {
         uint s0 = (first + step) * BT_TILE;
         float s[4] = float[4](0.0, 0.0, 0.0, 0.0);
@@ -93,17 +87,10 @@ void main() {
                     uint x = bt_sw(lr + 8u * u, lc);
                     tiles_bt[x] = f1[ch * 4u + u];
                     tiles_bt[BT_SLOT + x] = f2[ch * 4u + u];
-                    tiles_bt[2u * BT_SLOT + x] = n1[u];
-                    tiles_bt[3u * BT_SLOT + x] = n2[u];
+                    tiles_bt[2u * BT_SLOT + x] = bt_load(s1w, b, h, s0 + lr + 8u * u, ch * BT_TILE + lc);
+                    tiles_bt[3u * BT_SLOT + x] = bt_load(s2w, b, h, s0 + lr + 8u * u, ch * BT_TILE + lc);
                 }
                 barrier();
-                bool a_next = ch < last;
-                uint a_ch = wgsl_select(wgsl_select(0u, last - 1u, last > 0u), ch + 1u, a_next);
-                uint a_row = wgsl_select(s0 + BT_TILE, s0, a_next || last > 0u);
-                for (uint u = 0u; u < 4u; u = u + 1u) {
-                    n1[u] = bt_load(s1w, b, h, a_row + lr + 8u * u, a_ch * BT_TILE + lc);
-                    n2[u] = bt_load(s2w, b, h, a_row + lr + 8u * u, a_ch * BT_TILE + lc);
-                }
                 for (uint c = 0u; c < BT_TILE; c = c + 1u) {
                     float x0 = tiles_bt[bt_sw(ty, c)];
                     float x1 = tiles_bt[bt_sw(ty + 16u, c)];
@@ -148,14 +135,8 @@ void main() {
                     barrier();
                     for (uint u = 0u; u < 4u; u = u + 1u) {
                         uint x = bt_sw(lr + 8u * u, lc);
-                        tiles_bt[2u * BT_SLOT + x] = n1[u];
-                        tiles_bt[3u * BT_SLOT + x] = n2[u];
-                    }
-                    uint b_ch = wgsl_select(0u, ch - 1u, ch > 0u);
-                    uint b_row = wgsl_select(s0 + BT_TILE, s0, ch > 0u);
-                    for (uint u = 0u; u < 4u; u = u + 1u) {
-                        n1[u] = bt_load(s1w, b, h, b_row + lr + 8u * u, b_ch * BT_TILE + lc);
-                        n2[u] = bt_load(s2w, b, h, b_row + lr + 8u * u, b_ch * BT_TILE + lc);
+                        tiles_bt[2u * BT_SLOT + x] = bt_load(s1w, b, h, s0 + lr + 8u * u, ch * BT_TILE + lc);
+                        tiles_bt[3u * BT_SLOT + x] = bt_load(s2w, b, h, s0 + lr + 8u * u, ch * BT_TILE + lc);
                     }
                 }
                 barrier();

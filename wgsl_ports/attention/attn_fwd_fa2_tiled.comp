@@ -63,9 +63,6 @@ void main() {
             fq[ch * 4u + u] = ft_load(0u, b, h, f0 + lr + 8u * u, ch * BT_TILE + lc);
         }
     }
-    uint last = (hd - 1u) / BT_TILE;
-    float nx[4] = float[4](0.0, 0.0, 0.0, 0.0);
-    for (uint u = 0u; u < 4u; u = u + 1u) { nx[u] = ft_load(1u, b, h, lr + 8u * u, lc); }
     for (uint kb = 0u; kb <= qt; kb = kb + 1u) {
         uint j0 = kb * BT_TILE;
         float s[4] = float[4](0.0, 0.0, 0.0, 0.0);
@@ -76,14 +73,9 @@ void main() {
                 for (uint u = 0u; u < 4u; u = u + 1u) {
                     uint x = bt_sw(lr + 8u * u, lc);
                     tiles_ft[x] = fq[ch * 4u + u];
-                    tiles_ft[BT_SLOT + x] = nx[u];
+                    tiles_ft[BT_SLOT + x] = ft_load(1u, b, h, j0 + lr + 8u * u, ch * BT_TILE + lc);
                 }
                 barrier();
-                uint a_w = wgsl_select(2u, 1u, ch < last);
-                uint a_ch = wgsl_select(0u, ch + 1u, ch < last);
-                for (uint u = 0u; u < 4u; u = u + 1u) {
-                    nx[u] = ft_load(a_w, b, h, j0 + lr + 8u * u, a_ch * BT_TILE + lc);
-                }
                 for (uint c = 0u; c < BT_TILE; c = c + 1u) {
                     float x0 = tiles_ft[bt_sw(ty, c)];
                     float x1 = tiles_ft[bt_sw(ty + 16u, c)];
@@ -124,13 +116,7 @@ void main() {
             }
         }
         for (uint u = 0u; u < 4u; u = u + 1u) {
-            tiles_ft[2u * BT_SLOT + bt_sw(lr + 8u * u, lc)] = nx[u];
-        }
-        uint v_w = wgsl_select(1u, 2u, last > 0u);
-        uint v_row = wgsl_select(j0 + BT_TILE, j0, last > 0u);
-        uint v_ch = wgsl_select(0u, 1u, last > 0u);
-        for (uint u = 0u; u < 4u; u = u + 1u) {
-            nx[u] = ft_load(v_w, b, h, v_row + lr + 8u * u, v_ch * BT_TILE + lc);
+            tiles_ft[2u * BT_SLOT + bt_sw(lr + 8u * u, lc)] = ft_load(2u, b, h, j0 + lr + 8u * u, lc);
         }
         barrier();
         for (uint a = 0u; a < 2u; a = a + 1u) {
@@ -146,13 +132,8 @@ void main() {
                 if (ch != 0u) {
                     barrier();
                     for (uint u = 0u; u < 4u; u = u + 1u) {
-                        tiles_ft[2u * BT_SLOT + bt_sw(lr + 8u * u, lc)] = nx[u];
-                    }
-                    uint p_w = wgsl_select(1u, 2u, ch < last);
-                    uint p_row = wgsl_select(j0 + BT_TILE, j0, ch < last);
-                    uint p_ch = wgsl_select(0u, ch + 1u, ch < last);
-                    for (uint u = 0u; u < 4u; u = u + 1u) {
-                        nx[u] = ft_load(p_w, b, h, p_row + lr + 8u * u, p_ch * BT_TILE + lc);
+                        tiles_ft[2u * BT_SLOT + bt_sw(lr + 8u * u, lc)] =
+                            ft_load(2u, b, h, j0 + lr + 8u * u, ch * BT_TILE + lc);
                     }
                     barrier();
                 }

@@ -21,15 +21,21 @@ build() {  # build DIR [cmake args...] [-- targets...]
 case "$what" in
   validate)
     # The first command (issue 25): only what the CLI needs, installed and built (no tests, no
-    # browser, no Dawn tooling: those are `run.sh test`'s), in Release: no debug info to write
-    # (one heavy source measured: 19.6 s of CPU at RelWithDebInfo's -O2 -g, 15.7 s at -O3; another
-    # 12.5 s and 8.5 s at -O2). This whole command from a fresh clone on the 2-core machine with
-    # the packages already installed: 4 min 51 s wall (566 s of CPU, nearly all the build; measured
-    # 2026-11-27 with the machine otherwise idle; 718 s of CPU for the build alone under load).
-    # -O1 would save about a quarter of the build (validate/src/case.cpp: 11.4 s at -O3, 8.8 s at
-    # -O1) but slows the CPU references validate runs.
+    # browser, no Dawn tooling: those are `run.sh test`'s), in Release without debug info, at -O1:
+    # the build is nearly all of this command's time, while what `wgslvk validate` runs on the CPU
+    # is small (the randomized cases' inputs and double references; the whole run took 4.8 s of
+    # CPU with an older -O3 build and 4.9 s with this one, 70 of 72 kernels passing, 2 skipped).
+    # -O1 against Release's -O3, each pair compiled at once (same load), CPU s: sema.cpp 13.1 ->
+    # 9.1, adafactor/cases.cpp 12.2 -> 8.7, attention/bench.cpp 11.1 -> 8.8, validate case.cpp
+    # 12.3 -> 8.9, time_case.cpp 9.4 -> 8.0, gpt/trainer.cpp 17.1 -> 13.0, cli/port.cpp 10.4 -> 8.4:
+    # 24% less. Results do not depend on the level (no -ffast-math; x86-64 without -mfma contracts
+    # nothing). apt's part, on a Debian 12 root with the machine image's compiler, CMake and Ninja
+    # (debootstrap): 49 s wall for the 10 missing packages (48 with dependencies). With -O3 this
+    # command took 4 min 51 s from a fresh clone with the packages present (566 s of CPU, idle
+    # machine, 2026-11-27); a quarter less build CPU is about 60 s less wall on 2 cores.
     bash scripts/install-deps.sh cli
-    build build -DWGSLVK_TESTS=OFF -DCMAKE_BUILD_TYPE=Release -- wgslvk
+    build build -DWGSLVK_TESTS=OFF -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" \
+      -- wgslvk
     ./build/cli/wgslvk validate
     ;;
   test)

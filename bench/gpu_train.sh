@@ -16,7 +16,8 @@
 # a change: its small preset is run with profiles at steps 100 and 1000 for a before/after),
 # WGSLVK_BIN, CORPUS, TORCH (0: skip PyTorch), TORCH_MODES ("fp32 tf32 bf16"), AB_MATMUL (presets
 # also run with --matmul $AB_KERNEL, default native: the trainer's matmul before native_auto
-# became the default; empty: none). Results under $OUT: log.txt, summary.md (the tables, printed
+# became the default; empty: none), MIXED (mixed precision runs, see below; empty: none).
+# Results under $OUT: log.txt, summary.md (the tables, printed
 # last), raw.tar.gz (every log), smi.csv.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -126,6 +127,89 @@ for spec in $LONG; do
   step "long run: $preset, $steps steps"
   ours "long_$preset" "$BIN" --preset "$preset" --steps "$steps" --log-every "$every" --profile "$steps"
 done
+
+# Mixed precision (issue 24): MIXED="preset:steps ..." (default none). Per preset: ours fp32 and
+# --precision mixed reading the loss back every step (so the JSON logs hold every step's loss:
+# the loss comparison; same weights and batches, both from --seed), mixed again logging every
+# 10 steps as the runs above (the timing) with a profile of the last step, one step with
+# --f16-stats (underflow/overflow of every f16 cast), and PyTorch with TF32 and with bf16
+# autocast on the same weights and batches. Table: $OUT/mixed.md (also appended to summary.md).
+MIXED=${MIXED-""}
+for spec in $MIXED; do
+  IFS=: read -r preset steps <<< "$spec"
+  step "$preset: mixed precision vs fp32, $steps steps"
+  ours "${preset}_f32_every1" "$BIN" --preset "$preset" --steps "$steps" --log-every 1 \
+    --save-init "$W/$preset.minit" --json "$W/raw/${preset}_f32_every1.ours.jsonl"
+  ours "${preset}_mixed_every1" "$BIN" --preset "$preset" --steps "$steps" --log-every 1 \
+    --precision mixed --json "$W/raw/${preset}_mixed_every1.ours.jsonl"
+  ours "${preset}_mixed" "$BIN" --preset "$preset" --steps "$steps" --log-every 10 \
+    --precision mixed --profile "$steps" --json "$W/raw/${preset}_mixed.ours.jsonl"
+  ours "${preset}_mixed_stats" "$BIN" --preset "$preset" --steps 1 --precision mixed --f16-stats
+  grep -E '^mixed|^\| (cast|fwd|bwd)' "$W/raw/${preset}_mixed_stats.txt" | head -40
+  if [ "$TORCH" = 1 ]; then
+    "$BIN" train --preset "$preset" --steps "$steps" --corpus "$CORPUS" \
+      --dump-batches "$W/$preset.mbatches" > /dev/null || echo "gpu_train: dump-batches FAILED"
+    for mode in tf32 bf16; do
+      PYTHONUNBUFFERED=1 timeout 120 python3 apps/gpt/peer_torch_train.py --init "$W/$preset.minit" \
+        --batches "$W/$preset.mbatches" --steps "$steps" --time --steady-from $((steps / 5)) \
+        --$mode > "$W/raw/${preset}_mixed.torch_$mode.txt" 2>&1 || echo "gpu_train: torch $mode FAILED"
+      grep -E '^torch' "$W/raw/${preset}_mixed.torch_$mode.txt"
+    done
+  fi
+done
+if [ -n "$MIXED" ]; then
+  python3 - "$W/raw" "$MIXED" > "$OUT/mixed.md" <<'PYEOF'
+import json, os, re, statistics as st, sys
+raw, specs = sys.argv[1], sys.argv[2].split()
+def losses(name):
+    p = os.path.join(raw, name + ".ours.jsonl")
+    if not os.path.exists(p):
+        return {}
+    return {j["step"]: j["loss"] for j in map(json.loads, open(p)) if j.get("event") == "train"}
+def steady(name):
+    iv, gpu = [], None
+    p = os.path.join(raw, name + ".txt")
+    if os.path.exists(p):
+        for line in open(p):
+            m = re.match(r"step\s+(\d+)/\d+\s+loss .* ([\d.]+) ms/step", line)
+            if m:
+                iv.append(float(m.group(2)))
+            m = re.match(r"\| \*\*step\*\* \| \d+ \| ([\d.]+) \|", line)
+            if m:
+                gpu = float(m.group(1))
+    mid = iv[1:-1] if len(iv) > 2 else iv[1:]
+    return (st.mean(mid) if mid else float("nan")), gpu
+def torch_ms(preset, mode):
+    p = os.path.join(raw, f"{preset}_mixed.torch_{mode}.txt")
+    if os.path.exists(p):
+        for line in open(p):
+            m = re.match(r"torch steady: ([\d.]+) ms/step", line)
+            if m:
+                return float(m.group(1))
+    return float("nan")
+print("| preset | steps | losses compared | worst rel loss diff mixed vs fp32 (step) | last loss fp32 / mixed "
+      "| ours fp32, loss read every step (ms/step) | ours mixed, every step | ours mixed, every 10 "
+      "| mixed GPU ms (profiled step) | PyTorch TF32 | PyTorch bf16 autocast |")
+print("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|")
+for spec in specs:
+    preset, steps = spec.split(":")
+    a, b = losses(preset + "_f32_every1"), losses(preset + "_mixed_every1")
+    common = sorted(set(a) & set(b))
+    worst, at = 0.0, "-"
+    for s in common:
+        r = abs(b[s] - a[s]) / abs(a[s])
+        if r >= worst:
+            worst, at = r, s
+    last = f"{a[common[-1]]:.4f} / {b[common[-1]]:.4f}" if common else "-"
+    f1, _ = steady(preset + "_f32_every1")
+    m1, _ = steady(preset + "_mixed_every1")
+    m10, gpu = steady(preset + "_mixed")
+    g = f"{gpu:.2f}" if gpu else "-"
+    print(f"| {preset} | {steps} | {len(common)} | {worst:.2e} ({at}) | {last} | {f1:.2f} | {m1:.2f} | "
+          f"{m10:.2f} | {g} | {torch_ms(preset, 'tf32'):.2f} | {torch_ms(preset, 'bf16'):.2f} |")
+PYEOF
+  cat "$OUT/mixed.md"
+fi
 
 step "summary"
 python3 - "$W/raw" "$OUT/smi.csv" "$PRESETS" "$LONG" "$AB_KERNEL" > "$OUT/summary.md" <<'EOF'
@@ -251,5 +335,6 @@ names = ab + [p.split(":")[0] for p in presets if p.split(":")[0] in ("small", "
 names += ["long_" + p.split(":")[0] for p in long_spec.split()]
 drift_rows(names)
 EOF
+[ -f "$OUT/mixed.md" ] && { echo; cat "$OUT/mixed.md"; } >> "$OUT/summary.md"
 (cd "$W/raw" && tar czf "$OUT/raw.tar.gz" .)
 cat "$OUT/summary.md"

@@ -52,8 +52,23 @@ Defaults come from apps/gpt/config.hpp (TrainConfig).
          f(d.weight_decay) + R"()
   --max-grad-norm <x>    global clip, "none" to disable (default )" +
          f(*d.max_grad_norm) + R"()
-  --precision <p>        optimizer state: fp32 | f16_mirror | int8 (default )" +
+  --precision <p>        fp32 | f16_mirror | int8: the optimizer state's precision, the
+                         products in f32; or mixed: every product takes f16 inputs and
+                         accumulates in f32 (tensor cores through sgmm_f16_tiled8 where the
+                         device has chromium-experimental-subgroup-matrix, else matmul_f16in),
+                         over f32 master weights with f16_mirror state (the mirror is the
+                         products' weight copy); layernorm, attention, softmax, loss, gradients
+                         and optimizer stay f32. Needs shader-f16. (default )" +
          std::string(optimizer::precision_name(d.precision)) + R"()
+  --loss-scale <x|auto>  mixed: the static loss scale, a power of two in [1, 2^24], or auto
+                         (default): 32 x batch x context rounded down to a power of two (the
+                         loss's mean divides dlogits by the rows: this undoes it); f16 casts
+                         that overflow are counted in the progress lines
+  --mixed-kernel <k>     mixed: auto | sgmm | f16in, the product kernel (default auto: sgmm
+                         where the device can)
+  --f16-stats            mixed: after training, one more forward + backward submitted dispatch
+                         by dispatch, printing per f16 cast the underflow (nonzero -> 0),
+                         subnormal and overflow counts (a measurement; slow)
   --attention <a>        fa2_tiled | fa2_wide | fa2 | naive (default )" +
          std::string(attention_name(d.attention)) + R"()
   --matmul <m>           native_auto | native | vec4 | blocked4 | naive (default )" +
@@ -73,10 +88,10 @@ Defaults come from apps/gpt/config.hpp (TrainConfig).
   --resume <path>        continue from a checkpoint, bit for bit as the uninterrupted run. The
                          checkpoint fixes the model and the math: --preset, --batch, --context,
                          --lr, --schedule, --warmup, --min-lr-ratio, --weight-decay,
-                         --max-grad-norm, --precision, --attention, --seed and --eval-batches are
-                         refused with it. Applied: --steps (extends the schedule), --log-every,
-                         --eval-every, --checkpoint-every, --stop-at and the outputs. Needs --out
-                         (the resumed path itself to overwrite it).
+                         --max-grad-norm, --precision, --loss-scale, --attention, --seed and
+                         --eval-batches are refused with it. Applied: --steps (extends the
+                         schedule), --log-every, --eval-every, --checkpoint-every, --stop-at and
+                         the outputs. Needs --out (the resumed path itself to overwrite it).
   --save-init <path>     write the initial weights as a checkpoint and continue
   --dump-batches <path>  write the training batches (u32 tokens then targets per step) and exit
   --profile <step>       time that step per kernel (timestamps between dispatches; same
@@ -108,7 +123,7 @@ std::string take(const std::vector<std::string>& a, size_t& i) {
 constexpr const char* kFixedByCheckpoint[] = {
     "--preset",       "--batch",        "--context",       "--lr",        "--schedule",  "--warmup",
     "--min-lr-ratio", "--weight-decay", "--max-grad-norm", "--precision", "--attention", "--seed",
-    "--eval-batches"};
+    "--eval-batches", "--loss-scale"};
 
 int run_train(const std::vector<std::string>& args_in);
 const cli::Command kTrain{"train", "train the GPT on the fortunes corpus (apps/gpt)", kUsage,
@@ -138,6 +153,8 @@ int run_train(const std::vector<std::string>& args_in) {
   std::string out, resume, save_init, dump, json_path, png, trace_dir,
       corpus_dir = kDefaultCorpusDir;
   MatmulImpl mm = GpuOptions{}.matmul;
+  MixedKernel mixed_kernel = MixedKernel::Auto;
+  bool f16_stats = false, loss_scale_given = false;
   bool steps_given = false;
   uint32_t stop_at = 0, profile = 0;
   std::vector<std::string> fixed_given;  // flags a checkpoint fixes, given on the command line
@@ -177,7 +194,26 @@ int run_train(const std::vector<std::string>& args_in) {
         else
           tc.max_grad_norm = real(1e-30, L::max_grad_norm);
       } else if (k == "--precision")
-        tc.precision = parse_precision(take(args, i));
+        set_precision(tc, take(args, i));
+      else if (k == "--loss-scale") {
+        loss_scale_given = true;
+        if (i + 1 < args.size() && args[i + 1] == "auto")
+          tc.loss_scale = 0, ++i;
+        else
+          tc.loss_scale = real(1, 0x1p24);
+      } else if (k == "--mixed-kernel") {
+        const std::string v = take(args, i);
+        if (v == "auto")
+          mixed_kernel = MixedKernel::Auto;
+        else if (v == "sgmm")
+          mixed_kernel = MixedKernel::Sgmm;
+        else if (v == "f16in")
+          mixed_kernel = MixedKernel::F16In;
+        else
+          throw cli::FlagError("--mixed-kernel " + cli::quote_flag_value(v) +
+                               " is not one of auto, sgmm, f16in");
+      } else if (k == "--f16-stats")
+        f16_stats = true;
       else if (k == "--attention")
         tc.attention = parse_attention(take(args, i));
       else if (k == "--matmul")
@@ -251,6 +287,9 @@ int run_train(const std::vector<std::string>& args_in) {
         if (a == "--checkpoint-every") tc.checkpoint_every = checkpoint_every;
       }
     }
+    if (!tc.mixed && (loss_scale_given || f16_stats || mixed_kernel != MixedKernel::Auto))
+      throw cli::FlagError(
+          "--loss-scale, --mixed-kernel and --f16-stats go with --precision mixed");
     check_train_config(tc);
     const ModelConfig mc = tc.model();
     if (stop_at > tc.steps)
@@ -297,12 +336,18 @@ int run_train(const std::vector<std::string>& args_in) {
           "  (attention %s, matmul %s, state %s)\n",
           mc.name.c_str(), mc.d_model, mc.heads, mc.layers, mc.context, mc.vocab,
           mc.parameter_count() / 1e6, std::string(attention_name(tc.attention)).c_str(),
-          std::string(matmul_name(mm)).c_str(),
-          std::string(optimizer::precision_name(tc.precision)).c_str());
+          std::string(matmul_name(mm)).c_str(), precision_label(tc).c_str());
       std::printf("corpus: %zu files, %zu train bytes, %zu validation bytes\n", corpus.files.size(),
                   corpus.train.size(), corpus.val.size());
     }
-    GpuGpt model(od.device, mc, tc.batch, tc.adamw(), {tc.attention, mm});
+    GpuOptions gopt{tc.attention, mm};
+    gopt.mixed = tc.mixed;
+    gopt.loss_scale = tc.loss_scale;
+    gopt.mixed_kernel = mixed_kernel;
+    GpuGpt model(od.device, mc, tc.batch, tc.adamw(), gopt);
+    if (progress && tc.mixed)
+      std::printf("mixed precision: products %s, loss scale %g\n",
+                  model.mixed_kernel_name().c_str(), double(model.loss_scale()));
     if (!resume.empty()) {
       load_checkpoint(model, resume);
       if (progress)
@@ -355,6 +400,19 @@ int run_train(const std::vector<std::string>& args_in) {
     if (progress)
       std::printf("done: %.0f tok/s, %.2f ms/step over %llu steps\n", log.tokens_per_s, log.step_ms,
                   (unsigned long long)(end_step - start_step));
+    if (f16_stats && progress) {
+      Batch b = make_batch(corpus.train, tc.batch, mc.context, tc.seed, tc.steps + 1);
+      std::printf("f16 casts of one forward + backward (the batch of step %u, loss scale %g):\n",
+                  tc.steps + 1, double(model.loss_scale()));
+      std::printf(
+          "| cast | elements | nonzero | nonzero -> 0 | subnormal | not finite | max |x| |\n"
+          "|---|---:|---:|---:|---:|---:|---:|\n");
+      for (const auto& c : model.cast_stats(b))
+        std::printf("| %s | %llu | %llu | %llu | %llu | %llu | %.3g |\n", c.what.c_str(),
+                    (unsigned long long)c.count, (unsigned long long)c.nonzero,
+                    (unsigned long long)c.zero_from_nonzero, (unsigned long long)c.subnormal,
+                    (unsigned long long)c.not_finite, c.max_abs);
+    }
     if (!log.profile.empty() && progress) {
       std::printf("profile of step %u (%s, batch %u, context %u):\n", profile, mc.name.c_str(),
                   tc.batch, mc.context);

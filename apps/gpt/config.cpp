@@ -120,6 +120,24 @@ optimizer::StatePrecision parse_precision(std::string_view s) {
                               "' (known: fp32, f16_mirror, int8)");
 }
 
+void set_precision(TrainConfig& c, std::string_view s) {
+  if (s == "mixed") {
+    c.mixed = true;
+    c.precision = optimizer::StatePrecision::F16Mirror;
+    return;
+  }
+  try {
+    c.precision = parse_precision(s);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument("unknown precision '" + std::string(s) +
+                                "' (known: fp32, f16_mirror, int8, mixed)");
+  }
+  c.mixed = false;
+}
+std::string precision_label(const TrainConfig& c) {
+  return c.mixed ? "mixed" : std::string(optimizer::precision_name(c.precision));
+}
+
 void check_train_config(const TrainConfig& c) {
   using L = TrainLimits;
   auto range = [](const char* field, double v, double lo, double hi) {
@@ -143,6 +161,19 @@ void check_train_config(const TrainConfig& c) {
   range("eval_batches", c.eval_batches, 1, L::max_eval_batches);
   range("checkpoint_every", c.checkpoint_every, 0, L::max_steps);
   range("val_fraction", c.val_fraction, L::min_val_fraction, L::max_val_fraction);
+  if (c.mixed && c.loss_scale != 0) {  // 0: auto
+    range("loss_scale", c.loss_scale, 1, 0x1p24);
+    int e = 0;
+    if (std::frexp(double(c.loss_scale), &e) != 0.5)
+      throw std::invalid_argument("loss_scale = " + std::to_string(c.loss_scale) +
+                                  " is not a power of two (its removal must be exact)");
+  }
+  if (c.mixed) {
+    if (c.precision != optimizer::StatePrecision::F16Mirror)
+      throw std::invalid_argument(
+          "mixed precision keeps the f16 weight copy in the optimizer's f16 mirror: precision "
+          "must be f16_mirror with it");
+  }
   try {
     optimizer::check_adamw_options(c.adamw(), "train config");  // betas, eps
   } catch (const std::exception& e) { throw std::invalid_argument(e.what()); }

@@ -72,6 +72,13 @@ std::string_view schedule_name(Schedule s);
 Schedule parse_schedule(std::string_view s);  // throws std::invalid_argument naming s
 // "fp32", "f16_mirror", "int8" (optimizer::precision_name); throws std::invalid_argument naming s
 optimizer::StatePrecision parse_precision(std::string_view s);
+// `--precision` (and a checkpoint's "precision"): the optimizer state's names above, or "mixed"
+// (issue 24): f16 product inputs with f32 accumulation (GpuOptions::mixed) over f32 master
+// weights whose f16 mirror (f16_mirror state) is the products' weight copy. Sets
+// TrainConfig::precision and mixed; throws std::invalid_argument naming s and the known names.
+struct TrainConfig;
+void set_precision(TrainConfig& c, std::string_view s);
+std::string precision_label(const TrainConfig& c);  // "mixed" or the state's name
 // FA2: the log's FlashAttention-2 kernels (one invocation per Q row); FA2Wide: ours, the same
 // algorithm and ABI with 8 invocations per row (attention_native.wgsl); Naive: the log's starting
 // point, keeping the attention matrix. FA2Tiled, the default: FA2Wide's forward and our
@@ -96,6 +103,12 @@ struct TrainConfig {
   float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weight_decay = 0.01f;
   std::optional<float> max_grad_norm = 1.0f;
   optimizer::StatePrecision precision = optimizer::StatePrecision::FP32;
+  bool mixed = false;  // --precision mixed (then precision is F16Mirror)
+  // Mixed only: the static loss scale, a power of two in [1, 2^24], or 0: auto, 32 x rows (batch x
+  // context) rounded down to a power of two, which undoes the mean's 1/rows so the scaled
+  // dlogits stay within 32 on every shape (apps/gpt/README.md, "Mixed precision": dlogits and the
+  // deeper gradients in f16 underflow without a scale; gpt110m: auto = 65536).
+  float loss_scale = 0.0f;
   AttentionImpl attention = AttentionImpl::FA2Tiled;
   uint64_t seed = 1234;
   uint32_t log_every = 10;    // the loss is read back once per interval

@@ -1,6 +1,8 @@
 #include "gpu_model.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -34,6 +36,7 @@
 #include "wgslvk/kernels/norm/layernorm_backward.hpp"
 #include "wgslvk/kernels/norm/layernorm_backward_lean_dparams.hpp"
 #include "wgslvk/kernels/norm/layernorm_forward.hpp"
+#include "wgslvk/numeric.hpp"
 #include "wgslvk/reusable.hpp"
 #include "wgslvk/utils.hpp"
 
@@ -64,6 +67,9 @@ MatmulImpl parse_matmul(std::string_view s) {
 }
 
 namespace {
+// sgmm_f16_tiled8's workgroup memory (wgsl_ports/subgroup_matrix/README.md).
+constexpr uint32_t kSgmmTiledWorkgroupBytes = 49152;
+
 // A binding range: a buffer, a byte offset and a byte size (0: to the end).
 struct Range {
   Buffer buf;
@@ -115,6 +121,7 @@ struct GpuGpt::Acts {
   Buffer tokens, targets, order, seg_start, embed_bwd_u;
   Buffer t_d, dres, dx, dff_a, dff_b, dh, dy, dsum, dqkv, dscores, dlogits, partials;
   Buffer loss_log, dummy;
+  Buffer f16_overflow;  // mixed precision: cast_f16's count of results that are not finite
   std::vector<Buffer> uniforms;
 };
 
@@ -127,6 +134,7 @@ GpuGpt::GpuGpt(Device device, ModelConfig config, uint32_t batch, optimizer::Ada
       pipes_(dev_) {
   cfg_.validate();
   if (batch_ == 0) throw std::invalid_argument("GpuGpt: batch must be positive");
+  if (gopt_.mixed) check_mixed(adamw);
   opt_ = std::make_unique<optimizer::MultiTensorAdamW>(dev_, param_specs(cfg_), adamw);
   build();
 }
@@ -197,8 +205,10 @@ struct GpuGpt::StepBuilder {
                                                       .head_dim = hd,
                                                       .scale = attention::default_scale(hd)});
     ce_u = uni(ce_fwd::binding::cf,
-               ce_fwd::CeParams{
-                   .rows = uint32_t(R), .vocab = V, .ignore_index = 0xFFFFFFFFu, .scale = 1.0f});
+               ce_fwd::CeParams{.rows = uint32_t(R),
+                                .vocab = V,
+                                .ignore_index = 0xFFFFFFFFu,
+                                .scale = m.loss_scale_});  // mixed: the loss scale, else 1
     // The elementwise kernels' vec4<u32> dims: x = vec4 count (residual adds over R x d, GELU
     // over R x F).
     u_d = uni(ew::residual_add::binding::ra_dims, {uint32_t(R * d / 4), 0, 0, 0});
@@ -228,6 +238,7 @@ struct GpuGpt::StepBuilder {
   void add(const std::string& name, std::vector<BindGroupEntry> entries, uint32_t x, uint32_t y = 1,
            uint32_t z = 1) {
     if (!adding_split) flush_reduces();
+    if (!f16_copies.empty()) note_writes(name, entries);
     m.ops_.push_back(make_dispatch(m.dev_, m.pipes_, kernel(name), std::move(entries), {x, y, z}));
   }
   void add_flat(const std::string& name, std::vector<BindGroupEntry> entries, uint64_t workgroups) {
@@ -249,8 +260,98 @@ struct GpuGpt::StepBuilder {
     add_flat(k.qualified_name(), entries_for(k, e), workgroups);
   }
 
+  // ---- mixed precision (GpuOptions::mixed) ----
+  // The f16 copy of an activation or gradient range a product reads: cast once after the range
+  // was last written (fresh until a dispatch binds its buffer writable again).
+  struct F16Copy {
+    Buffer src;
+    uint64_t offset = 0, floats = 0;
+    Buffer f16;
+    bool fresh = false;
+  };
+  std::vector<F16Copy> f16_copies;
+  void note_writes(const std::string& name, const std::vector<BindGroupEntry>& entries) {
+    const KernelInfo& k = kernel(name);
+    for (const auto& e : entries) {
+      const KernelBinding* kb = k.find_binding(0, e.binding);
+      if (!kb || kb->type != BindingType::Storage) continue;
+      for (auto& c : f16_copies)
+        if (c.src == e.buffer) c.fresh = false;
+    }
+  }
+  static uint64_t f16_bytes(uint64_t floats) { return (floats + 3) / 4 * 8; }  // whole vec4<f16>
+  // The f16 range a product binds for the f32 range r of `floats` elements: a weight's f16 mirror
+  // (the optimizer keeps it equal to f16(w)), else the range's cast.
+  Range half_of(const Range& r, uint64_t floats) {
+    if (r.buf == m.opt_->w()) return Range{m.opt_->w16(), r.offset / 2, f16_bytes(floats)};
+    if (floats % 4)
+      throw std::invalid_argument("GpuGpt (mixed): an f16 cast of " + std::to_string(floats) +
+                                  " elements (not a multiple of 4) in " + r.buf.label());
+    auto it = std::find_if(f16_copies.begin(), f16_copies.end(), [&](const F16Copy& c) {
+      return c.src == r.buf && c.offset == r.offset && c.floats == floats;
+    });
+    if (it == f16_copies.end()) {
+      F16Copy c{r.buf, r.offset, floats,
+                utils::make_buffer(m.dev_, r.buf.label() + ".f16", f16_bytes(floats)), false};
+      f16_copies.push_back(c);
+      it = f16_copies.end() - 1;
+    }
+    if (!it->fresh) {
+      uint32_t dims[4] = {uint32_t(floats / 4), 0, 0, 0};
+      Buffer u = uni(dims, sizeof dims);
+      m.casts_.push_back({m.ops_.size(), r.buf, it->f16, r.offset, floats});
+      const Buffer f16 = it->f16;
+      add_flat("matmul/cast_f16",
+               {Range{r.buf, r.offset, floats * 4}.entry(0), whole(f16).entry(1),
+                whole(A.f16_overflow).entry(2), whole(u).entry(3)},
+               (floats / 4 + 255) / 256);
+      it->fresh = true;  // (the cast binds its source read-only: note_writes left it alone)
+    }
+    return Range{it->f16, 0, 0};
+  }
+  // c (+)= a b (+ bias) with f16 inputs and f32 accumulation: sgmm_f16_tiled8 or matmul_f16in
+  // (their uniform: M, N, K and the flags TRANS_A, TRANS_B, ACCUMULATE), then the bias as
+  // pos_embed_add over rows of one position.
+  void mm_mixed(const Range& a, const Range& b, const Range& c, const Range* bias,
+                matmul::Dims md) {
+    const Range a16 = half_of(a, md.a_count()), b16 = half_of(b, md.b_count());
+    uint32_t dims[4] = {md.M, md.N, md.K,
+                        md.flags & (matmul::kTransA | matmul::kTransB | matmul::kAccumulate)};
+    Buffer u = uni(dims, sizeof dims);
+    const bool sgmm = m.mixed_kernel_ == "subgroup_matrix/sgmm_f16_tiled8";
+    const uint32_t tile = sgmm ? 128 : 32;
+    const uint64_t gx = (uint64_t(md.N) + tile - 1) / tile, gy = (uint64_t(md.M) + tile - 1) / tile;
+    const uint32_t lim = m.dev_.limits().max_compute_workgroups_per_dimension;
+    if (gx > lim || gy > lim)
+      throw std::invalid_argument("GpuGpt (mixed): a product of " + std::to_string(md.M) + " x " +
+                                  std::to_string(md.N) + " needs a grid over the device's limit");
+    add(m.mixed_kernel_, {a16.entry(0), b16.entry(1), c.entry(2), whole(u).entry(3)}, uint32_t(gx),
+        uint32_t(gy));
+    if (bias) {
+      if (md.N % 4) throw std::invalid_argument("GpuGpt (mixed): a bias of odd width");
+      using namespace ew::pos_embed_add::binding;
+      Buffer ub = uni(pe_dims, {uint32_t(uint64_t(md.M) * md.N / 4), md.N / 4, 1, 0});
+      add_flat_k(ew::pos_embed_add::Kernel{}, {c.at(pe_x), bias->at(pe_pos), whole(ub).at(pe_dims)},
+                 ew_wg(uint64_t(md.M) * md.N));
+    }
+  }
+  // g *= 1 / loss scale over the whole gradient buffer (every gradient is loss-scaled), in
+  // chunks of the optimizer's layout (each within the binding limit).
+  void unscale_grads() {
+    const auto& L = m.opt_->layout();
+    const float s = 1.0f / m.loss_scale_;
+    for (uint64_t at = 0; at < L.total; at += L.chunk) {
+      const uint64_t n = std::min(L.chunk, L.total - at);
+      uint32_t dims[4] = {uint32_t(n / 4), std::bit_cast<uint32_t>(s), 0, 0};
+      Buffer u = uni(dims, sizeof dims);
+      add_flat("matmul/scale_f32", {Range{m.opt_->g(), at * 4, n * 4}.entry(0), whole(u).entry(1)},
+               (n / 4 + 255) / 256);
+    }
+  }
+
   // c = a b (+ bias) with the product's matmul kernel (GpuOptions::matmul).
   void mm(const Range& a, const Range& b, const Range& c, const Range* bias, matmul::Dims md) {
+    if (m.gopt_.mixed) return mm_mixed(a, b, c, bias, md);
     if (bias) md.flags |= matmul::kAddBias;
     uint32_t dims[4] = {md.M, md.N, md.K, md.flags};
     if (m.gopt_.matmul == MatmulImpl::NativeAuto && matmul::supports(matmul::Kernel::Native, md)) {
@@ -579,7 +680,79 @@ void GpuGpt::build() {
   s.loss_backward();
   for (uint32_t l = cfg_.layers; l-- > 0;) s.layer_backward(l);
   s.embedding_backward();
+  if (gopt_.mixed) s.unscale_grads();
   s.flush_reduces();
+}
+
+void GpuGpt::check_mixed(const optimizer::AdamWOptions& adamw) {
+  const std::string dev = dev_.adapter_name();
+  if (!dev_.has_feature(Feature::ShaderF16))
+    throw std::invalid_argument(
+        "mixed precision needs the shader-f16 feature (f16 storage and "
+        "arithmetic); the device '" +
+        dev + "' lacks it");
+  if (adamw.precision != optimizer::StatePrecision::F16Mirror)
+    throw std::invalid_argument(
+        "mixed precision reads the weights' f16 copy from the optimizer's f16 mirror: the "
+        "optimizer state must be f16_mirror, not " +
+        std::string(optimizer::precision_name(adamw.precision)));
+  float s = gopt_.loss_scale;
+  if (s == 0.0f) {  // auto: 32 x rows, rounded down to a power of two, within [1, 2^24]
+    const double want = std::min(0x1p24, 32.0 * double(batch_) * cfg_.context);
+    int ex = 0;
+    std::frexp(want, &ex);
+    s = float(std::ldexp(1.0, ex - 1));
+  }
+  loss_scale_ = s;
+  int e = 0;
+  if (!(s >= 1.0f && s <= 0x1p24f) || std::frexp(s, &e) != 0.5f)
+    throw std::invalid_argument("mixed precision: the loss scale " + std::to_string(s) +
+                                " is not a power of two in [1, 2^24]");
+  const bool sgmm_ok = dev_.has_feature(Feature::SubgroupMatrix) &&
+                       dev_.limits().max_compute_workgroup_storage_size >= kSgmmTiledWorkgroupBytes;
+  if (gopt_.mixed_kernel == MixedKernel::Sgmm && !sgmm_ok)
+    throw std::invalid_argument(
+        "mixed precision with sgmm_f16_tiled8 needs the chromium-experimental-subgroup-matrix "
+        "feature and 49152 bytes of workgroup memory; the device '" +
+        dev + "' lacks them");
+  mixed_kernel_ = gopt_.mixed_kernel == MixedKernel::F16In || !sgmm_ok
+                      ? "matmul/matmul_f16in"
+                      : "subgroup_matrix/sgmm_f16_tiled8";
+}
+
+uint32_t GpuGpt::read_f16_overflow() {
+  if (!a_->f16_overflow) return 0;
+  return read<uint32_t>(dev_, a_->f16_overflow, 0, 1)[0];
+}
+
+std::vector<GpuGpt::CastStat> GpuGpt::cast_stats(const Batch& b) {
+  if (!gopt_.mixed) throw std::invalid_argument("cast_stats: the model is not mixed precision");
+  upload(b);
+  std::vector<CastStat> out;
+  size_t next = 0;
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    CommandEncoder enc = dev_.create_command_encoder({"gpt.cast_stats"});
+    record_ops(enc, i, i + 1, "gpt.cast_stats");
+    dev_.queue().submit(enc.finish());
+    if (next >= casts_.size() || casts_[next].op != i) continue;
+    const CastOp& c = casts_[next++];
+    auto x = read<float>(dev_, c.src, c.src_offset, c.floats);
+    auto h = read<uint16_t>(dev_, c.dst, 0, c.floats);
+    CastStat st;
+    st.what = std::string(i < fwd_end_ ? "fwd " : "bwd ") + c.src.label();
+    st.count = c.floats;
+    for (uint64_t k = 0; k < c.floats; ++k) {
+      const bool zero = (h[k] & 0x7fffu) == 0, inf_nan = (h[k] & 0x7c00u) == 0x7c00u;
+      st.nonzero += x[k] != 0.0f;
+      st.zero_from_nonzero += zero && x[k] != 0.0f;
+      st.subnormal += !zero && (h[k] & 0x7c00u) == 0;
+      st.not_finite += inf_nan;
+      st.max_abs = std::max(st.max_abs, double(std::fabs(x[k])));
+    }
+    out.push_back(st);
+  }
+  dev_.wait_idle();
+  return out;
 }
 
 void GpuGpt::make_buffers() {
@@ -638,6 +811,7 @@ void GpuGpt::make_buffers() {
   A.partials = buf("gpt.ln_partials", norm::partials_count(ns, rpb));
   A.loss_log = buf("gpt.loss_log", kLossLogSlots);
   A.dummy = buf("gpt.no_bias", 4);
+  if (gopt_.mixed) A.f16_overflow = buf("gpt.f16_overflow", 1);
 }
 
 void GpuGpt::set_params(const std::vector<std::vector<float>>& values) {

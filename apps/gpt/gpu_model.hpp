@@ -68,9 +68,31 @@ enum class MatmulImpl { Vec4, Blocked4, Naive, Native, NativeAuto };
 std::string_view matmul_name(MatmulImpl m);
 MatmulImpl parse_matmul(std::string_view s);
 
+// Mixed precision (issue 24, `wgslvk train --precision mixed`): every product of the step takes
+// f16 inputs and accumulates in f32 into f32 outputs; everything else stays f32 (layernorm,
+// attention, GELU, softmax and loss, the gradients, the optimizer's master weights and moments).
+// The weights' f16 copy is the optimizer's f16 mirror (StatePrecision::F16Mirror: the update
+// writes f16(w) as it writes w, so the copy is refreshed after each step at no extra pass); an
+// activation or gradient that feeds a product is cast to f16 once after it was last written
+// (matmul/cast_f16: round to nearest even on the bits, the same on every device; outputs that are
+// not finite are counted, read_f16_overflow). The products run subgroup_matrix/sgmm_f16_tiled8
+// (tensor cores) where the device has the subgroup-matrix feature, else matmul/matmul_f16in (the
+// same ABI and flags); a forward bias is added by elementwise/pos_embed_add over rows of one
+// position (x[r, :] += b). `matmul` is not used for the products then.
+// Loss scaling (static; auto: 32 x rows as a power of two): cross_entropy_backward's scale
+// multiplies dlogits by loss_scale, so every
+// gradient of the backward (all linear in dlogits) is loss_scale times the true one; a final
+// matmul/scale_f32 pass over g multiplies by 1/loss_scale (a power of two: exact) before the
+// optimizer. apps/gpt/README.md ("Mixed precision") has why, the measurements and the default.
+enum class MixedKernel { Auto, F16In, Sgmm };
+
 struct GpuOptions {
   AttentionImpl attention = TrainConfig{}.attention;
   MatmulImpl matmul = MatmulImpl::NativeAuto;
+  bool mixed = false;
+  // Mixed only: a power of two in [1, 2^24], or 0: auto (TrainConfig::loss_scale).
+  float loss_scale = TrainConfig{}.loss_scale;
+  MixedKernel mixed_kernel = MixedKernel::Auto;  // Auto: Sgmm where the device can, else F16In
 };
 
 class GpuGpt {
@@ -118,12 +140,34 @@ class GpuGpt {
   // Dispatches of one step's first pass (forward + backward).
   size_t pass_dispatches() const { return ops_.size(); }
 
+  // Mixed precision: the product kernel in use ("matmul/matmul_f16in" or
+  // "subgroup_matrix/sgmm_f16_tiled8"; empty when not mixed), and the count of f16 casts whose
+  // result was not finite since the model was built (waits for the queue).
+  const std::string& mixed_kernel_name() const { return mixed_kernel_; }
+  // The loss scale in use (auto resolved); 1 when not mixed.
+  float loss_scale() const { return loss_scale_; }
+  uint32_t read_f16_overflow();
+  // What the f16 casts of one forward + backward on `b` produce (mixed only), per cast in step
+  // order: the dispatches are submitted one at a time and each cast's input and output read back
+  // (slow: a measurement). The gradients are left in g (as forward_backward leaves them).
+  struct CastStat {
+    std::string what;  // "fwd gpt.l0.ln1", "bwd gpt.dres", ...
+    uint64_t count = 0;
+    uint64_t zero_from_nonzero = 0;  // a nonzero f32 that became +-0 (underflow)
+    uint64_t subnormal = 0;          // results in the f16 subnormal range (precision lost)
+    uint64_t nonzero = 0;            // nonzero f32 inputs
+    uint64_t not_finite = 0;         // +-inf or NaN results (overflow)
+    double max_abs = 0;              // of the f32 input
+  };
+  std::vector<CastStat> cast_stats(const Batch& b);
+
  private:
   struct Acts;
   // build()'s helpers and pieces (embedding, per-layer forward, logits, loss, per-layer
   // backward, ...), each appending its dispatches to ops_ in step order.
   struct StepBuilder;
   void build();
+  void check_mixed(const optimizer::AdamWOptions& adamw);  // and picks mixed_kernel_
   void make_buffers();  // the activations, gradients and batch buffers of Acts
   void upload(const Batch& b);
   void record_ops(CommandEncoder& enc, size_t begin, size_t end, const std::string& label,
@@ -139,6 +183,16 @@ class GpuGpt {
   size_t logits_end_ = 0, fwd_end_ = 0;
   PipelineCache pipes_;
   CommandBuffer step_cb_;  // the forward + backward pass, reusable (train_step)
+  // Mixed precision: the product kernel, and each f16 cast's place in ops_ with its input and
+  // output (cast_stats).
+  std::string mixed_kernel_;
+  float loss_scale_ = 1.0f;
+  struct CastOp {
+    size_t op = 0;
+    Buffer src, dst;
+    uint64_t src_offset = 0, floats = 0;
+  };
+  std::vector<CastOp> casts_;
 };
 
 }  // namespace wgslvk::gpt

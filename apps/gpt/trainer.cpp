@@ -42,7 +42,7 @@ std::string config_json(const TrainConfig& tc) {
                 {"weight_decay", tc.weight_decay},
                 {"max_grad_norm", tc.max_grad_norm ? nlohmann::ordered_json(*tc.max_grad_norm)
                                                    : nlohmann::ordered_json(nullptr)},
-                {"precision", std::string(optimizer::precision_name(tc.precision))},
+                {"precision", precision_label(tc)},
                 {"attention", std::string(attention_name(tc.attention))},
                 {"seed", tc.seed},
                 {"log_every", tc.log_every},
@@ -50,6 +50,7 @@ std::string config_json(const TrainConfig& tc) {
                 {"eval_batches", tc.eval_batches},
                 {"checkpoint_every", tc.checkpoint_every},
                 {"val_fraction", tc.val_fraction}};
+  if (tc.mixed) j["train"]["loss_scale"] = tc.loss_scale;  // only with it: older files stay valid
   return j.dump();
 }
 
@@ -123,7 +124,7 @@ CheckpointSidecar sidecar_from_json(const std::string& text) {
             "min_lr_ratio", "warmup_steps", "schedule",      "beta1",        "beta2",
             "eps",          "weight_decay", "max_grad_norm", "precision",    "attention",
             "seed",         "log_every",    "eval_every",    "eval_batches", "checkpoint_every",
-            "val_fraction"});
+            "val_fraction", "loss_scale"});
   CheckpointSidecar out;
   TrainConfig& tc = out.config;
   // Names and enums through the command line's own parsers; ranges through check_train_config.
@@ -148,7 +149,11 @@ CheckpointSidecar sidecar_from_json(const std::string& text) {
     tc.max_grad_norm.reset();
   else
     tc.max_grad_norm = float(t.real("max_grad_norm"));
-  tc.precision = named("precision", [](const std::string& s) { return parse_precision(s); });
+  named("precision", [&](const std::string& s) {
+    set_precision(tc, s);
+    return 0;
+  });
+  if (tc.mixed) tc.loss_scale = float(t.real("loss_scale"));
   tc.attention = named("attention", [](const std::string& s) { return parse_attention(s); });
   tc.seed = t.uint("seed", 0, UINT64_MAX);
   tc.log_every = uint32_t(t.uint("log_every", 1, L::max_steps));
@@ -311,16 +316,22 @@ TrainLog train(GpuGpt& model, const TrainConfig& tc, const Corpus& corpus,
       }
       mean /= n;
       const double tok_s = double(n) * B * T / secs, ms = secs * 1e3 / n;
+      // Mixed precision: f16 casts that overflowed so far (a loss scale too large for the
+      // gradients: those elements are dropped by the optimizer, which skips non-finite ones).
+      const bool mixed = !model.mixed_kernel_name().empty();
+      const uint32_t overflow = mixed ? model.read_f16_overflow() : 0;
       if (hooks.progress)
         std::fprintf(
             hooks.progress,
-            "step %6u/%u  loss %.4f (interval mean %.4f)  lr %.2e  %.0f tok/s  %.2f ms/step\n", t,
-            tc.steps, losses[n - 1], mean, double(lrs.back()), tok_s, ms);
+            "step %6u/%u  loss %.4f (interval mean %.4f)  lr %.2e  %.0f tok/s  %.2f ms/step%s\n", t,
+            tc.steps, losses[n - 1], mean, double(lrs.back()), tok_s, ms,
+            overflow ? ("  f16 overflows " + std::to_string(overflow)).c_str() : "");
       if (hooks.json) {
         nlohmann::ordered_json j{{"event", "train"},      {"step", t},
                                  {"loss", losses[n - 1]}, {"interval_mean_loss", mean},
                                  {"lr", lrs.back()},      {"tokens_per_s", tok_s},
                                  {"step_ms", ms}};
+        if (mixed) j["f16_overflow"] = overflow;
         std::fprintf(hooks.json, "%s\n", j.dump().c_str());
       }
       lrs.clear();

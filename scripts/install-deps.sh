@@ -12,13 +12,15 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libvulkan-dev mesa-vulkan-drivers
   glslang-dev spirv-tools spirv-headers
+  glslang-tools  # Debian 12's glslang-dev CMake package names /usr/bin/glslangValidator: without it
+                 # find_package(glslang) fails (seen on a fresh Debian 12 root)
   spirv-cross libspirv-cross-c-shared-dev
   nlohmann-json3-dev
   zlib1g-dev  # the optimizer checkpoints' CRC-32 (wgsl_ports/optimizer/checkpoint.cpp)
 )
 [ "$what" = cli ] || packages+=(
   vulkan-validationlayers  # every test runs under the Khronos validation layer
-  glslang-tools googletest libgtest-dev
+  googletest libgtest-dev
   clang-format-14  # the C++ style check (.clang-format, scripts/check_format.sh)
   fortunes  # the training corpus (apps/gpt): English text installed under /usr/share/games/fortunes
   chromium nodejs  # the browser suite (capture/, tests/browser): headless Chromium's WebGPU as the oracle

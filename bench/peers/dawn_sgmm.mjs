@@ -7,7 +7,8 @@
 //   node bench/peers/dawn_sgmm.mjs DIR [N [ENTRY]]  (ENTRY: sgmm_f16, the default; wgslvk's output
 //   is DIR/ENTRY.c.f32; DAWN_NODE=path/to/dawn.node)
 // N = 0: the gpt110m products only (on the 4096^3 inputs' first elements), no N^3 comparison: the
-// products in a process of their own. DAWN_SGMM_WGSL=FILE (relative to the repository) and
+// products in a process of their own. N = -1: the bit comparison of the gpt110m products
+// test_subgroup_matrix's Bench4096 dumped (gpt_fF.*: one per flag set), one dispatch each. DAWN_SGMM_WGSL=FILE (relative to the repository) and
 // DAWN_SGMM_BLOCK=BMxBN: another kernel of the family's ABI (gen_tiled.py --sweep's variants).
 import { createRequire } from 'module';
 import fs from 'node:fs';
@@ -56,10 +57,48 @@ const pipeline = device.createComputePipeline({ layout: 'auto', compute: { modul
 const err = await device.popErrorScope();
 if (err) { console.log(`dawn_sgmm: ERROR ${err.message}`); process.exit(1); }
 
-const a = fs.readFileSync(path.join(dir, 'a.f16')), b = fs.readFileSync(path.join(dir, 'b.f16'));
-const ours = n0 > 0 ? new Uint32Array(new Uint8Array(fs.readFileSync(path.join(dir, `${entry}.c.f32`))).buffer) : null;
 const S = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
 const mk = (bytes, usage) => { const buf = device.createBuffer({ size: bytes.byteLength, usage }); device.queue.writeBuffer(buf, 0, bytes); return buf; };
+const key = x => (x & 0x80000000) ? -(x & 0x7fffffff) : x;  // f32 bits in ULP order
+
+if (n0 < 0) {
+  // gpt110m's products as test_subgroup_matrix dumped them (one per flag set: gpt_fF.dims, .a.f16,
+  // .b.f16, .c0.f32 = C before an ACCUMULATE, ENTRY.gpt_fF.c.f32 = wgslvk's output of one
+  // dispatch): one dispatch here on the same inputs, every output compared bit for bit.
+  const tags = fs.readdirSync(dir).filter(f => /^gpt_f\d+\.dims$/.test(f)).map(f => f.slice(0, -5)).sort();
+  if (!tags.length) { console.log(`dawn_sgmm: no gpt_f*.dims in ${dir}`); process.exit(1); }
+  for (const tag of tags) {
+    const [M, N, K, flags] = new Uint32Array(new Uint8Array(fs.readFileSync(path.join(dir, `${tag}.dims`))).buffer);
+    const pad8 = buf => { const o = new Uint8Array(Math.ceil(Math.max(buf.length, 8) / 8) * 8); o.set(buf); return o; };
+    const ga = mk(pad8(fs.readFileSync(path.join(dir, `${tag}.a.f16`))), S);
+    const gb = mk(pad8(fs.readFileSync(path.join(dir, `${tag}.b.f16`))), S);
+    const c0 = fs.readFileSync(path.join(dir, `${tag}.c0.f32`));
+    const gc = device.createBuffer({ size: M * N * 4, usage: S });
+    if (c0.length) device.queue.writeBuffer(gc, 0, c0);
+    const gu = mk(new Uint32Array([M, N, K, flags]), GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
+    const bg = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [
+      { binding: 0, resource: { buffer: ga } }, { binding: 1, resource: { buffer: gb } },
+      { binding: 2, resource: { buffer: gc } }, { binding: 3, resource: { buffer: gu } }] });
+    const e = device.createCommandEncoder();
+    const p = e.beginComputePass(); p.setPipeline(pipeline); p.setBindGroup(0, bg);
+    p.dispatchWorkgroups(Math.ceil(N / blockN), Math.ceil(M / blockM)); p.end();
+    const rc = device.createBuffer({ size: M * N * 4, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    e.copyBufferToBuffer(gc, 0, rc, 0, M * N * 4);
+    device.queue.submit([e.finish()]);
+    await rc.mapAsync(GPUMapMode.READ);
+    const theirs = new Uint32Array(rc.getMappedRange().slice(0));
+    rc.unmap();
+    const ours = new Uint32Array(new Uint8Array(fs.readFileSync(path.join(dir, `${entry}.${tag}.c.f32`))).buffer);
+    let diff = 0, worst = 0;
+    for (let i = 0; i < M * N; ++i) if (theirs[i] !== ours[i]) { ++diff; worst = Math.max(worst, Math.abs(key(theirs[i]) - key(ours[i]))); }
+    console.log(`dawn_sgmm ${entry} gpt ${M}x${N}x${K} flags ${flags}: ${M * N - diff} of ${M * N} outputs bit-identical to wgslvk's, ${diff} differ (largest difference ${worst} f32 ULPs)`);
+    for (const x of [ga, gb, gc, gu, rc]) x.destroy();
+  }
+  process.exit(0);
+}
+
+const a = fs.readFileSync(path.join(dir, 'a.f16')), b = fs.readFileSync(path.join(dir, 'b.f16'));
+const ours = n0 > 0 ? new Uint32Array(new Uint8Array(fs.readFileSync(path.join(dir, `${entry}.c.f32`))).buffer) : null;
 const ba = mk(a, S), bb = mk(b, S);
 const bc = device.createBuffer({ size: n * n * 4, usage: S });
 const bu = mk(new Uint32Array([n, n, n, 0]), GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST);
@@ -102,7 +141,6 @@ const f = new Float32Array(1), fb = new Uint32Array(f.buffer);
 let diff = 0, worst = 0;
 for (let i = 0; i < n * n; ++i) if (theirs[i] !== ours[i]) {
   ++diff;
-  const key = x => (x & 0x80000000) ? -(x & 0x7fffffff) : x;
   worst = Math.max(worst, Math.abs(key(theirs[i]) - key(ours[i])));
 }
 console.log(`dawn_sgmm ${entry} ${n}^3: ${n * n - diff} of ${n * n} outputs bit-identical to wgslvk's, ${diff} differ (largest difference ${worst} f32 ULPs)`);

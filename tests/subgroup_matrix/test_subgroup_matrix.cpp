@@ -8,8 +8,8 @@
 // poison. Without the feature (lavapipe: no Mesa in Debian exposes VK_KHR_cooperative_matrix for
 // it) those SKIP, and the runtime's refusal is tested instead. WGSLVK_SGMM_BENCH=1 also times
 // 2048^3, 4096^3 and gpt110m's matmul shapes (device timestamps) and, with WGSLVK_SGMM_DUMP=DIR,
-// writes the 4096^3 inputs and each kernel's output for the Dawn comparison
-// (bench/peers/dawn_sgmm.mjs).
+// writes the 4096^3 inputs and each kernel's output, and those of one gpt110m product per flag
+// set (0, TRANS_B, TRANS_A | ACCUMULATE), for the Dawn comparison (bench/peers/dawn_sgmm.mjs).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -329,14 +329,14 @@ TEST(SubgroupMatrix, Bench4096) {
       std::printf("%s: no executable statistics (%s)\n", k, e.what());
     }
   }
+  const char* dir = std::getenv("WGSLVK_SGMM_DUMP");
+  auto put = [&](const std::string& name, const void* p, size_t bytes) {
+    std::ofstream f(std::string(dir) + "/" + name, std::ios::binary);
+    f.write(static_cast<const char*>(p), std::streamsize(bytes));
+  };
   for (uint32_t n : {2048u, 4096u}) {
     Dims d{n, n, n, 0};
     auto in = random_inputs(g, d);
-    const char* dir = std::getenv("WGSLVK_SGMM_DUMP");
-    auto put = [&](const std::string& name, const void* p, size_t bytes) {
-      std::ofstream f(std::string(dir) + "/" + name, std::ios::binary);
-      f.write(static_cast<const char*>(p), std::streamsize(bytes));
-    };
     if (dir && n == 4096) {
       put("a.f16", in.a.data(), in.a.size() * 2);
       put("b.f16", in.b.data(), in.b.size() * 2);
@@ -366,10 +366,26 @@ TEST(SubgroupMatrix, Bench4096) {
     for (Dims d : {Dims::forward(2048, l.d_in, l.d_out), Dims::grad_input(2048, l.d_in, l.d_out),
                    Dims::grad_weight(2048, l.d_in, l.d_out, true)}) {
       auto in = random_inputs(g, d);
+      // The first layer's three products for the Dawn comparison: inputs, dims and each kernel's
+      // output of one untimed dispatch (timed runs accumulate under ACCUMULATE).
+      const bool dump = dir && l.d_in == 768 && l.d_out == 2304;
+      const std::string tag = "gpt_f" + std::to_string(d.flags);
+      if (dump) {
+        put(tag + ".a.f16", in.a.data(), in.a.size() * 2);
+        put(tag + ".b.f16", in.b.data(), in.b.size() * 2);
+        put(tag + ".c0.f32", in.c_old.data(), in.c_old.size() * 4);
+        const auto u = d.uniform();
+        put(tag + ".dims", u.data(), 16);
+      }
       for (const char* k : kKernels) {
         RunResult r = run(k, d, in, 16, 30);
         std::printf("%s gpt %ux%ux%u flags %u: %.1f TFLOP/s (median)\n", k, d.M, d.N, d.K, d.flags,
                     2.0 * d.M * d.N * d.K / (r.ms * 1e-3) / 1e12);
+        if (dump) {
+          const std::string entry = std::string(k).substr(std::string(k).find('/') + 1);
+          put(entry + "." + tag + ".c.f32", run(k, d, in).c.data(),
+              subgroup_matrix::c_elements(d) * 4);
+        }
       }
     }
   }

@@ -1385,6 +1385,30 @@ fn k() {
   EXPECT_EQ(o, (std::vector<uint32_t>{11, 7, 2, 11, 1, 5, 9, 9}));
 }
 
+// The same store through a pointer parameter and a `let` pointer designating the whole buffer
+// (`*p = S(...)`: CTS call,user,ptr_params write_full_object).
+TEST(WgslEmitDevice, WholeStructStorageBufferAssignmentThroughPointers) {
+  const std::string w = R"(
+struct S { a: i32, b: u32, c: i32, d: u32 }
+@group(0) @binding(0) var<storage, read_write> buf: S;
+fn f1(p: ptr<storage, S, read_write>) { *p = S(1, 2u, 3, (*p).d + 4u); }
+fn f0(p: ptr<storage, S, read_write>) { f1(p); }
+@compute @workgroup_size(1)
+fn k() {
+  f0(&buf);
+  let q = &buf;
+  *q = S((*q).a + 10, (*q).b, (*q).c, (*q).d);
+}
+)";
+  auto k = build(w, "k");
+  ASSERT_TRUE(k);
+  std::vector<uint32_t> in{9, 9, 9, 6};
+  Buffer bb = buffer_of(in, "buf");
+  run(*k, {{0, bb}});
+  // f1: (1, 2, 3, 6 + 4); then a += 10.
+  EXPECT_EQ(read_back<uint32_t>(bb, in.size()), (std::vector<uint32_t>{11, 2, 3, 10}));
+}
+
 // ---- Buffer layouts std140/std430 cannot express -------------------------------------------------
 //
 // Each test fills the buffers from the host with WGSL's byte layout (offsets written out below

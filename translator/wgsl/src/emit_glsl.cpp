@@ -1654,8 +1654,14 @@ std::string Emitter::simple_stmt_text(const Stmt* s) {
         return decl_text(t, fresh_local("phony"), s->span) + " = " + v;
       }
       const Type* lt = store_type(s->lhs->type);
-      if (const VarDecl* r = resource_of(s->lhs); r && lt && lt->kind == Type::Kind::Struct &&
-                                                  r->space == AddressSpace::Storage && lt->decl) {
+      const VarDecl* r = resource_of(s->lhs);
+      // `*p = v` where p designates the whole struct-typed buffer (a pointer parameter or let).
+      if (!r && lt && lt->kind == Type::Kind::Struct && s->lhs->kind == ExprKind::Unary &&
+          s->lhs->op == Op::Deref && s->lhs->args[0]->kind == ExprKind::Ident)
+        if (auto it = struct_resources_.find(lvalue(s->lhs)); it != struct_resources_.end())
+          r = it->second;
+      if (r && lt && lt->kind == Type::Kind::Struct && r->space == AddressSpace::Storage &&
+          lt->decl) {
         // The block's members are the struct's (as for a whole-value load), so the value is
         // evaluated once into a local and stored member by member.
         std::string lv = lvalue(s->lhs);

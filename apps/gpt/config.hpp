@@ -81,8 +81,9 @@ void set_precision(TrainConfig& c, std::string_view s);
 std::string precision_label(const TrainConfig& c);  // "mixed" or the state's name
 // FA2: the log's FlashAttention-2 kernels (one invocation per Q row); FA2Wide: ours, the same
 // algorithm and ABI with 8 invocations per row (attention_native.wgsl); Naive: the log's starting
-// point, keeping the attention matrix. FA2Tiled, the default: FA2Wide's forward and our
-// one-dispatch tiled backward (attn_bwd_fa2_tiled, 32 x 32 register tiles; attention/host.hpp).
+// point, keeping the attention matrix. FA2Tiled, the default: the tiled FA2 forward and our
+// one-dispatch tiled backward (attn_fwd_fa2_tiled, attn_bwd_fa2_tiled: 32 x 32 register tiles;
+// attention/host.hpp).
 // gpt110m on an H200 (bench/results/h200-2026-11-23-session4): 72.8 ms/step vs 79.6 (FA2Wide) and
 // 125 (FA2), native matmul, the same losses.
 enum class AttentionImpl { FA2, FA2Wide, FA2Tiled, Naive };

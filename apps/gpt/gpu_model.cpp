@@ -412,11 +412,14 @@ struct GpuGpt::StepBuilder {
              {a.entry(0), b.entry(1), c.entry(2), bb.entry(3), whole(u).entry(4)},
              matmul::workgroups(k, md));
   }
+  // db = column sums of dY [M, N], with matmul::bias_grad_lanes() row lanes per column (more
+  // workgroups where N is small; the lanes fix the summation order).
   void bias_grad(const Range& dyr, const Range& db, uint32_t M, uint32_t N) {
-    uint32_t dims[4] = {M, N, 0, 0};
+    const uint32_t lanes = matmul::bias_grad_lanes(M, N);
+    uint32_t dims[4] = {M, N, 0, lanes};
     Buffer u = uni(dims, sizeof dims);
     add_flat("matmul/matmul_bias_grad", {dyr.entry(0), db.entry(1), whole(u).entry(2)},
-             (N + 63) / 64);
+             matmul::bias_grad_workgroups(N, lanes));
   }
   void ln_fwd(const Buffer& x, const std::string& pname, const Buffer& y, const Buffer& mean,
               const Buffer& rstd) {
@@ -480,10 +483,18 @@ struct GpuGpt::StepBuilder {
   // keeps the attention matrix.
   void attention_forward(const Acts::Layer& L) {
     if (fa2) {
+      using namespace fa2::binding;
+      if (m.gopt_.attention == AttentionImpl::FA2Tiled) {  // attn_fwd_fa2_tiled: its own grid
+        const auto k = attention::fa2_forward_tiled_dispatch(attention::make_shape(B, T, H, hd));
+        add_k(fa2::Kernel{},
+              {whole(attn_u).at(p_fwd), whole(L.qkv).at(qkv_fwd), whole(L.y).at(out_fwd),
+               whole(L.lse).at(lse_fwd)},
+              k.x, k.y, k.z, k.kernel);
+        return;
+      }
       // The wide variant has the FA2 kernel's ABI and dispatch: a host switches by name.
       const std::string fa2_suffix = m.gopt_.attention == AttentionImpl::FA2 ? "" : "_wide";
       const uint32_t qt = (T + attention::kTile - 1) / attention::kTile;
-      using namespace fa2::binding;
       add_k(fa2::Kernel{},
             {whole(attn_u).at(p_fwd), whole(L.qkv).at(qkv_fwd), whole(L.y).at(out_fwd),
              whole(L.lse).at(lse_fwd)},

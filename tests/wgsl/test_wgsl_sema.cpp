@@ -843,6 +843,28 @@ fn helper(x: f32) -> f32 { return dpdx(x) + fwidthFine(vec2(x, 1.0)).y; }
      "@fragment fn main() -> @location(0) vec4f { return vec4f(f()); }\n");
 }
 
+// WGSL's alias analysis: two pointer arguments with one root variable, or a pointer argument to
+// a variable the callee also uses, are an error when either access writes (through callees too).
+TEST(WgslSema, AliasAnalysisOfPointerArguments) {
+  const std::string decls =
+      "var<private> x: i32;\nvar<private> y: i32;\n"
+      "fn w(p: ptr<private, i32>, q: ptr<private, i32>) { *p = *q; }\n"
+      "fn r(p: ptr<private, i32>, q: ptr<private, i32>) -> i32 { return *p + *q; }\n"
+      "fn g(p: ptr<private, i32>) { *p = x; }\n"
+      "fn via(p: ptr<private, i32>, q: ptr<private, i32>) { w(p, q); }\n";
+  ok(decls + "fn c() { w(&x, &y); _ = r(&x, &x); g(&y); via(&x, &y); }\n");
+  rejects(decls + "fn c() { w(&x, &x); }\n", "type", 7, 16, "invalid aliased pointer argument");
+  rejects(decls + "fn c() { g(&x); }\n", "type", 7, 12, "uses 'x' directly");
+  rejects(decls + "fn c() { via(&y, &y); }\n", "type", 7, 18, "invalid aliased pointer argument");
+  rejects(
+      "fn wf(p: ptr<function, i32>, q: ptr<function, i32>) { *p = *q; }\n"
+      "fn c() { var a: array<i32, 2>; let p = &a[0]; wf(p, &a[1]); }\n",
+      "type", 2, 53, "invalid aliased pointer argument");
+  // Not an access: taking the address again.
+  ok("fn n(p: ptr<function, i32>, q: ptr<function, i32>) { let t = &*&(*p); *q = 1; }\n"
+     "fn c() { var v: i32; n(&v, &v); }\n");
+}
+
 TEST(WgslSema, AcceptsWhatWgslAllows) {
   // Pointer parameters in every address space (unrestricted_pointer_parameters), pointer
   // composite access, workgroupUniformLoad, atomics, subgroups, f16.

@@ -90,6 +90,7 @@ class Sema {
     apply_unknown_constants();
     assign_override_ids();
     call_graph();
+    if (d_.ok()) alias_analysis();
     return d_.ok();
   }
 
@@ -122,6 +123,118 @@ class Sema {
     unsigned allowed;  // stage bits
   };
   std::unordered_map<const FnDecl*, std::vector<StageCall>> stage_calls_;
+
+  // WGSL's alias analysis (spec "Alias Analysis", as Tint): per function, which pointer
+  // parameters and module-scope variables it reads and writes (through its callees too); at each
+  // call, two pointer arguments with the same root variable, or a pointer argument whose root
+  // variable the callee also uses directly, are an error when either access writes.
+  struct Accesses {
+    std::unordered_map<const Decl*, unsigned> of;  // pointer parameter or module-scope var -> bits
+  };
+  static constexpr unsigned kRead = 1, kWrite = 2;
+  struct AliasCall {
+    const FnDecl* callee;
+    std::vector<std::pair<size_t, const Decl*>> roots;  // pointer argument index -> its root
+    std::vector<Span> spans;
+  };
+  std::unordered_map<const FnDecl*, Accesses> accesses_;
+  std::unordered_map<const FnDecl*, std::vector<AliasCall>> alias_calls_;
+
+  // The root variable (or pointer parameter) of a reference or pointer expression; nullptr if
+  // none (a call's result, ...). Pointer `let`s are followed to their initializer.
+  const Decl* alias_root(const Expr* e) {
+    for (int guard = 0; e && guard < 100000; guard++) {
+      if (e->kind == ExprKind::Ident) {
+        const Decl* d = e->decl;
+        if (d && d->kind == DeclKind::Let) {
+          const auto* v = static_cast<const VarDecl*>(d);
+          if (v->type && v->type->kind == K::Pointer && v->initializer) {
+            e = v->initializer;
+            continue;
+          }
+        }
+        return d;
+      }
+      if (e->kind == ExprKind::Member || e->kind == ExprKind::Index ||
+          (e->kind == ExprKind::Unary && (e->op == Op::Deref || e->op == Op::AddrOf))) {
+        e = e->args.empty() ? nullptr : e->args[0];
+        continue;
+      }
+      return nullptr;
+    }
+    return nullptr;
+  }
+
+  void note_access(const Expr* e, unsigned bits) {
+    if (!fn_) return;
+    const Decl* r = alias_root(e);
+    if (!r) return;
+    if (r->kind == DeclKind::Param ||
+        (r->kind == DeclKind::Var && static_cast<const VarDecl*>(r)->module_scope))
+      accesses_[fn_].of[r] |= bits;
+  }
+
+  void alias_analysis() {
+    // Callees first (the call graph has no recursion here), then each call site.
+    std::vector<const FnDecl*> order;
+    std::unordered_set<const FnDecl*> seen;
+    for (Decl* d : m_.decls) {
+      if (d->kind != DeclKind::Fn) continue;
+      std::vector<std::pair<const FnDecl*, size_t>> stack{{static_cast<FnDecl*>(d), 0}};
+      if (!seen.insert(stack.back().first).second) continue;
+      while (!stack.empty()) {
+        auto& [f, next] = stack.back();
+        if (next < f->callees.size()) {
+          const FnDecl* c = f->callees[next++];
+          if (seen.insert(c).second) stack.push_back({c, 0});
+          continue;
+        }
+        order.push_back(f);
+        stack.pop_back();
+      }
+    }
+    for (const FnDecl* f : order) {
+      Accesses& mine = accesses_[f];
+      for (const AliasCall& c : alias_calls_[f]) {
+        const Accesses& theirs = accesses_[c.callee];
+        auto param_bits = [&](size_t i) -> unsigned {
+          if (i >= c.callee->params.size()) return 0;
+          auto it = theirs.of.find(c.callee->params[i]);
+          return it == theirs.of.end() ? 0 : it->second;
+        };
+        // Report the first violation of this call.
+        bool reported = false;
+        for (size_t a = 0; a < c.roots.size() && !reported; a++) {
+          for (size_t b = a + 1; b < c.roots.size() && !reported; b++)
+            if (c.roots[a].second == c.roots[b].second &&
+                ((param_bits(c.roots[a].first) | param_bits(c.roots[b].first)) & kWrite) &&
+                param_bits(c.roots[a].first) && param_bits(c.roots[b].first)) {
+              error(c.spans[b], "type", "invalid aliased pointer argument");
+              reported = true;
+            }
+          const Decl* r = c.roots[a].second;
+          if (reported || r->kind != DeclKind::Var) continue;
+          auto g = theirs.of.find(r);
+          const unsigned pb = param_bits(c.roots[a].first);
+          if (g != theirs.of.end() && pb && ((g->second | pb) & kWrite)) {
+            error(c.spans[a], "type",
+                  "invalid aliased pointer argument (the callee also uses '" + r->name +
+                      "' directly)");
+            reported = true;
+          }
+        }
+        // The callee's accesses become the caller's: its module-scope variables, and through
+        // each pointer argument the argument's root.
+        for (const auto& [d, bits] : theirs.of)
+          if (d->kind == DeclKind::Var) mine.of[d] |= bits;
+        for (const auto& [i, r] : c.roots)
+          if (unsigned pb = param_bits(i);
+              pb && (r->kind == DeclKind::Param ||
+                     (r->kind == DeclKind::Var && static_cast<const VarDecl*>(r)->module_scope)))
+            mine.of[r] |= pb;
+      }
+    }
+  }
   static std::string stage_text(Stage s) {
     return s == Stage::Vertex ? "vertex" : s == Stage::Fragment ? "fragment" : "compute";
   }
@@ -1763,6 +1876,7 @@ class Sema {
             std::string("cannot store into a read-only type '") + t->wgsl() + "'");
       return nullptr;
     }
+    note_access(lhs, kWrite);
     return t->elem;
   }
 
@@ -1912,6 +2026,7 @@ class Sema {
                 (e->callee ? e->callee->text : "") + "' does not return a value");
       return nullptr;
     }
+    if (t->kind == K::Reference) note_access(e, kRead);
     return load(t);
   }
 
@@ -2146,7 +2261,17 @@ class Sema {
       error(e->span, "type", "entry point functions cannot be the target of a function call");
       return nullptr;
     }
-    if (fn_) calls_[fn_].push_back({f, e->span});
+    if (fn_) {
+      calls_[fn_].push_back({f, e->span});
+      AliasCall ac{f, {}, {}};
+      for (size_t i = 0; i < e->args.size() && i < types.size(); i++)
+        if (types[i] && types[i]->kind == K::Pointer)
+          if (const Decl* r = alias_root(e->args[i])) {
+            ac.roots.push_back({i, r});
+            ac.spans.push_back(e->args[i]->span);
+          }
+      if (!ac.roots.empty()) alias_calls_[fn_].push_back(std::move(ac));
+    }
     if (e->args.size() != f->params.size()) {
       error(e->span, "type",
             std::string(e->args.size() < f->params.size() ? "too few" : "too many") +
@@ -2217,6 +2342,13 @@ class Sema {
       stage_calls_[fn_].push_back({e->span, fragment_only  ? kFragmentBit
                                             : compute_only ? kComputeBit
                                                            : kComputeBit | kFragmentBit});
+    // Accesses through pointer arguments (alias analysis): atomics write but atomicLoad;
+    // workgroupUniformLoad reads; arrayLength does not access.
+    if (n.substr(0, 6) == "atomic" || n == "workgroupUniformLoad")
+      for (size_t i = 0; i < e->args.size() && i < types.size(); i++)
+        if (types[i] && types[i]->kind == K::Pointer)
+          note_access(e->args[i],
+                      n == "atomicLoad" || n == "workgroupUniformLoad" ? kRead : kRead | kWrite);
     // bitcast of an abstract int: i32 where every component fits, else u32 (0xffffffff).
     if (n == "bitcast" && e->args.size() == 1 && types[0]->scalar() == tt_.abstract_int())
       if (const ConstValue* v = value(e->args[0]))

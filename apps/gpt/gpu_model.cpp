@@ -67,7 +67,7 @@ MatmulImpl parse_matmul(std::string_view s) {
 }
 
 namespace {
-// sgmm_f16_tiled8's workgroup memory (wgsl_ports/subgroup_matrix/README.md).
+// sgmm_f16_tiled8_d2's workgroup memory (wgsl_ports/subgroup_matrix/README.md).
 constexpr uint32_t kSgmmTiledWorkgroupBytes = 49152;
 
 // A binding range: a buffer, a byte offset and a byte size (0: to the end).
@@ -309,7 +309,7 @@ struct GpuGpt::StepBuilder {
     }
     return Range{it->f16, 0, 0};
   }
-  // c (+)= a b (+ bias) with f16 inputs and f32 accumulation: sgmm_f16_tiled8 or matmul_f16in
+  // c (+)= a b (+ bias) with f16 inputs and f32 accumulation: sgmm_f16_tiled8_d2 or matmul_f16in
   // (their uniform: M, N, K and the flags TRANS_A, TRANS_B, ACCUMULATE), then the bias as
   // pos_embed_add over rows of one position.
   void mm_mixed(const Range& a, const Range& b, const Range& c, const Range* bias,
@@ -318,7 +318,7 @@ struct GpuGpt::StepBuilder {
     uint32_t dims[4] = {md.M, md.N, md.K,
                         md.flags & (matmul::kTransA | matmul::kTransB | matmul::kAccumulate)};
     Buffer u = uni(dims, sizeof dims);
-    const bool sgmm = m.mixed_kernel_ == "subgroup_matrix/sgmm_f16_tiled8";
+    const bool sgmm = m.mixed_kernel_ == "subgroup_matrix/sgmm_f16_tiled8_d2";
     const uint32_t tile = sgmm ? 128 : 32;
     const uint64_t gx = (uint64_t(md.N) + tile - 1) / tile, gy = (uint64_t(md.M) + tile - 1) / tile;
     const uint32_t lim = m.dev_.limits().max_compute_workgroups_per_dimension;
@@ -723,12 +723,12 @@ void GpuGpt::check_mixed(const optimizer::AdamWOptions& adamw) {
                        dev_.limits().max_compute_workgroup_storage_size >= kSgmmTiledWorkgroupBytes;
   if (gopt_.mixed_kernel == MixedKernel::Sgmm && !sgmm_ok)
     throw std::invalid_argument(
-        "mixed precision with sgmm_f16_tiled8 needs the chromium-experimental-subgroup-matrix "
+        "mixed precision with sgmm_f16_tiled8_d2 needs the chromium-experimental-subgroup-matrix "
         "feature and 49152 bytes of workgroup memory; the device '" +
         dev + "' lacks them");
   mixed_kernel_ = gopt_.mixed_kernel == MixedKernel::F16In || !sgmm_ok
                       ? "matmul/matmul_f16in"
-                      : "subgroup_matrix/sgmm_f16_tiled8";
+                      : "subgroup_matrix/sgmm_f16_tiled8_d2";
 }
 
 uint32_t GpuGpt::read_f16_overflow() {

@@ -75,7 +75,7 @@ MatmulImpl parse_matmul(std::string_view s);
 // writes f16(w) as it writes w, so the copy is refreshed after each step at no extra pass); an
 // activation or gradient that feeds a product is cast to f16 once after it was last written
 // (matmul/cast_f16: round to nearest even on the bits, the same on every device; outputs that are
-// not finite are counted, read_f16_overflow). The products run subgroup_matrix/sgmm_f16_tiled8
+// not finite are counted, read_f16_overflow). The products run subgroup_matrix/sgmm_f16_tiled8_d2
 // (tensor cores) where the device has the subgroup-matrix feature, else matmul/matmul_f16in (the
 // same ABI and flags); a forward bias is added by elementwise/pos_embed_add over rows of one
 // position (x[r, :] += b). `matmul` is not used for the products then.
@@ -141,7 +141,7 @@ class GpuGpt {
   size_t pass_dispatches() const { return ops_.size(); }
 
   // Mixed precision: the product kernel in use ("matmul/matmul_f16in" or
-  // "subgroup_matrix/sgmm_f16_tiled8"; empty when not mixed), and the count of f16 casts whose
+  // "subgroup_matrix/sgmm_f16_tiled8_d2"; empty when not mixed), and the count of f16 casts whose
   // result was not finite since the model was built (waits for the queue).
   const std::string& mixed_kernel_name() const { return mixed_kernel_; }
   // The loss scale in use (auto resolved); 1 when not mixed.

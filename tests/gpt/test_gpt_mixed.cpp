@@ -131,7 +131,7 @@ TEST(GptMixed, GradientsOfOneStepMatchTheDoubleReference) {
   auto init = init_params(mc, tc.seed);
   GpuGpt gpu(device(), mc, kBatch, tc.adamw(), mixed_options(tc));
   EXPECT_EQ(gpu.mixed_kernel_name(), device().has_feature(Feature::SubgroupMatrix)
-                                         ? "subgroup_matrix/sgmm_f16_tiled8"
+                                         ? "subgroup_matrix/sgmm_f16_tiled8_d2"
                                          : "matmul/matmul_f16in");
   EXPECT_EQ(gpu.loss_scale(), 8192.0f);  // auto: 32 x 4 x 64 rows
   gpu.set_params(init);

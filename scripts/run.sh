@@ -34,9 +34,12 @@ case "$what" in
     # command took 4 min 51 s from a fresh clone with the packages present (566 s of CPU, idle
     # machine, 2026-11-27); a quarter less build CPU is about 60 s less wall on 2 cores.
     bash scripts/install-deps.sh cli
+    phase "install-deps"
     build build -DWGSLVK_TESTS=OFF -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" \
       -- wgslvk
+    phase "build"
     ./build/cli/wgslvk validate
+    phase "validate"
     ;;
   test)
     bash scripts/install-deps.sh

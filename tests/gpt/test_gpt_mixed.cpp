@@ -14,6 +14,7 @@
 #include "data.hpp"
 #include "gpu_model.hpp"
 #include "support/test_device.hpp"
+#include "test_corpus.hpp"
 #include "trainer.hpp"
 #include "wgslvk/utils.hpp"
 
@@ -27,21 +28,6 @@ bool have_f16() { return device().has_feature(Feature::ShaderF16); }
   if (!have_f16())                                                                             \
   GTEST_SKIP() << "the device lacks shader-f16 (f16 storage and arithmetic): mixed precision " \
                   "is refused there (GptMixed.RefusedWithoutShaderF16)"
-
-Corpus test_corpus() {
-  std::string s;
-  const char* lines[] = {"The quick brown fox jumps over the lazy dog.\n",
-                         "A journey of a thousand miles begins with a single step.\n",
-                         "To be, or not to be, that is the question.\n",
-                         "All that glitters is not gold; fortune favours the bold.\n",
-                         "It was the best of times, it was the worst of times.\n"};
-  uint64_t x = testing::test_seed();
-  for (int i = 0; i < 400; ++i) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    s += lines[(x >> 33) % 5];
-  }
-  return make_corpus(s, 0.1);
-}
 
 constexpr uint32_t kBatch = 4;
 TrainConfig mixed_train() {

@@ -8,14 +8,9 @@
 # driver; this script keeps the two files in step. Run: python3 gen_tiled.py (from anywhere).
 import os
 
-def gen(name, sgy, lang, header):
-    U4 = False
-    T = 32 * sgy; V = 1024 // T; MI = (128 // (sgy // 2)) // 16; NJ = 4
-    TM = MI * 16
-    W = lang == 'wgsl'
-    L = []
-    def o(s=''): L.append(s)
-    u = lambda x: f"{x}u"
+def syntax(W, U4):
+    """The two languages' spellings, shared by both generators: WGSL with Dawn's subgroup-matrix
+    builtins (W) or GLSL with GL_NV_cooperative_matrix (U4: tiles read as uvec4 in the GLSL)."""
     def sel(f, t, c):  # value: c ? t : f
         return f"select({f}, {t}, {c})" if W else f"({c} ? {t} : {f})"
     decl = (lambda n, e: f"let {n} = {e};") if W else (lambda n, e: f"const uint {n} = {e};")
@@ -23,6 +18,7 @@ def gen(name, sgy, lang, header):
     LEFT = "subgroup_matrix_left<f16, 16, 16>" if W else "LEFT"
     RIGHT = "subgroup_matrix_right<f16, 16, 16>" if W else "RIGHT"
     RES = "subgroup_matrix_result<f32, 16, 16>" if W else "RESULT"
+    bar = "workgroupBarrier();" if W else "barrier();"
     def load(dst, typ, arr, off, cm, stride):
         if W: return f"{dst} = subgroupMatrixLoad<{typ}>(&{arr}, {off}, {'true' if cm else 'false'}, {stride});"
         if U4 and arr in ("tile_a", "tile_b"):
@@ -33,6 +29,18 @@ def gen(name, sgy, lang, header):
         return f"coopMatStoreNV({src}, {arr}, {off}, {stride}, false);"
     def mma(a, b, c):
         return f"{c} = subgroupMatrixMultiplyAccumulate({a}, {b}, {c});" if W else f"{c} = coopMatMulAddNV({a}, {b}, {c});"
+    return sel, decl, declb, LEFT, RIGHT, RES, bar, load, store, mma
+
+
+def gen(name, sgy, lang, header):
+    U4 = False
+    T = 32 * sgy; V = 1024 // T; MI = (128 // (sgy // 2)) // 16; NJ = 4
+    TM = MI * 16
+    W = lang == 'wgsl'
+    L = []
+    def o(s=''): L.append(s)
+    u = lambda x: f"{x}u"
+    sel, decl, declb, LEFT, RIGHT, RES, bar, load, store, mma = syntax(W, U4)
     for l in header: o(l)
     if W:
         o("enable f16;"); o("enable chromium_experimental_subgroup_matrix;")
@@ -146,13 +154,11 @@ def gen(name, sgy, lang, header):
     for i in range(MI):
         for j in range(NJ):
             r, c = rc(i, j)
-            bar = "workgroupBarrier();" if W else "barrier();"
             o(I + f"    {bar}")
             o(I + f"    c_in(cbase, lxy.x, {r}, {c}, M, N);")
             o(I + f"    {bar}")
             o(I + "    " + load(f"c{i}{j}", RES, "tile_c", "cbase", False, "16u"))
     o(I + "  }"); o(I + "}"); o()
-    bar = "workgroupBarrier();" if W else "barrier();"
     o(I + decl("steps", "(K + 31u) / 32u"))
     for x in "ab":
         for v in range(V):
@@ -248,24 +254,7 @@ def gen_nat(name, cfg, lang, header):
     W = lang == 'wgsl'
     L = []
     def o(s=''): L.append(s)
-    def sel(f, t, c):
-        return f"select({f}, {t}, {c})" if W else f"({c} ? {t} : {f})"
-    decl = (lambda n, e: f"let {n} = {e};") if W else (lambda n, e: f"const uint {n} = {e};")
-    declb = (lambda n, e: f"let {n} = {e};") if W else (lambda n, e: f"const bool {n} = {e};")
-    LEFT = "subgroup_matrix_left<f16, 16, 16>" if W else "LEFT"
-    RIGHT = "subgroup_matrix_right<f16, 16, 16>" if W else "RIGHT"
-    RES = "subgroup_matrix_result<f32, 16, 16>" if W else "RESULT"
-    bar = "workgroupBarrier();" if W else "barrier();"
-    def load(dst, typ, arr, off, cm, stride):
-        if W: return f"{dst} = subgroupMatrixLoad<{typ}>(&{arr}, {off}, {'true' if cm else 'false'}, {stride});"
-        if U4 and arr in ("tile_a", "tile_b"):
-            off, stride = f"({off}) / 8u", f"{int(stride.rstrip('u')) // 8}u"
-        return f"coopMatLoadNV({dst}, {arr}, {off}, {stride}, {'true' if cm else 'false'});"
-    def store(src, arr, off, stride):
-        if W: return f"subgroupMatrixStore(&{arr}, {off}, {src}, false, {stride});"
-        return f"coopMatStoreNV({src}, {arr}, {off}, {stride}, false);"
-    def mma(a, b, c):
-        return f"{c} = subgroupMatrixMultiplyAccumulate({a}, {b}, {c});" if W else f"{c} = coopMatMulAddNV({a}, {b}, {c});"
+    sel, decl, declb, LEFT, RIGHT, RES, bar, load, store, mma = syntax(W, U4)
     def p2(x):
         assert x & (x - 1) == 0, x
         return x.bit_length() - 1

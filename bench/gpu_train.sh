@@ -57,6 +57,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,
 git -C "$ROOT" log -1 --format='commit %H %s' 2>/dev/null || true
 "$BIN" devices | head -5
 python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.get_device_name())' || TORCH=0
+# The host matters to eager PyTorch (a launch per op): say which CPU and how loaded it is.
+echo "host: $(nproc) CPUs, $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 SMI_Q=timestamp,clocks.sm,clocks.mem,utilization.gpu,power.draw,clocks_throttle_reasons.active
 nvidia-smi --query-gpu=$SMI_Q --format=csv,noheader >/dev/null 2>&1 || SMI_Q=timestamp,clocks.sm,clocks.mem,utilization.gpu,power.draw
 echo "tag,$SMI_Q" > "$OUT/smi.csv"
@@ -133,8 +135,11 @@ done
 # the loss comparison; same weights and batches, both from --seed), mixed again logging every
 # 10 steps as the runs above (the timing) with a profile of the last step, one step with
 # --f16-stats (underflow/overflow of every f16 cast), and PyTorch with TF32 and with bf16
-# autocast on the same weights and batches. Table: $OUT/mixed.md (also appended to summary.md).
+# autocast on the same weights and batches. MIXED_REPEAT=N (default 1) times the mixed run and
+# both PyTorch modes N times, alternating, because eager PyTorch's step depends on the host (its
+# --gpu-busy profile says how much of the step the GPU was busy). Table: $OUT/mixed.md.
 MIXED=${MIXED-""}
+MIXED_REPEAT=${MIXED_REPEAT:-1}
 for spec in $MIXED; do
   IFS=: read -r preset steps <<< "$spec"
   step "$preset: mixed precision vs fp32, $steps steps"
@@ -149,18 +154,25 @@ for spec in $MIXED; do
   if [ "$TORCH" = 1 ]; then
     "$BIN" train --preset "$preset" --steps "$steps" --corpus "$CORPUS" \
       --dump-batches "$W/$preset.mbatches" > /dev/null || echo "gpu_train: dump-batches FAILED"
-    for mode in tf32 bf16; do
-      PYTHONUNBUFFERED=1 timeout 120 python3 apps/gpt/peer_torch_train.py --init "$W/$preset.minit" \
-        --batches "$W/$preset.mbatches" --steps "$steps" --time --steady-from $((steps / 5)) \
-        --$mode > "$W/raw/${preset}_mixed.torch_$mode.txt" 2>&1 || echo "gpu_train: torch $mode FAILED"
-      grep -E '^torch' "$W/raw/${preset}_mixed.torch_$mode.txt"
+    for r in $(seq 1 "$MIXED_REPEAT"); do
+      sfx=""
+      [ "$r" -gt 1 ] && sfx=".r$r"
+      [ "$r" -gt 1 ] && ours "${preset}_mixed.r$r" "$BIN" --preset "$preset" --steps "$steps" \
+        --log-every 10 --precision mixed
+      for mode in tf32 bf16; do
+        PYTHONUNBUFFERED=1 timeout 180 python3 apps/gpt/peer_torch_train.py --init "$W/$preset.minit" \
+          --batches "$W/$preset.mbatches" --steps "$steps" --time --steady-from $((steps / 5)) \
+          --gpu-busy 5 --$mode > "$W/raw/${preset}_mixed.torch_$mode$sfx.txt" 2>&1 \
+          || echo "gpu_train: torch $mode FAILED"
+        grep -E '^torch' "$W/raw/${preset}_mixed.torch_$mode$sfx.txt"
+      done
     done
   fi
 done
 if [ -n "$MIXED" ]; then
-  python3 - "$W/raw" "$MIXED" > "$OUT/mixed.md" <<'PYEOF'
+  python3 - "$W/raw" "$MIXED" "$MIXED_REPEAT" > "$OUT/mixed.md" <<'PYEOF'
 import json, os, re, statistics as st, sys
-raw, specs = sys.argv[1], sys.argv[2].split()
+raw, specs, repeat = sys.argv[1], sys.argv[2].split(), int(sys.argv[3])
 def losses(name):
     p = os.path.join(raw, name + ".ours.jsonl")
     if not os.path.exists(p):
@@ -179,11 +191,11 @@ def steady(name):
                 gpu = float(m.group(1))
     mid = iv[1:-1] if len(iv) > 2 else iv[1:]
     return (st.mean(mid) if mid else float("nan")), gpu
-def torch_ms(preset, mode):
-    p = os.path.join(raw, f"{preset}_mixed.torch_{mode}.txt")
+def torch_ms(preset, mode, sfx="", what="steady"):
+    p = os.path.join(raw, f"{preset}_mixed.torch_{mode}{sfx}.txt")
     if os.path.exists(p):
         for line in open(p):
-            m = re.match(r"torch steady: ([\d.]+) ms/step", line)
+            m = re.match(r"torch " + what + r": ([\d.]+) ms/step", line)
             if m:
                 return float(m.group(1))
     return float("nan")
@@ -207,6 +219,17 @@ for spec in specs:
     g = f"{gpu:.2f}" if gpu else "-"
     print(f"| {preset} | {steps} | {len(common)} | {worst:.2e} ({at}) | {last} | {f1:.2f} | {m1:.2f} | "
           f"{m10:.2f} | {g} | {torch_ms(preset, 'tf32'):.2f} | {torch_ms(preset, 'bf16'):.2f} |")
+print()
+print("| preset | run | ours mixed, every 10 (ms/step) | PyTorch TF32 | its GPU busy | PyTorch bf16 "
+      "| its GPU busy |")
+print("|---|---:|---:|---:|---:|---:|---:|")
+for spec in specs:
+    preset = spec.split(":")[0]
+    for r in range(1, repeat + 1):
+        sfx = "" if r == 1 else f".r{r}"
+        m10, _ = steady(preset + "_mixed" + sfx)
+        cells = [f"{torch_ms(preset, mo, sfx, w):.2f}" for mo in ("tf32", "bf16") for w in ("steady", "gpu-busy")]
+        print(f"| {preset} | {r} | {m10:.2f} | " + " | ".join(cells) + " |")
 PYEOF
   cat "$OUT/mixed.md"
 fi

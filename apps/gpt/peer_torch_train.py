@@ -88,6 +88,37 @@ class GPT(torch.nn.Module):
         return F.cross_entropy(logits.view(-1, logits.size(-1)), tgt.view(-1))
 
 
+def gpu_busy_ms(step, k):
+    """The GPU's busy time per step: k steps under torch.profiler, the union of the device
+    events' intervals (kernels, copies, memsets) from its Chrome trace, divided by k. Eager
+    PyTorch's wall time per step minus this is time the GPU waited for the host."""
+    import os, tempfile
+    from torch.profiler import profile, ProfilerActivity
+    step(0)  # warm the profiler-free path once more
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for i in range(k):
+            step(i)
+        torch.cuda.synchronize()
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        prof.export_chrome_trace(path)
+        with open(path) as f:
+            events = json.load(f)
+    finally:
+        os.unlink(path)
+    events = events.get("traceEvents", events) if isinstance(events, dict) else events
+    iv = sorted((e["ts"], e["ts"] + e.get("dur", 0)) for e in events
+                if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"))
+    busy, end = 0.0, float("-inf")
+    for a0, a1 in iv:  # union of intervals, in microseconds
+        if a1 > end:
+            busy += a1 - max(a0, end)
+            end = a1
+    return busy / 1e3 / k
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--init", required=True, help="checkpoint from wgslvk train --save-init")
@@ -103,6 +134,11 @@ def main():
     ap.add_argument("--steady-from", type=int, default=0,
                     help="with --time, also the steady state: ms/step over steps after this one "
                          "(the clock starts once step N has finished on the GPU)")
+    ap.add_argument("--gpu-busy", type=int, default=0, metavar="K",
+                    help="with --time, after the timed steps run K more on the last batch under "
+                         "torch.profiler and print the GPU's busy time per step (kernels, copies "
+                         "and memsets from the trace): eager PyTorch's wall time minus this is "
+                         "host time the GPU waited for")
     a = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = a.tf32
     torch.backends.cudnn.allow_tf32 = a.tf32
@@ -125,10 +161,7 @@ def main():
     losses = []
     jf = open(a.json, "w") if a.json else None
     t0 = time.perf_counter()
-    for t in range(1, a.steps + 1):
-        chunk = raw[(t - 1) * per: t * per].astype(np.int64)
-        tok = torch.tensor(chunk[:B * T].reshape(B, T), device=a.device)
-        tgt = torch.tensor(chunk[B * T:].reshape(B, T), device=a.device)
+    def one_step(t, tok, tgt):
         for g in opt.param_groups:
             g["lr"] = lr_at(tc, t)
         with torch.autocast(device_type=a.device.split(":")[0], dtype=torch.bfloat16,
@@ -143,7 +176,13 @@ def main():
             for p in model.parameters():
                 p.grad.mul_(clip)
         opt.step()
-        losses.append(loss.detach())
+        return loss
+
+    for t in range(1, a.steps + 1):
+        chunk = raw[(t - 1) * per: t * per].astype(np.int64)
+        tok = torch.tensor(chunk[:B * T].reshape(B, T), device=a.device)
+        tgt = torch.tensor(chunk[B * T:].reshape(B, T), device=a.device)
+        losses.append(one_step(t, tok, tgt).detach())
         if t == a.steady_from:
             if a.device == "cuda":
                 torch.cuda.synchronize()
@@ -166,6 +205,14 @@ def main():
             n = a.steps - a.steady_from
             print(f"torch steady: {(t_end - t_steady) * 1e3 / n:.3f} ms/step over steps "
                   f"{a.steady_from + 1}..{a.steps}")
+        if a.gpu_busy > 0 and a.device == "cuda":
+            try:
+                busy = gpu_busy_ms(lambda i: one_step(a.steps, tok, tgt), a.gpu_busy)
+                print(f"torch gpu-busy: {busy:.3f} ms/step of kernels, copies and memsets "
+                      f"({a.gpu_busy} more steps on the last batch under torch.profiler; the "
+                      f"timed steps above ran without it)")
+            except Exception as e:  # the timing above stands; say why the profile is missing
+                print(f"torch gpu-busy: not measured ({type(e).__name__}: {e})")
     if a.compare:
         ours = {}
         with open(a.compare) as f:

@@ -110,7 +110,7 @@ for spec in $PRESETS; do
       [ $mode = fp32 ] && cmp="--compare $W/raw/$preset.ours.jsonl"
       PYTHONUNBUFFERED=1 timeout 120 python3 apps/gpt/peer_torch_train.py --init "$W/$preset.init" \
         --batches "$W/$preset.batches" --steps "$steps" --time --steady-from $from $flag $cmp \
-        > "$W/raw/$preset.torch_$mode.txt" 2>&1 || echo "gpu_train: torch $preset $mode FAILED"
+        --gpu-busy 5 > "$W/raw/$preset.torch_$mode.txt" 2>&1 || echo "gpu_train: torch $preset $mode FAILED"
       grep -E '^torch|^worst' "$W/raw/$preset.torch_$mode.txt"
     done
   fi

@@ -49,6 +49,7 @@ struct SweepVariant {
   uint32_t block_m, block_n;
   bool checked;  // a correct kernel (not an ablation that skips part of the work)
   uint32_t workgroup_bytes;
+  uint32_t splits;  // K chunks (grid z) of a split-K ablation, else 1
 };
 constexpr SweepVariant kSweep[] = {
 #include "sweep/variants.inc"
@@ -59,7 +60,7 @@ std::array<uint32_t, 3> workgroups_for(const std::string& name, const Dims& d) {
 #ifdef WGSLVK_SGMM_SWEEP
   for (const auto& v : kSweep)
     if (name == v.kernel)
-      return {(d.N + v.block_n - 1) / v.block_n, (d.M + v.block_m - 1) / v.block_m, 1};
+      return {(d.N + v.block_n - 1) / v.block_n, (d.M + v.block_m - 1) / v.block_m, v.splits};
 #endif
   return name == kKernel ? subgroup_matrix::workgroups(d) : subgroup_matrix::workgroups_tiled(d);
 }
@@ -394,9 +395,9 @@ TEST(SubgroupMatrix, Bench4096) {
 #ifdef WGSLVK_SGMM_SWEEP
 // The sweep (WGSLVK_SGMM_SWEEP=1; gen_tiled.py --sweep): the driver's statistics of every
 // variant, every checked variant on every shape x flag set and the GPT layer's products against
-// the reference, then 2048^3 (before and after 4096^3), 4096^3 and gpt110m's products timed for
-// sgmm_f16_tiled8 and each variant (ablations at N^3 only). WGSLVK_SGMM_DUMP=DIR writes each
-// checked kernel's 4096^3 output (and the inputs) for the Dawn comparison.
+// the reference, then 2048^3 (before and after 4096^3) and 4096^3 timed for sgmm_f16_tiled8,
+// sgmm_f16_tiled8_d2 and each variant (gpt110m's products: GptShapes). WGSLVK_SGMM_DUMP=DIR
+// writes each checked kernel's 4096^3 output (and the inputs) for the Dawn comparison.
 // Times kernels ks on the same inputs, interleaved: each round dispatches every kernel once (its
 // own C buffer, a pass with timestamps each), so a change of the GPU's clock or power state
 // reaches all of them alike; rounds of warm-up for at least warm_ms first (the first seconds of
@@ -587,19 +588,46 @@ TEST(SubgroupMatrix, Sweep) {
     }
     std::fflush(stdout);
   }
+}
+
+// gpt110m's products (apps/gpt: batch 8 x context 256 = 2048 rows, d 768, MLP 3072, vocab 256;
+// forward, dX and dW+= of each layer), WGSLVK_SGMM_SWEEP=1. Each shape is timed three ways, in
+// this order, on the same inputs: (1) "bench4096": sgmm_f16_tiled8_d2 as Bench4096 times it (its
+// own fresh buffers, >= 300 ms of warm-up of that one kernel); (2) "alone": sgmm_f16_tiled8_d2's
+// dispatch loop alone after >= 1 s of warm-up; (3) "interleaved": every kernel (sgmm_f16, the
+// direct-load control; sgmm_f16_tiled8_d2; the sweep's variants, split-K ablations included)
+// dispatched once per round, >= 1 s of warm-up rounds. Medians of 30 device-timestamped passes.
+TEST(SubgroupMatrix, GptShapes) {
+  REQUIRE_SUBGROUP_MATRIX();
+  if (!std::getenv("WGSLVK_SGMM_SWEEP")) GTEST_SKIP() << "set WGSLVK_SGMM_SWEEP=1";
+  if (!testing::adapter().has_feature(Feature::TimestampQuery)) GTEST_SKIP() << "no timestamps";
+  std::vector<std::string> all = {kKernel, kTiledD2};
+  const uint32_t limit = testing::adapter().limits().max_compute_workgroup_storage_size;
+  for (const auto& v : kSweep)
+    if (v.workgroup_bytes <= limit) all.push_back(v.kernel);
   struct Layer {
     uint32_t d_in, d_out;
   };
-  // gpt110m (apps/gpt: batch 8 x context 256 = 2048 rows, d 768, MLP 3072, vocab 256)
+  auto g = testing::rng(4);
+  const auto wall0 = std::chrono::steady_clock::now();
   for (Layer l :
        {Layer{768, 2304}, Layer{768, 768}, Layer{768, 3072}, Layer{3072, 768}, Layer{768, 256}}) {
     for (Dims d : {Dims::forward(2048, l.d_in, l.d_out), Dims::grad_input(2048, l.d_in, l.d_out),
                    Dims::grad_weight(2048, l.d_in, l.d_out, true)}) {
       auto in = random_inputs(g, d);
-      auto rs = time_interleaved(checked, d, in, 30, 500);
-      for (size_t i = 0; i < checked.size(); ++i)
-        std::printf("sweep %s gpt %ux%ux%u flags %u: %.1f TFLOP/s (median)\n", checked[i].c_str(),
-                    d.M, d.N, d.K, d.flags, 2.0 * d.M * d.N * d.K / (rs[i].ms * 1e-3) / 1e12);
+      const double flop = 2.0 * d.M * d.N * d.K;
+      std::printf("gpt %ux%ux%u flags %u at %.1f s\n", d.M, d.N, d.K, d.flags,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());
+      const double bench = run(kTiledD2, d, in, 16, 30).ms;
+      const double alone = time_interleaved({kTiledD2}, d, in, 30, 1000)[0].ms;
+      auto rs = time_interleaved(all, d, in, 30, 1000);
+      auto line = [&](const std::string& k, const char* how, double ms) {
+        std::printf("gpt %ux%ux%u flags %u: %s %s %.1f TFLOP/s (median %.4f ms)\n", d.M, d.N, d.K,
+                    d.flags, k.c_str(), how, flop / (ms * 1e-3) / 1e12, ms);
+      };
+      line(kTiledD2, "bench4096", bench);
+      line(kTiledD2, "alone", alone);
+      for (size_t i = 0; i < all.size(); ++i) line(all[i], "interleaved", rs[i].ms);
       std::fflush(stdout);
     }
   }

@@ -260,7 +260,11 @@ def gen_nat(name, cfg, lang, header):
         return x.bit_length() - 1
     # per-invocation copy counts: vec4s of each tile, and 4x4 blocks when transposed
     VA, VB = BM * BK // 4 // T, BN * BK // 4 // T
-    assert VA * T * 4 == BM * BK and VB * T * 4 == BN * BK and VA % 4 == 0 and VB % 4 == 0, cfg
+    assert VA * T * 4 == BM * BK and VB * T * 4 == BN * BK, cfg
+    # transposed copies move 4x4 blocks (four vec4s an invocation): V = 2 (a 64-wide side of a
+    # 256-invocation workgroup) leaves the upper half of the invocations without a block
+    assert all(v % 4 == 0 or v == 2 for v in (VA, VB)), cfg
+    SK = cfg.get("SK", 1)  # split-K ablation (timing only): workgroup z takes the z-th K chunk
     assert BM >= 64 and BN >= 64 and BK >= 32 and BK % 16 == 0
     for l in header: o(l)
     if W:
@@ -372,12 +376,17 @@ def gen_nat(name, cfg, lang, header):
             o(I + f"    {bar}"); o(I + f"    c_in(cbase, lxy.x, {r}, {c}, M, N);"); o(I + f"    {bar}")
             o(I + "    " + load(f"c{i}{j}", RES, "tile_c", "cbase", False, "16u"))
     o(I + "  }"); o(I + "}"); o()
-    o(I + decl("steps", f"(K + {BK-1}u) / {BK}u"))
+    if SK > 1:  # ablation: each workgroup z multiplies one K chunk and stores it as the whole product
+        o(I + decl("kchunk", f"((K + {SK * BK - 1}u) / {SK * BK}u) * {BK}u"))
+        o(I + decl("kb", "wid.z * kchunk"))
+        o(I + decl("steps", f"(min(K, kb + kchunk) - min(K, kb) + {BK-1}u) / {BK}u"))
+    else:
+        o(I + decl("steps", f"(K + {BK-1}u) / {BK}u"))
     D = cfg.get("D", 1)
     G = cfg.get("G", False)  # D = 2 through the general (D >= 3) loop
     for rs in ["" if d == 0 else f"_{d}" for d in range(D)]:
         for x, V in (("a", VA), ("b", VB)):
-            for v in range(V):
+            for v in range(max(V, 4)):
                 o(I + (f"var r{x}{v}{rs}: vec4<f16>;" if W else f"f16vec4 r{x}{v}{rs};"))
     # The copy of one operand. Not transposed (stored [r][k]): vec4 q = lid + T v is row
     # q / (BK/4), k 4 (q % (BK/4)). Transposed (stored [k][r]): block q = lid + T b covers stored
@@ -385,6 +394,8 @@ def gen_nat(name, cfg, lang, header):
     # consecutive kq and 4 consecutive r4 (the transposed rows they write fill the banks).
     FP = cfg.get("FP", False)  # a block-uniform fast path: the whole tile inside, no per-vec4 checks
     def fetch_lines(ind, k0, rs=""):
+        if SK > 1:
+            k0 = f"kb + {k0}"
         for x, V, R, rr, direct in (("a", VA, BM, "row0", "!ta"), ("b", VB, BN, "col0", "tb")):
             arr = f"t{x}_in"
             o(ind + f"if ({direct}) {{  // stored [{'m' if x == 'a' else 'n'}][k]")
@@ -401,20 +412,26 @@ def gen_nat(name, cfg, lang, header):
                 o(ind + "  }")
             o(ind + f"}} else {{  // stored [k][{'m' if x == 'a' else 'n'}]: 4x4 blocks")
             RQ4 = R // 16
-            for b in range(V // 4):
+            if V == 2:
+                o(ind + f"  if (lid < {T // 2}u) {{  // {R * BK // 16} blocks")
+                ind += "  "
+            for b in range(max(V // 4, 1)):
                 q = f"lid + {T*b}u" if b else "lid"
                 o(ind + "  " + decl(f"{x}r{b}", f"((({q}) >> 5u) & {RQ4-1}u) * 4u + ((({q}) >> 3u) & 3u)"))
                 o(ind + "  " + decl(f"{x}k{b}", f"(({q}) >> {5 + p2(RQ4)}u) * 8u + (({q}) & 7u)"))
             if FP:
                 o(ind + "  if (" + f"{k0} + {BK}u <= {x}_rows && {rr} + {R}u <= {x}_ld && {x}_ld % 4u == 0u) {{  // inside")
-                for b in range(V // 4):
+                for b in range(max(V // 4, 1)):
                     for r in range(4):
                         o(ind + f"    r{x}{4*b+r}{rs} = {arr}[(({k0} + {x}k{b} * 4u + {r}u) * {x}_ld + {rr} + {x}r{b} * 4u) / 4u];")
                 o(ind + "  } else {")
-            for b in range(V // 4):
+            for b in range(max(V // 4, 1)):
                 for r in range(4):
                     o(ind + ("  " if FP else "") + f"  r{x}{4*b+r}{rs} = fetch_{x}({k0} + {x}k{b} * 4u + {r}u, {rr} + {x}r{b} * 4u, {x}_rows, {x}_ld);")
             if FP:
+                o(ind + "  }")
+            if V == 2:
+                ind = ind[:-2]
                 o(ind + "  }")
             o(ind + "}")
     def store_lines(ind, ca, cb, rs=""):
@@ -435,7 +452,11 @@ def gen_nat(name, cfg, lang, header):
                     o(ind + f"  {arr}[o{x}{v}{f' + {e}u' if e else ''}] = r{x}{v}{rs}.{comps[e]};")
             o(ind + "} else {")
             RQ4 = R // 16
-            for b in range(V // 4):
+            ind0 = ind
+            if V == 2:
+                o(ind + f"  if (lid < {T // 2}u) {{")
+                ind += "  "
+            for b in range(max(V // 4, 1)):
                 q = f"lid + {T*b}u" if b else "lid"
                 o(ind + "  " + decl(f"o{x}{b}", f"{base}((((({q}) >> 5u) & {RQ4-1}u) * 4u + ((({q}) >> 3u) & 3u)) * 4u) * {S}u + ((({q}) >> {5 + p2(RQ4)}u) * 8u + (({q}) & 7u)) * 4u"))
                 for e in range(4):  # row r4 * 4 + e of the tile: k .. k + 3 from the block's four rows
@@ -447,6 +468,9 @@ def gen_nat(name, cfg, lang, header):
                     for r in range(4):
                         off = e * S + r
                         o(ind + f"  {arr}[o{x}{b}{f' + {off}u' if off else ''}] = r{x}{4*b+r}{rs}.{comps[e]};")
+            if V == 2:
+                o(ind0 + "  }")
+            ind = ind0
             o(ind + "}")
     def compute(ind, ca, cb):
         for kk in range(0, BK, 16):
@@ -617,20 +641,22 @@ def nat_smem(cfg):
 
 # Measurement-only variants (sweep/, built with -DWGSLVK_SGMM_SWEEP=ON; README "Sweep").
 SWEEP = {
-    # prefetch distance: the shipped D = 2 through the general code, 3 and 4
-    "nat8_fp_d2g": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=2, G=True),
-    "nat8_fp_d3": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=3),
-    "nat8_fp_d4": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=4),
-    # 4 subgroups of 64x64 (4x4 result matrices) on 128x128 blocks: 45,056 bytes, two workgroups
-    # an SM (220-243 registers)
-    "nat4_128_fp_d2": dict(SGM=2, SGN=2, MI=4, NJ=4, BK=32, STAGES=2, FP=True, D=2),
-    "nat4_128_fp_d3": dict(SGM=2, SGN=2, MI=4, NJ=4, BK=32, STAGES=2, FP=True, D=3),
-    "nat4_64x64_fp_d2": dict(SGM=2, SGN=2, MI=2, NJ=2, BK=32, STAGES=2, FP=True, D=2),
+    # 2026-11-27 g (gpt110m's products: 2048 rows, grids of 36-384 blocks of 128x128 on 132 SMs)
+    # smaller blocks for more of them: 4 subgroups of 32x64 on 128x64 / 64x128 (128 invocations)
+    "nat4_128x64_fp_d2": dict(SGM=4, SGN=1, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=2),
+    "nat4_64x128_fp_d2": dict(SGM=2, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=2),
+    # 8 subgroups of 32x32 (half the result matrices of tiled8_d2: fewer registers) on 128x64 /
+    # 64x128
+    "nat8_128x64_fp_d2": dict(SGM=4, SGN=2, MI=2, NJ=2, BK=32, STAGES=2, FP=True, D=2),
+    "nat8_64x128_fp_d2": dict(SGM=2, SGN=4, MI=2, NJ=2, BK=32, STAGES=2, FP=True, D=2),
+    # 64x64 blocks, 4 register sets (the best on the smallest products on 2026-11-27d); D = 4 at 128x128
     "nat4_64x64_fp_d4": dict(SGM=2, SGN=2, MI=2, NJ=2, BK=32, STAGES=2, FP=True, D=4),
-    # ablations of nat8 (wrong results, timing only): no global loads in the loop; the
-    # multiply-adds and the barrier alone
-    "nat8_ng": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, ABL="ng"),
-    "nat8_mo": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, ABL="mo"),
+    "nat8_fp_d4": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=4),
+    # split-K ablation of tiled8_d2 (wrong results, timing only: grid z = 2 / 4, each workgroup
+    # multiplies one K chunk and stores it over C; a real split-K adds the partials in a pass of
+    # its own, not timed here)
+    "nat8_fp_d2_sk2": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=2, SK=2),
+    "nat8_fp_d2_sk4": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=2, SK=4),
 }
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -658,11 +684,12 @@ def write_sweep(out):
         assert nat_smem(cfg) <= 49152, (tag, nat_smem(cfg))
         w, c_ = os.path.join(os.path.abspath(out), f"{name}.wgsl"), os.path.join(os.path.abspath(out), f"{name}.comp")
         cm.append(f"wgslvk_add_port(WGSL {w} KERNEL {name} SOURCE {c_})")
-        inc.append(f'{{"subgroup_matrix/{name}", {bm}, {bn}, {0 if cfg.get("ABL") else 1}, {nat_smem(cfg)}}},')
+        checked = 0 if cfg.get("ABL") or cfg.get("SK", 1) > 1 else 1
+        inc.append(f'{{"subgroup_matrix/{name}", {bm}, {bn}, {checked}, {nat_smem(cfg)}, {cfg.get("SK", 1)}}},')
     with open(os.path.join(out, "ports.cmake"), "w") as f:
         f.write("# gen_tiled.py --sweep (measurement only)\n" + "\n".join(cm) + "\n")
     with open(os.path.join(out, "variants.inc"), "w") as f:
-        f.write("// gen_tiled.py --sweep: {kernel, block rows, block cols, checked, workgroup bytes}\n" + "\n".join(inc) + "\n")
+        f.write("// gen_tiled.py --sweep: {kernel, block rows, block cols, checked, workgroup bytes, K splits}\n" + "\n".join(inc) + "\n")
 
 
 # sgmm_f16_tiled8_d2 (shipped): the sweep's nat8_fp_d2 (README.md, "sgmm_f16_tiled8_d2").

@@ -1,11 +1,13 @@
-// Runs WebGPU CTS suites (issue 22's list, or --query/--list-file) on wgslvk and on Dawn, each spec
-// file in its own `node cmdline.js` process (a crash or hang costs one file, and files run in
-// parallel), and writes one table: pass / fail / skip per suite for each provider, wall time, and
-// the list of wgslvk's failures. cts/README.md says how to get the CTS (setup.sh) and what the
-// columns mean.
+// Runs WebGPU CTS suites (issue 22's list, or --query/--list-file) on wgslvk and on Dawn, --jobs
+// spec files at a time, each in a persistent runner (cts/worker.cjs: one Node process and one device
+// pool for many files; a crash or hang costs the file it was running, and the runner is replaced),
+// and writes one table: pass / fail / skip per suite for each provider, wall and CPU time, and the
+// list of wgslvk's failures. cts/README.md says how to get the CTS and what the columns mean.
 //
 // usage: node cts/run.mjs [--providers wgslvk,dawn] [--cts DIR] [--jobs N] [--timeout-s S]
-//          [--query Q]... [--list-file F] [--only REGEX] [--out BASE] [--expectations F]
+//          [--query Q]... [--list-file F] [--only REGEX] [--out BASE] [--expectations F] [--isolate]
+//   --isolate        one `node cmdline.js` process per spec file (the CTS's own runner; slower:
+//                    Node, the CTS's modules and the servers start once per file)
 //   --cts DIR        the CTS checkout with out-node/ built (default: <repo>/.cts-src)
 //   --query Q        a CTS query instead of the default list (repeatable; one process each)
 //   --list-file F    queries, one a line (# comments)
@@ -28,6 +30,7 @@ import { spawn, execSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const args = process.argv.slice(2);
@@ -36,8 +39,8 @@ const opt = (name, dflt) => {
   return i >= 0 ? args[i + 1] : dflt;
 };
 const optAll = name => args.flatMap((a, i) => (a === name ? [args[i + 1]] : []));
-for (let i = 0; i < args.length; i += 2)
-  if (!['--providers', '--cts', '--jobs', '--timeout-s', '--query', '--list-file', '--only', '--out',
+for (let i = 0; i < args.length; i += args[i] === '--isolate' ? 1 : 2)
+  if (!['--isolate', '--providers', '--cts', '--jobs', '--timeout-s', '--query', '--list-file', '--only', '--out',
         '--tag', '--expectations', '--write-expectations', '--merge', '--deadline-s', '--order-from'].includes(args[i])) {
     console.error(`run.mjs: unknown option '${args[i]}' (see the usage at the top of cts/run.mjs)`);
     process.exit(2);
@@ -140,51 +143,135 @@ function runOne(provider, query, logPath) {
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       fs.closeSync(out);
-      const r = { provider, query, suite: suiteOf(query), pass: 0, fail: 0, skip: 0, warn: 0,
-                  failures: [], notImplemented: 0, exit: code ?? signal, timed_out: timedOut,
-                  wall_s: (Date.now() - t0) / 1000 };
-      const seen = new Set();
-      r.reasons = {};
-      // A failed case's reason: its first EXCEPTION (an unexpected error says most, e.g. the
-      // pipeline that did not compile), else its first failed expectation; numbers and source
-      // positions blanked so that alike ones add up.
-      let failing = null, first = null, exception = null;
-      let subcaseKind = null;  // "EXPECTATION FAILED: subcase: x": the reason is on the next line
-      const commit = () => {
-        const why = exception ?? first;
-        if (failing && why) {
-          const k = why.replace(/\d+(:\d+)*/g, 'N').replace(/'[^']*'/g, "'…'").slice(0, 260);
-          r.reasons[k] = (r.reasons[k] ?? 0) + 1;
-        }
-        failing = first = exception = subcaseKind = null;
-      };
-      const lines = fs.readFileSync(logPath, 'utf8').split('\n');
-      for (const line of lines) {
-        const m = /^\[(pass|fail|skip|warn)\] (\S+) \(\d/.exec(line);
-        if (m) commit();
-        if (m && !seen.has(m[2] + m[1])) {
-          seen.add(m[2] + m[1]);  // the summary repeats failures and skips
-          r[m[1]]++;
-          if (m[1] === 'fail') { r.failures.push(m[2]); failing = m[2]; }
-        }
-        let f = failing && /^ {2}- (EXPECTATION FAILED|EXCEPTION|VALIDATION FAILED): (.*)/.exec(line);
-        if (f && f[2].startsWith('subcase:')) { subcaseKind = f[1]; f = null; }
-        else if (failing && subcaseKind && line.trim()) { f = [null, subcaseKind, line.trim()]; subcaseKind = null; }
-        if (f && f[2].endsWith(':')) { subcaseKind = f[1] + ': ' + f[2]; f = null; continue; }  // glslang's log goes on below
-        if (f) {
-          const why = f[0] === null && f[1].includes(': ') ? f[1] + ' ' + f[2] : f[1] + ': ' + f[2];
-          first ??= why;
-          if (f[1].startsWith('EXCEPTION')) exception ??= why;
-        }
-        if (line.includes('not implemented in wgslvk')) r.notImplemented++;
-      }
-      commit();
-      // A file that died (not one case failing) counts as one failure, named.
-      if (timedOut || (code !== 0 && code !== 1) || (r.pass + r.fail + r.skip + r.warn === 0))
-        r.failures.push(`${query} (${timedOut ? (cut ? `cut at the deadline (${deadlineS} s)` : `timed out after ${timeoutS} s`) : `runner exited ${code ?? signal}`})`), r.died = true;
-      resolve(r);
+      resolve(parseLog(provider, query, logPath, code ?? signal, code, timedOut, cut, (Date.now() - t0) / 1000));
     });
   });
+}
+
+// The persistent runners (the default; --isolate: one process per file as before): cts/worker.cjs
+// runs spec files one after the other in one Node process with one device pool, so Node's start,
+// the CTS's module loading and `wgslvk serve`'s start are paid once per runner, not per file. A
+// runner that dies or passes --timeout-s costs the file it was running (counted as before) and is
+// replaced for the next file. Recording transcripts (WGSLVK_CTS_RECORD_ROOT) and CTS_EXTRA_FLAGS
+// need one process per file, so they imply --isolate.
+const isolate = args.includes('--isolate') || !!process.env.WGSLVK_CTS_RECORD_ROOT || !!process.env.CTS_EXTRA_FLAGS;
+const workerJs = path.join(repo, 'cts/worker.cjs');
+class Runner {
+  constructor(provider) {
+    const cmd = [workerJs, '--gpu-provider', providerModule(provider)];
+    let argv0 = node, argv = cmd;
+    if (provider === 'dawn' && process.env.DAWN_ENV) {
+      argv0 = 'bash';
+      argv = ['-c', `source "${process.env.DAWN_ENV}" && exec "$0" "$@"`, node, ...cmd];
+    }
+    this.child = spawn(argv0, argv, { cwd: ctsDir, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    this.child.stdin.on('error', () => {});
+    this.out = null;  // the current file's log
+    this.onEnd = null;
+    this.dead = false;
+    const onLine = line => {
+      const m = /^@@cts-worker end (\d+) node_cpu_s=([\d.]+) serve_cpu_s=([\d.]+)/.exec(line);
+      if (m && this.onEnd) {
+        const f = this.onEnd;
+        this.onEnd = null;
+        f({ code: Number(m[1]), cpu: { node: Number(m[2]), serve: Number(m[3]) } });
+      } else if (this.out !== null && !line.startsWith('@@cts-worker begin')) {
+        fs.writeSync(this.out, line + '\n');
+      }
+    };
+    readline.createInterface({ input: this.child.stdout }).on('line', onLine);
+    readline.createInterface({ input: this.child.stderr }).on('line', onLine);
+    this.child.on('close', (code, signal) => {
+      this.dead = true;
+      if (this.onEnd) {
+        const f = this.onEnd;
+        this.onEnd = null;
+        f({ code: null, exit: code ?? signal });
+      }
+    });
+  }
+  run(query, logPath, limitS) {
+    return new Promise(resolve => {
+      this.out = fs.openSync(logPath, 'w');
+      let timedOut = false;
+      const timer = setTimeout(() => { timedOut = true; this.kill(); }, limitS * 1000);
+      this.onEnd = e => {
+        clearTimeout(timer);
+        fs.closeSync(this.out);
+        this.out = null;
+        resolve({ ...e, timedOut });
+      };
+      this.child.stdin.write(query + '\n');
+    });
+  }
+  kill() { try { process.kill(-this.child.pid, 'SIGKILL'); } catch {} }
+  quit() {
+    if (this.dead) return Promise.resolve();
+    return new Promise(resolve => {
+      const t = setTimeout(() => { this.kill(); resolve(); }, 20000);
+      this.child.on('close', () => { clearTimeout(t); resolve(); });
+      this.child.stdin.end('\n');
+    });
+  }
+}
+async function runInRunner(slot, provider, query, logPath) {
+  const t0 = Date.now();
+  if (!slot[provider] || slot[provider].dead) slot[provider] = new Runner(provider);
+  const left = Math.max(1, deadlineS - (Date.now() - t0All) / 1000);
+  const cut = left < timeoutS;
+  const e = await slot[provider].run(query, logPath, Math.min(timeoutS, left));
+  if (e.code === null) slot[provider] = null;  // died (or killed): a new one for the next file
+  // Exit codes as cmdline.js gives them: 0 or 1 for a file that ran; else it died.
+  const r = parseLog(provider, query, logPath, e.code ?? e.exit, e.code, e.timedOut, cut, (Date.now() - t0) / 1000);
+  if (e.cpu) r.cpu_s = e.cpu;
+  return r;
+}
+
+// A spec file's result from its log: counts, failures and their first reasons. `code` is the
+// runner's exit code (0: all pass, 1: a failure; anything else, or no case at all: the file died).
+function parseLog(provider, query, logPath, exit, code, timedOut, cut, wall_s) {
+  const r = { provider, query, suite: suiteOf(query), pass: 0, fail: 0, skip: 0, warn: 0,
+              failures: [], notImplemented: 0, exit, timed_out: timedOut, wall_s };
+  const seen = new Set();
+  r.reasons = {};
+  // A failed case's reason: its first EXCEPTION (an unexpected error says most, e.g. the
+  // pipeline that did not compile), else its first failed expectation; numbers and source
+  // positions blanked so that alike ones add up.
+  let failing = null, first = null, exception = null;
+  let subcaseKind = null;  // "EXPECTATION FAILED: subcase: x": the reason is on the next line
+  const commit = () => {
+    const why = exception ?? first;
+    if (failing && why) {
+      const k = why.replace(/\d+(:\d+)*/g, 'N').replace(/'[^']*'/g, "'…'").slice(0, 260);
+      r.reasons[k] = (r.reasons[k] ?? 0) + 1;
+    }
+    failing = first = exception = subcaseKind = null;
+  };
+  const lines = fs.readFileSync(logPath, 'utf8').split('\n');
+  for (const line of lines) {
+    const m = /^\[(pass|fail|skip|warn)\] (\S+) \(\d/.exec(line);
+    if (m) commit();
+    if (m && !seen.has(m[2] + m[1])) {
+      seen.add(m[2] + m[1]);  // the summary repeats failures and skips
+      r[m[1]]++;
+      if (m[1] === 'fail') { r.failures.push(m[2]); failing = m[2]; }
+    }
+    let f = failing && /^ {2}- (EXPECTATION FAILED|EXCEPTION|VALIDATION FAILED): (.*)/.exec(line);
+    if (f && f[2].startsWith('subcase:')) { subcaseKind = f[1]; f = null; }
+    else if (failing && subcaseKind && line.trim()) { f = [null, subcaseKind, line.trim()]; subcaseKind = null; }
+    if (f && f[2].endsWith(':')) { subcaseKind = f[1] + ': ' + f[2]; f = null; continue; }  // glslang's log goes on below
+    if (f) {
+      const why = f[0] === null && f[1].includes(': ') ? f[1] + ' ' + f[2] : f[1] + ': ' + f[2];
+      first ??= why;
+      if (f[1].startsWith('EXCEPTION')) exception ??= why;
+    }
+    if (line.includes('not implemented in wgslvk')) r.notImplemented++;
+  }
+  commit();
+  // A file that died (not one case failing) counts as one failure, named.
+  if (timedOut || (code !== 0 && code !== 1) || (r.pass + r.fail + r.skip + r.warn === 0))
+    r.failures.push(`${query} (${timedOut ? (cut ? `cut at the deadline (${deadlineS} s)` : `timed out after ${timeoutS} s`) : `runner exited ${exit}`})`), r.died = true;
+  return r;
 }
 
 const commit = (() => { try { return execSync('git -C ' + repo + ' rev-parse --short HEAD').toString().trim(); } catch { return 'nocommit'; } })();
@@ -199,6 +286,7 @@ const t0 = t0All;
 const notRun = [];
 let next = 0;
 async function worker() {
+  const slot = {};  // this slot's persistent runner per provider
   while (next < tasks.length) {
     if ((Date.now() - t0) / 1000 > deadlineS) {
       notRun.push(...tasks.slice(next).map(t => `${t.p} ${t.q}`));
@@ -207,10 +295,12 @@ async function worker() {
     }
     const { p, q } = tasks[next++];
     const log = path.join(logDir, `${p}--${q.replace(/[^A-Za-z0-9_.-]/g, '_')}.log`);
-    const r = await runOne(p, q, log);
+    const r = isolate ? await runOne(p, q, log) : await runInRunner(slot, p, q, log);
     results.push(r);
-    console.log(`${p.padEnd(6)} ${q.padEnd(80)} pass ${r.pass} fail ${r.fail} skip ${r.skip}${r.died ? ' DIED' : ''} ${r.wall_s.toFixed(1)} s`);
+    const cpu = r.cpu_s ? ` (CPU: runner ${r.cpu_s.node.toFixed(1)} s, serve ${r.cpu_s.serve.toFixed(1)} s)` : '';
+    console.log(`${p.padEnd(6)} ${q.padEnd(80)} pass ${r.pass} fail ${r.fail} skip ${r.skip}${r.died ? ' DIED' : ''} ${r.wall_s.toFixed(1)} s${cpu}`);
   }
+  await Promise.all(Object.values(slot).filter(Boolean).map(w => w.quit()));
 }
 await Promise.all(Array.from({ length: Math.min(jobs, tasks.length) }, worker));
 let wall = (Date.now() - t0) / 1000;
@@ -229,6 +319,15 @@ lines.push(`# WebGPU CTS: wgslvk and Dawn, ${date}, wgslvk commit ${commit}`, ''
 if (merged) lines.push(`Merged from runs of wgslvk commits ${merged.map(m => m.commit).join(', ')} (${merged.map(m => m.date).join(', ')}).`);
 lines.push(`CTS ${fs.existsSync(path.join(ctsDir, 'CTS_COMMIT')) ? fs.readFileSync(path.join(ctsDir, 'CTS_COMMIT'), 'utf8').trim() : '(commit unknown)'}; host ${os.hostname()}, ${os.cpus().length} CPUs; ${jobs} files at a time; wall ${wall.toFixed(0)} s in all.`);
 lines.push(`Dawn: dawn.node (npm \`webgpu\`)${process.env.DAWN_ENV ? `, Vulkan from ${process.env.DAWN_ENV}` : ''}. Times are the sum of each file's wall time.`, '');
+// CPU seconds (persistent runners only): the runner process's and its servers' (for Dawn the
+// device is inside the runner), summed over the files that finished; on a shared machine this,
+// not the wall time, is what the run cost.
+for (const p of providers) {
+  const done = results.filter(r => r.provider === p && r.cpu_s);
+  if (!done.length) continue;
+  const node = done.reduce((a, r) => a + r.cpu_s.node, 0), serve = done.reduce((a, r) => a + r.cpu_s.serve, 0);
+  lines.push(`CPU ${p}: ${(node + serve).toFixed(0)} s (runner ${node.toFixed(0)} s, serve ${serve.toFixed(0)} s) over the ${done.length} files that finished; load average at the end ${os.loadavg().map(x => x.toFixed(1)).join(' ')}.`, '');
+}
 // With both providers, a last column says whether wgslvk passes at least as many cases as Dawn
 // (issue 22's target, per suite).
 const both = providers.includes('wgslvk') && providers.includes('dawn');

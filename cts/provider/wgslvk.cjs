@@ -115,6 +115,7 @@ function makeLimits(reported) {
 class GPUSupportedFeatures extends Set {}
 
 // ---- the pipe ------------------------------------------------------------------------------------
+const liveConnections = new Set();  // for cts/worker.cjs: childPids() and shutdown()
 class Connection {
   constructor(bin, flags) {
     const args = ['serve'];
@@ -125,8 +126,13 @@ class Connection {
     this.nextId = 1;
     this.onEvent = () => {};
     this.closed = false;
+    liveConnections.add(this);
+    this.exited = new Promise(resolve => this.child.on('close', resolve));
     this.child.on('error', e => this.close(`cannot start ${bin}: ${e.message}`));
-    this.child.on('exit', (code, sig) => this.close(`wgslvk serve exited (${code ?? sig})`));
+    this.child.on('exit', (code, sig) => {
+      liveConnections.delete(this);
+      this.close(`wgslvk serve exited (${code ?? sig})`);
+    });
     this.child.stdin.on('error', () => {});
     if (recorder) recorder.open(this);
     readline.createInterface({ input: this.child.stdout }).on('line', line => {
@@ -550,3 +556,17 @@ module.exports.create = flagList => {
   return new GPU(flags);
 };
 module.exports.globals = globals;
+// For cts/worker.cjs, which runs many spec files in one process: the pids of the live servers (to
+// count their CPU time per file), and a clean end (each server told to exit and waited for, so
+// that its CPU time is counted by whoever waits for this process).
+module.exports.childPids = () => [...liveConnections].map(c => c.child.pid).filter(Boolean);
+module.exports.shutdown = async () => {
+  const all = [...liveConnections];
+  for (const c of all) {
+    c.exit();
+    for (const s of [c.child, c.child.stdout]) s.ref?.();  // wait for them (updateRef unrefs)
+  }
+  let timer;
+  await Promise.race([Promise.all(all.map(c => c.exited)), new Promise(r => { timer = setTimeout(r, 10000); })]);
+  clearTimeout(timer);
+};

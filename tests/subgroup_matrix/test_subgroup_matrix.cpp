@@ -37,7 +37,9 @@ using testing::device;
 constexpr const char* kKernel = "subgroup_matrix/sgmm_f16";
 constexpr const char* kTiled = "subgroup_matrix/sgmm_f16_tiled8";
 constexpr const char* kTiledD2 = "subgroup_matrix/sgmm_f16_tiled8_d2";
-constexpr const char* kKernels[] = {kKernel, kTiled, kTiledD2};
+constexpr const char* kTiledD4 = "subgroup_matrix/sgmm_f16_tiled8_d4";
+constexpr const char* kTiled4D4 = "subgroup_matrix/sgmm_f16_tiled4_d4";
+constexpr const char* kKernels[] = {kKernel, kTiled, kTiledD2, kTiledD4, kTiled4D4};
 // sgmm_f16_tiled8's (and sgmm_f16_tiled8_d2's) workgroup memory (their WGSL's header): more than
 // WebGPU's default 16,384.
 constexpr uint32_t kTiledWorkgroupBytes = 49152;
@@ -62,7 +64,8 @@ std::array<uint32_t, 3> workgroups_for(const std::string& name, const Dims& d) {
     if (name == v.kernel)
       return {(d.N + v.block_n - 1) / v.block_n, (d.M + v.block_m - 1) / v.block_m, v.splits};
 #endif
-  return name == kKernel ? subgroup_matrix::workgroups(d) : subgroup_matrix::workgroups_tiled(d);
+  return name == kKernel || name == kTiled4D4 ? subgroup_matrix::workgroups(d)
+                                              : subgroup_matrix::workgroups_tiled(d);
 }
 
 // The test device with sgmm_f16_tiled8's workgroup memory, where the adapter offers it.
@@ -242,6 +245,48 @@ TEST(SubgroupMatrix, RefusedWithoutTheFeature) {
     EXPECT_TRUE(kernel_uses_subgroup_matrix(kernel(k))) << k;
   }
   EXPECT_FALSE(kernel_uses_subgroup_matrix(kernel("matmul/matmul_native")));
+}
+
+// subgroup_matrix::plan: the kernel measured fastest for each of gpt110m's products (README.md,
+// "Which kernel for which product"), a grid that covers C with that kernel's blocks, and a kernel
+// that exists with the family's ABI.
+TEST(SubgroupMatrix, PlanPicksTheMeasuredKernelPerProduct) {
+  using subgroup_matrix::plan;
+  struct Case {
+    Dims d;
+    const char* kernel;
+  };
+  const Case cases[] = {
+      {Dims::forward(2048, 768, 2304), kTiledD2},
+      {Dims::grad_input(2048, 768, 2304), kTiledD2},
+      {Dims::grad_weight(2048, 768, 2304, true), kTiledD4},  // 108 blocks, K 2048, TRANS_A
+      {Dims::forward(2048, 768, 768), kTiledD2},             // 96 blocks
+      {Dims::grad_weight(2048, 768, 768, true), kTiled4D4},  // 36 blocks
+      {Dims::grad_weight(2048, 768, 3072, true), kTiledD4},
+      {Dims::grad_weight(2048, 3072, 768, true), kTiledD4},
+      {Dims::forward(2048, 3072, 768), kTiledD2},  // K 3072 without TRANS_A
+      {Dims::forward(2048, 768, 256), kTiled4D4},  // the LM head: 32 blocks
+      {Dims::grad_input(2048, 768, 256), kTiledD2},
+      {Dims::grad_weight(2048, 768, 256, true), kTiled4D4},  // 12 blocks
+      {Dims{4096, 4096, 4096, 0}, kTiledD4},
+      {Dims{2048, 2048, 2048, 0}, kTiledD2},
+      {Dims{7, 5, 3, 0}, kTiled4D4},
+  };
+  for (const Case& c : cases) {
+    const auto p = plan(c.d);
+    const std::string what = std::to_string(c.d.M) + "x" + std::to_string(c.d.N) + "x" +
+                             std::to_string(c.d.K) + " flags " + std::to_string(c.d.flags);
+    EXPECT_STREQ(p.kernel, c.kernel) << what;
+    const uint32_t block = std::string(p.kernel) == kTiled4D4 ? 64 : 128;
+    EXPECT_GE(uint64_t(p.workgroups[0]) * block, c.d.N) << what;
+    EXPECT_LT(uint64_t(p.workgroups[0] - 1) * block, c.d.N) << what;
+    EXPECT_GE(uint64_t(p.workgroups[1]) * block, c.d.M) << what;
+    EXPECT_LT(uint64_t(p.workgroups[1] - 1) * block, c.d.M) << what;
+    EXPECT_EQ(p.workgroups[2], 1u) << what;
+    EXPECT_EQ(p.workgroups, workgroups_for(p.kernel, c.d)) << what;
+    EXPECT_LE(p.workgroup_bytes, kTiledWorkgroupBytes) << what;
+    EXPECT_TRUE(kernel_uses_subgroup_matrix(kernel(p.kernel))) << what;
+  }
 }
 
 // `wgslvk validate --kernel subgroup_matrix/...` on a device without the feature: each kernel is
@@ -431,18 +476,24 @@ std::vector<RunResult> time_interleaved(const std::vector<std::string>& ks, cons
     pass.set_bind_group(0, gs[i]);
     pass.dispatch_workgroups(wg[0], wg[1], wg[2]);
   };
+  // Warm-up submits of at least 32 dispatches (rounds of every kernel), waiting for every fourth:
+  // with one round per submit and a wait every second one, a single small kernel kept the GPU
+  // 20-45% busy and its clock at 435-1,260 MHz for seconds (2026-11-27g, smi.csv).
+  const size_t rounds = std::max<size_t>(1, (32 + nk - 1) / nk);
   const auto t0 = std::chrono::steady_clock::now();
   for (int w = 0;
        w < 3 || std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(warm_ms); ++w) {
     CommandEncoder enc = dev.create_command_encoder();
-    for (size_t i = 0; i < nk; ++i) {
-      ComputePass pass = enc.begin_compute_pass();
-      record(pass, i);
-      pass.end();
-    }
+    for (size_t r = 0; r < rounds; ++r)
+      for (size_t i = 0; i < nk; ++i) {
+        ComputePass pass = enc.begin_compute_pass();
+        record(pass, i);
+        pass.end();
+      }
     dev.queue().submit(enc.finish());
-    if (w % 2 == 1) dev.queue().on_submitted_work_done();
+    if (w % 4 == 3) dev.queue().on_submitted_work_done();
   }
+  dev.queue().on_submitted_work_done();
   QuerySet qs = dev.create_query_set({"sgmm times", QueryType::Timestamp, uint32_t(2 * reps * nk)});
   CommandEncoder enc = dev.create_command_encoder();
   for (int r = 0; r < reps; ++r)
@@ -594,14 +645,15 @@ TEST(SubgroupMatrix, Sweep) {
 // forward, dX and dW+= of each layer), WGSLVK_SGMM_SWEEP=1. Each shape is timed three ways, in
 // this order, on the same inputs: (1) "bench4096": sgmm_f16_tiled8_d2 as Bench4096 times it (its
 // own fresh buffers, >= 300 ms of warm-up of that one kernel); (2) "alone": sgmm_f16_tiled8_d2's
-// dispatch loop alone after >= 1 s of warm-up; (3) "interleaved": every kernel (sgmm_f16, the
-// direct-load control; sgmm_f16_tiled8_d2; the sweep's variants, split-K ablations included)
-// dispatched once per round, >= 1 s of warm-up rounds. Medians of 30 device-timestamped passes.
+// dispatch loop alone after >= 1 s of warm-up; (3) "interleaved": every kernel (sgmm_f16_tiled8_d2,
+// _tiled8_d4, _tiled4_d4, the sweep's variants, split-K ablations included) dispatched once per
+// round, >= 1 s of warm-up rounds. Medians of 30 device-timestamped passes; the line "plan" names
+// subgroup_matrix::plan's kernel for the product.
 TEST(SubgroupMatrix, GptShapes) {
   REQUIRE_SUBGROUP_MATRIX();
   if (!std::getenv("WGSLVK_SGMM_SWEEP")) GTEST_SKIP() << "set WGSLVK_SGMM_SWEEP=1";
   if (!testing::adapter().has_feature(Feature::TimestampQuery)) GTEST_SKIP() << "no timestamps";
-  std::vector<std::string> all = {kKernel, kTiledD2};
+  std::vector<std::string> all = {kTiledD2, kTiledD4, kTiled4D4};
   const uint32_t limit = testing::adapter().limits().max_compute_workgroup_storage_size;
   for (const auto& v : kSweep)
     if (v.workgroup_bytes <= limit) all.push_back(v.kernel);
@@ -628,6 +680,8 @@ TEST(SubgroupMatrix, GptShapes) {
       line(kTiledD2, "bench4096", bench);
       line(kTiledD2, "alone", alone);
       for (size_t i = 0; i < all.size(); ++i) line(all[i], "interleaved", rs[i].ms);
+      std::printf("gpt %ux%ux%u flags %u: plan %s\n", d.M, d.N, d.K, d.flags,
+                  subgroup_matrix::plan(d).kernel);
       std::fflush(stdout);
     }
   }

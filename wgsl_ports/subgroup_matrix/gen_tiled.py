@@ -641,17 +641,12 @@ def nat_smem(cfg):
 
 # Measurement-only variants (sweep/, built with -DWGSLVK_SGMM_SWEEP=ON; README "Sweep").
 SWEEP = {
-    # 2026-11-27 g (gpt110m's products: 2048 rows, grids of 36-384 blocks of 128x128 on 132 SMs)
-    # smaller blocks for more of them: 4 subgroups of 32x64 on 128x64 / 64x128 (128 invocations)
-    "nat4_128x64_fp_d2": dict(SGM=4, SGN=1, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=2),
-    "nat4_64x128_fp_d2": dict(SGM=2, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=2),
-    # 8 subgroups of 32x32 (half the result matrices of tiled8_d2: fewer registers) on 128x64 /
-    # 64x128
-    "nat8_128x64_fp_d2": dict(SGM=4, SGN=2, MI=2, NJ=2, BK=32, STAGES=2, FP=True, D=2),
-    "nat8_64x128_fp_d2": dict(SGM=2, SGN=4, MI=2, NJ=2, BK=32, STAGES=2, FP=True, D=2),
-    # 64x64 blocks, 4 register sets (the best on the smallest products on 2026-11-27d); D = 4 at 128x128
-    "nat4_64x64_fp_d4": dict(SGM=2, SGN=2, MI=2, NJ=2, BK=32, STAGES=2, FP=True, D=4),
-    "nat8_fp_d4": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=4),
+    # 2026-11-27g call 1 (bench/results/h200-2026-11-27g-sgmm) also measured, and dropped since:
+    # nat4_128x64_fp_d2 / nat4_64x128_fp_d2 (SGM=4, SGN=1 / SGM=2, SGN=2, MI=2, NJ=4: 128x64 /
+    # 64x128 blocks of 4 subgroups), nat8_128x64_fp_d2 / nat8_64x128_fp_d2 (SGM=4, SGN=2 / SGM=2,
+    # SGN=4, MI=2, NJ=2: 8 subgroups of 32x32, 118 registers), all slower than tiled8_d2 on every
+    # gpt110m product but the smallest grids; nat8_fp_d4 and nat4_64x64_fp_d4 are shipped
+    # (sgmm_f16_tiled8_d4, sgmm_f16_tiled4_d4).
     # split-K ablation of tiled8_d2 (wrong results, timing only: grid z = 2 / 4, each workgroup
     # multiplies one K chunk and stores it over C; a real split-K adds the partials in a pass of
     # its own, not timed here)
@@ -724,6 +719,46 @@ D2_GLSL_HEADER = """#version 450
 // (translator/src/coopmat.hpp; README "Toolchain"), as sgmm_f16_tiled8.comp."""
 
 
+# sgmm_f16_tiled8_d4 and sgmm_f16_tiled4_d4 (shipped; the sweep's nat8_fp_d4 and nat4_64x64_fp_d4):
+# the kernels subgroup_matrix::plan() picks for long K / small grids (README.md, "Which kernel").
+D4_CFG = dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=4)
+T4_CFG = dict(SGM=2, SGN=2, MI=2, NJ=2, BK=32, STAGES=2, FP=True, D=4)
+DN_WGSL_HEADER = """// wgslvk's own WGSL (not from the seeds): NAME, sgmm_f16_tiled8_d2's product,
+// flags, bindings and code (wgsl_ports/subgroup_matrix/README.md, "sgmm_f16_tiled8_d2"), written
+// out by gen_tiled.py, with WHAT
+// Tiles are fetched into registers four K steps ahead (four register sets, the loop unrolled by
+// four, the buffer of a step chosen at run time), stored into workgroup memory after the step
+// before theirs has multiplied, one barrier per step, two tile buffers. For each result matrix
+// the multiply-adds are sgmm_f16_tiled8_d2's, in the same order (bit-identical outputs).
+// C[M,N] (+)= op(A)[M,K] op(B)[K,N], row-major; TRANS_A 1 (A stored [K, M]), TRANS_B 2 (B stored
+// [N, K]), ACCUMULATE 8. A and B are read as vec4<f16>: their buffers hold whole vec4s (pad with
+// zeros to a multiple of 8 bytes). Workgroup memory BYTES bytes: the device must be requested
+// with it where that is over WebGPU's default 16,384. Dispatch DISPATCH,
+// the blocks visited in groups of 8 block rows. Port: NAME.comp."""
+DN_GLSL_HEADER = """#version 450
+// Port of chromium_experimental/FILE: NAME (ours), line by line,
+// with GL_NV_cooperative_matrix, rewritten to SPV_KHR_cooperative_matrix at build time
+// (translator/src/coopmat.hpp; README "Toolchain"), as sgmm_f16_tiled8_d2.comp."""
+SHIPPED_DN = [
+    ("sgmm_f16_tiled8_d4", "subgroup_matrix_tiled8_d4.wgsl", D4_CFG,
+     "workgroup (32, 8, 1) = 8 subgroups on a\n// 128x128 block of C (each subgroup 32x64 as 2x4 result matrices), as tiled8_d2.",
+     "(ceil(N / 128), ceil(M / 128), 1)"),
+    ("sgmm_f16_tiled4_d4", "subgroup_matrix_tiled4_d4.wgsl", T4_CFG,
+     "workgroup (32, 4, 1) = 4 subgroups on a\n// 64x64 block of C (each subgroup 32x32 as 2x2 result matrices): four times the blocks of the\n// 128x128 kernels, for products with few of those.",
+     "(ceil(N / 64), ceil(M / 64), 1)"),
+]
+
+
+def write_shipped_dn():
+    for name, wgsl, cfg, what, disp in SHIPPED_DN:
+        sub = lambda h: (h.replace("NAME", name).replace("FILE", wgsl).replace("WHAT", what)
+                         .replace("BYTES", f"{nat_smem(cfg):,}").replace("DISPATCH", disp))
+        with open(os.path.join(HERE, "chromium_experimental", wgsl), "w") as f:
+            f.write(gen_nat(name, cfg, "wgsl", sub(DN_WGSL_HEADER).splitlines()))
+        with open(os.path.join(HERE, f"{name}.comp"), "w") as f:
+            f.write(gen_nat(name, cfg, "glsl", sub(DN_GLSL_HEADER).splitlines()))
+
+
 if __name__ == "__main__":
     import sys
     if len(sys.argv) > 1 and sys.argv[1] == "--sweep":  # --sweep DIR (default ./sweep here)
@@ -737,3 +772,4 @@ if __name__ == "__main__":
         f.write(gen_nat("sgmm_f16_tiled8_d2", D2_CFG, "wgsl", D2_WGSL_HEADER.splitlines()))
     with open(os.path.join(HERE, "sgmm_f16_tiled8_d2.comp"), "w") as f:
         f.write(gen_nat("sgmm_f16_tiled8_d2", D2_CFG, "glsl", D2_GLSL_HEADER.splitlines()))
+    write_shipped_dn()

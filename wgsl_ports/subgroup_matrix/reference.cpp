@@ -9,6 +9,17 @@ std::array<uint32_t, 3> workgroups(const Dims& d) { return {(d.N + 63) / 64, (d.
 std::array<uint32_t, 3> workgroups_tiled(const Dims& d) {
   return {(d.N + 127) / 128, (d.M + 127) / 128, 1};
 }
+Plan plan(const Dims& d) {
+  // 2026-11-27g on an H200 (README.md, "Which kernel for which product"): below 64 blocks of
+  // 128x128 (e.g. 768x768 or the 256-wide LM head: 36 / 32 / 12 blocks on 132 SMs) the 64x64
+  // kernel's four times as many blocks win; sgmm_f16_tiled8_d4's deeper prefetch wins at K >= 4096
+  // and on the long-K dW products (TRANS_A, K = 2048 rows), and is no faster elsewhere.
+  const uint64_t blocks = (uint64_t(d.M) + 127) / 128 * ((uint64_t(d.N) + 127) / 128);
+  if (blocks < 64) return {"subgroup_matrix/sgmm_f16_tiled4_d4", workgroups(d), 24576};
+  if (d.K >= 4096 || ((d.flags & TRANS_A) && d.K >= 2048))
+    return {"subgroup_matrix/sgmm_f16_tiled8_d4", workgroups_tiled(d), 49152};
+  return {"subgroup_matrix/sgmm_f16_tiled8_d2", workgroups_tiled(d), 49152};
+}
 uint64_t a_elements(const Dims& d) { return uint64_t(d.M) * d.K; }
 uint64_t b_elements(const Dims& d) { return uint64_t(d.K) * d.N; }
 uint64_t c_elements(const Dims& d) { return uint64_t(d.M) * d.N; }

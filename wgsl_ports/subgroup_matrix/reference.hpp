@@ -33,10 +33,23 @@ struct Dims {
 
 // Workgroups of 32 (one subgroup), each a 64x64 block of C: (ceil(N/64), ceil(M/64), 1).
 std::array<uint32_t, 3> workgroups(const Dims& d);
-// sgmm_f16_tiled8 and sgmm_f16_tiled8_d2: workgroups of (32, 8, 1), each a 128x128 block of C:
+// sgmm_f16_tiled8, sgmm_f16_tiled8_d2 and sgmm_f16_tiled8_d4: workgroups of (32, 8, 1), each a
+// 128x128 block of C:
 // (ceil(N/128), ceil(M/128), 1). Their A and B buffers hold whole vec4<f16>s: a_elements /
 // b_elements rounded up to 4.
 std::array<uint32_t, 3> workgroups_tiled(const Dims& d);
+// The kernel for a product, all with sgmm_f16_tiled8_d2's bindings, flags and bound, and its
+// grid (README.md, "Which kernel for which product", measured on an H200 with 132 SMs, where a
+// 128x128 kernel runs one workgroup an SM): sgmm_f16_tiled4_d4 (64x64 blocks, grid
+// workgroups()) where the product has fewer than 64 blocks of 128x128; else sgmm_f16_tiled8_d4
+// (128x128, tiles fetched four K steps ahead) where K >= 4096, or K >= 2048 with TRANS_A (the
+// trainer's dW += x^T dY); else sgmm_f16_tiled8_d2. Every choice gives the same bits.
+struct Plan {
+  const char* kernel;  // "subgroup_matrix/sgmm_f16_..."
+  std::array<uint32_t, 3> workgroups;
+  uint32_t workgroup_bytes;  // its workgroup memory (the device limit it needs)
+};
+Plan plan(const Dims& d);
 // Elements each operand must hold: A M*K, B K*N, C M*N.
 uint64_t a_elements(const Dims& d);
 uint64_t b_elements(const Dims& d);

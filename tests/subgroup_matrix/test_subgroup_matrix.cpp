@@ -680,6 +680,14 @@ TEST(SubgroupMatrix, GptShapes) {
       line(kTiledD2, "bench4096", bench);
       line(kTiledD2, "alone", alone);
       for (size_t i = 0; i < all.size(); ++i) line(all[i], "interleaved", rs[i].ms);
+      // every kernel's C went through the same dispatches (ACCUMULATE: as many additions)
+      for (size_t i = 1; i < all.size(); ++i) {
+        size_t same = 0;
+        for (size_t e = 0; e < rs[i].c.size(); ++e)
+          same += std::bit_cast<uint32_t>(rs[i].c[e]) == std::bit_cast<uint32_t>(rs[0].c[e]);
+        std::printf("gpt %ux%ux%u flags %u: %s %zu of %zu outputs bit-identical to %s\n", d.M, d.N,
+                    d.K, d.flags, all[i].c_str(), same, rs[i].c.size(), all[0].c_str());
+      }
       std::printf("gpt %ux%ux%u flags %u: plan %s\n", d.M, d.N, d.K, d.flags,
                   subgroup_matrix::plan(d).kernel);
       std::fflush(stdout);

@@ -163,21 +163,25 @@ RunResult run(const std::string& name, const Dims& d, const Inputs& in, uint32_t
     dev.queue().submit(enc.finish());
   } else {
     QuerySet qs = dev.create_query_set({"sgmm times", QueryType::Timestamp, uint32_t(2 * reps)});
-    // Warm-up: at least 3 dispatches and 300 ms of them, so the GPU's clock has left its idle
-    // state (the host computes references between timed shapes; 30 dispatches of a small shape
-    // alone ran partly at the idle clock).
+    // Warm-up: at least 3 submits and 500 ms of them, 32 dispatches a submit, so the GPU's clock
+    // has left its idle state: one dispatch a submit kept a small product's GPU 20-45% busy and
+    // the SM clock at 435-1,260 MHz for seconds (bench/results/h200-2026-11-27g-sgmm, smi1.csv);
+    // batched, its clock rose to 1,980 MHz within 200 ms (GptShapes, call 2).
     const auto t0 = std::chrono::steady_clock::now();
-    for (int w = 0; w < 3 || std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(300);
+    for (int w = 0; w < 3 || std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(500);
          ++w) {
       CommandEncoder enc = dev.create_command_encoder();
-      ComputePass pass = enc.begin_compute_pass();
-      pass.set_pipeline(pipeline(name));
-      pass.set_bind_group(0, g);
-      pass.dispatch_workgroups(wg[0], wg[1], wg[2]);
-      pass.end();
+      for (int k = 0; k < 32; ++k) {
+        ComputePass pass = enc.begin_compute_pass();
+        pass.set_pipeline(pipeline(name));
+        pass.set_bind_group(0, g);
+        pass.dispatch_workgroups(wg[0], wg[1], wg[2]);
+        pass.end();
+      }
       dev.queue().submit(enc.finish());
       if (w % 4 == 3) dev.queue().on_submitted_work_done();
     }
+    dev.queue().on_submitted_work_done();
     CommandEncoder enc = dev.create_command_encoder();
     for (int i = 0; i < reps; ++i) {
       ComputePass pass =
@@ -644,7 +648,8 @@ TEST(SubgroupMatrix, Sweep) {
 // gpt110m's products (apps/gpt: batch 8 x context 256 = 2048 rows, d 768, MLP 3072, vocab 256;
 // forward, dX and dW+= of each layer), WGSLVK_SGMM_SWEEP=1. Each shape is timed three ways, in
 // this order, on the same inputs: (1) "bench4096": sgmm_f16_tiled8_d2 as Bench4096 times it (its
-// own fresh buffers, >= 300 ms of warm-up of that one kernel); (2) "alone": sgmm_f16_tiled8_d2's
+// own fresh buffers, its own warm-up: one dispatch a submit for >= 300 ms until 2026-11-27g call
+// 2, 32 a submit for >= 500 ms since); (2) "alone": sgmm_f16_tiled8_d2's
 // dispatch loop alone after >= 1 s of warm-up; (3) "interleaved": every kernel (sgmm_f16_tiled8_d2,
 // _tiled8_d4, _tiled4_d4, the sweep's variants, split-K ablations included) dispatched once per
 // round, >= 1 s of warm-up rounds. Medians of 30 device-timestamped passes; the line "plan" names

@@ -190,11 +190,34 @@ class Runner {
       }
     });
   }
+  // CPU seconds per process of this runner's tree (it and its servers), from /proc: what a file
+  // cut at --timeout-s had used, since its runner can no longer say.
+  cpuTree() {
+    const m = new Map();
+    const walk = (pid, depth) => {
+      try {
+        const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+        m.set(pid, { t: (Number(f[11]) + Number(f[12])) / 100, root: depth === 0 });
+        for (const c of fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean))
+          walk(Number(c), depth + 1);
+      } catch {}
+    };
+    walk(this.child.pid, 0);
+    return m;
+  }
   run(query, logPath, limitS) {
     return new Promise(resolve => {
       this.out = fs.openSync(logPath, 'w');
       let timedOut = false;
-      const timer = setTimeout(() => { timedOut = true; this.kill(); }, limitS * 1000);
+      const before = this.cpuTree();
+      const timer = setTimeout(() => {
+        timedOut = true;
+        const cpu = { node: 0, serve: 0, until_cut: true };
+        for (const [pid, { t, root }] of this.cpuTree()) cpu[root ? 'node' : 'serve'] += t - (before.get(pid)?.t ?? 0);
+        this.cutCpu = cpu;
+        this.kill();
+      }, limitS * 1000);
       this.onEnd = e => {
         clearTimeout(timer);
         fs.closeSync(this.out);
@@ -220,10 +243,12 @@ async function runInRunner(slot, provider, query, logPath) {
   const left = Math.max(1, deadlineS - (Date.now() - t0All) / 1000);
   const cut = left < timeoutS;
   const e = await slot[provider].run(query, logPath, Math.min(timeoutS, left));
+  const cutCpu = slot[provider].cutCpu;
   if (e.code === null) slot[provider] = null;  // died (or killed): a new one for the next file
   // Exit codes as cmdline.js gives them: 0 or 1 for a file that ran; else it died.
   const r = parseLog(provider, query, logPath, e.code ?? e.exit, e.code, e.timedOut, cut, (Date.now() - t0) / 1000);
   if (e.cpu) r.cpu_s = e.cpu;
+  else if (cutCpu) r.cpu_s = cutCpu;  // until it was cut (the cases it had finished, and more)
   return r;
 }
 

@@ -1,7 +1,8 @@
 // Shared by the matmul suites: random inputs spanning binades, one-dispatch runs of any matmul
 // kernel on poisoned outputs (layout "auto" or an explicit one), and comparisons against
 // wgsl_ports/matmul/reference.hpp in ULPs of the per-element magnitude S = sum_k |a_ik b_kj| (+ ...).
-// Inputs are fresh per run (WGSLVK_TEST_SEED replays).
+// Inputs are fresh per run (WGSLVK_TEST_SEED replays). Every kernel is bound by its generated
+// header's named slots (with_slots), so a binding another kernel lacks does not compile.
 #pragma once
 
 #include <algorithm>
@@ -17,6 +18,14 @@
 #include "matmul/reference.hpp"
 #include "support/test_device.hpp"
 #include "wgslvk/bind.hpp"
+#include "wgslvk/kernels/matmul/matmul_blocked4.hpp"
+#include "wgslvk/kernels/matmul/matmul_blocked8.hpp"
+#include "wgslvk/kernels/matmul/matmul_naive.hpp"
+#include "wgslvk/kernels/matmul/matmul_native.hpp"
+#include "wgslvk/kernels/matmul/matmul_tiled.hpp"
+#include "wgslvk/kernels/matmul/matmul_tiled_f16.hpp"
+#include "wgslvk/kernels/matmul/matmul_vec4.hpp"
+#include "wgslvk/kernels/matmul/matmul_vec4_readonly.hpp"
 
 namespace wgslvk::matmul_test {
 
@@ -33,6 +42,63 @@ inline constexpr Kernel kKernels[] = {Kernel::Naive, Kernel::Tiled,    Kernel::B
                                       Kernel::Native};
 
 inline std::string name(Kernel k) { return std::string(matmul::kernel_name(k)); }
+
+namespace mk = wgslvk::kernels::matmul;
+
+// f(tag, a, b, c, bias, dims) with kernel k's header tag and its five slots: A, B (vec4 rows in
+// vec4 and ours, packed f16 pairs in tiled_f16), C, the bias and the dims uniform (M, N, K, flags).
+template <class F>
+decltype(auto) with_slots(Kernel k, F&& f) {
+  switch (k) {
+    case Kernel::Naive: {
+      namespace h = mk::matmul_naive;
+      return f(h::Kernel{}, h::binding::a, h::binding::b, h::binding::c, h::binding::bias,
+               h::binding::dims);
+    }
+    case Kernel::Tiled: {
+      namespace h = mk::matmul_tiled;
+      return f(h::Kernel{}, h::binding::a, h::binding::b, h::binding::c, h::binding::bias,
+               h::binding::dims);
+    }
+    case Kernel::Blocked4: {
+      namespace h = mk::matmul_blocked4;
+      return f(h::Kernel{}, h::binding::a, h::binding::b, h::binding::c, h::binding::bias,
+               h::binding::dims);
+    }
+    case Kernel::Vec4: {
+      namespace h = mk::matmul_vec4;
+      return f(h::Kernel{}, h::binding::a4, h::binding::b4, h::binding::c, h::binding::bias,
+               h::binding::dims);
+    }
+    case Kernel::Vec4Readonly: {
+      namespace h = mk::matmul_vec4_readonly;
+      return f(h::Kernel{}, h::binding::a4_ro, h::binding::b4_ro, h::binding::c, h::binding::bias,
+               h::binding::dims);
+    }
+    case Kernel::Blocked8: {
+      namespace h = mk::matmul_blocked8;
+      return f(h::Kernel{}, h::binding::a, h::binding::b, h::binding::c, h::binding::bias,
+               h::binding::dims);
+    }
+    case Kernel::TiledF16: {
+      namespace h = mk::matmul_tiled_f16;
+      return f(h::Kernel{}, h::binding::a, h::binding::b_f16, h::binding::c, h::binding::bias,
+               h::binding::dims);
+    }
+    case Kernel::Native: {
+      namespace h = mk::matmul_native;
+      return f(h::Kernel{}, h::binding::na, h::binding::nb, h::binding::nc, h::binding::nbias,
+               h::binding::ndims);
+    }
+  }
+  throw std::invalid_argument("matmul_test: unknown kernel " + std::to_string(int(k)));
+}
+
+// Kernel k's registered record (its header's).
+inline const KernelInfo& info(Kernel k) {
+  return with_slots(
+      k, [](auto tag, const auto&...) -> const KernelInfo& { return decltype(tag)::info(); });
+}
 
 // ---- inputs -------------------------------------------------------------------------------------
 
@@ -71,23 +137,28 @@ inline std::vector<float> effective_b(Kernel k, const std::vector<float>& b, con
 
 inline const ComputePipeline& pipeline(Kernel k) {
   static PipelineCache cache(device());
-  return cache.get(matmul::qualified_name(k));
+  return cache.get(info(k));
 }
 
-// The seed's production layout: every storage binding "storage" (read_write), dims a uniform.
+// The seed's production layout: every storage binding "storage" (read_write), dims a uniform
+// (an explicit layout, as the seed's engine wrote it; the slots give its binding numbers).
 inline std::vector<BindGroupLayout> all_storage_layout() {
+  namespace h = mk::matmul_naive::binding;
   return {device().create_bind_group_layout({"all-storage (seed production layout)",
-                                             {{0, BindingType::Storage},
-                                              {1, BindingType::Storage},
-                                              {2, BindingType::Storage},
-                                              {3, BindingType::Storage},
-                                              {4, BindingType::Uniform}}})};
+                                             {{h::a.binding, BindingType::Storage},
+                                              {h::b.binding, BindingType::Storage},
+                                              {h::c.binding, BindingType::Storage},
+                                              {h::bias.binding, BindingType::Storage},
+                                              {h::dims.binding, BindingType::Uniform}}})};
 }
 
 struct RunOptions {
   uint32_t tail = 16;                             // poisoned elements after C that must stay poison
   std::optional<std::array<uint32_t, 3>> grid{};  // explicit workgroup counts (default: 1-D/2-D)
   const ComputePipeline* pipe = nullptr;          // default: the kernel's auto-layout pipeline
+  // The kernel `pipe` runs when it is another kernel with k's bindings (native's variants):
+  // k's slots are checked against its bindings (entries_for).
+  const KernelInfo* variant = nullptr;
 };
 
 // One dispatch of `k`; returns C (d.c_count() + tail elements). C starts as c_old (accumulate)
@@ -101,12 +172,15 @@ inline std::vector<float> run(Kernel k, const Dims& d, const Inputs& in, RunOpti
   if (d.accumulate()) std::copy(in.c_old.begin(), in.c_old.end(), c0.begin());
   Buffer c = upload(dev, c0, "c");
   Buffer bias = upload(dev, in.bias.empty() ? std::vector<float>{7.0f} : in.bias, "bias");
-  uint32_t dims[4] = {d.M, d.N, d.K, d.flags};
-  Buffer u = dev.create_buffer({"dims", 16, BufferUsage::Uniform | BufferUsage::CopyDst});
-  dev.queue().write_buffer(u, 0, dims, 16);
   const ComputePipeline& p = o.pipe ? *o.pipe : pipeline(k);
-  BindGroup g = dev.create_bind_group(
-      {"matmul", p.get_bind_group_layout(0), {{0, a}, {1, b}, {2, c}, {3, bias}, {4, u}}});
+  std::vector<BindGroupEntry> entries = with_slots(k, [&](auto tag, const auto& sa, const auto& sb,
+                                                          const auto& sc, const auto& sbias,
+                                                          const auto& sdims) {
+    Buffer u = make_uniform(dev, sdims, {d.M, d.N, d.K, d.flags});
+    return entries_for(o.variant ? *o.variant : decltype(tag)::info(),
+                       {bind(sa, a), bind(sb, b), bind(sc, c), bind(sbias, bias), bind(sdims, u)});
+  });
+  BindGroup g = dev.create_bind_group({"matmul", p.get_bind_group_layout(0), std::move(entries)});
   CommandEncoder enc = dev.create_command_encoder();
   ComputePass pass = enc.begin_compute_pass();
   pass.set_pipeline(p);

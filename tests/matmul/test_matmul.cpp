@@ -4,10 +4,23 @@
 // on non-square shapes (the seed's lesson); vec4 on shapes it cannot take; the seed's silent
 // access-mode bug as an R9 refusal; NaN/Inf propagation; 2-D grids; the bias-gradient column sum.
 // The >65535-workgroup grids are in test_matmul_grid.cpp (slow).
+#include <functional>  // std::bind: bind(slot, buffer) must still pick wgslvk::bind (below)
+#include <type_traits>
+
 #include "matmul_test_util.hpp"
+#include "wgslvk/kernels/matmul/matmul_bias_grad.hpp"
 
 namespace wgslvk::matmul_test {
 namespace {
+
+// A slot whose element type is a std type (vec4<f32> rows: std::array<float, 4>) with a non-const
+// or temporary Buffer: argument-dependent lookup would offer std::bind, which matches better than
+// a function template taking const Buffer&; wgslvk::bind is an object, so it is not consulted.
+static_assert(std::is_same_v<decltype(bind(mk::matmul_vec4::binding::a4, std::declval<Buffer&>())),
+                             KernelEntry<mk::matmul_vec4::Kernel>>);
+static_assert(
+    std::is_same_v<decltype(bind(mk::matmul_vec4::binding::a4, std::declval<Buffer>(), 0)),
+                   KernelEntry<mk::matmul_vec4::Kernel>>);
 
 // The kernels reading vec4 need lda, ldb % 4 == 0; for them the same case uses a nearby
 // aligned shape (same edge-tile situation).
@@ -155,11 +168,12 @@ TEST(MatmulSeedBug, ReadOnlyVec4UnderAllStorageLayoutIsRefusedWithR9) {
   auto layout = all_storage_layout();
   try {
     device().create_compute_pipeline(
-        {"", &wgslvk::kernel(matmul::qualified_name(Kernel::Vec4Readonly)), layout, false});
+        {"", &mk::matmul_vec4_readonly::Kernel::info(), layout, false});
     ADD_FAILURE() << "matmul_vec4_readonly was accepted under an all-storage layout";
   } catch (const ValidationError& e) {
     std::string m = e.what();
     EXPECT_EQ(e.rule(), "R9") << m;
+    // The message names the kernel, the binding and both sides, as a user reads them.
     for (const char* frag :
          {"matmul/matmul_vec4_readonly", "@group(0) @binding(0)", "a4_ro", "(read-only-storage)",
           "entry type (storage)", "all-storage (seed production layout)"})
@@ -177,13 +191,16 @@ TEST(MatmulSeedBug, FixedKernelsRunUnderTheAllStorageLayout) {
   auto in = random_inputs(g, d);
   for (Kernel k : {Kernel::Naive, Kernel::Tiled, Kernel::Blocked4, Kernel::Vec4, Kernel::Blocked8,
                    Kernel::TiledF16}) {
-    const KernelInfo& info = wgslvk::kernel(matmul::qualified_name(k));
-    for (uint32_t b = 0; b < 4; ++b) EXPECT_EQ(info.find_binding(0, b)->type, BindingType::Storage);
-    ComputePipeline p = device().create_compute_pipeline({"", &info, layout, false});
+    const KernelInfo& ki = info(k);
+    for (const KernelBinding& b : ki.bindings) {  // A, B, C, bias read_write; dims the uniform
+      if (b.type != BindingType::Uniform) {
+        EXPECT_EQ(b.type, BindingType::Storage) << name(k) << " " << b.name;
+      }
+    }
+    ComputePipeline p = device().create_compute_pipeline({"", &ki, layout, false});
     check_kernel(k, d, in, "explicit all-storage layout", {.pipe = &p});
   }
-  EXPECT_THROW(device().create_compute_pipeline(
-                   {"", &wgslvk::kernel(matmul::qualified_name(Kernel::Native)), layout, false}),
+  EXPECT_THROW(device().create_compute_pipeline({"", &info(Kernel::Native), layout, false}),
                ValidationError);
 }
 
@@ -248,23 +265,22 @@ TEST(Matmul, ExplicitTwoDimensionalGridWithSurplus) {
 
 std::vector<float> run_bias_grad(const std::vector<float>& dy, std::vector<float> db, uint32_t M,
                                  uint32_t N, bool accumulate, uint32_t lanes = 0) {
+  namespace bg = mk::matmul_bias_grad;
   Device& dev = device();
-  static ComputePipeline p =
-      dev.create_compute_pipeline({"", &wgslvk::kernel("matmul/matmul_bias_grad"), {}, false});
+  static PipelineCache pipes(dev);
   Buffer bdy = upload(dev, dy, "dy"), bdb = upload(dev, db, "db");
-  uint32_t dims[4] = {M, N, accumulate ? uint32_t(matmul::kAccumulate) : 0u, lanes};
-  Buffer u = dev.create_buffer({"bg dims", 16, BufferUsage::Uniform | BufferUsage::CopyDst});
-  dev.queue().write_buffer(u, 0, dims, 16);
-  BindGroup grp =
-      dev.create_bind_group({"bg", p.get_bind_group_layout(0), {{0, bdy}, {1, bdb}, {2, u}}});
-  CommandEncoder enc = dev.create_command_encoder();
-  ComputePass pass = enc.begin_compute_pass();
-  pass.set_pipeline(p);
-  pass.set_bind_group(0, grp);
+  Buffer u = make_uniform(dev, bg::binding::bg_dims,
+                          {M, N, accumulate ? uint32_t(matmul::kAccumulate) : 0u, lanes});
   // An invalid L (the kernel writes nothing) still gets the widest grid.
   const uint32_t wl = matmul::bias_grad_lanes_valid(lanes) ? lanes : 4;
   Grid grid = grid_for_workgroups(matmul::bias_grad_workgroups(N, wl), dev.limits());
-  pass.dispatch_workgroups(grid.x, grid.y);
+  Dispatch op = make_dispatch(
+      dev, pipes, bg::Kernel{},
+      {bind(bg::binding::dy, bdy), bind(bg::binding::db, bdb), bind(bg::binding::bg_dims, u)},
+      grid);
+  CommandEncoder enc = dev.create_command_encoder();
+  ComputePass pass = enc.begin_compute_pass();
+  op.record(pass);
   pass.end();
   dev.queue().submit(enc.finish());
   return read<float>(dev, bdb);

@@ -13,24 +13,31 @@
 #include <cstring>
 
 #include "matmul_test_util.hpp"
+#include "wgslvk/kernels/matmul/matmul_native_k16.hpp"
+#include "wgslvk/kernels/matmul/matmul_native_n64.hpp"
+#include "wgslvk/kernels/matmul/matmul_native_splitk.hpp"
+#include "wgslvk/kernels/matmul/matmul_splitk_reduce.hpp"
 
 namespace wgslvk::matmul_test {
 namespace {
 
 // The n64 variant's dispatch: ceil(M/128) * ceil(N/64) workgroups (bench.cpp uses the same).
+// Bound by matmul_native's slots, which entries_for checks against the variant's bindings.
 std::vector<float> run_n64(const Dims& d, const Inputs& in) {
-  static ComputePipeline p = device().create_compute_pipeline(
-      {"", &wgslvk::kernel("matmul/matmul_native_n64"), {}, false});
+  const KernelInfo& k = mk::matmul_native_n64::Kernel::info();
+  static ComputePipeline p = device().create_compute_pipeline({"", &k, {}, false});
   const uint32_t wgs = ((d.M + 127) / 128) * ((d.N + 63) / 64);
-  return run(Kernel::Native, d, in, {.grid = std::array<uint32_t, 3>{wgs, 1, 1}, .pipe = &p});
+  return run(Kernel::Native, d, in,
+             {.grid = std::array<uint32_t, 3>{wgs, 1, 1}, .pipe = &p, .variant = &k});
 }
 
 // matmul_native_k16: ceil(M/128) * ceil(N/64) workgroups (native_k16_workgroups).
 std::vector<float> run_k16(const Dims& d, const Inputs& in) {
-  static ComputePipeline p = device().create_compute_pipeline(
-      {"", &wgslvk::kernel("matmul/matmul_native_k16"), {}, false});
+  const KernelInfo& k = mk::matmul_native_k16::Kernel::info();
+  static ComputePipeline p = device().create_compute_pipeline({"", &k, {}, false});
   const uint32_t wgs = uint32_t(matmul::native_k16_workgroups(d));
-  return run(Kernel::Native, d, in, {.grid = std::array<uint32_t, 3>{wgs, 1, 1}, .pipe = &p});
+  return run(Kernel::Native, d, in,
+             {.grid = std::array<uint32_t, 3>{wgs, 1, 1}, .pipe = &p, .variant = &k});
 }
 
 // Elements of two results whose bits differ (NaNs of any payload count as equal).
@@ -96,11 +103,10 @@ TEST(MatmulNative, K16StagesAndThinTiles) {
 // C (+ bias, + old C). The result must be within bound_ulps of S of the double reference: a
 // different summation order from matmul_native, the same bound (any order).
 std::vector<float> run_splitk(const Dims& d, const Inputs& in, uint32_t splits) {
+  namespace sk = mk::matmul_native_splitk;
+  namespace rk = mk::matmul_splitk_reduce;
   Device& dev = device();
-  static ComputePipeline ps =
-      dev.create_compute_pipeline({"", &wgslvk::kernel("matmul/matmul_native_splitk"), {}, false});
-  static ComputePipeline pr =
-      dev.create_compute_pipeline({"", &wgslvk::kernel("matmul/matmul_splitk_reduce"), {}, false});
+  static PipelineCache pipes(dev);
   constexpr uint32_t kTail = 16;
   Buffer a = upload(dev, in.a, "a");
   Buffer b = upload(dev, in.b, "b");
@@ -110,26 +116,24 @@ std::vector<float> run_splitk(const Dims& d, const Inputs& in, uint32_t splits) 
   std::vector<float> p0(matmul::splitk_partial_floats(d, splits) + kTail, poison_f32());
   Buffer part = upload(dev, p0, "part");
   Buffer bias = upload(dev, in.bias.empty() ? std::vector<float>{7.0f} : in.bias, "bias");
-  uint32_t sdims[4] = {d.M, d.N, d.K, matmul::splitk_flags(d, splits)};
-  uint32_t rdims[4] = {d.M, d.N, splits, d.flags & (matmul::kAddBias | matmul::kAccumulate)};
-  Buffer us = dev.create_buffer({"sdims", 16, BufferUsage::Uniform | BufferUsage::CopyDst});
-  Buffer ur = dev.create_buffer({"rdims", 16, BufferUsage::Uniform | BufferUsage::CopyDst});
-  dev.queue().write_buffer(us, 0, sdims, 16);
-  dev.queue().write_buffer(ur, 0, rdims, 16);
-  BindGroup gs = dev.create_bind_group(
-      {"splitk", ps.get_bind_group_layout(0), {{0, a}, {1, b}, {2, part}, {4, us}}});
-  BindGroup gr = dev.create_bind_group(
-      {"reduce", pr.get_bind_group_layout(0), {{0, part}, {1, c}, {2, bias}, {3, ur}}});
+  Buffer us =
+      make_uniform(dev, sk::binding::ndims, {d.M, d.N, d.K, matmul::splitk_flags(d, splits)});
+  Buffer ur = make_uniform(dev, rk::binding::rk_dims,
+                           {d.M, d.N, splits, d.flags & (matmul::kAddBias | matmul::kAccumulate)});
+  Dispatch split =
+      make_dispatch(dev, pipes, sk::Kernel{},
+                    {bind(sk::binding::na, a), bind(sk::binding::nb, b),
+                     bind(sk::binding::nc, part), bind(sk::binding::ndims, us)},
+                    grid_for_workgroups(matmul::splitk_workgroups(d, splits), dev.limits()));
+  Dispatch reduce =
+      make_dispatch(dev, pipes, rk::Kernel{},
+                    {bind(rk::binding::rk_part, part), bind(rk::binding::rk_c, c),
+                     bind(rk::binding::rk_bias, bias), bind(rk::binding::rk_dims, ur)},
+                    grid_for_workgroups(matmul::splitk_reduce_workgroups(d), dev.limits()));
   CommandEncoder enc = dev.create_command_encoder();
   ComputePass pass = enc.begin_compute_pass();
-  pass.set_pipeline(ps);
-  pass.set_bind_group(0, gs);
-  Grid g1 = grid_for_workgroups(matmul::splitk_workgroups(d, splits), dev.limits());
-  pass.dispatch_workgroups(g1.x, g1.y);
-  pass.set_pipeline(pr);
-  pass.set_bind_group(0, gr);
-  Grid g2 = grid_for_workgroups(matmul::splitk_reduce_workgroups(d), dev.limits());
-  pass.dispatch_workgroups(g2.x, g2.y);
+  split.record(pass);
+  reduce.record(pass);
   pass.end();
   dev.queue().submit(enc.finish());
   auto pv = read<float>(dev, part);

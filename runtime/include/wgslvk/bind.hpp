@@ -3,11 +3,11 @@
 //
 //   namespace ln = wgslvk::kernels::norm::layernorm_forward;
 //   PipelineCache pipes(device);
-//   Buffer u = make_uniform(device, ln::binding::params, ln::LnParams{.rows = R, .d = d, ...});
+//   Buffer u = make_uniform(device, ln::binding::lf, ln::LnParams{.rows = R, .d = d, ...});
 //   Dispatch op = make_dispatch(device, pipes, ln::Kernel{},
-//                               {bind(ln::binding::x, x), ..., bind(ln::binding::params, u)},
+//                               {bind(ln::binding::lf_x, x), ..., bind(ln::binding::lf, u)},
 //                               ln::Kernel::grid(rows * 32, device.limits()));
-//   op.record(pass);
+//   op.record(pass);  // or, once and waited for: run_dispatch(device, ln::Kernel{}, {...}, grid)
 //
 // A slot of another kernel, a binding name the kernel lacks, or a uniform value of another type
 // does not compile.
@@ -38,12 +38,20 @@ struct KernelEntry {
   operator BindGroupEntry() const { return entry; }
 };
 
-// `buffer` (from `offset`, `size` bytes; default: to its end) at `slot`'s binding.
-template <class K, class T>
-KernelEntry<K> bind(const BindingSlot<K, T>& slot, const Buffer& buffer, uint64_t offset = 0,
-                    std::optional<uint64_t> size = std::nullopt) {
-  return {BindGroupEntry{slot.binding, buffer, offset, size}, slot.group, slot.type};
-}
+// bind(slot, buffer[, offset[, size]]): `buffer` (from `offset`, `size` bytes; default: to its
+// end) at `slot`'s binding. A function object rather than a function template: a slot whose
+// element type is a std type (std::array<float, 4> for vec4<f32>) brings namespace std into
+// argument-dependent lookup, where std::bind (<functional>) is the better match for a non-const
+// or temporary Buffer; an object found by ordinary lookup turns argument-dependent lookup off.
+struct BindSlotFn {
+  template <class K, class T>
+  KernelEntry<K> operator()(const BindingSlot<K, T>& slot, const Buffer& buffer,
+                            uint64_t offset = 0,
+                            std::optional<uint64_t> size = std::nullopt) const {
+    return {BindGroupEntry{slot.binding, buffer, offset, size}, slot.group, slot.type};
+  }
+};
+inline constexpr BindSlotFn bind{};
 
 // K's entries for kernel `k`: K itself, or a variant with K's bindings (each of K's slots in
 // `entries` at the same group and binding, of the same kind and WGSL type: attention's wide
@@ -162,6 +170,15 @@ template <class K>
 Dispatch make_dispatch(Device& d, PipelineCache& pipes, K, std::initializer_list<KernelEntry<K>> e,
                        std::array<uint32_t, 3> xyz, std::string label = {}) {
   return make_dispatch(d, pipes, K::info(), entries_for(K::info(), e), xyz, std::move(label));
+}
+
+// One dispatch of a generated header's kernel on `grid`, submitted and waited for (a fresh pipeline,
+// layout "auto": utils::run_dispatch); every entry must be a slot of K.
+template <class K>
+requires requires { K::info(); }
+void run_dispatch(Device& d, K, std::initializer_list<KernelEntry<K>> e, Grid grid,
+                  std::string label = {}) {
+  utils::run_dispatch(d, K::info(), entries_for(K::info(), e), grid, std::move(label));
 }
 
 }  // namespace wgslvk

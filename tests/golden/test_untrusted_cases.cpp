@@ -296,6 +296,8 @@ TEST(UntrustedCase, EveryCaseEndsWithAStatus) {
   make_case(d / "bad" / "json" / "broken", "{ \"format\": ");
   make_case(d / "unknown" / "kernel" / "x",
             edited([](ojson& j) { j["kernel"] = "nosuch/kernel"; }));
+  make_case(d / "typo" / "kernel" / "x",
+            edited([](ojson& j) { j["kernel"] = "embedding/embed_lookpu"; }));
   make_case(d / "embedding" / "embed_lookup" / "huge_1d", edited([](ojson& j) {
               j["dispatches"][0].erase("workgroups");
               j["dispatches"][0]["workgroups_1d"] = UINT64_MAX;
@@ -311,7 +313,7 @@ TEST(UntrustedCase, EveryCaseEndsWithAStatus) {
   opt.randomized = false;
   Validator v(opt);
   ValidateReport rep = v.run();
-  ASSERT_EQ(rep.results.size(), 6u);
+  ASSERT_EQ(rep.results.size(), 7u);
   std::map<std::string, const CaseResult*> by;
   for (const auto& r : rep.results) by[r.source.substr(d.string().size())] = &r;
   auto status = [&](const std::string& rel) {
@@ -324,6 +326,14 @@ TEST(UntrustedCase, EveryCaseEndsWithAStatus) {
   EXPECT_NE(status("/bad/json/broken").find("ERROR: "), std::string::npos);
   EXPECT_NE(status("/unknown/kernel/x").find("unknown kernel 'nosuch/kernel'"), std::string::npos)
       << status("/unknown/kernel/x");
+  // A near miss names the nearest kernel, not all of them (issue 25: 78 names on one line).
+  const std::string typo = status("/typo/kernel/x");
+  EXPECT_NE(typo.find("unknown kernel 'embedding/embed_lookpu'; did you mean "
+                      "'embedding/embed_lookup'"),
+            std::string::npos)
+      << typo;
+  EXPECT_EQ(typo.find("adamw_update"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("wgslvk inspect --list"), std::string::npos) << typo;
   EXPECT_NE(status("/embedding/embed_lookup/huge_1d").find("cannot be expressed as a 2-D grid"),
             std::string::npos)
       << status("/embedding/embed_lookup/huge_1d");

@@ -277,6 +277,232 @@ const BufferSpec* Case::find_buffer(const std::string& n) const {
   return nullptr;
 }
 
+namespace {
+
+// One entry of "buffers", `name` its key.
+BufferSpec parse_buffer(const Node& b, const std::string& name, const fs::path& dir,
+                        bool load_files) {
+  const std::string& file = b.file;
+  if (std::string p = component_problem(name); !p.empty())
+    b.fail("the buffer name " + p + " (it names the dump file <buffer>.actual.npy)");
+  BufferSpec s;
+  s.name = name;
+  if (b.has("file")) {
+    b.only({"file"});
+    s.kind = BufferSpec::Kind::File;
+    s.file = b.at("file").component();
+    if (load_files) s.data = load_npy(dir, b.at("file"));
+  } else if (b.has("generate")) {
+    b.only({"generate"});
+    Node g = b.at("generate");
+    g.only({"dtype", "count", "kind", "seed", "lo", "hi", "values"});
+    s.kind = BufferSpec::Kind::Generate;
+    s.dtype = node_dtype(g.at("dtype"));
+    s.count = g.at("count").u64();
+    if (s.count == 0) g.at("count").fail("a buffer needs at least one element");
+    count_bytes(g.at("count"), s.count, s.dtype);
+    s.gen.kind = g.at("kind").str();
+    s.gen.seed = g.at("seed").u64();
+    if (s.gen.kind == "uniform") {
+      s.gen.lo = g.at("lo").num();
+      s.gen.hi = g.at("hi").num();
+      // Every generated value must be representable: lo <= hi, both finite, within the type.
+      double lim = s.dtype == DType::F32     ? double(std::numeric_limits<float>::max())
+                   : dtype_is_float(s.dtype) ? 65504.0  // f16's largest finite value
+                                             : 0;
+      double tlo = -lim, thi = lim;
+      if (!dtype_is_float(s.dtype)) {
+        size_t bits = 8 * dtype_size(s.dtype);
+        bool sg = s.dtype == DType::I32 || s.dtype == DType::I16 || s.dtype == DType::I8;
+        tlo = sg ? -std::ldexp(1.0, int(bits) - 1) : 0.0;
+        thi = sg ? std::ldexp(1.0, int(bits) - 1) : std::ldexp(1.0, int(bits));
+      }
+      if (!(std::isfinite(s.gen.lo) && std::isfinite(s.gen.hi) && s.gen.lo <= s.gen.hi &&
+            s.gen.lo >= tlo && s.gen.hi <= thi))
+        g.fail("uniform range [" + show(g.j.at("lo")) + ", " + show(g.j.at("hi")) +
+               ") must be finite, ordered and within " + std::string(dtype_name(s.dtype)));
+    } else if (s.gen.kind == "choice") {
+      s.gen.values = g.at("values").arr();
+      if (s.gen.values.empty()) g.at("values").fail("needs at least one value");
+      std::vector<uint8_t> tmp;
+      for (size_t k = 0; k < s.gen.values.size(); ++k)
+        encode_value(s.dtype, s.gen.values[k], tmp,
+                     file + ": " + g.path + ".values[" + std::to_string(k) + "]");
+    } else {
+      g.at("kind").fail("unknown generate kind '" + s.gen.kind + "' (known: uniform, choice)");
+    }
+  } else {
+    b.only({"dtype", "count", "fill"});
+    s.kind = BufferSpec::Kind::Fill;
+    s.dtype = node_dtype(b.at("dtype"));
+    s.count = b.at("count").u64();
+    if (s.count == 0) b.at("count").fail("a buffer needs at least one element");
+    count_bytes(b.at("count"), s.count, s.dtype);
+    if (b.has("fill") && !(b.j.at("fill").is_string() && b.j.at("fill") == "poison")) {
+      s.poison = false;
+      s.fill_value = b.j.at("fill");
+      std::vector<uint8_t> tmp;
+      encode_value(s.dtype, s.fill_value, tmp, file + ": " + b.path + ".fill");
+    }
+  }
+  return s;
+}
+
+// One entry of "dispatches"; its buffers must be among c's.
+DispatchSpec parse_dispatch(const Node& d, const Case& c, bool load_files) {
+  const std::string& file = d.file;
+  d.only({"kernel", "label", "bindings", "workgroups", "workgroups_1d"});
+  DispatchSpec s;
+  s.kernel = d.at("kernel").kernel_name();
+  if (d.has("label")) s.label = bounded(d.at("label").str(), 200);
+  if (d.has("workgroups") == d.has("workgroups_1d"))
+    d.fail("give exactly one of 'workgroups' ([x, y, z]) and 'workgroups_1d' (a count)");
+  if (d.has("workgroups")) {
+    Node w = d.at("workgroups");
+    if (w.arr().size() < 1 || w.j.size() > 3) w.fail("expected [x], [x, y] or [x, y, z]");
+    std::array<uint32_t, 3> wg{1, 1, 1};
+    for (size_t k = 0; k < w.j.size(); ++k) {
+      wg[k] = w.at(size_t(k)).u32();
+      if (wg[k] == 0)
+        w.at(size_t(k)).fail("0 workgroups run nothing (the case would check untouched outputs)");
+    }
+    s.workgroups = wg;
+  } else {
+    s.workgroups_1d = d.at("workgroups_1d").u64();
+    if (s.workgroups_1d == 0)
+      d.at("workgroups_1d")
+          .fail("0 workgroups run nothing (the case would check untouched outputs)");
+  }
+  Node bs = d.at("bindings");
+  for (size_t k = 0; k < bs.arr().size(); ++k) {
+    Node b = bs.at(k);
+    b.only({"group", "binding", "buffer", "offset", "size", "values"});
+    BindingSpec bs2;
+    bs2.group = b.at("group").u32();
+    bs2.binding = b.at("binding").u32();
+    if (b.has("values") == b.has("buffer"))
+      b.fail("give exactly one of 'buffer' (a named buffer) and 'values' (inline values)");
+    if (b.has("values")) {
+      if (b.has("offset") || b.has("size"))
+        b.fail("'offset'/'size' apply to 'buffer' bindings only");
+      bs2.is_inline = true;
+      bs2.inline_values = b.j.at("values");
+      bs2.inline_bytes = encode_inline(bs2.inline_values, file + ": " + b.path + ".values");
+    } else {
+      bs2.buffer = b.at("buffer").str();
+      const BufferSpec* buf = c.find_buffer(bs2.buffer);
+      if (!buf)
+        b.at("buffer").fail("no buffer named '" + bounded(utf8_safe(bs2.buffer), 60) +
+                            "' in 'buffers'");
+      if (b.has("offset")) bs2.offset = b.at("offset").u64();
+      if (b.has("size")) bs2.size = b.at("size").u64();
+      if (bs2.size && *bs2.size == 0)
+        b.at("size").fail("a binding of 0 bytes (omit 'size' for the rest of the buffer)");
+      if (load_files || buf->kind != BufferSpec::Kind::File) {
+        // Checked: offset + size may not wrap (a wrapped range would print as [256, 0)).
+        uint64_t total = buf->byte_size();
+        std::string where =
+            "lies outside buffer '" + bs2.buffer + "' of " + std::to_string(total) + " bytes";
+        if (bs2.offset >= total) b.fail("offset " + std::to_string(bs2.offset) + " " + where);
+        if (bs2.size && *bs2.size > total - bs2.offset)
+          b.fail("range [" + std::to_string(bs2.offset) + ", " + std::to_string(bs2.offset) +
+                 " + " + std::to_string(*bs2.size) + ") " + where);
+      }
+    }
+    s.bindings.push_back(std::move(bs2));
+  }
+  return s;
+}
+
+// One entry of "checks"; its buffer must be among c's.
+CheckSpec parse_check(const Node& k, const Case& c, const fs::path& dir, bool load_files) {
+  k.only({"buffer", "expected", "range", "compare", "ulp", "magnitude", "reason"});
+  CheckSpec s;
+  s.buffer = k.at("buffer").str();
+  const BufferSpec* buf = c.find_buffer(s.buffer);
+  if (!buf)
+    k.at("buffer").fail("no buffer named '" + bounded(utf8_safe(s.buffer), 60) + "' in 'buffers'");
+  s.expected_file = k.at("expected").component();
+  if (load_files) s.expected = load_npy(dir, k.at("expected"));
+  s.reason = k.at("reason").str();
+  if (s.reason.empty()) k.at("reason").fail("every check states why its comparison is what it is");
+  std::string mode = k.at("compare").str();
+  if (mode == "exact") {
+    s.mode = CheckSpec::Mode::Exact;
+    if (k.has("ulp") || k.has("magnitude"))
+      k.fail("'ulp'/'magnitude' apply to \"compare\": \"ulp\" only");
+  } else if (mode == "ulp") {
+    s.mode = CheckSpec::Mode::Ulp;
+    Node u = k.at("ulp");
+    if (u.j.is_object()) {
+      u.only({"file"});
+      s.bound_file = u.at("file").component();
+      if (load_files) s.bound_data = load_npy(dir, u.at("file"));
+    } else {
+      s.bound = u.num();
+      if (!(s.bound >= 0 && std::isfinite(s.bound))) u.fail("the bound must be finite and >= 0");
+    }
+    if (k.has("magnitude")) {
+      Node m = k.at("magnitude");
+      if (m.j.is_string() && m.j == "self") {
+      } else if (m.j.is_number()) {
+        s.magnitude = CheckSpec::Magnitude::Scalar;
+        s.magnitude_scalar = std::fabs(m.num());
+        if (!std::isfinite(s.magnitude_scalar)) m.fail("the magnitude must be finite");
+      } else if (m.j.is_object()) {
+        m.only({"file"});
+        s.magnitude = CheckSpec::Magnitude::File;
+        s.magnitude_file = m.at("file").component();
+        if (load_files) s.magnitude_data = load_npy(dir, m.at("file"));
+      } else {
+        m.fail("expected \"self\", a number, or {\"file\": \"<name>.npy\"}");
+      }
+    }
+  } else {
+    k.at("compare").fail("unknown comparison '" + mode + "' (known: exact, ulp)");
+  }
+  if (k.has("range")) {
+    Node r = k.at("range");
+    if (r.arr().size() != 2) r.fail("expected [begin, end) element indices");
+    s.begin = r.at(size_t(0)).u64();
+    s.end = r.at(1).u64();
+    if (s.end <= s.begin) r.fail("empty range");
+  }
+  if (load_files) {
+    if (s.mode == CheckSpec::Mode::Ulp && !dtype_is_float(s.expected.dtype))
+      k.at("compare").fail("ulp comparison of integer data (" +
+                           std::string(dtype_name(s.expected.dtype)) + "); use exact");
+    if (dtype_size(s.expected.dtype) != dtype_size(buf->element_type()) &&
+        buf->kind != BufferSpec::Kind::File)
+      k.at("expected")
+          .fail(s.expected_file + " holds " + std::string(dtype_name(s.expected.dtype)) +
+                " elements but buffer '" + s.buffer + "' is declared as " +
+                std::string(dtype_name(buf->element_type())) + " (element sizes differ)");
+    uint64_t n = s.expected.count();
+    if (n == 0)
+      k.at("expected")
+          .fail(s.expected_file + " holds 0 elements (an empty check passes vacuously)");
+    if (s.range_end() > n)
+      k.fail("range end " + std::to_string(s.range_end()) + " is past the " + std::to_string(n) +
+             " elements of " + s.expected_file);
+    if (s.expected.bytes.size() > buf->byte_size())
+      k.fail(s.expected_file + " holds " + std::to_string(n) + " " +
+             std::string(dtype_name(s.expected.dtype)) + " elements, more than buffer '" +
+             s.buffer + "' (" + std::to_string(buf->byte_size()) + " bytes)");
+    if (!s.bound_file.empty() && (s.bound_data.count() != n || !dtype_is_float(s.bound_data.dtype)))
+      k.at("ulp").fail(s.bound_file + " must hold " + std::to_string(n) +
+                       " float elements (one bound per element), like " + s.expected_file);
+    if (s.magnitude == CheckSpec::Magnitude::File &&
+        (s.magnitude_data.count() != n || !dtype_is_float(s.magnitude_data.dtype)))
+      k.at("magnitude")
+          .fail(s.magnitude_file + " must hold " + std::to_string(n) + " float elements, like " +
+                s.expected_file);
+  }
+  return s;
+}
+
+}  // namespace
+
 Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
   std::string file = (dir / "case.json").string();
   Node root{j, "", file};
@@ -300,229 +526,20 @@ Case parse_case(const ojson& j, const fs::path& dir, bool load_files) {
     bufs.fail("expected a non-empty object of named buffers");
   for (auto it = bufs.j.begin(); it != bufs.j.end(); ++it) {
     Node b{it.value(), "buffers." + bounded(utf8_safe(it.key()), 60), file};
-    if (std::string p = component_problem(it.key()); !p.empty())
-      b.fail("the buffer name " + p + " (it names the dump file <buffer>.actual.npy)");
-    BufferSpec s;
-    s.name = it.key();
-    if (b.has("file")) {
-      b.only({"file"});
-      s.kind = BufferSpec::Kind::File;
-      s.file = b.at("file").component();
-      if (load_files) s.data = load_npy(dir, b.at("file"));
-    } else if (b.has("generate")) {
-      b.only({"generate"});
-      Node g = b.at("generate");
-      g.only({"dtype", "count", "kind", "seed", "lo", "hi", "values"});
-      s.kind = BufferSpec::Kind::Generate;
-      s.dtype = node_dtype(g.at("dtype"));
-      s.count = g.at("count").u64();
-      if (s.count == 0) g.at("count").fail("a buffer needs at least one element");
-      count_bytes(g.at("count"), s.count, s.dtype);
-      s.gen.kind = g.at("kind").str();
-      s.gen.seed = g.at("seed").u64();
-      if (s.gen.kind == "uniform") {
-        s.gen.lo = g.at("lo").num();
-        s.gen.hi = g.at("hi").num();
-        // Every generated value must be representable: lo <= hi, both finite, within the type.
-        double lim = s.dtype == DType::F32     ? double(std::numeric_limits<float>::max())
-                     : dtype_is_float(s.dtype) ? 65504.0  // f16's largest finite value
-                                               : 0;
-        double tlo = -lim, thi = lim;
-        if (!dtype_is_float(s.dtype)) {
-          size_t bits = 8 * dtype_size(s.dtype);
-          bool sg = s.dtype == DType::I32 || s.dtype == DType::I16 || s.dtype == DType::I8;
-          tlo = sg ? -std::ldexp(1.0, int(bits) - 1) : 0.0;
-          thi = sg ? std::ldexp(1.0, int(bits) - 1) : std::ldexp(1.0, int(bits));
-        }
-        if (!(std::isfinite(s.gen.lo) && std::isfinite(s.gen.hi) && s.gen.lo <= s.gen.hi &&
-              s.gen.lo >= tlo && s.gen.hi <= thi))
-          g.fail("uniform range [" + show(g.j.at("lo")) + ", " + show(g.j.at("hi")) +
-                 ") must be finite, ordered and within " + std::string(dtype_name(s.dtype)));
-      } else if (s.gen.kind == "choice") {
-        s.gen.values = g.at("values").arr();
-        if (s.gen.values.empty()) g.at("values").fail("needs at least one value");
-        std::vector<uint8_t> tmp;
-        for (size_t k = 0; k < s.gen.values.size(); ++k)
-          encode_value(s.dtype, s.gen.values[k], tmp,
-                       file + ": " + g.path + ".values[" + std::to_string(k) + "]");
-      } else {
-        g.at("kind").fail("unknown generate kind '" + s.gen.kind + "' (known: uniform, choice)");
-      }
-    } else {
-      b.only({"dtype", "count", "fill"});
-      s.kind = BufferSpec::Kind::Fill;
-      s.dtype = node_dtype(b.at("dtype"));
-      s.count = b.at("count").u64();
-      if (s.count == 0) b.at("count").fail("a buffer needs at least one element");
-      count_bytes(b.at("count"), s.count, s.dtype);
-      if (b.has("fill") && !(b.j.at("fill").is_string() && b.j.at("fill") == "poison")) {
-        s.poison = false;
-        s.fill_value = b.j.at("fill");
-        std::vector<uint8_t> tmp;
-        encode_value(s.dtype, s.fill_value, tmp, file + ": " + b.path + ".fill");
-      }
-    }
-    c.buffers.push_back(std::move(s));
+    c.buffers.push_back(parse_buffer(b, it.key(), dir, load_files));
   }
 
   Node ds = root.at("dispatches");
   if (ds.arr().empty()) ds.fail("needs at least one dispatch");
   for (size_t i = 0; i < ds.j.size(); ++i) {
-    Node d = ds.at(i);
-    d.only({"kernel", "label", "bindings", "workgroups", "workgroups_1d"});
-    DispatchSpec s;
-    s.kernel = d.at("kernel").kernel_name();
-    if (d.has("label")) s.label = bounded(d.at("label").str(), 200);
-    if (d.has("workgroups") == d.has("workgroups_1d"))
-      d.fail("give exactly one of 'workgroups' ([x, y, z]) and 'workgroups_1d' (a count)");
-    if (d.has("workgroups")) {
-      Node w = d.at("workgroups");
-      if (w.arr().size() < 1 || w.j.size() > 3) w.fail("expected [x], [x, y] or [x, y, z]");
-      std::array<uint32_t, 3> wg{1, 1, 1};
-      for (size_t k = 0; k < w.j.size(); ++k) {
-        wg[k] = w.at(size_t(k)).u32();
-        if (wg[k] == 0)
-          w.at(size_t(k)).fail("0 workgroups run nothing (the case would check untouched outputs)");
-      }
-      s.workgroups = wg;
-    } else {
-      s.workgroups_1d = d.at("workgroups_1d").u64();
-      if (s.workgroups_1d == 0)
-        d.at("workgroups_1d")
-            .fail("0 workgroups run nothing (the case would check untouched outputs)");
-    }
-    Node bs = d.at("bindings");
-    for (size_t k = 0; k < bs.arr().size(); ++k) {
-      Node b = bs.at(k);
-      b.only({"group", "binding", "buffer", "offset", "size", "values"});
-      BindingSpec bs2;
-      bs2.group = b.at("group").u32();
-      bs2.binding = b.at("binding").u32();
-      if (b.has("values") == b.has("buffer"))
-        b.fail("give exactly one of 'buffer' (a named buffer) and 'values' (inline values)");
-      if (b.has("values")) {
-        if (b.has("offset") || b.has("size"))
-          b.fail("'offset'/'size' apply to 'buffer' bindings only");
-        bs2.is_inline = true;
-        bs2.inline_values = b.j.at("values");
-        bs2.inline_bytes = encode_inline(bs2.inline_values, file + ": " + b.path + ".values");
-      } else {
-        bs2.buffer = b.at("buffer").str();
-        const BufferSpec* buf = c.find_buffer(bs2.buffer);
-        if (!buf)
-          b.at("buffer").fail("no buffer named '" + bounded(utf8_safe(bs2.buffer), 60) +
-                              "' in 'buffers'");
-        if (b.has("offset")) bs2.offset = b.at("offset").u64();
-        if (b.has("size")) bs2.size = b.at("size").u64();
-        if (bs2.size && *bs2.size == 0)
-          b.at("size").fail("a binding of 0 bytes (omit 'size' for the rest of the buffer)");
-        if (load_files || buf->kind != BufferSpec::Kind::File) {
-          // Checked: offset + size may not wrap (a wrapped range would print as [256, 0)).
-          uint64_t total = buf->byte_size();
-          std::string where =
-              "lies outside buffer '" + bs2.buffer + "' of " + std::to_string(total) + " bytes";
-          if (bs2.offset >= total) b.fail("offset " + std::to_string(bs2.offset) + " " + where);
-          if (bs2.size && *bs2.size > total - bs2.offset)
-            b.fail("range [" + std::to_string(bs2.offset) + ", " + std::to_string(bs2.offset) +
-                   " + " + std::to_string(*bs2.size) + ") " + where);
-        }
-      }
-      s.bindings.push_back(std::move(bs2));
-    }
-    c.dispatches.push_back(std::move(s));
+    c.dispatches.push_back(parse_dispatch(ds.at(i), c, load_files));
   }
 
   Node cs = root.at("checks");
   if (cs.arr().empty())
     cs.fail("needs at least one check (an output compared to its expected values)");
   for (size_t i = 0; i < cs.j.size(); ++i) {
-    Node k = cs.at(i);
-    k.only({"buffer", "expected", "range", "compare", "ulp", "magnitude", "reason"});
-    CheckSpec s;
-    s.buffer = k.at("buffer").str();
-    const BufferSpec* buf = c.find_buffer(s.buffer);
-    if (!buf)
-      k.at("buffer").fail("no buffer named '" + bounded(utf8_safe(s.buffer), 60) +
-                          "' in 'buffers'");
-    s.expected_file = k.at("expected").component();
-    if (load_files) s.expected = load_npy(dir, k.at("expected"));
-    s.reason = k.at("reason").str();
-    if (s.reason.empty())
-      k.at("reason").fail("every check states why its comparison is what it is");
-    std::string mode = k.at("compare").str();
-    if (mode == "exact") {
-      s.mode = CheckSpec::Mode::Exact;
-      if (k.has("ulp") || k.has("magnitude"))
-        k.fail("'ulp'/'magnitude' apply to \"compare\": \"ulp\" only");
-    } else if (mode == "ulp") {
-      s.mode = CheckSpec::Mode::Ulp;
-      Node u = k.at("ulp");
-      if (u.j.is_object()) {
-        u.only({"file"});
-        s.bound_file = u.at("file").component();
-        if (load_files) s.bound_data = load_npy(dir, u.at("file"));
-      } else {
-        s.bound = u.num();
-        if (!(s.bound >= 0 && std::isfinite(s.bound))) u.fail("the bound must be finite and >= 0");
-      }
-      if (k.has("magnitude")) {
-        Node m = k.at("magnitude");
-        if (m.j.is_string() && m.j == "self") {
-        } else if (m.j.is_number()) {
-          s.magnitude = CheckSpec::Magnitude::Scalar;
-          s.magnitude_scalar = std::fabs(m.num());
-          if (!std::isfinite(s.magnitude_scalar)) m.fail("the magnitude must be finite");
-        } else if (m.j.is_object()) {
-          m.only({"file"});
-          s.magnitude = CheckSpec::Magnitude::File;
-          s.magnitude_file = m.at("file").component();
-          if (load_files) s.magnitude_data = load_npy(dir, m.at("file"));
-        } else {
-          m.fail("expected \"self\", a number, or {\"file\": \"<name>.npy\"}");
-        }
-      }
-    } else {
-      k.at("compare").fail("unknown comparison '" + mode + "' (known: exact, ulp)");
-    }
-    if (k.has("range")) {
-      Node r = k.at("range");
-      if (r.arr().size() != 2) r.fail("expected [begin, end) element indices");
-      s.begin = r.at(size_t(0)).u64();
-      s.end = r.at(1).u64();
-      if (s.end <= s.begin) r.fail("empty range");
-    }
-    if (load_files) {
-      if (s.mode == CheckSpec::Mode::Ulp && !dtype_is_float(s.expected.dtype))
-        k.at("compare").fail("ulp comparison of integer data (" +
-                             std::string(dtype_name(s.expected.dtype)) + "); use exact");
-      if (dtype_size(s.expected.dtype) != dtype_size(buf->element_type()) &&
-          buf->kind != BufferSpec::Kind::File)
-        k.at("expected")
-            .fail(s.expected_file + " holds " + std::string(dtype_name(s.expected.dtype)) +
-                  " elements but buffer '" + s.buffer + "' is declared as " +
-                  std::string(dtype_name(buf->element_type())) + " (element sizes differ)");
-      uint64_t n = s.expected.count();
-      if (n == 0)
-        k.at("expected")
-            .fail(s.expected_file + " holds 0 elements (an empty check passes vacuously)");
-      if (s.range_end() > n)
-        k.fail("range end " + std::to_string(s.range_end()) + " is past the " + std::to_string(n) +
-               " elements of " + s.expected_file);
-      if (s.expected.bytes.size() > buf->byte_size())
-        k.fail(s.expected_file + " holds " + std::to_string(n) + " " +
-               std::string(dtype_name(s.expected.dtype)) + " elements, more than buffer '" +
-               s.buffer + "' (" + std::to_string(buf->byte_size()) + " bytes)");
-      if (!s.bound_file.empty() &&
-          (s.bound_data.count() != n || !dtype_is_float(s.bound_data.dtype)))
-        k.at("ulp").fail(s.bound_file + " must hold " + std::to_string(n) +
-                         " float elements (one bound per element), like " + s.expected_file);
-      if (s.magnitude == CheckSpec::Magnitude::File &&
-          (s.magnitude_data.count() != n || !dtype_is_float(s.magnitude_data.dtype)))
-        k.at("magnitude")
-            .fail(s.magnitude_file + " must hold " + std::to_string(n) + " float elements, like " +
-                  s.expected_file);
-    }
-    c.checks.push_back(std::move(s));
+    c.checks.push_back(parse_check(cs.at(i), c, dir, load_files));
   }
   return c;
 }

@@ -58,6 +58,8 @@ struct Validator::Impl {
   Device device;
   std::unique_ptr<Runner> runner;
   std::string abandoned_by;  // the case that ran past the time limit
+
+  CaseResult run_case(Runner& runner, const Case& c);
 };
 
 Validator::Validator(ValidateOptions options) : impl_(std::make_unique<Impl>()) {
@@ -102,6 +104,123 @@ std::string Validator::device_description() const {
   return s;
 }
 
+namespace {
+// The report's rows: one per kernel, in all_kernels() order, then any others the cases named.
+void add_kernel_rows(ValidateReport& rep, const std::vector<std::pair<Case, CaseResult>>& done,
+                     const ValidateOptions& opt, Runner* runner) {
+  std::vector<std::string> order;
+  for (const KernelInfo* k : all_kernels()) order.push_back(k->qualified_name());
+  for (const auto& [c, r] : done)
+    if (std::find(order.begin(), order.end(), r.kernel) == order.end()) order.push_back(r.kernel);
+  for (const auto& name : order) {
+    KernelRow row;
+    row.kernel = name;
+    double worst_ratio = -1;
+    for (const auto& [c, r] : done) {
+      if (r.kernel != name) continue;
+      ++row.cases;
+      switch (r.status) {
+        case CaseResult::Status::Pass:
+          ++row.passed;
+          break;
+        case CaseResult::Status::Fail:
+          ++row.failed;
+          break;
+        case CaseResult::Status::Skip:
+          ++row.skipped;
+          break;
+        default:
+          ++row.errors;
+      }
+      if (r.status != CaseResult::Status::Pass)
+        row.messages.push_back(std::string(status_name(r.status)) + " " + r.id + " [" + r.source +
+                               "]: " + r.message);
+      if (r.device_ms) row.device_ms += *r.device_ms, row.timed = true;
+      for (const auto& chk : r.checks) {
+        if (chk.mode != CheckSpec::Mode::Ulp) continue;
+        double ratio = chk.bound_at_worst > 0 ? chk.worst_ulp / chk.bound_at_worst
+                                              : (chk.worst_ulp > 0 ? INFINITY : 0);
+        if (!row.any_ulp || ratio > worst_ratio) {
+          worst_ratio = ratio;
+          row.worst_ulp = chk.worst_ulp;
+          row.worst_bound = chk.bound_at_worst;
+        }
+        row.any_ulp = true;
+      }
+    }
+    if (row.cases == 0) {
+      const KernelInfo* k = find_kernel(name);
+      if (!k || !kernel_matches(opt.kernels, name) || opt.cases) continue;
+      // A kernel this device cannot run (a subgroup-matrix kernel on lavapipe) and that has no
+      // case is SKIPped with the reason, as its cases would be: not a "0 of 0" FAIL.
+      const std::string why = runner ? runner->unsupported_reason(*k) : "";
+      if (!why.empty()) {
+        row.status = "SKIP";
+        row.messages.push_back("SKIP " + name + ": " + why + " (no case ran)");
+        rep.rows.push_back(std::move(row));
+      } else if (k->file != "wgslvk_util") {
+        rep.uncovered.push_back(name);
+      }
+      continue;
+    }
+    row.status = (row.failed || row.errors) ? "FAIL" : (row.skipped == row.cases ? "SKIP" : "PASS");
+    rep.rows.push_back(std::move(row));
+  }
+}
+}  // namespace
+
+// One case under the time limit: run on a worker thread, waited for with a timeout. Past the
+// limit the worker is detached with its dispatch in flight (Vulkan cannot cancel it) and the
+// device is abandoned: every later case is reported ERROR without running.
+CaseResult Validator::Impl::run_case(Runner& runner, const Case& c) {
+  CaseResult r;
+  r.id = c.id();
+  r.kernel = c.kernel;
+  r.source = c.dir.empty() ? std::string("in memory") : c.dir.string();
+  r.status = CaseResult::Status::Error;
+  if (!abandoned_by.empty()) {
+    r.message =
+        "not run: the device was abandoned after case " + abandoned_by + " ran past the time limit";
+    return r;
+  }
+  if (!(opt.timeout_s > 0)) return runner.run(c);
+  auto st = std::make_shared<Pending>();
+  auto cp = std::make_shared<Case>(c);
+  Runner* rp = &runner;
+  std::thread worker([st, cp, rp] {
+    CaseResult res;
+    try {
+      res = rp->run(*cp);
+    } catch (const std::exception& e) {
+      res.id = cp->id();
+      res.kernel = cp->kernel;
+      res.status = CaseResult::Status::Error;
+      res.message = e.what();
+    }
+    std::lock_guard lk(st->m);
+    st->r = std::move(res);
+    st->done = true;
+    st->cv.notify_all();
+  });
+  std::unique_lock lk(st->m);
+  bool finished =
+      st->cv.wait_for(lk, std::chrono::duration<double>(opt.timeout_s), [&] { return st->done; });
+  if (finished) {
+    lk.unlock();
+    worker.join();
+    return std::move(st->r);
+  }
+  lk.unlock();
+  worker.detach();
+  abandoned_by = c.id();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", opt.timeout_s);
+  r.message = "ran past the time limit of " + std::string(buf) +
+              " s (wgslvk validate --timeout S; 0 for none); a dispatch in flight cannot be "
+              "interrupted safely, so the device was abandoned and later cases are not run";
+  return r;
+}
+
 ValidateReport Validator::run(const std::function<void(const CaseResult&)>& progress) {
   const ValidateOptions& opt = impl_->opt;
   ValidateReport rep;
@@ -115,58 +234,7 @@ ValidateReport Validator::run(const std::function<void(const CaseResult&)>& prog
   // After an abandonment the old runner is still in use by the detached worker: keep it.
   if (impl_->abandoned_by.empty()) impl_->runner = std::make_unique<Runner>(impl_->device, ro);
   Runner& runner = *impl_->runner;
-
-  // One case under the time limit: run on a worker thread, waited for with a timeout. Past the
-  // limit the worker is detached with its dispatch in flight (Vulkan cannot cancel it) and the
-  // device is abandoned: every later case is reported ERROR without running.
-  auto run_case = [&](const Case& c) -> CaseResult {
-    CaseResult r;
-    r.id = c.id();
-    r.kernel = c.kernel;
-    r.source = c.dir.empty() ? std::string("in memory") : c.dir.string();
-    r.status = CaseResult::Status::Error;
-    if (!impl_->abandoned_by.empty()) {
-      r.message = "not run: the device was abandoned after case " + impl_->abandoned_by +
-                  " ran past the time limit";
-      return r;
-    }
-    if (!(opt.timeout_s > 0)) return runner.run(c);
-    auto st = std::make_shared<Pending>();
-    auto cp = std::make_shared<Case>(c);
-    Runner* rp = &runner;
-    std::thread worker([st, cp, rp] {
-      CaseResult res;
-      try {
-        res = rp->run(*cp);
-      } catch (const std::exception& e) {
-        res.id = cp->id();
-        res.kernel = cp->kernel;
-        res.status = CaseResult::Status::Error;
-        res.message = e.what();
-      }
-      std::lock_guard lk(st->m);
-      st->r = std::move(res);
-      st->done = true;
-      st->cv.notify_all();
-    });
-    std::unique_lock lk(st->m);
-    bool finished =
-        st->cv.wait_for(lk, std::chrono::duration<double>(opt.timeout_s), [&] { return st->done; });
-    if (finished) {
-      lk.unlock();
-      worker.join();
-      return std::move(st->r);
-    }
-    lk.unlock();
-    worker.detach();
-    impl_->abandoned_by = c.id();
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%g", opt.timeout_s);
-    r.message = "ran past the time limit of " + std::string(buf) +
-                " s (wgslvk validate --timeout S; 0 for none); a dispatch in flight cannot be "
-                "interrupted safely, so the device was abandoned and later cases are not run";
-    return r;
-  };
+  auto run_case = [&](const Case& c) { return impl_->run_case(runner, c); };
 
   // (case, result) in order: golden (or --cases) first, then the randomized checks.
   std::vector<std::pair<Case, CaseResult>> done;
@@ -227,16 +295,19 @@ ValidateReport Validator::run(const std::function<void(const CaseResult&)>& prog
     if (!kernel_matches(opt.kernels, c.kernel)) continue;
     if (!find_kernel(c.kernel)) {
       // The top-level kernel files the case (and names its dump folder): it must be one we have.
-      std::string known;
-      for (const KernelInfo* k : all_kernels())
-        known += (known.empty() ? "" : ", ") + k->qualified_name();
+      // The message names the nearest kernels (wgslvk::kernel's first line), not every kernel.
+      std::string why = "unknown kernel '" + c.kernel + "'";
+      try {
+        (void)kernel(c.kernel);
+      } catch (const std::invalid_argument& e) { why = std::string(e.what()); }
+      why = why.substr(0, why.find('\n'));
       CaseResult r;
       r.id = c.id();
       r.kernel = c.kernel;
       r.source = dir.string();
       r.status = CaseResult::Status::Error;
-      r.message = (dir / "case.json").string() + ": kernel: unknown kernel '" + c.kernel +
-                  "' (known: " + known + ")";
+      r.message = (dir / "case.json").string() + ": kernel: " + why +
+                  " (`wgslvk inspect --list` lists every kernel)";
       record(std::move(c), std::move(r));
       continue;
     }
@@ -269,65 +340,7 @@ ValidateReport Validator::run(const std::function<void(const CaseResult&)>& prog
     }
   }
 
-  // Rows: one per kernel, in all_kernels() order, then any others the cases named.
-  std::vector<std::string> order;
-  for (const KernelInfo* k : all_kernels()) order.push_back(k->qualified_name());
-  for (auto& [c, r] : done)
-    if (std::find(order.begin(), order.end(), r.kernel) == order.end()) order.push_back(r.kernel);
-  for (const auto& name : order) {
-    KernelRow row;
-    row.kernel = name;
-    double worst_ratio = -1;
-    for (auto& [c, r] : done) {
-      if (r.kernel != name) continue;
-      ++row.cases;
-      switch (r.status) {
-        case CaseResult::Status::Pass:
-          ++row.passed;
-          break;
-        case CaseResult::Status::Fail:
-          ++row.failed;
-          break;
-        case CaseResult::Status::Skip:
-          ++row.skipped;
-          break;
-        default:
-          ++row.errors;
-      }
-      if (r.status != CaseResult::Status::Pass)
-        row.messages.push_back(std::string(status_name(r.status)) + " " + r.id + " [" + r.source +
-                               "]: " + r.message);
-      if (r.device_ms) row.device_ms += *r.device_ms, row.timed = true;
-      for (const auto& chk : r.checks) {
-        if (chk.mode != CheckSpec::Mode::Ulp) continue;
-        double ratio = chk.bound_at_worst > 0 ? chk.worst_ulp / chk.bound_at_worst
-                                              : (chk.worst_ulp > 0 ? INFINITY : 0);
-        if (!row.any_ulp || ratio > worst_ratio) {
-          worst_ratio = ratio;
-          row.worst_ulp = chk.worst_ulp;
-          row.worst_bound = chk.bound_at_worst;
-        }
-        row.any_ulp = true;
-      }
-    }
-    if (row.cases == 0) {
-      const KernelInfo* k = find_kernel(name);
-      if (!k || !kernel_matches(opt.kernels, name) || opt.cases) continue;
-      // A kernel this device cannot run (a subgroup-matrix kernel on lavapipe) and that has no
-      // case is SKIPped with the reason, as its cases would be: not a "0 of 0" FAIL.
-      const std::string why = impl_->runner ? impl_->runner->unsupported_reason(*k) : "";
-      if (!why.empty()) {
-        row.status = "SKIP";
-        row.messages.push_back("SKIP " + name + ": " + why + " (no case ran)");
-        rep.rows.push_back(std::move(row));
-      } else if (k->file != "wgslvk_util") {
-        rep.uncovered.push_back(name);
-      }
-      continue;
-    }
-    row.status = (row.failed || row.errors) ? "FAIL" : (row.skipped == row.cases ? "SKIP" : "PASS");
-    rep.rows.push_back(std::move(row));
-  }
+  add_kernel_rows(rep, done, opt, impl_->runner.get());
   rep.layer_messages = impl_->instance.take_validation_messages();
   rep.device_abandoned = !impl_->abandoned_by.empty();
   for (auto& [c, r] : done) rep.results.push_back(std::move(r));

@@ -1,15 +1,17 @@
-// sgmm_f16, sgmm_f16_tiled8 and sgmm_f16_tiled8_d2 (wgsl_ports/subgroup_matrix/
-// chromium_experimental/, ours): f16 inputs, f32 accumulation on cooperative matrices. On a device
+// sgmm_f16, sgmm_f16_tiled8, sgmm_f16_tiled8_d2, sgmm_f16_tiled8_d4 and sgmm_f16_tiled4_d4
+// (wgsl_ports/subgroup_matrix/chromium_experimental/, ours): f16 inputs, f32 accumulation on
+// cooperative matrices; subgroup_matrix::plan's choice per product (host only). On a device
 // with "chromium-experimental-subgroup-matrix": shapes with interior blocks, edge blocks and a
 // partial last K step, strides that are not multiples of 8 (sgmm_f16: staged everywhere) or 4
-// (the tiled kernels: copied element by element), odd and even numbers of K steps
-// (sgmm_f16_tiled8_d2's loop takes two at a time), under every flag combination; every element
-// against the double reference within bound_ulps of S, and a poisoned tail after C that must stay
-// poison. Without the feature (lavapipe: no Mesa in Debian exposes VK_KHR_cooperative_matrix for
-// it) those SKIP, and the runtime's refusal is tested instead. WGSLVK_SGMM_BENCH=1 also times
-// 2048^3, 4096^3 and gpt110m's matmul shapes (device timestamps) and, with WGSLVK_SGMM_DUMP=DIR,
-// writes the 4096^3 inputs and each kernel's output, and those of one gpt110m product per flag
-// set (0, TRANS_B, TRANS_A | ACCUMULATE), for the Dawn comparison (bench/peers/dawn_sgmm.mjs).
+// (the tiled kernels: copied element by element), 1, 2, 3 and 5 K steps here and multiples of 4
+// in the GPT layer (the _d2 loop takes two at a time, the _d4 loops four), under every flag
+// combination; every element against the double reference within bound_ulps of S, and a poisoned
+// tail after C that must stay poison. Without the feature (lavapipe: no Mesa in Debian exposes
+// VK_KHR_cooperative_matrix for it) those SKIP, and the runtime's refusal is tested instead.
+// WGSLVK_SGMM_BENCH=1 also times 2048^3, 4096^3 and gpt110m's matmul shapes (device timestamps)
+// and, with WGSLVK_SGMM_DUMP=DIR, writes the 4096^3 inputs and each kernel's output, and those of
+// one gpt110m product per flag set (0, TRANS_B, TRANS_A | ACCUMULATE), for the Dawn comparison
+// (bench/peers/dawn_sgmm.mjs).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -843,6 +843,81 @@ fn helper(x: f32) -> f32 { return dpdx(x) + fwidthFine(vec2(x, 1.0)).y; }
      "@fragment fn main() -> @location(0) vec4f { return vec4f(f()); }\n");
 }
 
+// The other texture builtins are typed for createShaderModule's rules (overloads, const offsets
+// and components, the uniformity analysis); an entry point using them is still not translated.
+TEST(WgslSema, TextureBuiltinsAreTypedForValidation) {
+  ok(R"(
+@group(0) @binding(0) var t: texture_2d<f32>;
+@group(0) @binding(1) var s: sampler;
+@group(0) @binding(2) var d: texture_depth_2d_array;
+@group(0) @binding(3) var sc: sampler_comparison;
+@group(0) @binding(4) var st: texture_storage_2d_array<r32uint, read_write>;
+@group(0) @binding(5) var m: texture_multisampled_2d<i32>;
+@group(0) @binding(6) var c: texture_cube_array<u32>;
+@group(0) @binding(7) var e: texture_external;
+fn f(uv: vec2f) -> vec4f {
+  let size: vec2u = textureDimensions(t) + textureDimensions(t, 1) + textureDimensions(e);
+  let n: u32 = textureNumLevels(t) + textureNumLayers(d) + textureNumSamples(m);
+  let l: vec4f = textureLoad(t, vec2i(1, 2), 0) + textureLoad(e, size);
+  let li: vec4i = textureLoad(m, size, 3u);
+  let dl: f32 = textureLoad(d, size, 1, 0u);
+  let sl: vec4u = textureLoad(st, vec2u(0), 1);
+  textureStore(st, vec2i(0), 2u, sl);
+  let g: vec4u = textureGather(2, c, s, vec3f(), 1i);
+  let gd: vec4f = textureGather(d, s, uv, 1, vec2i(-8, 7)) + textureGatherCompare(d, sc, uv, 0, 0.5);
+  let sv = textureSampleLevel(t, s, uv, 0.0, vec2i(1)) + textureSampleGrad(t, s, uv, uv, uv)
+         + textureSampleBaseClampToEdge(e, s, uv);
+  let dz: f32 = textureSampleLevel(d, s, uv, 0u, 1) + textureSampleCompareLevel(d, sc, uv, 0, 1.0);
+  return l + sv + vec4f(f32(n) + dl + dz) + vec4f(li) + vec4f(g) + gd;
+}
+@compute @workgroup_size(1) fn main() { _ = f(vec2f()); }
+)");
+  const std::string decls =
+      "@group(0) @binding(0) var t: texture_2d<f32>;\n@group(0) @binding(1) var s: sampler;\n"
+      "@group(0) @binding(2) var w: texture_storage_1d<rgba8sint, write>;\n";
+  auto in_main = [&](const std::string& body) { return decls + kMain + body + "\n}\n"; };
+  rejects(in_main("  _ = textureNumSamples(t);"), "type", 5, 7, "no matching call");
+  rejects(in_main("  _ = textureLoad(t, vec2i());"), "type", 5, 7, "no matching call");
+  rejects(in_main("  _ = textureLoad(w, 1);"), "type", 5, 7, "no matching call");   // write-only
+  rejects(in_main("  textureStore(w, 1, vec4f());"), "type", 5, 22, "argument 3");  // vec4i
+  rejects(in_main("  let o = vec2i(1);\n  _ = textureSampleLevel(t, s, vec2f(), 0.0, o);"), "type",
+          6, 46, "offset argument of textureSampleLevel must be a const-expression");
+  rejects(in_main("  _ = textureSampleLevel(t, s, vec2f(), 0.0, vec2i(8, 0));"), "type", 5, 46,
+          "must be in [-8, 7]");
+  rejects(in_main("  _ = textureGather(4, t, s, vec2f());"), "type", 5, 21, "must be in [0, 3]");
+}
+
+// Attributes: once per object, one argument where WGSL gives one; @must_use needs a result; a
+// pointer's store type is not a texture or sampler; an extension whose device feature wgslvk
+// never offers is a validation error, not a translation gap; builtin domain rules checked when
+// the arguments they concern are known.
+TEST(WgslSema, AttributeExtensionAndBuiltinDomainRules) {
+  rejects("@group(0) @binding(1) @binding(2) var<storage> a: i32;\n", "attribute", 1, 23,
+          "duplicate @binding");
+  rejects("@group(0, 1) @binding(1) var<storage> a: i32;\n", "attribute", 1, 1, "takes one");
+  rejects("@id(1, 2) override o: i32;\n", "attribute", 1, 1, "takes one");
+  rejects("@compute @workgroup_size(1) @workgroup_size(2) fn main() {}\n", "attribute", 1, 29,
+          "duplicate @workgroup_size");
+  rejects("@must_use fn b() {}\n", "attribute", 1, 1, "return a value");
+  rejects("fn f(p: ptr<function, texture_external>) {}\n", "address-space", 1, 23,
+          "cannot be used in address space 'function'");
+  rejects("enable clip_distances;\n", "extension", 1, 1, "wgslvk does not offer");
+  rejects("enable dual_source_blending;\n", "extension", 1, 1, "wgslvk does not offer");
+  // smoothstep: low < high with both known (a module error for const-expressions).
+  rejects(std::string(kMain) + "  var x: f32;\n  _ = smoothstep(1.0, 1.0, x);\n}\n", "const-eval",
+          3, 7, "not less than 'high'");
+  rejects(std::string(kMain) + "  _ = smoothstep(2.0, 1.0, 0.5);\n}\n", "const-eval", 2, 7, "");
+  ok(std::string(kMain) + "  var x: f32;\n  _ = smoothstep(0.0, 1.0, x);\n}\n");
+  // pack2x16float: a value beyond f16's range is an error even where it would round to 65504.
+  rejects(std::string(kMain) + "  _ = pack2x16float(vec2f(65505.0, 0.0));\n}\n", "const-eval", 2, 7,
+          "outside f16's range");
+  ok(std::string(kMain) + "  _ = pack2x16float(vec2f(65504.0, -65504.0));\n}\n");
+  // ldexp: a known exponent above bias + 1 is an error whatever the other argument is.
+  rejects(std::string(kMain) + "  var x: f32;\n  _ = ldexp(x, 129);\n}\n", "const-eval", 3, 7,
+          "too large");
+  ok(std::string(kMain) + "  var x: f32;\n  _ = ldexp(x, 128);\n}\n");
+}
+
 // WGSL's alias analysis: two pointer arguments with one root variable, or a pointer argument to
 // a variable the callee also uses, are an error when either access writes (through callees too).
 TEST(WgslSema, AliasAnalysisOfPointerArguments) {
@@ -860,6 +935,13 @@ TEST(WgslSema, AliasAnalysisOfPointerArguments) {
       "fn wf(p: ptr<function, i32>, q: ptr<function, i32>) { *p = *q; }\n"
       "fn c() { var a: array<i32, 2>; let p = &a[0]; wf(p, &a[1]); }\n",
       "type", 2, 53, "invalid aliased pointer argument");
+  // A multi-component swizzle through a pointer reads it.
+  rejects(
+      "var<private> v: vec4i;\n"
+      "fn sw(pa: ptr<private, vec4i>, pb: ptr<private, vec4i>) { *pa += vec4i(1); let t = "
+      "(*pb).wzyx; }\n"
+      "fn c() { sw(&v, &v); }\n",
+      "type", 3, 17, "invalid aliased pointer argument");
   // Not an access: taking the address again.
   ok("fn n(p: ptr<function, i32>, q: ptr<function, i32>) { let t = &*&(*p); *q = 1; }\n"
      "fn c() { var v: i32; n(&v, &v); }\n");

@@ -484,6 +484,27 @@ diagnostic(off, subgroup_uniformity);
   out[lid.x] = subgroupShuffleDown(lid.x, lid.x & 3u);
 })",
      4, 43, "'subgroupShuffleDown' requires argument 1 to be uniform"},
+    // A multi-component swizzle through a pointer (pointer_composite_access) loads the vector.
+    {"swizzle_through_pointer_loads",
+     R"(@group(0) @binding(1) var<storage, read_write> nonuniform: u32;
+@compute @workgroup_size(16) fn main() {
+  var v: vec4u;
+  v = vec4(nonuniform);
+  let t = dot((&v).yw, vec2());
+  if t > 0 {
+    workgroupBarrier();
+  }
+})",
+     7, 5, "'workgroupBarrier' must only be called from uniform control flow"},
+    // The texture builtins other than the samples: a uniform result from uniform arguments.
+    {"texture_load_of_uniform_coords_is_uniform",
+     R"(@group(0) @binding(0) var t: texture_2d<f32>;
+@compute @workgroup_size(16) fn main() {
+  let c = textureLoad(t, vec2u(textureDimensions(t) / 2), 0);
+  if c.x > 0 {
+    workgroupBarrier();
+  }
+})"},
 };
 
 class UniformitySnippet : public ::testing::TestWithParam<Snippet> {};

@@ -283,6 +283,176 @@ std::string suffix_name(const Type* t) {
   return e;
 }
 
+// The texture builtins other than the implicit-derivative samples, typed for createShaderModule's
+// rules (overloads, the uniformity analysis); the emitter does not translate them. Kinds are
+// texture_type_names()' indices: 0 1d, 1 2d, 2 2d_array, 3 3d, 4 cube, 5 cube_array,
+// 6 multisampled_2d, 7 depth_2d, 8 depth_2d_array, 9 depth_cube, 10 depth_cube_array,
+// 11 depth_multisampled_2d, 12 external, 13..16 storage 1d, 2d, 2d_array, 3d.
+bool match_texture_builtin(TypeTable& tt, std::string_view name,
+                           const std::vector<const Type*>& targs,
+                           const std::vector<const Type*>& args, BuiltinMatch& r) {
+  if (!targs.empty()) return false;
+  for (const Type* a : args)
+    if (!a) return false;
+  std::vector<const Type*>& p = r.params;
+  size_t at = 0;                     // the next argument to type
+  auto take_int = [&](uint32_t n) {  // i32 or u32, scalar (n = 1) or vecN
+    if (at >= args.size()) return false;
+    const Type* t = fit(tt, args[at], kI32 | kU32);
+    if (!t || (n == 1 ? !t->is_scalar() : (t->kind != K::Vector || t->n != n))) return false;
+    p.push_back(t);
+    at++;
+    return true;
+  };
+  auto take = [&](const Type* t) {  // converted to t by sema (its error if it cannot be)
+    if (at >= args.size()) return false;
+    p.push_back(t);
+    at++;
+    return true;
+  };
+  auto f32n = [&](uint32_t n) { return n == 1 ? tt.f32() : tt.vec(tt.f32(), n); };
+  auto texture_at = [&](size_t i) -> const Type* {
+    return i < args.size() && args[i]->kind == K::Texture ? args[i] : nullptr;
+  };
+  auto sampler_at = [&](size_t i, bool comparison) {
+    return i < args.size() && args[i]->kind == K::Sampler && (args[i]->n == 1) == comparison;
+  };
+  auto kind_in = [](uint32_t k, std::initializer_list<uint32_t> ks) {
+    return std::find(ks.begin(), ks.end(), k) != ks.end();
+  };
+  auto arrayed = [&](uint32_t k) { return kind_in(k, {2, 5, 8, 10, 15}); };
+  auto channel = [&](const Type* t) {  // a storage texture's texel type
+    const std::string& f = texel_format_names().at(t->count);
+    const Type* c = f.size() > 4 && f.substr(f.size() - 4) == "uint"   ? tt.u32()
+                    : f.size() > 4 && f.substr(f.size() - 4) == "sint" ? tt.i32()
+                                                                       : tt.f32();
+    return tt.vec(c, 4);
+  };
+  auto offset = [&](uint32_t n) {  // the optional last argument, a const-expression
+    if (at + 1 != args.size()) return true;
+    r.offset_arg = int(at);
+    return take(tt.vec(tt.i32(), n));
+  };
+  const Type* t = texture_at(0);
+  if (name == "textureDimensions" || name == "textureNumLayers" || name == "textureNumLevels" ||
+      name == "textureNumSamples") {
+    if (!t) return false;
+    const uint32_t k = t->n;
+    p.push_back(t);
+    at = 1;
+    const bool mipmapped = k <= 5 || (k >= 7 && k <= 10);
+    if (name == "textureDimensions") {
+      if (args.size() == 2 && !(mipmapped && take_int(1))) return false;
+      r.result = k == 0 || k == 13   ? tt.u32()
+                 : k == 3 || k == 16 ? tt.vec(tt.u32(), 3)
+                                     : tt.vec(tt.u32(), 2);
+    } else {
+      if ((name == "textureNumLayers" && !arrayed(k)) ||
+          (name == "textureNumLevels" && !mipmapped) ||
+          (name == "textureNumSamples" && k != 6 && k != 11))
+        return false;
+      r.result = tt.u32();
+    }
+    return args.size() == at;
+  }
+  if (name == "textureLoad") {
+    if (!t) return false;
+    const uint32_t k = t->n;
+    if (k == 4 || k == 5 || k == 9 || k == 10) return false;  // no loads from cubes
+    if (k >= 13 && t->access == Access::Write) return false;
+    p.push_back(t);
+    at = 1;
+    const uint32_t dim = k == 0 || k == 13 ? 1 : k == 3 || k == 16 ? 3 : 2;
+    if (!take_int(dim)) return false;
+    if (arrayed(k) && !take_int(1)) return false;
+    if (k != 12 && k < 13 && !take_int(1)) return false;  // level or sample index
+    r.result = k >= 13               ? channel(t)
+               : k == 12             ? tt.vec(tt.f32(), 4)
+               : (k >= 7 && k <= 11) ? tt.f32()
+                                     : tt.vec(t->elem, 4);
+    return args.size() == at;
+  }
+  if (name == "textureStore") {
+    if (!t || t->n < 13 || t->access == Access::Read) return false;
+    const uint32_t k = t->n;
+    p.push_back(t);
+    at = 1;
+    if (!take_int(k == 13 ? 1 : k == 16 ? 3 : 2)) return false;
+    if (arrayed(k) && !take_int(1)) return false;
+    if (!take(channel(t))) return false;
+    r.result = tt.void_();
+    r.must_use = false;
+    return args.size() == at;
+  }
+  if (name == "textureGather") {
+    const Type* comp = nullptr;
+    if (!t) {  // textureGather(component, t, s, coords, ...) for the sampled kinds
+      comp = args.empty() ? nullptr : fit(tt, args[0], kI32 | kU32);
+      if (!comp || !comp->is_scalar()) return false;
+      t = texture_at(1);
+      if (!t || !kind_in(t->n, {1, 2, 4, 5})) return false;
+      r.component_arg = 0;
+      p.push_back(comp);
+    } else if (!kind_in(t->n, {7, 8, 9, 10})) {
+      return false;
+    }
+    at = p.size();
+    const uint32_t k = t->n;
+    p.push_back(t);
+    if (!sampler_at(at + 1, false)) return false;
+    p.push_back(args[at + 1]);
+    at += 2;
+    const bool cube = kind_in(k, {4, 5, 9, 10});
+    if (!take(f32n(cube ? 3 : 2))) return false;
+    if (arrayed(k) && !take_int(1)) return false;
+    if (!cube && !offset(2)) return false;
+    r.result = tt.vec(comp ? t->elem : tt.f32(), 4);
+    return args.size() == at;
+  }
+  if (name == "textureGatherCompare" || name == "textureSampleCompareLevel") {
+    if (!t || !kind_in(t->n, {7, 8, 9, 10}) || !sampler_at(1, true)) return false;
+    const uint32_t k = t->n;
+    p = {t, args[1]};
+    at = 2;
+    const bool cube = k == 9 || k == 10;
+    if (!take(f32n(cube ? 3 : 2))) return false;
+    if (arrayed(k) && !take_int(1)) return false;
+    if (!take(tt.f32())) return false;  // depth_ref
+    if (!cube && !offset(2)) return false;
+    r.result = name == "textureGatherCompare" ? tt.vec(tt.f32(), 4) : tt.f32();
+    return args.size() == at;
+  }
+  if (name == "textureSampleGrad" || name == "textureSampleLevel") {
+    if (!t || !sampler_at(1, false)) return false;
+    const uint32_t k = t->n;
+    const bool depth = k >= 7 && k <= 10;
+    if (!depth && !(k >= 1 && k <= 5 && t->elem == tt.f32())) return false;
+    if (depth && name == "textureSampleGrad") return false;
+    p = {t, args[1]};
+    at = 2;
+    const uint32_t coords = kind_in(k, {1, 2, 7, 8}) ? 2 : 3;
+    if (!take(f32n(coords))) return false;
+    if (arrayed(k) && !take_int(1)) return false;
+    if (name == "textureSampleGrad") {
+      if (!take(f32n(coords)) || !take(f32n(coords))) return false;
+    } else if (depth ? !take_int(1) : !take(tt.f32())) {
+      return false;
+    }
+    if (kind_in(k, {1, 2, 3, 7, 8}) && !offset(k == 3 ? 3 : 2)) return false;
+    r.result = depth ? tt.f32() : tt.vec(tt.f32(), 4);
+    return args.size() == at;
+  }
+  if (name == "textureSampleBaseClampToEdge") {
+    if (!t || !(t->n == 12 || (t->n == 1 && t->elem == tt.f32())) || !sampler_at(1, false))
+      return false;
+    p = {t, args[1]};
+    at = 2;
+    if (!take(tt.vec(tt.f32(), 2))) return false;
+    r.result = tt.vec(tt.f32(), 4);
+    return args.size() == at;
+  }
+  return false;
+}
 }  // namespace
 
 bool is_builtin_function(std::string_view name) {
@@ -337,14 +507,19 @@ BuiltinMatch match_builtin(TypeTable& tt, Module& m, std::string_view name,
       if (!a || !a->is_scalar()) return fail();
       p.push_back(a);
     }
-    if (name != "textureSample") p.push_back(tt.f32());                     // bias, depth_ref
-    if (args.size() == p.size() + 1 && (dim == 1 || dim == 2 || dim == 3))  // offset
+    if (name != "textureSample") p.push_back(tt.f32());                       // bias, depth_ref
+    if (args.size() == p.size() + 1 && (dim == 1 || dim == 2 || dim == 3)) {  // offset
+      r.offset_arg = int(p.size());
       p.push_back(tt.vec(tt.i32(), dim == 3 ? 3 : 2));
+    }
     if (args.size() != p.size()) return fail();
     r.params = p;
     r.result = depth ? tt.f32() : tt.vec(tt.f32(), 4);
     return r;
   }
+  if (name.substr(0, 7) == "texture" && name != "textureBarrier" && name != "textureSample" &&
+      name != "textureSampleBias" && name != "textureSampleCompare")
+    return match_texture_builtin(tt, name, targs, args, r) ? r : fail();
   if (unsupported_builtins().count(name)) {
     r.error = "'" + std::string(name) +
               "' is a fragment-stage or texture builtin; this front end translates compute "
@@ -888,7 +1063,7 @@ std::optional<ConstValue> eval_builtin(TypeTable& tt, std::string_view name,
   if (name == "mix") return f2([](auto& d, bool&) { return d[0] * (1 - d[2]) + d[1] * d[2]; });
   if (name == "smoothstep")
     return f2([](auto& d, bool& ok) {
-      ok = d[0] != d[1];
+      ok = d[0] < d[1];  // low >= high is an error (WGSL; the CTS expects it)
       double t = std::min(1.0, std::max(0.0, (d[2] - d[0]) / (d[1] - d[0])));
       return t * t * (3 - 2 * t);
     });
@@ -897,7 +1072,9 @@ std::optional<ConstValue> eval_builtin(TypeTable& tt, std::string_view name,
       int64_t e = as_int(x[1]);
       int bias = rs->kind == K::F16 ? 15 : rs->kind == K::F32 ? 127 : 1023;
       if (e > bias + 1) return c.fail("the exponent " + std::to_string(e) + " is too large");
-      out = Scalar{std::ldexp(as_double(x[0]), int(std::max<int64_t>(e, -2000)))};
+      const double v = std::ldexp(as_double(x[0]), int(std::max<int64_t>(e, -2000)));
+      if (!std::isfinite(v)) return c.fail("the result of ldexp is not finite");
+      out = Scalar{v};
       return true;
     });
   if (name == "frexp" || name == "modf") {
@@ -1095,6 +1272,10 @@ std::optional<ConstValue> eval_builtin(TypeTable& tt, std::string_view name,
              << (16 * i);
     else if (name == "pack2x16float")
       for (int i = 0; i < 2; i++) {
+        if (std::fabs(as_double(v[i])) > 65504.0) {  // beyond f16's range, even if it rounds in
+          c.fail("pack2x16float: " + std::to_string(as_double(v[i])) + " is outside f16's range");
+          return std::nullopt;
+        }
         std::string e;
         auto h = to_float_type(as_double(v[i]), tt.f16(), e);
         if (!h) {

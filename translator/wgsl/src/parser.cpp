@@ -12,6 +12,7 @@
 // expressions and statements, so the trees are at most about kMaxNesting deep and the passes after
 // the parser may recurse over them.
 #include <algorithm>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -309,6 +310,15 @@ class Parser {
       } else if (match("(")) {
         a.args = expression_list(")", "attribute " + quote_source(a.name));
       }
+      // An attribute once per object (WGSL "Attributes"; @diagnostic: once per rule, above),
+      // and those with one parameter take exactly one.
+      if (a.name != "diagnostic")
+        for (const Attribute& b : attrs)
+          if (b.name == a.name) fail(a.span, "duplicate @" + a.name + " attribute", "attribute");
+      static const std::set<std::string> one = {"align", "binding",  "group", "id",
+                                                "index", "location", "size"};
+      if (one.count(a.name) && a.args.size() > 1)
+        fail(a.span, "@" + a.name + " takes one argument", "attribute");
       attrs.push_back(std::move(a));
     }
     return attrs;

@@ -277,7 +277,10 @@ class Sema {
             m_.enables_subgroups = true;
           else if (n == "subgroups_f16" || n == "clip_distances" || n == "dual_source_blending" ||
                    n == "chromium_experimental_subgroup_matrix")
-            error(dir.span, "unsupported", "the extension '" + n + "' is not supported");
+            // Valid WGSL, but its device feature is never offered by wgslvk (render-only or not
+            // enabled), and enabling an extension without the feature is invalid (WebGPU).
+            error(dir.span, "extension",
+                  "the extension '" + n + "' needs a device feature wgslvk does not offer");
           else
             error(dir.span, "extension", "unknown extension: '" + n + "'");
         }
@@ -865,6 +868,12 @@ class Sema {
 
   // Store types of variables and pointers in each address space.
   bool store_type_ok(const Type* t, AddressSpace s, Span at, const char* what) {
+    if (t->is_handle() && s != AddressSpace::Handle) {  // the handle space is never spelled
+      error(at, "address-space",
+            "type '" + t->wgsl() + "' cannot be used in address space '" + space_name(s) + "' (" +
+                what + ")");
+      return false;
+    }
     if (s == AddressSpace::Storage || s == AddressSpace::Uniform) {
       if (!is_host_shareable(t)) {
         error(at, "address-space",
@@ -1474,7 +1483,11 @@ class Sema {
                                         : Stage::Fragment;
       } else if (a.name == "workgroup_size") {
         has_wg = true;
-      } else if (a.name == "must_use" || a.name == "diagnostic") {
+      } else if (a.name == "must_use") {
+        if (!f->return_type)
+          error(a.span, "attribute",
+                "@must_use can only be applied to functions that return a value");
+      } else if (a.name == "diagnostic") {
       } else {
         error(a.span, "attribute", "attribute '" + a.name + "' is not valid for functions");
       }
@@ -2367,6 +2380,26 @@ class Sema {
                 " argument of " + n + " must be a const-expression");
       return nullptr;
     }
+    // A texture builtin's offset (each component in [-8, 7]) and textureGather's component (in
+    // [0, 3]) are const-expressions.
+    for (int i : {m.offset_arg, m.component_arg}) {
+      if (i < 0 || size_t(i) >= e->args.size()) continue;
+      const bool offset = i == m.offset_arg;
+      const char* what = offset ? "offset" : "component";
+      const ConstValue* v = stage(e->args[i]) == EvalStage::Const ? value(e->args[i]) : nullptr;
+      if (!v) {
+        error(e->args[i]->span, "type",
+              std::string("the ") + what + " argument of " + n + " must be a const-expression");
+        return nullptr;
+      }
+      for (const Scalar& x : v->scalars)
+        if (offset ? (as_int(x) < -8 || as_int(x) > 7) : (as_int(x) < 0 || as_int(x) > 3)) {
+          error(e->args[i]->span, "type",
+                std::string("the ") + what + " argument of " + n + " must be in [" +
+                    (offset ? "-8, 7" : "0, 3") + "], not " + value_text(*v));
+          return nullptr;
+        }
+    }
     if (as_statement && m.must_use && m.result->kind != K::Void)
       must_use(e, true, "builtin '" + n + "'");
     // Evaluated when every argument is known and the builtin is a const function.
@@ -2393,18 +2426,27 @@ class Sema {
     }
     // clamp(e, low, high) with low and high known checks low <= high whatever e is (Tint): a
     // module error for const-expressions, a pipeline error where an override gives one.
-    if (n == "clamp" && e->args.size() == 3 && m.params.size() == 3 && m.params[1]->scalar()) {
-      const ConstValue* lo = value(e->args[1]);
-      const ConstValue* hi = value(e->args[2]);
+    // smoothstep(low, high, x) likewise checks low < high.
+    const bool smooth = n == "smoothstep";
+    const size_t lo_i = smooth ? 0 : 1;
+    if ((n == "clamp" || smooth) && e->args.size() == 3 && m.params.size() == 3 &&
+        m.params[lo_i]->scalar()) {
+      const ConstValue* lo = value(e->args[lo_i]);
+      const ConstValue* hi = value(e->args[lo_i + 1]);
       if (lo && hi && lo->scalars.size() == hi->scalars.size()) {
-        const bool is_float = m.params[1]->scalar()->is_float_scalar();
+        const bool is_float = m.params[lo_i]->scalar()->is_float_scalar();
         for (size_t i = 0; i < lo->scalars.size(); i++) {
-          bool bad = is_float ? as_double(lo->scalars[i]) > as_double(hi->scalars[i])
-                              : as_int(lo->scalars[i]) > as_int(hi->scalars[i]);
+          const Scalar &l = lo->scalars[i], &h = hi->scalars[i];
+          bool bad = is_float
+                         ? (smooth ? as_double(l) >= as_double(h) : as_double(l) > as_double(h))
+                         : (smooth ? as_int(l) >= as_int(h) : as_int(l) > as_int(h));
           if (!bad) continue;
-          std::string msg = "clamp called with 'low' (" + value_text(*lo) +
-                            ") greater than 'high' (" + value_text(*hi) + ")";
-          if (stage(e->args[1]) == EvalStage::Const && stage(e->args[2]) == EvalStage::Const)
+          std::string msg = smooth ? "smoothstep called with 'low' (" + value_text(*lo) +
+                                         ") not less than 'high' (" + value_text(*hi) + ")"
+                                   : "clamp called with 'low' (" + value_text(*lo) +
+                                         ") greater than 'high' (" + value_text(*hi) + ")";
+          if (stage(e->args[lo_i]) == EvalStage::Const &&
+              stage(e->args[lo_i + 1]) == EvalStage::Const)
             error(e->span, "const-eval", msg);
           else
             override_error(e->span, "const-eval", msg);
@@ -2412,6 +2454,22 @@ class Sema {
         }
       }
     }
+    // ldexp(e1, e2) with e2 known checks e2 <= bias + 1 whatever e1 is (as clamp's bounds).
+    if (n == "ldexp" && e->args.size() == 2 && m.params.size() == 2 && m.params[0]->scalar())
+      if (const ConstValue* ex = value(e->args[1])) {
+        const K k = m.params[0]->scalar()->kind;
+        const int64_t bias = k == K::F16 ? 15 : k == K::F32 ? 127 : 1023;
+        for (const Scalar& x : ex->scalars) {
+          if (as_int(x) <= bias + 1) continue;
+          std::string msg = "ldexp: the exponent " + std::to_string(as_int(x)) +
+                            " is too large for '" + m.params[0]->scalar()->wgsl() + "'";
+          if (stage(e->args[1]) == EvalStage::Const)
+            error(e->span, "const-eval", msg);
+          else
+            override_error(e->span, "const-eval", msg);
+          break;
+        }
+      }
     stage_[e] = EvalStage::Runtime;
     return m.result;
   }
@@ -2789,6 +2847,7 @@ class Sema {
         stage_[e] = EvalStage::Runtime;
         return tt_.ref(bt->space, v->elem, bt->access);
       }
+      if (ref) note_access(base, kRead);  // a multi-component swizzle loads the vector
       const Type* rt =
           e->swizzle.size() == 1 ? v->elem : tt_.vec(v->elem, uint32_t(e->swizzle.size()));
       EvalStage s = ref ? EvalStage::Runtime : stage(base);

@@ -119,7 +119,9 @@ struct BuiltinMatch {
   bool const_fn = false;            // a const function: const arguments give a const result
   bool must_use = true;
   bool needs_subgroups = false;
-  std::string error;  // set when no overload matches (the "type" rule)
+  int offset_arg = -1;     // a texture builtin's offset: a const-expression, each in [-8, 7]
+  int component_arg = -1;  // textureGather's component: a const-expression in [0, 3]
+  std::string error;       // set when no overload matches (the "type" rule)
 };
 // args: the arguments' types (references already loaded, pointers as pointers). `result_struct`
 // creates the frexp/modf/atomicCompareExchangeWeak result structures.

@@ -1082,7 +1082,11 @@ class UniformityGraph {
       case ExprKind::Member:
         // A swizzle of several components reads a value from its base (the load applies there);
         // a struct member or one component is a view into the base.
-        if (e->swizzle.size() > 1) return process_expression(cf, e->args[0], false, true);
+        // On a pointer (pointer_composite_access: `(&v).yw`, `p.yw`) the load is through it.
+        if (e->swizzle.size() > 1) {
+          if (is_pointer_expr(e->args[0])) return process_expression(cf, e->args[0], true, false);
+          return process_expression(cf, e->args[0], false, true);
+        }
         return process_expression(cf, e->args[0], load_rule, false);
       case ExprKind::Unary: {
         // The operand of & and * is a memory view or a pointer, not a loaded value; the others

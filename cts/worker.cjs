@@ -8,8 +8,8 @@
 // then one query a line on stdin; for each, the output is framed by
 //   @@cts-worker begin <query>
 //   @@cts-worker end <exit code as cmdline.js would give> node_cpu_s=<s> serve_cpu_s=<s>
-// where the CPU seconds are this process's and its live `wgslvk serve` children's (the provider's
-// childPids()) during the query. An empty line or the end of stdin: the provider's servers are
+// where the CPU seconds are this process's and its `wgslvk serve` children's during the query
+// (live ones: the provider's childPids() and /proc; exited ones: this process's cutime). An empty line or the end of stdin: the provider's servers are
 // closed and waited for, and the worker exits.
 'use strict';
 const fs = require('fs');
@@ -46,23 +46,32 @@ dataCache.setStore({
 });
 dataCache.setDebugLogger(console.log);  // as cmdline.js --verbose: says whether the case cache served a file
 
-// CPU seconds of the serve children since the last call (utime + stime of /proc/<pid>/stat, every
-// thread): a server that started since counts whole; one that exited since loses what it used
-// after the last call (the provider's childPids() names the live ones).
+// CPU seconds of the serve children since the last call: the live ones from /proc/<pid>/stat
+// (utime + stime, every thread), the exited ones from this process's cutime + cstime (Node reaps
+// them: a server of a device that was replaced counts whole there), less what an exited one had
+// already been counted for at the last call.
 const kTick = 100;  // USER_HZ on Linux
+const stat = pid => {
+  const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return st.slice(st.lastIndexOf(')') + 2).split(' ').map(Number);  // f[i] is field i + 3
+};
 let seen = new Map();
+let reaped = 0;
 function serveCpuSince() {
   let s = 0;
   const now = new Map();
   for (const pid of provider.childPids?.() ?? []) {
     try {
-      const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-      const t = (Number(f[11]) + Number(f[12])) / kTick;  // fields 14 and 15
-      now.set(pid, t);
-      s += t - (seen.get(pid) ?? 0);
+      const f = stat(pid);
+      now.set(pid, (f[11] + f[12]) / kTick);  // fields 14 and 15
     } catch {}
   }
+  for (const [pid, t] of now) s += t - (seen.get(pid) ?? 0);
+  for (const [pid, t] of seen) if (!now.has(pid)) s -= t;
+  const self = stat('self');
+  const r = (self[13] + self[14]) / kTick;  // fields 16 and 17: waited-for children
+  s += r - reaped;
+  reaped = r;
   seen = now;
   return s;
 }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <stdexcept>
+#include <type_traits>
 
 #include "attention/host.hpp"
 #include "attention/reference.hpp"
@@ -33,9 +34,21 @@
 #include "wgslvk/kernels/loss/cross_entropy_backward.hpp"
 #include "wgslvk/kernels/loss/cross_entropy_forward.hpp"
 #include "wgslvk/kernels/loss/cross_entropy_mean.hpp"
+#include "wgslvk/kernels/matmul/cast_f16.hpp"
+#include "wgslvk/kernels/matmul/matmul_bias_grad.hpp"
+#include "wgslvk/kernels/matmul/matmul_blocked4.hpp"
+#include "wgslvk/kernels/matmul/matmul_f16in.hpp"
+#include "wgslvk/kernels/matmul/matmul_naive.hpp"
+#include "wgslvk/kernels/matmul/matmul_native.hpp"
+#include "wgslvk/kernels/matmul/matmul_native_k16.hpp"
+#include "wgslvk/kernels/matmul/matmul_native_splitk.hpp"
+#include "wgslvk/kernels/matmul/matmul_splitk_reduce.hpp"
+#include "wgslvk/kernels/matmul/matmul_vec4.hpp"
+#include "wgslvk/kernels/matmul/scale_f32.hpp"
 #include "wgslvk/kernels/norm/layernorm_backward.hpp"
 #include "wgslvk/kernels/norm/layernorm_backward_lean_dparams.hpp"
 #include "wgslvk/kernels/norm/layernorm_forward.hpp"
+#include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled8_d2.hpp"
 #include "wgslvk/numeric.hpp"
 #include "wgslvk/reusable.hpp"
 #include "wgslvk/utils.hpp"
@@ -74,11 +87,6 @@ constexpr uint32_t kSgmmTiledWorkgroupBytes = 49152;
 struct Range {
   Buffer buf;
   uint64_t offset = 0, size = 0;
-  BindGroupEntry entry(uint32_t binding) const {
-    BindGroupEntry e{binding, buf, offset, {}};
-    if (size) e.size = size;
-    return e;
-  }
   // At a kernel's named binding (its generated header's slot).
   template <class K, class T>
   KernelEntry<K> at(const BindingSlot<K, T>& slot) const {
@@ -100,6 +108,20 @@ namespace ce_bwd = ks::loss::cross_entropy_backward;
 namespace ew = ks::elementwise;
 namespace emb = ks::embedding;
 namespace att = ks::attention;
+namespace mmk = ks::matmul;
+// The mixed products: matmul_f16in's slots bind sgmm_f16_tiled8_d2 too (the same ABI, asserted
+// below; entries_for checks each binding's kind and WGSL type when sgmm is the kernel in use).
+namespace f16in = mmk::matmul_f16in;
+namespace sgmm = ks::subgroup_matrix::sgmm_f16_tiled8_d2;
+template <class A, class B>
+constexpr bool same_slot(const A& a, const B& b) {
+  return a.group == b.group && a.binding == b.binding && a.type == b.type &&
+         std::is_same_v<typename A::value_type, typename B::value_type>;
+}
+static_assert(same_slot(f16in::binding::fa_in, sgmm::binding::ta_in) &&
+              same_slot(f16in::binding::fb_in, sgmm::binding::tb_in) &&
+              same_slot(f16in::binding::fc_out, sgmm::binding::tc_out) &&
+              same_slot(f16in::binding::fdims, sgmm::binding::tdims));
 // Workgroup counts below come from the headers (Kernel::workgroups): 256 invocations each, as
 // the step always counted them.
 static_assert(ks::embedding::embed_lookup::Kernel::workgroup_threads == 256);
@@ -297,14 +319,14 @@ struct GpuGpt::StepBuilder {
       it = f16_copies.end() - 1;
     }
     if (!it->fresh) {
-      uint32_t dims[4] = {uint32_t(floats / 4), 0, 0, 0};
-      Buffer u = uni(dims, sizeof dims);
+      using namespace mmk::cast_f16::binding;
+      Buffer u = uni(cs_dims, {uint32_t(floats / 4), 0, 0, 0});  // vec4 count
       m.casts_.push_back({m.ops_.size(), r.buf, it->f16, r.offset, floats});
       const Buffer f16 = it->f16;
-      add_flat("matmul/cast_f16",
-               {Range{r.buf, r.offset, floats * 4}.entry(0), whole(f16).entry(1),
-                whole(A.f16_overflow).entry(2), whole(u).entry(3)},
-               (floats / 4 + 255) / 256);
+      add_flat_k(mmk::cast_f16::Kernel{},
+                 {Range{r.buf, r.offset, floats * 4}.at(cs_in), whole(f16).at(cs_out),
+                  whole(A.f16_overflow).at(cs_overflow), whole(u).at(cs_dims)},
+                 mmk::cast_f16::Kernel::workgroups(floats / 4));
       it->fresh = true;  // (the cast binds its source read-only: note_writes left it alone)
     }
     return Range{it->f16, 0, 0};
@@ -315,18 +337,18 @@ struct GpuGpt::StepBuilder {
   void mm_mixed(const Range& a, const Range& b, const Range& c, const Range* bias,
                 matmul::Dims md) {
     const Range a16 = half_of(a, md.a_count()), b16 = half_of(b, md.b_count());
-    uint32_t dims[4] = {md.M, md.N, md.K,
-                        md.flags & (matmul::kTransA | matmul::kTransB | matmul::kAccumulate)};
-    Buffer u = uni(dims, sizeof dims);
-    const bool sgmm = m.mixed_kernel_ == "subgroup_matrix/sgmm_f16_tiled8_d2";
-    const uint32_t tile = sgmm ? 128 : 32;
+    using namespace f16in::binding;
+    Buffer u = uni(fdims, {md.M, md.N, md.K,
+                           md.flags & (matmul::kTransA | matmul::kTransB | matmul::kAccumulate)});
+    const bool tiled8 = m.mixed_kernel_ == sgmm::name;
+    const uint32_t tile = tiled8 ? 128 : 32;
     const uint64_t gx = (uint64_t(md.N) + tile - 1) / tile, gy = (uint64_t(md.M) + tile - 1) / tile;
     const uint32_t lim = m.dev_.limits().max_compute_workgroups_per_dimension;
     if (gx > lim || gy > lim)
       throw std::invalid_argument("GpuGpt (mixed): a product of " + std::to_string(md.M) + " x " +
                                   std::to_string(md.N) + " needs a grid over the device's limit");
-    add(m.mixed_kernel_, {a16.entry(0), b16.entry(1), c.entry(2), whole(u).entry(3)}, uint32_t(gx),
-        uint32_t(gy));
+    add_k(f16in::Kernel{}, {a16.at(fa_in), b16.at(fb_in), c.at(fc_out), whole(u).at(fdims)},
+          uint32_t(gx), uint32_t(gy), 1, m.mixed_kernel_);
     if (bias) {
       if (md.N % 4) throw std::invalid_argument("GpuGpt (mixed): a bias of odd width");
       using namespace ew::pos_embed_add::binding;
@@ -342,10 +364,11 @@ struct GpuGpt::StepBuilder {
     const float s = 1.0f / m.loss_scale_;
     for (uint64_t at = 0; at < L.total; at += L.chunk) {
       const uint64_t n = std::min(L.chunk, L.total - at);
-      uint32_t dims[4] = {uint32_t(n / 4), std::bit_cast<uint32_t>(s), 0, 0};
-      Buffer u = uni(dims, sizeof dims);
-      add_flat("matmul/scale_f32", {Range{m.opt_->g(), at * 4, n * 4}.entry(0), whole(u).entry(1)},
-               (n / 4 + 255) / 256);
+      using namespace mmk::scale_f32::binding;
+      Buffer u = uni(sdims, {uint32_t(n / 4), std::bit_cast<uint32_t>(s), 0, 0});
+      add_flat_k(mmk::scale_f32::Kernel{},
+                 {Range{m.opt_->g(), at * 4, n * 4}.at(sx), whole(u).at(sdims)},
+                 mmk::scale_f32::Kernel::workgroups(n / 4));
     }
   }
 
@@ -353,7 +376,7 @@ struct GpuGpt::StepBuilder {
   void mm(const Range& a, const Range& b, const Range& c, const Range* bias, matmul::Dims md) {
     if (m.gopt_.mixed) return mm_mixed(a, b, c, bias, md);
     if (bias) md.flags |= matmul::kAddBias;
-    uint32_t dims[4] = {md.M, md.N, md.K, md.flags};
+    const Range bb = bias ? *bias : whole(A.dummy);
     if (m.gopt_.matmul == MatmulImpl::NativeAuto && matmul::supports(matmul::Kernel::Native, md)) {
       const matmul::NativePlan plan = matmul::native_plan(md);
       if (plan.variant == matmul::NativePlan::Variant::SplitK) {
@@ -364,28 +387,29 @@ struct GpuGpt::StepBuilder {
         const uint64_t floats = matmul::splitk_partial_floats(md, S);
         Buffer& part = splitk_scratch[{floats, pending_reduces.size()}];
         if (!part) part = buf("gpt.splitk_partials", floats);
-        uint32_t sd[4] = {md.M, md.N, md.K, matmul::splitk_flags(md, S)};
-        uint32_t rd[4] = {md.M, md.N, S, md.flags & (matmul::kAddBias | matmul::kAccumulate)};
-        Buffer us = uni(sd, sizeof sd), ur = uni(rd, sizeof rd);
-        Range bb = bias ? *bias : whole(A.dummy);
+        namespace sk = mmk::matmul_native_splitk;
+        namespace rk = mmk::matmul_splitk_reduce;
+        Buffer us = uni(sk::binding::ndims, {md.M, md.N, md.K, matmul::splitk_flags(md, S)});
+        Buffer ur = uni(rk::binding::rk_dims,
+                        {md.M, md.N, S, md.flags & (matmul::kAddBias | matmul::kAccumulate)});
         adding_split = true;
-        add_flat("matmul/matmul_native_splitk",
-                 {a.entry(0), b.entry(1), whole(part).entry(2), whole(us).entry(4)},
-                 matmul::splitk_workgroups(md, S));
+        add_flat_k(sk::Kernel{},
+                   {a.at(sk::binding::na), b.at(sk::binding::nb), whole(part).at(sk::binding::nc),
+                    whole(us).at(sk::binding::ndims)},
+                   matmul::splitk_workgroups(md, S));
         adding_split = false;
         pending_reduces.push_back([this, part, c, bb, ur, md] {
-          add_flat("matmul/matmul_splitk_reduce",
-                   {Range{part}.entry(0), c.entry(1), bb.entry(2), Range{ur}.entry(3)},
-                   matmul::splitk_reduce_workgroups(md));
+          using namespace rk::binding;
+          add_flat_k(rk::Kernel{},
+                     {whole(part).at(rk_part), c.at(rk_c), bb.at(rk_bias), whole(ur).at(rk_dims)},
+                     matmul::splitk_reduce_workgroups(md));
         });
         return;
       }
       if (plan.variant == matmul::NativePlan::Variant::K16) {  // 128 x 64 tiles, K stages of 16
-        Buffer u = uni(dims, sizeof dims);
-        Range bb = bias ? *bias : whole(A.dummy);
-        add_flat("matmul/matmul_native_k16",
-                 {a.entry(0), b.entry(1), c.entry(2), bb.entry(3), whole(u).entry(4)},
-                 matmul::native_k16_workgroups(md));
+        namespace h = mmk::matmul_native_k16;
+        product(h::Kernel{}, h::binding::na, h::binding::nb, h::binding::nc, h::binding::nbias,
+                h::binding::ndims, a, b, c, bb, md, matmul::native_k16_workgroups(md));
         return;
       }
     }
@@ -406,20 +430,52 @@ struct GpuGpt::StepBuilder {
                                                          : matmul::vec4_or_fallback(md);
         break;
     }
-    Buffer u = uni(dims, sizeof dims);
-    Range bb = bias ? *bias : whole(A.dummy);
-    add_flat(matmul::qualified_name(k),
-             {a.entry(0), b.entry(1), c.entry(2), bb.entry(3), whole(u).entry(4)},
-             matmul::workgroups(k, md));
+    const uint64_t wg = matmul::workgroups(k, md);
+    switch (k) {  // each kernel by its own header (vec4 and native read vec4<f32> rows)
+      case matmul::Kernel::Naive: {
+        namespace h = mmk::matmul_naive::binding;
+        return product(mmk::matmul_naive::Kernel{}, h::a, h::b, h::c, h::bias, h::dims, a, b, c, bb,
+                       md, wg);
+      }
+      case matmul::Kernel::Blocked4: {
+        namespace h = mmk::matmul_blocked4::binding;
+        return product(mmk::matmul_blocked4::Kernel{}, h::a, h::b, h::c, h::bias, h::dims, a, b, c,
+                       bb, md, wg);
+      }
+      case matmul::Kernel::Vec4: {
+        namespace h = mmk::matmul_vec4::binding;
+        return product(mmk::matmul_vec4::Kernel{}, h::a4, h::b4, h::c, h::bias, h::dims, a, b, c,
+                       bb, md, wg);
+      }
+      case matmul::Kernel::Native: {
+        namespace h = mmk::matmul_native::binding;
+        return product(mmk::matmul_native::Kernel{}, h::na, h::nb, h::nc, h::nbias, h::ndims, a, b,
+                       c, bb, md, wg);
+      }
+      default:
+        throw std::logic_error("GpuGpt: matmul kernel " + matmul::qualified_name(k) +
+                               " is not one the step picks");
+    }
+  }
+  // One product c = a b (+ bias) (md.flags) on a matmul kernel whose bindings are A, B, C, the bias
+  // and the dims uniform (M, N, K, flags), each given as that kernel's slot.
+  template <class K, class TA, class TB, class TC, class TBias, class TDims>
+  void product(K tag, const BindingSlot<K, TA>& sa, const BindingSlot<K, TB>& sb,
+               const BindingSlot<K, TC>& sc, const BindingSlot<K, TBias>& sbias,
+               const BindingSlot<K, TDims>& sdims, const Range& a, const Range& b, const Range& c,
+               const Range& bias, const matmul::Dims& md, uint64_t workgroups) {
+    Buffer u = uni(sdims, {md.M, md.N, md.K, md.flags});
+    add_flat_k(tag, {a.at(sa), b.at(sb), c.at(sc), bias.at(sbias), whole(u).at(sdims)}, workgroups);
   }
   // db = column sums of dY [M, N], with matmul::bias_grad_lanes() row lanes per column (more
   // workgroups where N is small; the lanes fix the summation order).
   void bias_grad(const Range& dyr, const Range& db, uint32_t M, uint32_t N) {
     const uint32_t lanes = matmul::bias_grad_lanes(M, N);
-    uint32_t dims[4] = {M, N, 0, lanes};
-    Buffer u = uni(dims, sizeof dims);
-    add_flat("matmul/matmul_bias_grad", {dyr.entry(0), db.entry(1), whole(u).entry(2)},
-             matmul::bias_grad_workgroups(N, lanes));
+    namespace bg = mmk::matmul_bias_grad;
+    Buffer u = uni(bg::binding::bg_dims, {M, N, 0, lanes});
+    add_flat_k(bg::Kernel{},
+               {dyr.at(bg::binding::dy), db.at(bg::binding::db), whole(u).at(bg::binding::bg_dims)},
+               matmul::bias_grad_workgroups(N, lanes));
   }
   void ln_fwd(const Buffer& x, const std::string& pname, const Buffer& y, const Buffer& mean,
               const Buffer& rstd) {
@@ -726,9 +782,8 @@ void GpuGpt::check_mixed(const optimizer::AdamWOptions& adamw) {
         "mixed precision with sgmm_f16_tiled8_d2 needs the chromium-experimental-subgroup-matrix "
         "feature and 49152 bytes of workgroup memory; the device '" +
         dev + "' lacks them");
-  mixed_kernel_ = gopt_.mixed_kernel == MixedKernel::F16In || !sgmm_ok
-                      ? "matmul/matmul_f16in"
-                      : "subgroup_matrix/sgmm_f16_tiled8_d2";
+  mixed_kernel_ = gopt_.mixed_kernel == MixedKernel::F16In || !sgmm_ok ? std::string(f16in::name)
+                                                                       : std::string(sgmm::name);
 }
 
 uint32_t GpuGpt::read_f16_overflow() {

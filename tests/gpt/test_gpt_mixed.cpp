@@ -16,6 +16,10 @@
 #include "support/test_device.hpp"
 #include "test_corpus.hpp"
 #include "trainer.hpp"
+#include "wgslvk/bind.hpp"
+#include "wgslvk/kernels/matmul/cast_f16.hpp"
+#include "wgslvk/kernels/matmul/matmul_f16in.hpp"
+#include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled8_d2.hpp"
 #include "wgslvk/utils.hpp"
 
 namespace wgslvk::gpt {
@@ -77,9 +81,12 @@ TEST(GptMixed, CastIsRoundToNearestEvenBitExact) {
   Buffer in = testing::upload(d, x, "cast.in");
   Buffer out = testing::upload(d, std::vector<uint16_t>(n + 8, 0x5a5a), "cast.out");
   Buffer over = testing::upload(d, std::vector<uint32_t>{0}, "cast.overflow");
-  Buffer u = utils::make_uniform(d, "cast.dims", std::array<uint32_t, 4>{n / 4, 0, 0, 0});
-  utils::run_dispatch(d, kernel("matmul/cast_f16"), {{0, in}, {1, out}, {2, over}, {3, u}},
-                      grid_for_workgroups((n / 4 + 255) / 256, d.limits()));
+  namespace cast = kernels::matmul::cast_f16;
+  Buffer u = make_uniform(d, cast::binding::cs_dims, {n / 4, 0, 0, 0}, "cast.dims");
+  run_dispatch(d, cast::Kernel{},
+               {bind(cast::binding::cs_in, in), bind(cast::binding::cs_out, out),
+                bind(cast::binding::cs_overflow, over), bind(cast::binding::cs_dims, u)},
+               cast::Kernel::grid(n / 4, d.limits()));
   auto got = read<uint16_t>(d, out);
   uint64_t wrong = 0, not_finite = 0;
   for (uint32_t i = 0; i < n; ++i) {
@@ -117,8 +124,8 @@ TEST(GptMixed, GradientsOfOneStepMatchTheDoubleReference) {
   auto init = init_params(mc, tc.seed);
   GpuGpt gpu(device(), mc, kBatch, tc.adamw(), mixed_options(tc));
   EXPECT_EQ(gpu.mixed_kernel_name(), device().has_feature(Feature::SubgroupMatrix)
-                                         ? "subgroup_matrix/sgmm_f16_tiled8_d2"
-                                         : "matmul/matmul_f16in");
+                                         ? kernels::subgroup_matrix::sgmm_f16_tiled8_d2::name
+                                         : kernels::matmul::matmul_f16in::name);
   EXPECT_EQ(gpu.loss_scale(), 8192.0f);  // auto: 32 x 4 x 64 rows
   gpu.set_params(init);
   TrainConfig f32 = tc;

@@ -197,6 +197,8 @@ std::vector<uint8_t> blob_at(const std::string& dir, uint64_t at, uint64_t size)
 // Every call of a small explicit-layout program is in the trace, in order, with its bytes; the
 // same trace replays on Dawn bit for bit (a + b is exact on both). Covers what the trainer does
 // not: an explicit layout, a bind group at a non-zero offset, clear_buffer, a copy before a read.
+// It spells out the raw WebGPU calls (layout entries and bind group entries by binding number,
+// the kernel by name) on purpose: the trace of exactly those calls is what it checks.
 TEST(GptDawn, TraceRecordsEveryCallWithItsBytes) {
   const std::string dir = trace_dir("calls");
   fs::remove_all(dir);

@@ -18,7 +18,8 @@ inline std::filesystem::path temp_dir(const std::string& name) {
 }
 
 // A small valid case (embedding/embed_lookup: 4 tokens, a 16x4 table), as text; its
-// out.expected.npy is 64 floats of 0.5.
+// out.expected.npy is 64 floats of 0.5. Kernels by name and bindings by number on purpose: that
+// is the case format (wgslvk-case/1, golden/README.md) these tests are about.
 inline constexpr const char* kTinyCase = R"({
   "format": "wgslvk-case/1",
   "kernel": "embedding/embed_lookup",

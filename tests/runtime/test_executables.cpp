@@ -100,6 +100,7 @@ TEST(ExecutableStatistic, UnterminatedNameStaysInBounds) {
 
 // ---- the CLI's table and JSON -------------------------------------------------------------------
 
+// Rows as `inspect --stats` makes them: a kernel's qualified name is the row's label there.
 std::vector<cli::KernelExecutables> hand_built() {
   PipelineExecutable a{"Compute Shader", "compute", 32, {}, {}};
   a.statistics = {{"Register Count", "registers per thread", uint64_t(40)},

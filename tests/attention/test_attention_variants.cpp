@@ -9,6 +9,9 @@
 //   dispatched through the host API (attention/host.hpp), also against the naive backward; and
 //   attn_fwd_fa2_tiled (the FA2 forward on the same tiles) against the reference and the ported
 //   FA2 forward.
+// - tiled4: attn_bwd_fa2_tiled4 (attn_bwd_fa2_tiled with 4 x 4 blocks per invocation, head_dim
+//   <= 64) against the reference, the ported FA2 backward and attn_bwd_fa2_tiled (the same
+//   summation orders: the test prints how many of dqkv's values are bit-identical to tiled's).
 // One parameterized suite runs the same checks over both (AttentionFa2Variant/*: T = 1, 15, 17,
 // 33 and, tiled, 31, 32, 65 (tile edges, partial last tiles, the diagonal mask at tile edges);
 // hd = 32, 64, 80, 128 and 1, 4, 13 (wide: not multiples of 8, some invocations own no column;
@@ -173,18 +176,44 @@ void check_tiled(const Shape& s, const Inputs& in, bool log = true) {
         c_out.worst_ulps, c_lse.worst_ulps, c.worst_ulps);
 }
 
+// attn_bwd_fa2_tiled4 on the device's own forward outputs (as check_tiled) against the
+// reference, the ported FA2 backward and attn_bwd_fa2_tiled (twice the bound each).
+void check_tiled4(const Shape& s, const Inputs& in, bool log = true) {
+  SCOPED_TRACE(shape_name(s));
+  Device& dev = device();
+  Gpu gpu(dev, s);
+  const Expected e = expected_of(s, in, false);
+  const ref::BackwardBounds& bb = e.bb;
+  auto ff = gpu.fa2_forward(in.qkv);
+  auto pb = gpu.fa2_backward(in.qkv, ff.out, ff.lse, in.dout);
+  auto t4 = run_backward(gpu, Fa2Backward::Tiled4, in.qkv, in.dout, ff.lse, pb.dsum);
+  auto c = expect_within(t4, e.dqkv, bb.dqkv_err, bb.dqkv_mag, "tiled4 dqkv");
+  expect_close(t4, pb.dqkv, bb.dqkv_err, "tiled4 dqkv vs ported fa2 dqkv");
+  auto t2 = run_backward(gpu, Fa2Backward::Tiled, in.qkv, in.dout, ff.lse, pb.dsum);
+  expect_close(t4, t2, bb.dqkv_err, "tiled4 dqkv vs tiled dqkv");
+  size_t same = 0;
+  for (size_t i = 0; i < t4.size(); ++i) same += std::memcmp(&t4[i], &t2[i], 4) == 0;
+  if (log)
+    std::printf(
+        "%s tiled4: worst error / bound dqkv %.3g, worst ULP of magnitude %.3g; %zu of %zu "
+        "values bit-identical to tiled's\n",
+        shape_name(s).c_str(), c.worst_ratio, c.worst_ulps, same, t4.size());
+}
+
 // A variant's checks and its shapes (the seeds: seed + 0 .. 5, one per test).
 struct Variant {
   const char* name;
   void (*check)(const Shape&, const Inputs&, bool);
   uint64_t seed;
-  std::vector<uint32_t> seqs;       // SequenceLengths, at B 1, H 2, hd 32
-  uint32_t head_dim_seq;            // HeadDims' T (B 2, H 1)
-  std::vector<uint32_t> small_hds;  // SmallAndOddHeadDims, at B 1, T 19, H 2
+  std::vector<uint32_t> seqs;                           // SequenceLengths, at B 1, H 2, hd 32
+  uint32_t head_dim_seq;                                // HeadDims' T (B 2, H 1)
+  std::vector<uint32_t> small_hds;                      // SmallAndOddHeadDims, at B 1, T 19, H 2
+  std::vector<uint32_t> head_dims = {32, 64, 80, 128};  // HeadDims
 };
 const Variant kVariants[] = {
     {"wide", check_wide, 21, {1, 15, 17, 33}, 20, {1, 4, 13}},
     {"tiled", check_tiled, 31, {1, 15, 17, 31, 32, 33, 65}, 40, {1, 4, 13, 33}},
+    {"tiled4", check_tiled4, 51, {1, 15, 17, 31, 32, 33, 65}, 40, {1, 4, 13, 33}, {32, 48, 64}},
 };
 
 class AttentionFa2Variant : public ::testing::TestWithParam<Variant> {};
@@ -201,7 +230,7 @@ TEST_P(AttentionFa2Variant, SequenceLengths) {
 TEST_P(AttentionFa2Variant, HeadDims) {
   const Variant& v = GetParam();
   auto r = rng(v.seed + 1);
-  for (uint32_t hd : {32u, 64u, 80u, 128u}) {
+  for (uint32_t hd : v.head_dims) {
     Shape s = make_shape(2, v.head_dim_seq, 1, hd);
     v.check(s, random_inputs(r, s), true);
   }
@@ -387,6 +416,66 @@ TEST(AttentionTiled, WrongRowStatisticsAreCaught) {
   for (size_t i = 0; i < ds1.size(); ++i) ds1[i] = pb.dsum[(i + s.seq) % ds1.size()];
   auto bad_l = run_backward(gpu, Fa2Backward::Tiled, in.qkv, in.dout, lse1, pb.dsum);
   auto bad_d = run_backward(gpu, Fa2Backward::Tiled, in.qkv, in.dout, f.lse, ds1);
+  EXPECT_GT(count_outside(bad_l, e.dqkv, e.bb.dqkv_err), e.dqkv.size() / 2);
+  EXPECT_GT(count_outside(bad_d, e.dqkv, e.bb.dqkv_err), e.dqkv.size() / 4);
+}
+
+// attn_bwd_fa2_tiled4: head_dim > 64 writes nothing (a uniform early return) and the host API
+// refuses it, naming the field and the value; fa2_backward_tiled_for's rule.
+TEST(AttentionTiled4, RefusesHeadDimAbove64AndHostApi) {
+  Device& dev = device();
+  Shape s = make_shape(1, 5, 1, 65);
+  auto r = rng(52);
+  auto in = random_inputs(r, s);
+  try {
+    fa2_backward_dispatches(s, Fa2Backward::Tiled4);
+    ADD_FAILURE() << "head_dim 65 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("head_dim = 65"), std::string::npos) << e.what();
+  }
+  Gpu gpu(dev, s);
+  Buffer q = in_buffer(dev, in.qkv, "qkv"), g = in_buffer(dev, in.dout, "dout"),
+         l = in_buffer(dev, std::vector<float>(s.lse_size(), 1.0f), "lse"),
+         ds = in_buffer(dev, std::vector<float>(s.lse_size(), 0.5f), "dsum"),
+         dq = out_buffer(dev, s.qkv_size(), "dqkv");
+  run(dev, {{"attention/attn_bwd_fa2_tiled4",
+             {{0, gpu.params}, {1, q}, {2, g}, {3, l}, {4, ds}, {5, dq}},
+             1,
+             2,
+             1}});
+  for (float x : read_out(dev, dq, s.qkv_size(), "dqkv")) ASSERT_TRUE(is_poison(x));
+  auto t = fa2_backward_dispatches(make_shape(3, 100, 5, 64), Fa2Backward::Tiled4);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].kernel, "attention/attn_bwd_fa2_tiled4");
+  EXPECT_EQ(t[0].x, 15u);  // B*H
+  EXPECT_EQ(t[0].y, 8u);   // 2 ceil(100/32)
+  EXPECT_EQ(parse_fa2_backward("tiled4"), Fa2Backward::Tiled4);
+  EXPECT_EQ(fa2_backward_name(Fa2Backward::Tiled4), "tiled4");
+  EXPECT_EQ(fa2_backward_tiled_for(make_shape(4, 256, 8, 32)), Fa2Backward::Tiled4);  // 256 tiles
+  EXPECT_EQ(fa2_backward_tiled_for(make_shape(4, 128, 8, 32)), Fa2Backward::Tiled);   // 128
+  EXPECT_EQ(fa2_backward_tiled_for(make_shape(8, 256, 12, 64)), Fa2Backward::Tiled);  // hd 64
+}
+
+// Bit-identical reruns, and the wrong row's statistics (lse of row i + 1, the next head's dsum)
+// put most of dqkv outside the bound, as for attn_bwd_fa2_tiled.
+TEST(AttentionTiled4, DeterministicAndWrongRowStatisticsAreCaught) {
+  Device& dev = device();
+  auto r = rng(53);
+  Shape s = make_shape(1, 70, 2, 48);
+  auto in = random_inputs(r, s);
+  const Expected e = expected_of(s, in, false);
+  Gpu gpu(dev, s);
+  auto f = gpu.fa2_forward(in.qkv);
+  auto pb = gpu.fa2_backward(in.qkv, f.out, f.lse, in.dout);
+  auto a = run_backward(gpu, Fa2Backward::Tiled4, in.qkv, in.dout, f.lse, pb.dsum);
+  auto b = run_backward(gpu, Fa2Backward::Tiled4, in.qkv, in.dout, f.lse, pb.dsum);
+  ASSERT_EQ(std::memcmp(a.data(), b.data(), a.size() * 4), 0);
+  EXPECT_EQ(count_outside(a, e.dqkv, e.bb.dqkv_err), 0u);
+  std::vector<float> lse1 = f.lse, ds1 = pb.dsum;
+  for (size_t i = 0; i + 1 < lse1.size(); ++i) lse1[i] = f.lse[i + 1];
+  for (size_t i = 0; i < ds1.size(); ++i) ds1[i] = pb.dsum[(i + s.seq) % ds1.size()];
+  auto bad_l = run_backward(gpu, Fa2Backward::Tiled4, in.qkv, in.dout, lse1, pb.dsum);
+  auto bad_d = run_backward(gpu, Fa2Backward::Tiled4, in.qkv, in.dout, f.lse, ds1);
   EXPECT_GT(count_outside(bad_l, e.dqkv, e.bb.dqkv_err), e.dqkv.size() / 2);
   EXPECT_GT(count_outside(bad_d, e.dqkv, e.bb.dqkv_err), e.dqkv.size() / 4);
 }

@@ -868,3 +868,246 @@ fn attn_fwd_fa2_tiled(@builtin(workgroup_id) wid: vec3<u32>,
         }
     }
 }
+
+// ---- attn_bwd_fa2_tiled4: attn_bwd_fa2_tiled with 4 x 4 register blocks, head_dim <= 64 --------
+// NOT FROM THE LOG: attn_bwd_fa2_tiled's algorithm, jobs, grid (B * H, 2 * ceil(T / 32), 1),
+// bindings 0-5, tiles (4 of 32 x 32 f32 = 16 KB, the same swizzle) and summation orders, with 64
+// invocations per workgroup instead of 256: invocation (ty, tx) = (lid / 8, lid % 8) owns the 4 x 4
+// block of rows rr = ty + 8a and columns cc = tx + 8e (a, e < 4) of each 32 x 32 product, so each
+// workgroup-memory value it reads feeds 4 multiply-adds (attn_bwd_fa2_tiled's 2 x 2 blocks: 2).
+// DECISION (head_dim <= 64): 4 x 4 blocks put 16 + 16 scores and 16 accumulators per chunk of 32
+// head columns (dk and dv: 2 x 16) in every invocation; at head_dim <= 128 that would be 128
+// accumulators. Chunks are capped at 2 (64 + 32 floats of accumulators and scores), the GPT
+// presets' head_dim (32, 64), and a host runs attn_bwd_fa2_tiled above 64 (attention/host.hpp).
+// The fixed tile (k and v, or q and dout) is not held in registers (16 x 2 x 2 floats per
+// invocation here): each step reloads it from device memory with the streamed block (the same
+// 8 KB per step and job: cache hits).
+// DECISION (one accumulator array per chunk: acc1_0, acc1_1, acc2_0, acc2_1): every register
+// array is indexed by constants once the 4 x 4 loops unroll. The first version indexed one
+// array<f32, 32> by the chunk loop's counter (ch * 16 + a * 4 + e), as attn_bwd_fa2_tiled does;
+// on the H200 it ran 1.8x slower than attn_bwd_fa2_tiled at 91 registers per invocation, fewer
+// than its 96 live accumulators and scores (so the accumulators were in local memory).
+// Summation orders as attn_bwd_fa2_tiled's, term for term: scores and dP over the head columns
+// in order (chunk by chunk), each step's 32 block rows in order into dq/dk/dv, steps in order, one
+// scale at the end; so the same bounds (reference.hpp) and, where a compiler contracts the same
+// multiply-adds, the same bits.
+// Tails and refusals as attn_bwd_fa2_tiled: rows past T and columns past hd load 0.0 and are not
+// stored; head_dim > 64: a uniform early return, nothing written.
+
+@group(0) @binding(0) var<uniform> p_b4: AttnParams;
+@group(0) @binding(1) var<storage, read> qkv_b4: array<f32>;
+@group(0) @binding(2) var<storage, read> dout_b4: array<f32>;
+@group(0) @binding(3) var<storage, read> lse_b4: array<f32>;
+@group(0) @binding(4) var<storage, read> dsum_b4: array<f32>;
+@group(0) @binding(5) var<storage, read_write> dqkv_b4: array<f32>;
+
+const B4_MAX_HD: u32 = 64u;
+const B4_CHUNKS: u32 = 2u;    // B4_MAX_HD / BT_TILE
+
+// Slots as attn_bwd_fa2_tiled: 0 F1 chunk, then dS; 1 F2 chunk, then P; 2 S1 chunk; 3 S2 chunk.
+var<workgroup> tiles_b4: array<f32, 4096>;
+
+// bt_load's element (row, col) of q (which = 0), k (1), v (2) or dout (3); 0.0 past T or hd.
+fn b4_load(which: u32, b: u32, h: u32, row: u32, col: u32) -> f32 {
+    let T = p_b4.seq;
+    let hd = p_b4.head_dim;
+    let d = p_b4.heads * hd;
+    if (row >= T || col >= hd) { return 0.0; }
+    if (which == 3u) { return dout_b4[(b * T + row) * d + h * hd + col]; }
+    return qkv_b4[(b * T + row) * 3u * d + which * d + h * hd + col];
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn attn_bwd_fa2_tiled4(@builtin(workgroup_id) wid: vec3<u32>,
+                       @builtin(local_invocation_id) lid: vec3<u32>) {
+    let T = p_b4.seq;
+    let H = p_b4.heads;
+    let hd = p_b4.head_dim;
+    if (hd > B4_MAX_HD) { return; }  // uniform: the whole workgroup leaves
+    let d = H * hd;
+    let b = wid.x / H;
+    let h = wid.x % H;
+    let nt = (T + BT_TILE - 1u) / BT_TILE;
+    let kv = (wid.y % 2u) == 0u;
+    let tile = select(nt - 1u - wid.y / 2u, wid.y / 2u, kv);
+    let f0 = tile * BT_TILE;                  // first row of the fixed tile
+    let f1w = select(0u, 1u, kv);             // fixed: k, v (kv) or q, dout (dq)
+    let f2w = select(3u, 2u, kv);
+    let s1w = select(1u, 0u, kv);             // streamed: q, dout (kv) or k, v (dq)
+    let s2w = select(2u, 3u, kv);
+    let first = select(0u, tile, kv);         // kv: blocks tile .. nt - 1; dq: 0 .. tile
+    let nb = select(tile + 1u, nt - tile, kv);
+    let last = (hd - 1u) / BT_TILE;           // the last chunk (hd >= 1)
+    let t = lid.x;
+    let ty = t / 8u;
+    let tx = t % 8u;
+    let lr = t / BT_TILE;                     // this invocation loads rows lr + 2u, column lc
+    let lc = t % BT_TILE;
+    let scale = p_b4.scale;
+    let row_base = (b * H + h) * T;
+
+    // [a * 4 + e]: row ty + 8a, column tx + 8e (acc*_0) or 32 + tx + 8e (acc*_1).
+    var acc1_0: array<f32, 16>;
+    var acc1_1: array<f32, 16>;
+    var acc2_0: array<f32, 16>;
+    var acc2_1: array<f32, 16>;
+    for (var step = 0u; step < nb; step = step + 1u) {
+        let s0 = (first + step) * BT_TILE;    // first row of the streamed block
+        // [a * 4 + e]: fixed row ty + 8a, block row tx + 8e (initialized explicitly, as in
+        // attn_bwd_fa2_tiled: Dawn did not re-zero a loop-body array).
+        var s = array<f32, 16>(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                               0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+        var dp = array<f32, 16>(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                                0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+        // A. scores and dP over the chunks of hd.
+        for (var ch = 0u; ch < B4_CHUNKS; ch = ch + 1u) {
+            if (ch * BT_TILE < hd) {
+                workgroupBarrier();  // the previous reads of the slots are done
+                for (var u = 0u; u < 16u; u = u + 1u) {
+                    let x = bt_sw(lr + 2u * u, lc);
+                    let col = ch * BT_TILE + lc;
+                    tiles_b4[x] = b4_load(f1w, b, h, f0 + lr + 2u * u, col);
+                    tiles_b4[BT_SLOT + x] = b4_load(f2w, b, h, f0 + lr + 2u * u, col);
+                    tiles_b4[2u * BT_SLOT + x] = b4_load(s1w, b, h, s0 + lr + 2u * u, col);
+                    tiles_b4[3u * BT_SLOT + x] = b4_load(s2w, b, h, s0 + lr + 2u * u, col);
+                }
+                workgroupBarrier();
+                for (var c = 0u; c < BT_TILE; c = c + 1u) {
+                    var x: array<f32, 4>;
+                    var y: array<f32, 4>;
+                    for (var a = 0u; a < 4u; a = a + 1u) {
+                        x[a] = tiles_b4[bt_sw(ty + 8u * a, c)];
+                        y[a] = tiles_b4[2u * BT_SLOT + bt_sw(tx + 8u * a, c)];
+                    }
+                    for (var a = 0u; a < 4u; a = a + 1u) {
+                        for (var e = 0u; e < 4u; e = e + 1u) {
+                            s[a * 4u + e] = s[a * 4u + e] + x[a] * y[e];
+                        }
+                    }
+                    for (var a = 0u; a < 4u; a = a + 1u) {
+                        x[a] = tiles_b4[BT_SLOT + bt_sw(ty + 8u * a, c)];
+                        y[a] = tiles_b4[3u * BT_SLOT + bt_sw(tx + 8u * a, c)];
+                    }
+                    for (var a = 0u; a < 4u; a = a + 1u) {
+                        for (var e = 0u; e < 4u; e = e + 1u) {
+                            dp[a * 4u + e] = dp[a * 4u + e] + x[a] * y[e];
+                        }
+                    }
+                }
+            }
+        }
+        // B. P and dS (exactly 0 where masked) into slots 1 and 0.
+        workgroupBarrier();  // phase A's reads of slots 0 and 1 are done
+        for (var a = 0u; a < 4u; a = a + 1u) {
+            for (var e = 0u; e < 4u; e = e + 1u) {
+                let rr = ty + 8u * a;
+                let cc = tx + 8u * e;
+                let qi = select(f0 + rr, s0 + cc, kv);  // the query of this score
+                let kj = select(s0 + cc, f0 + rr, kv);  // its key
+                var pv = 0.0;
+                var dsv = 0.0;
+                if (kj <= qi && qi < T) {  // causal; rows past T (j <= i < T keeps j < T too)
+                    pv = exp(s[a * 4u + e] * scale - lse_b4[row_base + qi]);
+                    dsv = pv * (dp[a * 4u + e] - dsum_b4[row_base + qi]);
+                }
+                tiles_b4[bt_sw(rr, cc)] = dsv;
+                tiles_b4[BT_SLOT + bt_sw(rr, cc)] = pv;
+            }
+        }
+        // The accumulations: chunk 1 first where hd > 32 (its streamed tiles are in place), then
+        // chunk 0 (reloaded).
+        if (last == 1u) {
+            workgroupBarrier();  // dS and P are stored
+            for (var j = 0u; j < BT_TILE; j = j + 1u) {
+                var g: array<f32, 4>;
+                var z: array<f32, 4>;
+                for (var a = 0u; a < 4u; a = a + 1u) {
+                    g[a] = tiles_b4[bt_sw(ty + 8u * a, j)];
+                    z[a] = tiles_b4[2u * BT_SLOT + bt_sw(j, tx + 8u * a)];
+                }
+                for (var a = 0u; a < 4u; a = a + 1u) {
+                    for (var e = 0u; e < 4u; e = e + 1u) {
+                        acc1_1[a * 4u + e] = acc1_1[a * 4u + e] + g[a] * z[e];
+                    }
+                }
+            }
+            if (kv) {
+                for (var j = 0u; j < BT_TILE; j = j + 1u) {
+                    var g: array<f32, 4>;
+                    var z: array<f32, 4>;
+                    for (var a = 0u; a < 4u; a = a + 1u) {
+                        g[a] = tiles_b4[BT_SLOT + bt_sw(ty + 8u * a, j)];
+                        z[a] = tiles_b4[3u * BT_SLOT + bt_sw(j, tx + 8u * a)];
+                    }
+                    for (var a = 0u; a < 4u; a = a + 1u) {
+                        for (var e = 0u; e < 4u; e = e + 1u) {
+                            acc2_1[a * 4u + e] = acc2_1[a * 4u + e] + g[a] * z[e];
+                        }
+                    }
+                }
+            }
+            workgroupBarrier();  // chunk 1's reads are done
+            for (var u = 0u; u < 16u; u = u + 1u) {
+                let x = bt_sw(lr + 2u * u, lc);
+                tiles_b4[2u * BT_SLOT + x] = b4_load(s1w, b, h, s0 + lr + 2u * u, lc);
+                tiles_b4[3u * BT_SLOT + x] = b4_load(s2w, b, h, s0 + lr + 2u * u, lc);
+            }
+        }
+        workgroupBarrier();  // dS and P (hd <= 32) or chunk 0's reload are stored
+        for (var j = 0u; j < BT_TILE; j = j + 1u) {
+            var g: array<f32, 4>;
+            var z: array<f32, 4>;
+            for (var a = 0u; a < 4u; a = a + 1u) {
+                g[a] = tiles_b4[bt_sw(ty + 8u * a, j)];
+                z[a] = tiles_b4[2u * BT_SLOT + bt_sw(j, tx + 8u * a)];
+            }
+            for (var a = 0u; a < 4u; a = a + 1u) {
+                for (var e = 0u; e < 4u; e = e + 1u) {
+                    acc1_0[a * 4u + e] = acc1_0[a * 4u + e] + g[a] * z[e];
+                }
+            }
+        }
+        if (kv) {
+            for (var j = 0u; j < BT_TILE; j = j + 1u) {
+                var g: array<f32, 4>;
+                var z: array<f32, 4>;
+                for (var a = 0u; a < 4u; a = a + 1u) {
+                    g[a] = tiles_b4[BT_SLOT + bt_sw(ty + 8u * a, j)];
+                    z[a] = tiles_b4[3u * BT_SLOT + bt_sw(j, tx + 8u * a)];
+                }
+                for (var a = 0u; a < 4u; a = a + 1u) {
+                    for (var e = 0u; e < 4u; e = e + 1u) {
+                        acc2_0[a * 4u + e] = acc2_0[a * 4u + e] + g[a] * z[e];
+                    }
+                }
+            }
+        }
+    }
+    // Stores: kv writes the k and v columns of its keys, dq the q columns of its queries.
+    for (var a = 0u; a < 4u; a = a + 1u) {
+        for (var e = 0u; e < 4u; e = e + 1u) {
+            let row = f0 + ty + 8u * a;
+            let col = tx + 8u * e;
+            let x = a * 4u + e;
+            if (row < T) {
+                let o = (b * T + row) * 3u * d + h * hd + col;
+                if (col < hd) {
+                    if (kv) {
+                        dqkv_b4[o + d] = acc1_0[x] * scale;
+                        dqkv_b4[o + 2u * d] = acc2_0[x];
+                    } else {
+                        dqkv_b4[o] = acc1_0[x] * scale;
+                    }
+                }
+                if (col + BT_TILE < hd) {
+                    if (kv) {
+                        dqkv_b4[o + BT_TILE + d] = acc1_1[x] * scale;
+                        dqkv_b4[o + BT_TILE + 2u * d] = acc2_1[x];
+                    } else {
+                        dqkv_b4[o + BT_TILE] = acc1_1[x] * scale;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -8,8 +8,9 @@
 // Flops: forward 4 B H hd T^2 / 2 (two causal matmuls), backward 2.5x that (five causal
 // matmuls: s, dP, dV, dQ, dK), what FLOP/s comparisons of attention conventionally count (the
 // FA2 backward rows execute 7: dq's jobs recompute s and dP). Backward rows: attn_bwd_fa2 (the
-// ported pair), attn_bwd_fa2_wide, attn_bwd_fa2_tiled (attention/host.hpp's variants, dispatched
-// through fa2_backward_dispatches) and attn_naive_backward, each after attn_dsum.
+// ported pair), attn_bwd_fa2_wide, attn_bwd_fa2_tiled, attn_bwd_fa2_tiled4 (hd <= 64; attention/
+// host.hpp's variants, dispatched through fa2_backward_dispatches) and attn_naive_backward, each
+// after attn_dsum.
 #include <cstdio>
 #include <string>
 
@@ -219,6 +220,7 @@ void bench_attention(Ctx& c) {
     const bool any_bwd = c.selected("attention", "attn_bwd_fa2") ||
                          c.selected("attention", "attn_bwd_fa2_wide") ||
                          c.selected("attention", "attn_bwd_fa2_tiled") ||
+                         c.selected("attention", "attn_bwd_fa2_tiled4") ||
                          c.selected("attention", "attn_naive_backward");
     if (!any_fwd && !any_bwd) continue;
     Data x(s, true);
@@ -298,6 +300,20 @@ void bench_attention(Ctx& c) {
                              "write dsum, dqkv; no attention matrix",
                              2.5 * fwd_flops));
       t_tiled = r.t.median;
+    }
+    if (s.head_dim <= kTiled4MaxHeadDim && c.selected("attention", "attn_bwd_fa2_tiled4")) {
+      Row& r =
+          time_case(c, bwd_case(x, true, Fa2Backward::Tiled4),
+                    make_row("attn_bwd_fa2_tiled4", label(p), s, 2 * qkv_b + 2 * out_b + 3 * row_b,
+                             "attn_dsum + attn_bwd_fa2_tiled4: read qkv, out, dout, lse; "
+                             "write dsum, dqkv; no attention matrix",
+                             2.5 * fwd_flops));
+      if (t_tiled > 0) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "attention backward %s: FA2 tiled / tiled4 time = %.2f",
+                      label(p).c_str(), t_tiled / r.t.median);
+        c.note(buf);
+      }
     }
     if (c.selected("attention", "attn_naive_backward")) {
       Row& r = time_case(

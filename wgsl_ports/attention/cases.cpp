@@ -485,6 +485,42 @@ Case bwd_fa2_tiled_large_logits(uint64_t seed) {
                       wgslvk::attention::Fa2Backward::Tiled);
 }
 
+// ---- attn_bwd_fa2_tiled4 (attention_native.wgsl, ours) ------------------------------------------
+// attn_bwd_fa2_tiled with 4 x 4 blocks per invocation (head_dim <= 64): the same expected values
+// and bounds. Small, as the tiled backward's; its other shapes are on the device in
+// tests/attention/test_attention_variants.cpp.
+
+Shape random_shape_tiled4(uint64_t seed) {
+  Rng r(seed ^ 0x7e44);
+  const uint32_t hds[] = {32, 48, 64};
+  return make_shape(1, 5 + r.below(30), 1, hds[r.below(3)]);
+}
+Case bwd_fa2_tiled4_basic(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, random_shape_tiled4(seed), true), Fa2Bwd::AllGivenDsum,
+                      "attn_bwd_fa2_tiled4: attn_bwd_fa2_tiled's jobs and tiles, 4 x 4 outputs "
+                      "per invocation (64 invocations), head_dim <= 64",
+                      wgslvk::attention::Fa2Backward::Tiled4);
+}
+Case bwd_fa2_tiled4_t33_hd64(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, make_shape(1, 33, 1, 64), true), Fa2Bwd::Both,
+                      "attn_dsum -> attn_bwd_fa2_tiled4 at T = 33 (tiles of 32 and 1 rows), "
+                      "hd = 64 (two chunks of 32 columns)",
+                      wgslvk::attention::Fa2Backward::Tiled4);
+}
+Case bwd_fa2_tiled4_b2h2(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, make_shape(2, 40, 2, 13), true), Fa2Bwd::Both,
+                      "attn_dsum -> attn_bwd_fa2_tiled4 at B = 2, H = 2, T = 40 (grid x = B*H = "
+                      "4), hd = 13 (a padded chunk)",
+                      wgslvk::attention::Fa2Backward::Tiled4);
+}
+Case bwd_fa2_tiled4_large_logits(uint64_t seed) {
+  return bwd_fa2_case(random_problem(seed, make_shape(1, 40, 1, 32), true, true),
+                      Fa2Bwd::AllGivenDsum,
+                      "attn_bwd_fa2_tiled4 with scores of +-1e4: exp(s - L) recomputed without "
+                      "overflow",
+                      wgslvk::attention::Fa2Backward::Tiled4);
+}
+
 // ---- attn_fwd_fa2_tiled (attention_native.wgsl, ours) -------------------------------------------
 // The FA2 forward on 32 x 32 register tiles (Q tiles of 32 rows, K/V blocks of 32 keys): the same
 // expected values and bounds as every forward path. Small, as the tiled backward's.
@@ -553,6 +589,10 @@ void register_attention(std::vector<Generator>& g) {
   add(ka::attn_fwd_fa2_tiled::name, "t33_hd80", 12302, false, fwd_fa2_tiled_t33_hd80);
   add(ka::attn_fwd_fa2_tiled::name, "b2_h2_t70", 12303, false, fwd_fa2_tiled_b2h2);
   add(ka::attn_fwd_fa2_tiled::name, "large_logits", 12304, false, fwd_fa2_tiled_large_logits);
+  add(ka::attn_bwd_fa2_tiled4::name, "basic", 12401, true, bwd_fa2_tiled4_basic);
+  add(ka::attn_bwd_fa2_tiled4::name, "chain_t33_hd64", 12402, false, bwd_fa2_tiled4_t33_hd64);
+  add(ka::attn_bwd_fa2_tiled4::name, "chain_b2_h2_t40_hd13", 12403, false, bwd_fa2_tiled4_b2h2);
+  add(ka::attn_bwd_fa2_tiled4::name, "large_logits", 12404, false, bwd_fa2_tiled4_large_logits);
 }
 WGSLVK_REGISTER_GENERATORS(register_attention);
 

@@ -193,7 +193,10 @@ struct GpuGpt::StepBuilder {
         hd(model.cfg_.head_dim()),
         R(uint64_t(B) * T),
         fa2(model.gopt_.attention != AttentionImpl::Naive),
-        fa2_bwd(model.gopt_.attention == AttentionImpl::FA2Tiled  ? attention::Fa2Backward::Tiled
+        // fa2_tiled: attn_bwd_fa2_tiled4 or attn_bwd_fa2_tiled (the same jobs, tiles and
+        // summation orders) as attention/host.hpp's measured rule picks (xl: tiled4).
+        fa2_bwd(model.gopt_.attention == AttentionImpl::FA2Tiled
+                    ? attention::fa2_backward_tiled_for(attention::make_shape(B, T, H, hd))
                 : model.gopt_.attention == AttentionImpl::FA2Wide ? attention::Fa2Backward::Wide
                                                                   : attention::Fa2Backward::Ported),
         ns{uint32_t(R), d},

@@ -916,6 +916,9 @@ TEST(WgslSema, AttributeExtensionAndBuiltinDomainRules) {
   rejects(std::string(kMain) + "  var x: f32;\n  _ = ldexp(x, 129);\n}\n", "const-eval", 3, 7,
           "too large");
   ok(std::string(kMain) + "  var x: f32;\n  _ = ldexp(x, 128);\n}\n");
+  // ldexp(abstract float, i32) is evaluated as an abstract float when const (as Tint), f32 else.
+  ok("const v = ldexp(-1.7976931348623157e+308, i32(-1025));\n");
+  rejects("fn f(e: i32) -> f32 { return ldexp(1e300, e); }\n", "const-eval", 1, 36, "");
 }
 
 // WGSL's alias analysis: two pointer arguments with one root variable, or a pointer argument to

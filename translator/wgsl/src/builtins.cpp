@@ -596,9 +596,8 @@ BuiltinMatch match_builtin(TypeTable& tt, Module& m, std::string_view name,
       e2 = e1->scalar()->kind == K::AbstractFloat ? args[1] : tt.with_scalar(args[1], tt.i32());
     else
       return fail();
-    if (e1->scalar()->kind == K::AbstractFloat && e2->scalar()->kind != K::AbstractInt) {
-      e1 = tt.with_scalar(e1, tt.f32());
-    }
+    // ldexp(abstract float, i32) stays abstract (Tint's ldexp<T: fa_f32_f16, U: ia_i32>; the
+    // CTS evaluates it so); sema makes it f32 where the call is not a const-expression.
     r.params = {e1, e2};
     r.result = e1;
   } else if (name == "frexp" || name == "modf") {

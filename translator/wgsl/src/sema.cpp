@@ -2328,6 +2328,10 @@ class Sema {
       error(e->span, unsupported ? "unsupported" : "type", m.error);
       return nullptr;
     }
+    if (n == "ldexp" && m.params.size() == 2 && m.result->scalar() &&
+        m.result->scalar()->kind == K::AbstractFloat &&
+        m.params[1]->scalar()->kind != K::AbstractInt && args_stage(e) != EvalStage::Const)
+      m.params[0] = m.result = tt_.with_scalar(m.result, tt_.f32());
     if (m.needs_subgroups && !m_.enables_subgroups)
       error(e->span, "extension",
             "cannot call built-in function '" + n + "' without extension 'subgroups'");

@@ -33,6 +33,7 @@ compile=(
 device=(mesa-vulkan-drivers)  # lavapipe, the default device where there is no GPU
 build=(
   googletest libgtest-dev
+  ccache  # the scratch-family test's copy of the tree reuses the release build's objects (run.sh)
   nodejs  # tests/browser, tests/cts and tests/examples find node when CMake configures them
 )
 tools=(

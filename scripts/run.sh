@@ -85,7 +85,14 @@ case "$what" in
     # the sanitizers a mutated input that corrupts memory goes unseen, so this pass's run is the
     # committed corpus replayed plus a short mutation run (a crash or hang still fails it), and the
     # long run is the one whose findings the sanitizers report (7 targets: 84 s of test time saved).
-    build build -DWGSLVK_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    # ccache, its cache inside build/ (this run's own, nothing shared or stale): the scratch-family
+    # test (tests/families) builds a copy of the tree with one more family at these flags, and
+    # with CCACHE_BASEDIR (paths under the checkout hashed relative to the build folder) and
+    # CCACHE_NOHASHDIR (the build folder's path not hashed) every object the new family does not
+    # change is this build's own from the cache. Depend mode: a miss does not run the
+    # preprocessor a second time (ccache hashes the headers the compiler's -MD lists).
+    export CCACHE_DIR=$PWD/build/ccache CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
+    build build -DWGSLVK_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
       "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" -DWGSLVK_FUZZ_SECONDS=3
     phase "release build"
     await_install tools

@@ -1,7 +1,8 @@
 # Copies the source tree (without builds, goldens, tests and .git) into WORK, adds one new folder
 # wgsl_ports/scratch/ (WGSL, port, reference, cases, bench, CMakeLists.txt), builds the CLI and
 # checks that every command sees the new kernel.
-#   cmake -DWGSLVK_SOURCE_DIR=.. -DWORK=.. -DGENERATOR=.. [-DLAUNCHER=ccache] -P scratch_family_check.cmake
+#   cmake -DWGSLVK_SOURCE_DIR=.. -DWORK=.. -DGENERATOR=.. [-DLAUNCHER=ccache] [-DBUILD_TYPE=..
+#         -DCXX_FLAGS=.. -DCXX_FLAGS_TYPE=.. -DSANITIZE=.. -DWERROR=..] -P scratch_family_check.cmake
 set(src ${WORK}/src)
 file(REMOVE_RECURSE ${src})
 file(MAKE_DIRECTORY ${src})
@@ -85,27 +86,45 @@ WGSLVK_REGISTER_BENCH("scratch", bench_scratch);
 }  // namespace scratch
 ]=])
 
-set(launcher)
+# The copy builds at the calling tree's build type and flags, in a folder `build` directly inside
+# the copy: its compile commands are then the calling tree's (whose build folder, like run.sh's
+# build/, sits directly inside the checkout) once ccache writes the paths under CCACHE_BASEDIR
+# relative to the build folder (../core/src/x.cpp in both), and with CCACHE_NOHASHDIR the build
+# folder's own path is not hashed either: the libraries' and the CLI's objects are the calling
+# tree's, from the cache. Compiled again: what the new family changes (its own sources, the kernel
+# index, the families' registration) and the generated kernel sources (wgslvk-translate writes
+# the absolute .comp/.wgsl paths into their first line, so their text differs in the copy).
+# Without that ccache setup it is a whole second build, as correct and slower. The environment
+# (CCACHE_*) comes from ctest's.
+set(build ${src}/build)
+set(args -DWGSLVK_TESTS=OFF)
 if(LAUNCHER)
-  set(launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
+  list(APPEND args -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
 endif()
-# Built at -O0 without debug info: what this test checks (the family is found by every command, its
-# one kernel passes) does not need optimized code, and the copy's build is most of the test's time
-# (one source of it measured on the 2-core machine: 8.5 s of CPU at -O2, 6.7 s at -O0; the heaviest,
-# validate/src/case.cpp, 15.7 s at -O3, Release's level).
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${src} -B ${WORK}/build -G ${GENERATOR} -DWGSLVK_TESTS=OFF
-                        -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 ${launcher}
+if(BUILD_TYPE)
+  string(TOUPPER "${BUILD_TYPE}" type)
+  list(APPEND args -DCMAKE_BUILD_TYPE=${BUILD_TYPE} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+       "-DCMAKE_CXX_FLAGS_${type}=${CXX_FLAGS_TYPE}" -DWGSLVK_SANITIZE=${SANITIZE} -DWGSLVK_WERROR=${WERROR})
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${src} -B ${build} -G ${GENERATOR} ${args}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 if(rc)
   message(FATAL_ERROR "configuring the copy with a scratch family failed:\n${out}")
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/build --target wgslvk
+# ccache's counts for this build alone (its stats log), printed with the test's output.
+set(ENV{CCACHE_STATSLOG} ${WORK}/ccache-stats.log)
+file(REMOVE ${WORK}/ccache-stats.log)
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${build} --target wgslvk
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 if(rc)
   message(FATAL_ERROR "building the copy with a scratch family failed:\n${out}")
 endif()
+if(LAUNCHER MATCHES "ccache" AND EXISTS ${WORK}/ccache-stats.log)
+  execute_process(COMMAND ${LAUNCHER} --show-log-stats OUTPUT_VARIABLE stats ERROR_QUIET)
+  message(STATUS "ccache, the copy's build:\n${stats}")
+endif()
 
-set(cli ${WORK}/build/cli/wgslvk)
+set(cli ${build}/cli/wgslvk)
 function(expect what pattern)
   execute_process(COMMAND ${cli} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(rc OR NOT out MATCHES "${pattern}")

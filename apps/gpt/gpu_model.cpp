@@ -16,6 +16,7 @@
 #include "loss/reference.hpp"
 #include "matmul/reference.hpp"
 #include "norm/reference.hpp"
+#include "subgroup_matrix/reference.hpp"  // plan(): the mixed products' kernel per shape
 #include "wgslvk/kernels/attention/attn_dqkv.hpp"
 #include "wgslvk/kernels/attention/attn_dscores.hpp"
 #include "wgslvk/kernels/attention/attn_dscores_fa2.hpp"
@@ -48,7 +49,9 @@
 #include "wgslvk/kernels/norm/layernorm_backward.hpp"
 #include "wgslvk/kernels/norm/layernorm_backward_lean_dparams.hpp"
 #include "wgslvk/kernels/norm/layernorm_forward.hpp"
+#include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled4_d4.hpp"
 #include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled8_d2.hpp"
+#include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled8_d4.hpp"
 #include "wgslvk/numeric.hpp"
 #include "wgslvk/reusable.hpp"
 #include "wgslvk/utils.hpp"
@@ -118,10 +121,20 @@ constexpr bool same_slot(const A& a, const B& b) {
   return a.group == b.group && a.binding == b.binding && a.type == b.type &&
          std::is_same_v<typename A::value_type, typename B::value_type>;
 }
-static_assert(same_slot(f16in::binding::fa_in, sgmm::binding::ta_in) &&
-              same_slot(f16in::binding::fb_in, sgmm::binding::tb_in) &&
-              same_slot(f16in::binding::fc_out, sgmm::binding::tc_out) &&
-              same_slot(f16in::binding::fdims, sgmm::binding::tdims));
+// The four slots of a subgroup-matrix kernel subgroup_matrix::plan() may pick.
+template <class A, class B, class C, class D>
+constexpr bool f16in_slots_bind(const A& a, const B& b, const C& c, const D& d) {
+  return same_slot(f16in::binding::fa_in, a) && same_slot(f16in::binding::fb_in, b) &&
+         same_slot(f16in::binding::fc_out, c) && same_slot(f16in::binding::fdims, d);
+}
+namespace sgmm_d4 = ks::subgroup_matrix::sgmm_f16_tiled8_d4;
+namespace sgmm_t4 = ks::subgroup_matrix::sgmm_f16_tiled4_d4;
+static_assert(f16in_slots_bind(sgmm::binding::ta_in, sgmm::binding::tb_in, sgmm::binding::tc_out,
+                               sgmm::binding::tdims) &&
+              f16in_slots_bind(sgmm_d4::binding::ta_in, sgmm_d4::binding::tb_in,
+                               sgmm_d4::binding::tc_out, sgmm_d4::binding::tdims) &&
+              f16in_slots_bind(sgmm_t4::binding::ta_in, sgmm_t4::binding::tb_in,
+                               sgmm_t4::binding::tc_out, sgmm_t4::binding::tdims));
 // Workgroup counts below come from the headers (Kernel::workgroups): 256 invocations each, as
 // the step always counted them.
 static_assert(ks::embedding::embed_lookup::Kernel::workgroup_threads == 256);
@@ -343,15 +356,24 @@ struct GpuGpt::StepBuilder {
     using namespace f16in::binding;
     Buffer u = uni(fdims, {md.M, md.N, md.K,
                            md.flags & (matmul::kTransA | matmul::kTransB | matmul::kAccumulate)});
-    const bool tiled8 = m.mixed_kernel_ == sgmm::name;
-    const uint32_t tile = tiled8 ? 128 : 32;
-    const uint64_t gx = (uint64_t(md.N) + tile - 1) / tile, gy = (uint64_t(md.M) + tile - 1) / tile;
+    std::string_view kname = m.mixed_kernel_;
+    uint64_t gx = (uint64_t(md.N) + 31) / 32, gy = (uint64_t(md.M) + 31) / 32;  // matmul_f16in
+    if (m.mixed_kernel_ == sgmm::name) {
+      // The subgroup-matrix kernel measured fastest for this product's shape and flags
+      // (subgroup_matrix::plan(); every one it picks has tiled8_d2's slots and gives its bits).
+      namespace smx = wgslvk::subgroup_matrix;
+      const smx::Plan p = smx::plan(
+          smx::Dims{md.M, md.N, md.K, md.flags & (smx::TRANS_A | smx::TRANS_B | smx::ACCUMULATE)});
+      kname = p.kernel;
+      gx = p.workgroups[0];
+      gy = p.workgroups[1];
+    }
     const uint32_t lim = m.dev_.limits().max_compute_workgroups_per_dimension;
     if (gx > lim || gy > lim)
       throw std::invalid_argument("GpuGpt (mixed): a product of " + std::to_string(md.M) + " x " +
                                   std::to_string(md.N) + " needs a grid over the device's limit");
     add_k(f16in::Kernel{}, {a16.at(fa_in), b16.at(fb_in), c.at(fc_out), whole(u).at(fdims)},
-          uint32_t(gx), uint32_t(gy), 1, m.mixed_kernel_);
+          uint32_t(gx), uint32_t(gy), 1, kname);
     if (bias) {
       if (md.N % 4) throw std::invalid_argument("GpuGpt (mixed): a bias of odd width");
       using namespace ew::pos_embed_add::binding;

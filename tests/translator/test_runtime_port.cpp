@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <bit>
-#include <chrono>
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
@@ -130,17 +129,18 @@ TEST(RuntimePort, AbiMismatchIsRefusedWithTheBuildToolsMessage) {
 
 // ---- a port is untrusted input (issue 26) ----------------------------------------------------------
 
-// compile_glsl's error for `source`, and how long it took ("" when it compiles).
-std::pair<std::string, double> compile_error(const std::string& source) {
+// compile_glsl's error for `source` ("" when it compiles). No wall-clock bound: a source the
+// bounds let through to glslang hangs or crashes it, which CTest reports (its timeout), and the
+// bounds themselves take time linear in the source (memoized macro costs).
+std::string compile_error(const std::string& source) {
   translator::CompileOptions o;
   o.kernel = "user/hostile";
   o.optimize = false;
-  auto t0 = std::chrono::steady_clock::now();
   std::string msg;
   try {
     translator::compile_glsl(source, o);
   } catch (const translator::Error& e) { msg = e.what(); }
-  return {msg, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+  return msg;
 }
 
 std::string with_body(const std::string& defines, const std::string& expr) {
@@ -157,47 +157,50 @@ TEST(RuntimePort, HostileSourcesAreBoundedBeforeGlslang) {
   for (int i = 1; i <= 40; ++i)
     doubling += "#define A" + std::to_string(i) + " (A" + std::to_string(i - 1) + " + A" +
                 std::to_string(i - 1) + ")\n";
-  auto [m, s] = compile_error(with_body(doubling, "A40"));
+  std::string m = compile_error(with_body(doubling, "A40"));
   EXPECT_NE(m.find("user/hostile: its macros expand to more than 1000000 tokens"),
             std::string::npos)
       << m;
-  EXPECT_LT(s, 10.0);
-  std::tie(m, s) = compile_error(with_body(doubling, "A20"));
+  m = compile_error(with_body(doubling, "A20"));
   EXPECT_NE(m.find("expand to more than"), std::string::npos) << m;
   // The same through a function-like macro nested 40 deep.
   std::string nested = "a";
   for (int i = 0; i < 40; ++i) nested = "D(" + nested + ")";
-  std::tie(m, s) = compile_error(with_body("#define D(x) ((x) + (x))\n", nested));
+  m = compile_error(with_body("#define D(x) ((x) + (x))\n", nested));
   EXPECT_NE(m.find("expand to more than"), std::string::npos) << m;
-  EXPECT_LT(s, 10.0);
   // Exponential work with nothing to show for it (empty expansions) is bounded too.
   std::string empty = "#define E0()\n";
   for (int i = 1; i <= 40; ++i)
     empty += "#define E" + std::to_string(i) + "() E" + std::to_string(i - 1) + "() E" +
              std::to_string(i - 1) + "()\n";
-  std::tie(m, s) = compile_error(with_body(empty, "E40() a"));
+  m = compile_error(with_body(empty, "E40() a"));
   EXPECT_NE(m.find("steps"), std::string::npos) << m;
-  EXPECT_LT(s, 20.0);
+  // The same with object-like macros: each repeat of a memoized expansion counts its work again.
+  std::string empty_object = "#define B0\n";
+  for (int i = 1; i <= 40; ++i)
+    empty_object += "#define B" + std::to_string(i) + " B" + std::to_string(i - 1) + " B" +
+                    std::to_string(i - 1) + "\n";
+  m = compile_error(with_body(empty_object, "B40 a"));
+  EXPECT_NE(m.find("steps"), std::string::npos) << m;
   // Through token pasting (CAT(A, 40) names A40 only after pasting), and A40.x.
-  std::tie(m, s) = compile_error(with_body(doubling + "#define CAT(a, b) a##b\n", "CAT(A, 40)"));
-  EXPECT_NE(m.find("expand to more than"), std::string::npos) << m;
-  std::tie(m, s) =
-      compile_error("#version 450\nlayout(local_size_x = 1) in;\n" + doubling +
+  // (Sizing a pasted token walks every object-like macro, so either bound may be met first.)
+  m = compile_error(with_body(doubling + "#define CAT(a, b) a##b\n", "CAT(A, 40)"));
+  EXPECT_NE(m.find("; refused before compiling"), std::string::npos) << m;
+  m = compile_error("#version 450\nlayout(local_size_x = 1) in;\n" + doubling +
                     "layout(set = 0, binding = 0, std430) buffer Dst { vec2 dst[]; };\n"
                     "void main() { vec2 a = dst[1]; dst[0] = vec2(A40.x); }\n");
   EXPECT_NE(m.find("expand to more than"), std::string::npos) << m;
   // 20,000 terms in one statement, and 100,000 nested parentheses.
   std::string sum = "a";
   for (int i = 1; i < 20000; ++i) sum += " + a";
-  std::tie(m, s) = compile_error(with_body("", sum));
+  m = compile_error(with_body("", sum));
   EXPECT_NE(m.find("one statement holds more than 2048 operators"), std::string::npos) << m;
-  std::tie(m, s) =
-      compile_error(with_body("", std::string(100000, '(') + "a" + std::string(100000, ')')));
+  m = compile_error(with_body("", std::string(100000, '(') + "a" + std::string(100000, ')')));
   EXPECT_NE(m.find("nest deeper than 256"), std::string::npos) << m;
   // Below every bound, the same shapes compile (the bounds refuse only what is absurd).
   std::string ten = "a";
   for (int i = 1; i < 1000; ++i) ten += " + a";
-  EXPECT_EQ(compile_error(with_body(doubling, "A8 + " + ten)).first, "");
+  EXPECT_EQ(compile_error(with_body(doubling, "A8 + " + ten)), "");
 }
 
 // A private `uint big[1 << 30]` crashed the driver's pipeline creation (1 << 24: an uncaught

@@ -286,18 +286,12 @@ class ExpansionBound {
       auto it = t.ident && !t.arg_cost ? macros_.find(t.text) : macros_.end();
       if (t.arg_cost) {
         c = t.arg_cost;
-      } else if (it != macros_.end() && !active_.count(t.text)) {
+      } else if (it != macros_.end() && active_.count(t.text)) {
+        ++blocked_;  // left unexpanded, as glslang does: this result depends on the context
+      } else if (it != macros_.end()) {
         const Macro& m = it->second;
         if (!m.function) {
-          auto memo = memo_.find(t.text);
-          if (memo == memo_.end()) {
-            active_.insert(t.text);
-            c = eval(m.body, depth + 1);
-            active_.erase(t.text);
-            memo_[t.text] = c;
-          } else {
-            c = memo->second;
-          }
+          c = memoized(std::string(t.text), t.text, m.body, depth);
         } else if (i + 1 < ts.size() && ts[i + 1].text == "(") {
           // Arguments: split at top-level commas up to the matching ')'.
           std::vector<std::vector<Token>> args(1);
@@ -317,6 +311,8 @@ class ExpansionBound {
             for (const auto& a : args)
               arg_cost.push_back(std::max<uint64_t>(1, eval(a, depth + 1)));
             std::vector<Token> body;
+            std::string key(t.text);
+            for (uint64_t a : arg_cost) key += "," + std::to_string(a);
             for (const Token& b : m.body) {
               auto p = std::find(m.params.begin(), m.params.end(), b.text);
               size_t k = size_t(p - m.params.begin());
@@ -325,9 +321,7 @@ class ExpansionBound {
               else
                 body.push_back(b);
             }
-            active_.insert(t.text);
-            c = eval(body, depth + 1);
-            active_.erase(t.text);
+            c = memoized(key, t.text, body, depth);
             // A pasted token may name any object-like macro: count each token of the result as
             // the largest of them (never an under-count, which would let a doubling through).
             if (m.paste) c = std::min(kMaxExpandedTokens + 1, c * largest_object_macro(depth));
@@ -341,6 +335,28 @@ class ExpansionBound {
         fail("its macros expand to more than " + std::to_string(kMaxExpandedTokens) + " tokens");
     }
     return cost;
+  }
+
+  // A macro's expansion depends only on its name and its arguments' costs, so each is evaluated
+  // once; a repeat replays the work it took (glslang repeats it), which keeps the work bound as
+  // strict as a full walk while checking it in time linear in the source.
+  uint64_t memoized(const std::string& key, std::string_view name, const std::vector<Token>& body,
+                    int depth) {
+    auto hit = memo_.find(key);
+    if (hit != memo_.end()) {
+      work_ += hit->second.second;
+      if (work_ > kMaxExpansionWork)
+        fail("expanding the macros takes more than " + std::to_string(kMaxExpansionWork) +
+             " steps");
+      return hit->second.first;
+    }
+    const uint64_t work_before = work_, blocked_before = blocked_;
+    active_.insert(name);
+    const uint64_t c = eval(body, depth + 1);
+    active_.erase(name);
+    // A result that met a macro left unexpanded because it was active differs elsewhere: not kept.
+    if (blocked_ == blocked_before) memo_[key] = {c, work_ - work_before};
+    return c;
   }
 
   uint64_t largest_object_macro(int depth) {
@@ -357,9 +373,10 @@ class ExpansionBound {
   std::optional<uint64_t> largest_;
   std::vector<std::string> lines_;  // the token views point into these
   std::map<std::string_view, Macro> macros_;
-  std::map<std::string_view, uint64_t> memo_;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> memo_;  // key -> (tokens, work)
   std::set<std::string_view> active_;
   uint64_t work_ = 0;
+  uint64_t blocked_ = 0;  // active macros met (and left unexpanded) so far
 };
 
 // glslang's preprocessor output, bounded: its size, bracket nesting, operators per statement.

@@ -126,14 +126,12 @@ TEST(UntrustedCase, SymlinksFifosFoldersAndHugeFilesAreNotRead) {
     fs::create_directory(d / "out.expected.npy");
   });
   expect_clear(msg, {"folder"});
-  // A sparse 3 GB file: refused from its size, without reading it (the test would take seconds
-  // and gigabytes otherwise).
-  auto t0 = std::chrono::steady_clock::now();
+  // A sparse 3 GB file: refused from its size, before reading it (the message names the size;
+  // no wall-clock assert, which flaked under ASan on a loaded machine).
   msg = load_error_text(kTinyCase, [](const fs::path& d) {
     fs::resize_file(d / "out.expected.npy", uint64_t(3) << 30);
   });
   expect_clear(msg, {"3221225472 bytes", "more than"});
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
   // case.json itself through a symlink.
   msg = load_error_text(kTinyCase, [](const fs::path& d) {
     fs::rename(d / "case.json", d / "real.json");

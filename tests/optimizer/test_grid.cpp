@@ -5,10 +5,15 @@
 #include <gtest/gtest.h>
 
 #include "random_inputs.hpp"
+#include "wgslvk/bind.hpp"
+#include "wgslvk/kernels/optimizer/adamw_8bit_update.hpp"
+#include "wgslvk/kernels/optimizer/adamw_update.hpp"
 
 using namespace wgslvk;
 using namespace wgslvk::optimizer;
 using namespace wgslvk::optimizer::testing;
+namespace au = wgslvk::kernels::optimizer::adamw_update;
+namespace q8 = wgslvk::kernels::optimizer::adamw_8bit_update;
 
 namespace {
 constexpr size_t kN = 65535u * 256u + 1000u;
@@ -41,16 +46,14 @@ TEST(Grid2D, AdamwUpdateAndAdamw8bitAboveOneDimension) {
     for (auto& x : v) x *= x;
     Buffer wb = upload(d, w, "w"), gb = upload(d, g, "g"), mb = upload(d, m, "m"),
            vb = upload(d, v, "v");
-    utils::run_dispatch(d, kernel("optimizer/adamw_update"),
-                        {{0, wb},
-                         {1, gb},
-                         {2, mb},
-                         {3, vb},
-                         {4, stats, 0, 8},
-                         {5, size, 0, 16},
-                         {6, hpb, 0, 16},
-                         {7, biasb, 0, 16}},
-                        grid);
+    run_dispatch(
+        d, au::Kernel{},
+        {wgslvk::bind(au::binding::w, wb), wgslvk::bind(au::binding::g, gb),
+         wgslvk::bind(au::binding::m_buf, mb), wgslvk::bind(au::binding::v_buf, vb),
+         wgslvk::bind(au::binding::grad_stats, stats, 0, 8),
+         wgslvk::bind(au::binding::size, size, 0, 16), wgslvk::bind(au::binding::hp, hpb, 0, 16),
+         wgslvk::bind(au::binding::bias, biasb, 0, 16)},
+        grid);
     auto gw = read<float>(d, wb), gm = read<float>(d, mb), gv = read<float>(d, vb),
          gg = read<float>(d, gb);
     for (size_t s = 0; s < kN; s += kSlice) {
@@ -73,18 +76,13 @@ TEST(Grid2D, AdamwUpdateAndAdamw8bitAboveOneDimension) {
     Buffer wb = upload(d, w, "w"), gb = upload(d, g, "g"), mq = upload(d, zeros, "m_packed"),
            vq = upload(d, zeros, "v_packed"), ms = upload(d, zs, "m_scale"),
            vs = upload(d, zs, "v_scale");
-    utils::run_dispatch(d, kernel("optimizer/adamw_8bit_update"),
-                        {{0, wb},
-                         {1, gb},
-                         {2, mq},
-                         {3, vq},
-                         {4, ms},
-                         {5, vs},
-                         {6, stats, 0, 8},
-                         {7, size, 0, 16},
-                         {8, hpb, 0, 16},
-                         {9, biasb, 0, 16}},
-                        grid);
+    using namespace q8::binding;
+    run_dispatch(d, q8::Kernel{},
+                 {wgslvk::bind(w_q8, wb), wgslvk::bind(g_q8, gb), wgslvk::bind(m_packed, mq),
+                  wgslvk::bind(v_packed, vq), wgslvk::bind(m_scale, ms), wgslvk::bind(v_scale, vs),
+                  wgslvk::bind(grad_stats_q8, stats, 0, 8), wgslvk::bind(size_q8, size, 0, 16),
+                  wgslvk::bind(hp_q8, hpb, 0, 16), wgslvk::bind(bias_q8, biasb, 0, 16)},
+                 grid);
     auto gw = read<float>(d, wb);
     auto gmq = read<uint32_t>(d, mq), gvq = read<uint32_t>(d, vq);
     auto gms = read<float>(d, ms), gvs = read<float>(d, vs);

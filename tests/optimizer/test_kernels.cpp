@@ -9,7 +9,10 @@
 #include "random_inputs.hpp"
 #include "optimizer/adamw.hpp"
 #include "wgslvk/bind.hpp"
+#include "wgslvk/kernels/optimizer/adamw_8bit_update.hpp"
+#include "wgslvk/kernels/optimizer/adamw_8bit_update_vec4.hpp"
 #include "wgslvk/kernels/optimizer/adamw_update.hpp"
+#include "wgslvk/kernels/optimizer/adamw_update_f16.hpp"
 #include "wgslvk/kernels/optimizer/finalize_grad_stats.hpp"
 #include "wgslvk/kernels/optimizer/finalize_grad_stats_partials.hpp"
 #include "wgslvk/kernels/optimizer/reduce_norm_sq.hpp"
@@ -24,6 +27,9 @@ namespace fgs = wgslvk::kernels::optimizer::finalize_grad_stats;
 namespace rnp = wgslvk::kernels::optimizer::reduce_norm_sq_partials;
 namespace fgp = wgslvk::kernels::optimizer::finalize_grad_stats_partials;
 namespace au = wgslvk::kernels::optimizer::adamw_update;
+namespace auf = wgslvk::kernels::optimizer::adamw_update_f16;
+namespace q8 = wgslvk::kernels::optimizer::adamw_8bit_update;
+namespace q8v = wgslvk::kernels::optimizer::adamw_8bit_update_vec4;
 
 namespace {
 
@@ -226,7 +232,9 @@ StateIn random_state(std::mt19937_64& r, size_t n, bool nonfinite = true) {
   return s;
 }
 
-void check_update(const std::string& kname, size_t n, bool f16) {
+// adamw_update, or with f16 adamw_update_f16: its first eight bindings are adamw_update's
+// (entries_for checks each one's kind and WGSL type), then its dst_w16.
+void check_update(size_t n, bool f16) {
   Device& d = device();
   if (f16 && !d.has_feature(Feature::ShaderF16)) GTEST_SKIP() << "no shader-f16 on this device";
   auto r = rng(n);
@@ -240,16 +248,20 @@ void check_update(const std::string& kname, size_t n, bool f16) {
   uint32_t nn = uint32_t(n);
   Buffer size = utils::make_uniform(d, "size", nn);
   Hyper h = hyper_buffers(d, u);
-  std::vector<BindGroupEntry> e{
-      {0, w},           {1, g},           {2, m},           {3, v},
-      {4, stats, 0, 8}, {5, size, 0, 16}, {6, h.hp, 0, 16}, {7, h.bias, 0, 16}};
+  const KernelInfo& k = f16 ? auf::Kernel::info() : au::Kernel::info();
+  std::vector<BindGroupEntry> e = entries_for(
+      k, {wgslvk::bind(au::binding::w, w), wgslvk::bind(au::binding::g, g),
+          wgslvk::bind(au::binding::m_buf, m), wgslvk::bind(au::binding::v_buf, v),
+          wgslvk::bind(au::binding::grad_stats, stats, 0, 8),
+          wgslvk::bind(au::binding::size, size, 0, 16), wgslvk::bind(au::binding::hp, h.hp, 0, 16),
+          wgslvk::bind(au::binding::bias, h.bias, 0, 16)});
   Buffer w16;
   if (f16) {
     std::vector<uint16_t> poison(align_up(n + 2 * kTail, 2), 0x7e5a);
     w16 = upload(d, poison, "dst_w16");
-    e.push_back({8, w16});
+    e.push_back(wgslvk::bind(auf::binding::dst_w16, w16));
   }
-  utils::run_dispatch(d, kernel(kname), e, grid_for_workgroups(div_ceil(n, 256), d.limits()));
+  utils::run_dispatch(d, k, e, au::Kernel::grid(n, d.limits()));
 
   auto want = adamw_update_reference(s.w, s.g, s.m, s.v, clip, u);
   auto gw = read<float>(d, w, 0, n), gm = read<float>(d, m, 0, n), gv = read<float>(d, v, 0, n),
@@ -278,12 +290,11 @@ void check_update(const std::string& kname, size_t n, bool f16) {
 
 TEST(AdamwUpdate, RandomAgainstReference) {
   for (size_t n : {size_t(1), size_t(255), size_t(257), size_t(1000), size_t(100003)})
-    check_update("optimizer/adamw_update", n, false);
+    check_update(n, false);
 }
 
 TEST(AdamwUpdateF16, RandomAgainstReferenceAndMirror) {
-  for (size_t n : {size_t(1), size_t(255), size_t(1001), size_t(100003)})
-    check_update("optimizer/adamw_update_f16", n, true);
+  for (size_t n : {size_t(1), size_t(255), size_t(1001), size_t(100003)}) check_update(n, true);
 }
 
 TEST(AdamwUpdate, StepOneBiasCorrectionIsFinite) {
@@ -360,18 +371,15 @@ TEST(Adamw8bitUpdate, RandomAgainstReference) {
     uint32_t nn = uint32_t(n);
     Buffer size = utils::make_uniform(d, "size", nn);
     Hyper h = hyper_buffers(d, u);
-    utils::run_dispatch(d, kernel("optimizer/adamw_8bit_update"),
-                        {{0, w, 0, n * 4},
-                         {1, g, 0, n * 4},
-                         {2, mq, 0, words * 4},
-                         {3, vq, 0, words * 4},
-                         {4, msb, 0, blocks * 4},
-                         {5, vsb, 0, blocks * 4},
-                         {6, stats, 0, 8},
-                         {7, size, 0, 16},
-                         {8, h.hp, 0, 16},
-                         {9, h.bias, 0, 16}},
-                        grid_for_workgroups(blocks, d.limits()));
+    using namespace q8::binding;
+    run_dispatch(
+        d, q8::Kernel{},
+        {wgslvk::bind(w_q8, w, 0, n * 4), wgslvk::bind(g_q8, g, 0, n * 4),
+         wgslvk::bind(m_packed, mq, 0, words * 4), wgslvk::bind(v_packed, vq, 0, words * 4),
+         wgslvk::bind(m_scale, msb, 0, blocks * 4), wgslvk::bind(v_scale, vsb, 0, blocks * 4),
+         wgslvk::bind(grad_stats_q8, stats, 0, 8), wgslvk::bind(size_q8, size, 0, 16),
+         wgslvk::bind(hp_q8, h.hp, 0, 16), wgslvk::bind(bias_q8, h.bias, 0, 16)},
+        grid_for_workgroups(blocks, d.limits()));
     auto want = adamw_8bit_update_reference(s.w, s.g, mp, vp, ms, vs, clip, u);
     auto gw = read<float>(d, w, 0, n), gg = read<float>(d, g, 0, n);
     expect_within(gw, want.f32.w, want.f32.w_tol, "w", kWStepBound);
@@ -410,20 +418,29 @@ void run_q8(Device& d, bool vec4, const Q8Bufs& b, size_t n, const Buffer& stats
   uint32_t nn = uint32_t(n);
   Buffer size = utils::make_uniform(d, "size", nn);
   Hyper h = hyper_buffers(d, u);
-  const uint64_t wg = (vec4 ? words * 4 : n) * 4;
-  utils::run_dispatch(
-      d, kernel(vec4 ? "optimizer/adamw_8bit_update_vec4" : "optimizer/adamw_8bit_update"),
-      {{0, b.w, 0, wg},
-       {1, b.g, 0, wg},
-       {2, b.mq, 0, words * 4},
-       {3, b.vq, 0, words * 4},
-       {4, b.ms, 0, blocks * 4},
-       {5, b.vs, 0, blocks * 4},
-       {6, stats, 0, 8},
-       {7, size, 0, 16},
-       {8, h.hp, 0, 16},
-       {9, h.bias, 0, 16}},
-      grid_for_workgroups(blocks, d.limits()));
+  const Grid grid = grid_for_workgroups(blocks, d.limits());
+  if (vec4) {  // w and g as vec4<f32>: whole vec4s
+    using namespace q8v::binding;
+    run_dispatch(d, q8v::Kernel{},
+                 {wgslvk::bind(w_v4, b.w, 0, words * 16), wgslvk::bind(g_v4, b.g, 0, words * 16),
+                  wgslvk::bind(m_packed_v4, b.mq, 0, words * 4),
+                  wgslvk::bind(v_packed_v4, b.vq, 0, words * 4),
+                  wgslvk::bind(m_scale_v4, b.ms, 0, blocks * 4),
+                  wgslvk::bind(v_scale_v4, b.vs, 0, blocks * 4),
+                  wgslvk::bind(grad_stats_v4, stats, 0, 8), wgslvk::bind(size_v4, size, 0, 16),
+                  wgslvk::bind(hp_v4, h.hp, 0, 16), wgslvk::bind(bias_v4, h.bias, 0, 16)},
+                 grid);
+  } else {
+    using namespace q8::binding;
+    run_dispatch(
+        d, q8::Kernel{},
+        {wgslvk::bind(w_q8, b.w, 0, n * 4), wgslvk::bind(g_q8, b.g, 0, n * 4),
+         wgslvk::bind(m_packed, b.mq, 0, words * 4), wgslvk::bind(v_packed, b.vq, 0, words * 4),
+         wgslvk::bind(m_scale, b.ms, 0, blocks * 4), wgslvk::bind(v_scale, b.vs, 0, blocks * 4),
+         wgslvk::bind(grad_stats_q8, stats, 0, 8), wgslvk::bind(size_q8, size, 0, 16),
+         wgslvk::bind(hp_q8, h.hp, 0, 16), wgslvk::bind(bias_q8, h.bias, 0, 16)},
+        grid);
+  }
 }
 
 // Gradients for one step: random magnitudes over 24 binades, NaN/+-inf sprinkled, all-zero

@@ -143,8 +143,9 @@ TEST(EmbeddingBackwardRows, RowsRefusesADModelNotAMultipleOf4) {
   } catch (const ValidationError& e) {
     EXPECT_EQ(e.rule(), "shape");
     const std::string m = e.what();
-    for (std::string part : {"embedding/embed_backward_rows", "dims.y (d_model) is 6",
-                             "multiple of 4", "DeterministicPerElement"})
+    for (std::string part : {std::string(kernels::embedding::embed_backward_rows::name),
+                             std::string("dims.y (d_model) is 6"), std::string("multiple of 4"),
+                             std::string("DeterministicPerElement")})
       EXPECT_NE(m.find(part), std::string::npos) << "message lacks '" << part << "': " << m;
   }
   expect_bits_equal(read<float>(dev, tb), table, "table after the refused call");

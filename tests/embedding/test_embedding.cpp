@@ -3,9 +3,21 @@
 // ("same token 10 times: is the sum correct?", "embed_lookup_w16 == embed_lookup?", OOB tokens)
 // and every input validation error. The 2-D grid cases are in test_embedding_grid.cpp (slow).
 #include "embedding_test_util.hpp"
+#include "wgslvk/kernels/embedding/embed_backward.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_atomic_float.hpp"
+#include "wgslvk/kernels/embedding/embed_backward_rows.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup.hpp"
+#include "wgslvk/kernels/embedding/embed_lookup_w16.hpp"
 
 namespace wgslvk::embedding_test {
 namespace {
+
+// The kernels by their generated headers: the errors below must name the kernel they refused.
+namespace ek = kernels::embedding;
+template <class K>
+std::string named(K) {
+  return std::string(K::name);
+}
 
 // ---- lookup -------------------------------------------------------------------------------------
 
@@ -265,7 +277,7 @@ TEST(EmbeddingBackward, FloatAtomicsVariantIsAvailableWhereTheDeviceHasIt) {
   if (!device().has_feature(Feature::Float32AtomicAdd))
     GTEST_SKIP() << "adapter '" << device().adapter_name()
                  << "' lacks float32-atomic-add: the float_atomics variant was not tested";
-  const KernelInfo& k = kernel("embedding/embed_backward_atomic_float");
+  const KernelInfo& k = ek::embed_backward_atomic_float::Kernel::info();
   EXPECT_TRUE(k.needs_float_atomics);
   EXPECT_EQ(k.abi_of, "embed_backward");
 }
@@ -311,19 +323,20 @@ TEST(EmbeddingValidation, WrongTokenLength) {
   Buffer tb = upload(dev, std::vector<float>(16 * 8, 1.0f), "table");
   Buffer ob = upload(dev, poisoned(10 * 8), "out");
   std::vector<uint32_t> nine(9, 1);
-  expect_error([&] { emb.lookup(nine, tb, ob, dims); }, "shape",
-               {"embedding/embed_lookup", "binding 0 `tokens`", "9 ids", "seq_len) is 10"});
+  expect_error(
+      [&] { emb.lookup(nine, tb, ob, dims); }, "shape",
+      {named(ek::embed_lookup::Kernel{}), "binding 0 `tokens`", "9 ids", "seq_len) is 10"});
   for (BackwardVariant v : {BackwardVariant::Cas, BackwardVariant::Deterministic,
                             BackwardVariant::DeterministicPerElement})
     expect_error(
         [&] { emb.backward(nine, ob, tb, dims, v); }, "shape",
         {std::string(embedding::variant_kernel(v, dims.d_model)), "binding 0 `tokens`", "9 ids"});
   expect_error([&] { emb.backward(nine, ob, tb, dims, BackwardVariant::Deterministic); }, "shape",
-               {"embedding/embed_backward_rows", "binding 0 `tokens`", "9 ids"});
+               {named(ek::embed_backward_rows::Kernel{}), "binding 0 `tokens`", "9 ids"});
   Buffer tok11 = upload(dev, std::vector<uint32_t>(11, 1), "tokens11");
   expect_error([&] { emb.lookup(tok11, tb, ob, dims); }, "shape",
-               {"embedding/embed_lookup", "binding 0 `tokens` buffer 'tokens11'", "44 bytes",
-                "seq_len) 10 needs exactly 40"});
+               {named(ek::embed_lookup::Kernel{}), "binding 0 `tokens` buffer 'tokens11'",
+                "44 bytes", "seq_len) 10 needs exactly 40"});
   // Nothing was dispatched: the output still holds its poison.
   for (float x : read<float>(dev, ob)) ASSERT_EQ(std::bit_cast<uint32_t>(x), testing::kPoisonBits);
 }
@@ -340,17 +353,17 @@ TEST(EmbeddingValidation, TableLargerThanOneBinding) {
   std::vector<uint32_t> tokens{0, 1, 2, 3};
   const std::string bytes = std::to_string(uint64_t(vocab) * d_model * 4);
   expect_error([&] { emb.lookup(tokens, small, ob, dims); }, "limits",
-               {"embedding/embed_lookup", "binding 1 `table`",
+               {named(ek::embed_lookup::Kernel{}), "binding 1 `table`",
                 "vocab_size " + std::to_string(vocab) + " x d_model 1024", bytes + " bytes",
                 "maxStorageBufferBindingSize " + std::to_string(limit)});
   expect_error([&] { emb.backward(tokens, ob, small, dims); }, "limits",
-               {"embedding/embed_backward", "binding 2 `grad_table`",
+               {named(ek::embed_backward::Kernel{}), "binding 2 `grad_table`",
                 "maxStorageBufferBindingSize " + std::to_string(limit)});
   // The f16 table holds twice as many rows in one binding: this vocab still fits there.
   if (dev.has_feature(Feature::ShaderF16))
-    expect_error(
-        [&] { emb.lookup_w16(tokens, small, ob, dims); }, "shape",
-        {"embedding/embed_lookup_w16", "binding 1 `table_w16`", "does not fit buffer 'table'"});
+    expect_error([&] { emb.lookup_w16(tokens, small, ob, dims); }, "shape",
+                 {named(ek::embed_lookup_w16::Kernel{}), "binding 1 `table_w16`",
+                  "does not fit buffer 'table'"});
 }
 
 TEST(EmbeddingValidation, BuffersTooSmallForTheDims) {
@@ -367,12 +380,12 @@ TEST(EmbeddingValidation, BuffersTooSmallForTheDims) {
   expect_error([&] { emb.lookup(tokens, ok_table, short_out, dims); }, "shape",
                {"binding 2 `out`", "seq_len 10 x d_model 8", "'short out' of 312 bytes"});
   expect_error([&] { emb.backward(tokens, short_out, ok_table, dims); }, "shape",
-               {"embedding/embed_backward", "binding 1 `grad_out`"});
+               {named(ek::embed_backward::Kernel{}), "binding 1 `grad_out`"});
   expect_error(
       [&] {
         emb.lookup(tokens, ok_table, ob, Dims{10, 0, 16});
       },
-      "shape", {"embedding/embed_lookup", "d_model) is 0"});
+      "shape", {named(ek::embed_lookup::Kernel{}), "d_model) is 0"});
   expect_error(
       [&] {
         emb.lookup(tokens, ok_table, ob, Dims{10, 8, 0});
@@ -394,20 +407,21 @@ TEST(EmbeddingValidation, F16ModuleRefusedWithoutShaderF16) {
   Buffer t16 = upload(plain, std::vector<uint16_t>(16 * 8, 0x3c00), "table_w16");
   Buffer ob = upload(plain, poisoned(4 * 8), "out");
   std::vector<uint32_t> tokens{0, 1, 2, 0};
-  expect_error([&] { emb.lookup_w16(tokens, t16, ob, dims); }, "feature",
-               {"embedding/embed_lookup_w16", "shader-f16", "binding 1 `table_w16: array<f16>`"});
+  expect_error(
+      [&] { emb.lookup_w16(tokens, t16, ob, dims); }, "feature",
+      {named(ek::embed_lookup_w16::Kernel{}), "shader-f16", "binding 1 `table_w16: array<f16>`"});
   Buffer tb = upload(plain, std::vector<float>(16 * 8, 0.5f), "grad_table");
   Buffer gb = upload(plain, std::vector<float>(4 * 8, 0.25f), "grad_out");
-  expect_error(
-      [&] { emb.lookup(tokens, tb, ob, dims); }, "feature",
-      {"embedding/embed_lookup", "shader-f16", "01_embedding.wgsl", "enable f16;", "module-wide"});
+  expect_error([&] { emb.lookup(tokens, tb, ob, dims); }, "feature",
+               {named(ek::embed_lookup::Kernel{}), "shader-f16", "01_embedding.wgsl", "enable f16;",
+                "module-wide"});
   expect_error([&] { emb.backward(tokens, gb, tb, dims, BackwardVariant::Cas); }, "feature",
-               {"embedding/embed_backward", "shader-f16", "enable f16;"});
+               {named(ek::embed_backward::Kernel{}), "shader-f16", "enable f16;"});
   // The float-atomic variant is native (not in 01_embedding.wgsl), so the module's `enable f16;`
   // does not apply to it (translator: native variants need only what their own SPIR-V uses);
   // this device lacks the float-atomic feature it does need.
   expect_error([&] { emb.backward(tokens, gb, tb, dims, BackwardVariant::FloatAtomics); },
-               "feature", {"embedding/embed_backward_atomic_float", "float32-atomic-add"});
+               "feature", {named(ek::embed_backward_atomic_float::Kernel{}), "float32-atomic-add"});
   for (float x : read<float>(plain, ob))
     ASSERT_EQ(std::bit_cast<uint32_t>(x), testing::kPoisonBits) << "something ran";
   emb.backward(tokens, gb, tb, dims, BackwardVariant::Deterministic);
@@ -431,7 +445,7 @@ TEST(EmbeddingValidation, FloatAtomicsRefusedWithoutTheFeature) {
   std::vector<uint32_t> tokens{0, 1, 2, 3};
   expect_error([&] { emb.backward(tokens, gb, tb, dims, BackwardVariant::FloatAtomics); },
                "feature",
-               {"embedding/embed_backward_atomic_float",
+               {named(ek::embed_backward_atomic_float::Kernel{}),
                 dev.has_feature(Feature::ShaderF16) ? "float32-atomic-add" : "shader-f16"});
 }
 

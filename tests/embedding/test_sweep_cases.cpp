@@ -104,6 +104,7 @@ TEST(EmbeddingSweepCases, TokensKeepTheHashedIdsDistinctCountAndFeedTheFirstRows
 }
 
 TEST(EmbeddingSweepCases, BadArgumentsAreRefused) {
+  // A name no kernel has: by string, since the by-name API's refusal is what is tested.
   EXPECT_THROW(embedding_sweep_case("embedding/embed_nothing", 10, 8, 10, 4),
                std::invalid_argument);
   EXPECT_THROW(embedding_sweep_case(std::string(ek::embed_lookup::name), 0, 8, 10, 4),

@@ -16,10 +16,27 @@
 
 #include "attention/reference.hpp"
 #include "support/test_device.hpp"
+#include "wgslvk/bind.hpp"
+#include "wgslvk/kernels/attention/attn_dqkv.hpp"
+#include "wgslvk/kernels/attention/attn_dscores.hpp"
+#include "wgslvk/kernels/attention/attn_dscores_fa2.hpp"
+#include "wgslvk/kernels/attention/attn_dsum.hpp"
+#include "wgslvk/kernels/attention/attn_dv_fa2.hpp"
+#include "wgslvk/kernels/attention/attn_fwd_fa2.hpp"
+#include "wgslvk/kernels/attention/attn_scores.hpp"
+#include "wgslvk/kernels/attention/attn_softmax.hpp"
+#include "wgslvk/kernels/attention/attn_weighted_sum.hpp"
 
 namespace wgslvk::attention::testing {
 
 using namespace wgslvk::testing;
+namespace ak = wgslvk::kernels::attention;
+// Every FA2 forward kernel (attn_fwd_fa2, _wide, _tiled) binds attn_fwd_fa2's slots and every FA2
+// backward kernel (attn_dscores_fa2, attn_dv_fa2, their _wide forms, attn_bwd_fa2_tiled and
+// _tiled4) attn_dscores_fa2's: entries_for checks each binding's kind and WGSL type against the
+// kernel in use.
+namespace fwd = ak::attn_fwd_fa2;
+namespace bwd = ak::attn_dscores_fa2;
 
 inline constexpr size_t kTail = 32;  // poisoned floats past every output
 
@@ -48,12 +65,15 @@ inline std::vector<float> random_ints(std::mt19937_64& r, size_t n, int k) {
 
 inline bool is_poison(float f) { return std::bit_cast<uint32_t>(f) == kPoisonBits; }
 
+// The AttnParams uniform every kernel of the family binds at 0 (the same WGSL struct in all).
 inline Buffer params_buffer(Device& d, const Shape& s) {
-  uint32_t w[8] = {s.batch, s.seq, s.heads, s.head_dim, std::bit_cast<uint32_t>(float(s.scale)),
-                   0,       0,     0};
-  Buffer b = d.create_buffer({"attn params", 32, BufferUsage::Uniform | BufferUsage::CopyDst});
-  d.queue().write_buffer(b, 0, w, sizeof w);
-  return b;
+  return make_uniform(d, fwd::binding::p_fwd,
+                      fwd::AttnParams{.batch = s.batch,
+                                      .seq = s.seq,
+                                      .heads = s.heads,
+                                      .head_dim = s.head_dim,
+                                      .scale = float(s.scale)},
+                      "attn params");
 }
 
 // An input (exact contents) or an output (poisoned), each followed by kTail poisoned floats.
@@ -78,37 +98,36 @@ inline std::vector<float> read_out(Device& d, const Buffer& b, size_t n, const s
   return all;
 }
 
-struct Dispatch {
-  std::string kernel;
-  std::vector<BindGroupEntry> entries;
-  uint32_t x = 1, y = 1, z = 1;
-};
-
-// Runs the dispatches in order, one compute pass each, in one submission; waits.
+// Runs the dispatches (bind.hpp's record) in order, one compute pass each, in one submission;
+// waits.
 inline void run(Device& d, const std::vector<Dispatch>& ds) {
   CommandEncoder enc = d.create_command_encoder({"attention test"});
-  std::vector<ComputePipeline> keep;
-  std::vector<BindGroup> keep_bg;
-  for (auto& x : ds) {
-    ComputePipeline p = d.create_compute_pipeline({"", &kernel(x.kernel), {}, false});
-    BindGroup bg = d.create_bind_group({x.kernel, p.get_bind_group_layout(0), x.entries});
+  for (const Dispatch& x : ds) {
     ComputePass pass = enc.begin_compute_pass();
-    pass.set_pipeline(p);
-    pass.set_bind_group(0, bg);
-    pass.dispatch_workgroups(x.x, x.y, x.z);
+    x.record(pass);
     pass.end();
-    keep.push_back(p);
-    keep_bg.push_back(bg);
   }
   d.queue().submit(enc.finish());
   d.wait_idle();
 }
 
-// A 1-D count of 256-invocation workgroups on flat_id's grid.
-inline Dispatch elementwise(Device& d, const std::string& k, std::vector<BindGroupEntry> e,
-                            uint64_t n) {
-  Grid g = grid_for_workgroups(div_ceil(n, 256), d.limits());
-  return {k, std::move(e), g.x, g.y, 1};
+// The FA2 forward slots (qkv, out, lse after the params) for `k`, an FA2 forward kernel.
+inline std::vector<BindGroupEntry> fwd_entries(const KernelInfo& k, const Buffer& params,
+                                               const Buffer& qkv, const Buffer& out,
+                                               const Buffer& lse) {
+  using namespace fwd::binding;
+  return entries_for(
+      k, {bind(p_fwd, params), bind(qkv_fwd, qkv), bind(out_fwd, out), bind(lse_fwd, lse)});
+}
+// The FA2 backward slots (qkv, dout, lse, dsum, dqkv after the params) for `k`, an FA2 backward
+// kernel.
+inline std::vector<BindGroupEntry> bwd_entries(const KernelInfo& k, const Buffer& params,
+                                               const Buffer& qkv, const Buffer& dout,
+                                               const Buffer& lse, const Buffer& dsum,
+                                               const Buffer& dqkv) {
+  using namespace bwd::binding;
+  return entries_for(k, {bind(p_dsf, params), bind(qkv_dsf, qkv), bind(dout_dsf, dout),
+                         bind(lse_dsf, lse), bind(dsum_dsf, dsum), bind(dqkv_dsf, dqkv)});
 }
 
 // Every kernel of the family on one input, on the device.
@@ -116,7 +135,24 @@ struct Gpu {
   Device& d;
   Shape s;
   Buffer params;
-  Gpu(Device& dev, const Shape& shape) : d(dev), s(shape), params(params_buffer(dev, shape)) {}
+  PipelineCache pipes;
+  Gpu(Device& dev, const Shape& shape)
+      : d(dev), s(shape), params(params_buffer(dev, shape)), pipes(dev) {}
+
+  // A kernel of the generated headers over flat_id's grid of `n` invocations.
+  template <class K>
+  Dispatch flat(K k, std::initializer_list<KernelEntry<K>> e, uint64_t n) {
+    return make_dispatch(d, pipes, k, e, K::grid(n, d.limits()));
+  }
+  // `k` (an FA2 kernel, by the registry's name: the host API's KernelDispatch) on (x, y, z).
+  Dispatch on(const KernelInfo& k, std::vector<BindGroupEntry> e, uint32_t x, uint32_t y,
+              uint32_t z) {
+    return make_dispatch(d, pipes, k, std::move(e), std::array<uint32_t, 3>{x, y, z});
+  }
+  // The FA2 grid: (query tiles, heads, batch).
+  Dispatch fa2_grid(const KernelInfo& k, std::vector<BindGroupEntry> e) {
+    return on(k, std::move(e), s.q_tiles(), s.heads, s.batch);
+  }
 
   struct Fwd {
     std::vector<float> att, out, lse;
@@ -124,21 +160,38 @@ struct Gpu {
   Fwd naive_forward(const std::vector<float>& qkv) {
     Buffer q = in_buffer(d, qkv, "qkv"), att = out_buffer(d, s.att_size(), "att"),
            out = out_buffer(d, s.out_size(), "out");
-    run(d, {elementwise(d, "attention/attn_scores", {{0, params}, {1, q}, {2, att}}, s.att_size()),
-            elementwise(d, "attention/attn_softmax", {{0, params}, {1, att}}, s.lse_size()),
-            elementwise(d, "attention/attn_weighted_sum", {{0, params}, {1, q}, {2, att}, {3, out}},
-                        s.out_size())});
+    using namespace ak;
+    run(d, {flat(attn_scores::Kernel{},
+                 {bind(attn_scores::binding::p_scores, params),
+                  bind(attn_scores::binding::qkv_scores, q),
+                  bind(attn_scores::binding::att_scores, att)},
+                 s.att_size()),
+            flat(attn_softmax::Kernel{},
+                 {bind(attn_softmax::binding::p_softmax, params),
+                  bind(attn_softmax::binding::att_softmax, att)},
+                 s.lse_size()),
+            flat(attn_weighted_sum::Kernel{},
+                 {bind(attn_weighted_sum::binding::p_wsum, params),
+                  bind(attn_weighted_sum::binding::qkv_wsum, q),
+                  bind(attn_weighted_sum::binding::att_wsum, att),
+                  bind(attn_weighted_sum::binding::out_wsum, out)},
+                 s.out_size())});
     return {read_out(d, att, s.att_size(), "att"), read_out(d, out, s.out_size(), "out"), {}};
   }
   Fwd fa2_forward(const std::vector<float>& qkv) {
     Buffer q = in_buffer(d, qkv, "qkv"), out = out_buffer(d, s.out_size(), "out"),
            lse = out_buffer(d, s.lse_size(), "lse");
-    run(d, {{"attention/attn_fwd_fa2",
-             {{0, params}, {1, q}, {2, out}, {3, lse}},
-             s.q_tiles(),
-             s.heads,
-             s.batch}});
+    run(d, {fa2_grid(fwd::Kernel::info(), fwd_entries(fwd::Kernel::info(), params, q, out, lse))});
     return {{}, read_out(d, out, s.out_size(), "out"), read_out(d, lse, s.lse_size(), "lse")};
+  }
+
+  // attn_dsum: dsum from out and dout.
+  Dispatch dsum(const Buffer& out, const Buffer& dout, const Buffer& ds) {
+    namespace k = ak::attn_dsum;
+    return flat(k::Kernel{},
+                {bind(k::binding::p_dsum, params), bind(k::binding::out_dsum, out),
+                 bind(k::binding::dout_dsum, dout), bind(k::binding::dsum, ds)},
+                s.lse_size());
   }
 
   struct Bwd {
@@ -150,12 +203,22 @@ struct Gpu {
            g = in_buffer(d, dout, "dout");
     Buffer ds = out_buffer(d, s.lse_size(), "dsum"), dsc = out_buffer(d, s.att_size(), "dscores"),
            dq = out_buffer(d, s.qkv_size(), "dqkv");
-    run(d, {elementwise(d, "attention/attn_dsum", {{0, params}, {1, o}, {2, g}, {3, ds}},
-                        s.lse_size()),
-            elementwise(d, "attention/attn_dscores",
-                        {{0, params}, {1, q}, {2, a}, {3, g}, {4, ds}, {5, dsc}}, s.att_size()),
-            elementwise(d, "attention/attn_dqkv",
-                        {{0, params}, {1, q}, {2, a}, {3, g}, {4, dsc}, {5, dq}}, s.qkv_size())});
+    using namespace ak;
+    run(d, {dsum(o, g, ds),
+            flat(attn_dscores::Kernel{},
+                 {bind(attn_dscores::binding::p_dscores, params),
+                  bind(attn_dscores::binding::qkv_dscores, q),
+                  bind(attn_dscores::binding::att_dscores, a),
+                  bind(attn_dscores::binding::dout_dscores, g),
+                  bind(attn_dscores::binding::dsum_dscores, ds),
+                  bind(attn_dscores::binding::dscores, dsc)},
+                 s.att_size()),
+            flat(attn_dqkv::Kernel{},
+                 {bind(attn_dqkv::binding::p_dqkv, params), bind(attn_dqkv::binding::qkv_dqkv, q),
+                  bind(attn_dqkv::binding::att_dqkv, a), bind(attn_dqkv::binding::dout_dqkv, g),
+                  bind(attn_dqkv::binding::dscores_dqkv, dsc),
+                  bind(attn_dqkv::binding::dqkv_naive, dq)},
+                 s.qkv_size())});
     return {read_out(d, ds, s.lse_size(), "dsum"), read_out(d, dsc, s.att_size(), "dscores"),
             read_out(d, dq, s.qkv_size(), "dqkv")};
   }
@@ -164,18 +227,9 @@ struct Gpu {
     Buffer q = in_buffer(d, qkv, "qkv"), o = in_buffer(d, out, "out"), l = in_buffer(d, lse, "lse"),
            g = in_buffer(d, dout, "dout");
     Buffer ds = out_buffer(d, s.lse_size(), "dsum"), dq = out_buffer(d, s.qkv_size(), "dqkv");
-    run(d, {elementwise(d, "attention/attn_dsum", {{0, params}, {1, o}, {2, g}, {3, ds}},
-                        s.lse_size()),
-            {"attention/attn_dscores_fa2",
-             {{0, params}, {1, q}, {2, g}, {3, l}, {4, ds}, {5, dq}},
-             s.q_tiles(),
-             s.heads,
-             s.batch},
-            {"attention/attn_dv_fa2",
-             {{0, params}, {1, q}, {2, g}, {3, l}, {4, ds}, {5, dq}},
-             s.q_tiles(),
-             s.heads,
-             s.batch}});
+    const KernelInfo &dsc = bwd::Kernel::info(), &dv = ak::attn_dv_fa2::Kernel::info();
+    run(d, {dsum(o, g, ds), fa2_grid(dsc, bwd_entries(dsc, params, q, g, l, ds, dq)),
+            fa2_grid(dv, bwd_entries(dv, params, q, g, l, ds, dq))});
     return {read_out(d, ds, s.lse_size(), "dsum"), {}, read_out(d, dq, s.qkv_size(), "dqkv")};
   }
 };

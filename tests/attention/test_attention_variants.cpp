@@ -20,6 +20,12 @@
 // the host API's dispatch lists, and plausible indexing bugs (lse or dsum of the wrong row) fail
 // the tiled checks.
 #include "attention/host.hpp"
+#include "wgslvk/kernels/attention/attn_bwd_fa2_tiled.hpp"
+#include "wgslvk/kernels/attention/attn_bwd_fa2_tiled4.hpp"
+#include "wgslvk/kernels/attention/attn_dscores_fa2_wide.hpp"
+#include "wgslvk/kernels/attention/attn_dv_fa2_wide.hpp"
+#include "wgslvk/kernels/attention/attn_fwd_fa2_tiled.hpp"
+#include "wgslvk/kernels/attention/attn_fwd_fa2_wide.hpp"
 #include "attention_test_util.hpp"
 
 namespace wgslvk::attention::testing {
@@ -31,11 +37,8 @@ Gpu::Fwd wide_forward(Gpu& gpu, const std::vector<float>& qkv) {
   Device& d = gpu.d;
   Buffer q = in_buffer(d, qkv, "qkv"), out = out_buffer(d, s.out_size(), "out"),
          lse = out_buffer(d, s.lse_size(), "lse");
-  run(d, {{"attention/attn_fwd_fa2_wide",
-           {{0, gpu.params}, {1, q}, {2, out}, {3, lse}},
-           s.q_tiles(),
-           s.heads,
-           s.batch}});
+  const KernelInfo& k = ak::attn_fwd_fa2_wide::Kernel::info();
+  run(d, {gpu.fa2_grid(k, fwd_entries(k, gpu.params, q, out, lse))});
   return {{}, read_out(d, out, s.out_size(), "out"), read_out(d, lse, s.lse_size(), "lse")};
 }
 // `which`: bit 0 runs attn_dscores_fa2_wide (q columns), bit 1 attn_dv_fa2_wide (k, v columns).
@@ -47,13 +50,12 @@ std::vector<float> wide_backward(Gpu& gpu, const std::vector<float>& qkv,
   Buffer q = in_buffer(d, qkv, "qkv"), l = in_buffer(d, lse, "lse"), g = in_buffer(d, dout, "dout"),
          ds = in_buffer(d, dsum, "dsum"), dq = out_buffer(d, s.qkv_size(), "dqkv");
   std::vector<Dispatch> v;
-  for (int k = 0; k < 2; ++k)
-    if (which & (1 << k))
-      v.push_back({k == 0 ? "attention/attn_dscores_fa2_wide" : "attention/attn_dv_fa2_wide",
-                   {{0, gpu.params}, {1, q}, {2, g}, {3, l}, {4, ds}, {5, dq}},
-                   s.q_tiles(),
-                   s.heads,
-                   s.batch});
+  for (int i = 0; i < 2; ++i)
+    if (which & (1 << i)) {
+      const KernelInfo& k =
+          i == 0 ? ak::attn_dscores_fa2_wide::Kernel::info() : ak::attn_dv_fa2_wide::Kernel::info();
+      v.push_back(gpu.fa2_grid(k, bwd_entries(k, gpu.params, q, g, l, ds, dq)));
+    }
   run(d, v);
   return read_out(d, dq, s.qkv_size(), "dqkv");
 }
@@ -115,9 +117,10 @@ std::vector<float> run_backward(Gpu& gpu, Fa2Backward v, const std::vector<float
   Buffer q = in_buffer(d, qkv, "qkv"), l = in_buffer(d, lse, "lse"), g = in_buffer(d, dout, "dout"),
          ds = in_buffer(d, dsum, "dsum"), dq = out_buffer(d, s.qkv_size(), "dqkv");
   std::vector<Dispatch> list;
-  for (const KernelDispatch& k : fa2_backward_dispatches(s, v))
-    list.push_back(
-        {k.kernel, {{0, gpu.params}, {1, q}, {2, g}, {3, l}, {4, ds}, {5, dq}}, k.x, k.y, k.z});
+  for (const KernelDispatch& k : fa2_backward_dispatches(s, v)) {
+    const KernelInfo& info = kernel(k.kernel);  // the host API names its kernels
+    list.push_back(gpu.on(info, bwd_entries(info, gpu.params, q, g, l, ds, dq), k.x, k.y, k.z));
+  }
   run(d, list);
   return read_out(d, dq, s.qkv_size(), "dqkv");
 }
@@ -140,7 +143,8 @@ Gpu::Fwd tiled_forward(Gpu& gpu, const std::vector<float>& qkv) {
   Buffer q = in_buffer(d, qkv, "qkv"), out = out_buffer(d, s.out_size(), "out"),
          lse = out_buffer(d, s.lse_size(), "lse");
   const KernelDispatch k = fa2_forward_tiled_dispatch(s);
-  run(d, {{k.kernel, {{0, gpu.params}, {1, q}, {2, out}, {3, lse}}, k.x, k.y, k.z}});
+  const KernelInfo& info = kernel(k.kernel);  // the host API names its kernels
+  run(d, {gpu.on(info, fwd_entries(info, gpu.params, q, out, lse), k.x, k.y, k.z)});
   return {{}, read_out(d, out, s.out_size(), "out"), read_out(d, lse, s.lse_size(), "lse")};
 }
 
@@ -316,11 +320,8 @@ TEST(AttentionTiled, RefusesHeadDimAbove128) {
          l = in_buffer(dev, std::vector<float>(s.lse_size(), 1.0f), "lse"),
          ds = in_buffer(dev, std::vector<float>(s.lse_size(), 0.5f), "dsum"),
          dq = out_buffer(dev, s.qkv_size(), "dqkv");
-  run(dev, {{"attention/attn_bwd_fa2_tiled",
-             {{0, gpu.params}, {1, q}, {2, g}, {3, l}, {4, ds}, {5, dq}},
-             1,
-             2,
-             1}});
+  const KernelInfo& k = ak::attn_bwd_fa2_tiled::Kernel::info();
+  run(dev, {gpu.on(k, bwd_entries(k, gpu.params, q, g, l, ds, dq), 1, 2, 1)});
   for (float x : read_out(dev, dq, s.qkv_size(), "dqkv")) ASSERT_TRUE(is_poison(x));
 }
 
@@ -338,8 +339,8 @@ TEST(AttentionTiled, ForwardRefusesHeadDimAbove128) {
   Gpu gpu(dev, s);
   Buffer q = in_buffer(dev, in.qkv, "qkv"), out = out_buffer(dev, s.out_size(), "out"),
          lse = out_buffer(dev, s.lse_size(), "lse");
-  run(dev,
-      {{"attention/attn_fwd_fa2_tiled", {{0, gpu.params}, {1, q}, {2, out}, {3, lse}}, 1, 1, 1}});
+  const KernelInfo& k = ak::attn_fwd_fa2_tiled::Kernel::info();
+  run(dev, {gpu.on(k, fwd_entries(k, gpu.params, q, out, lse), 1, 1, 1)});
   for (float x : read_out(dev, out, s.out_size(), "out")) ASSERT_TRUE(is_poison(x));
   for (float x : read_out(dev, lse, s.lse_size(), "lse")) ASSERT_TRUE(is_poison(x));
 }
@@ -438,11 +439,8 @@ TEST(AttentionTiled4, RefusesHeadDimAbove64AndHostApi) {
          l = in_buffer(dev, std::vector<float>(s.lse_size(), 1.0f), "lse"),
          ds = in_buffer(dev, std::vector<float>(s.lse_size(), 0.5f), "dsum"),
          dq = out_buffer(dev, s.qkv_size(), "dqkv");
-  run(dev, {{"attention/attn_bwd_fa2_tiled4",
-             {{0, gpu.params}, {1, q}, {2, g}, {3, l}, {4, ds}, {5, dq}},
-             1,
-             2,
-             1}});
+  const KernelInfo& k = ak::attn_bwd_fa2_tiled4::Kernel::info();
+  run(dev, {gpu.on(k, bwd_entries(k, gpu.params, q, g, l, ds, dq), 1, 2, 1)});
   for (float x : read_out(dev, dq, s.qkv_size(), "dqkv")) ASSERT_TRUE(is_poison(x));
   auto t = fa2_backward_dispatches(make_shape(3, 100, 5, 64), Fa2Backward::Tiled4);
   ASSERT_EQ(t.size(), 1u);

@@ -10,6 +10,8 @@
 #include <cstring>
 
 #include "attention/reference.hpp"
+#include "wgslvk/kernels/attention/attn_dscores_mat.hpp"
+#include "wgslvk/kernels/attention/attn_softmax_mat.hpp"
 #include "wgslvk/numeric.hpp"
 #include "wgslvk/runtime.hpp"
 #include "wgslvk/validate/case_builder.hpp"
@@ -550,6 +552,117 @@ Case fwd_fa2_tiled_large_logits(uint64_t seed) {
                       ka::attn_fwd_fa2_tiled::name);
 }
 
+// ---- attention_mat.wgsl: the f32 passes between the tensor-core products ----------------------
+
+namespace smat = ka::attn_softmax_mat;
+namespace dsmat = ka::attn_dscores_mat;
+
+// Element (b,h,i,j) of the [B H][T][T] matrices, q / k / v rows of qkv, and rows of dout.
+uint64_t att_at(const Shape& s, uint64_t b, uint64_t h, uint64_t i, uint64_t j) {
+  return ((b * s.heads + h) * s.seq + i) * s.seq + j;
+}
+uint64_t qkv_at(const Shape& s, uint64_t b, uint64_t t, uint64_t h, uint32_t part) {
+  return (b * s.seq + t) * 3 * s.d() + part * s.d() + h * s.head_dim;
+}
+
+// attn_softmax_mat's input is the raw dot products q.k of every (i, j) (the product S = Q K^T
+// writes them above the diagonal too): the reference's exact scaled scores divided by the scale,
+// rounded to f32. Expected: the causal softmax of scale * S (those f32 values, in double), 0.0
+// above the diagonal.
+Case softmax_mat_case(const Problem& p, const std::string& what) {
+  const Shape& s = p.s;
+  std::vector<float> raw(s.att_size());
+  for (uint64_t b = 0; b < s.batch; ++b)
+    for (uint64_t h = 0; h < s.heads; ++h)
+      for (uint64_t i = 0; i < s.seq; ++i)
+        for (uint64_t j = 0; j < s.seq; ++j) {
+          double acc = 0;
+          for (uint64_t c = 0; c < s.head_dim; ++c)
+            acc += p.q64[qkv_at(s, b, i, h, 0) + c] * p.q64[qkv_at(s, b, j, h, 1) + c];
+          raw[att_at(s, b, h, i, j)] = float(acc);
+        }
+  CaseBuilder b;
+  b.c.description = what + " (" + shape_text(s) + ")";
+  b.input("att", DType::F32, raw);
+  auto& d = b.dispatch(smat::Kernel{});
+  bind_params(d, smat::binding::p_smat, s);
+  CaseBuilder::bind(d, smat::binding::att_smat, "att");
+  d.workgroups_1d = s.lse_size();  // a workgroup per row
+  std::vector<double> scaled(s.att_size()), att(s.att_size());
+  for (uint64_t k = 0; k < raw.size(); ++k) scaled[k] = s.scale * double(raw[k]);
+  aref::naive_softmax(s, scaled, att);
+  Out o(s.att_size());
+  o.set_all(att, p.fb.att_err, att);
+  o.check(b, "att",
+          std::string(kWhyAtt) +
+              " (its score error (hd+1)u S covers this kernel's one rounding of scale * S; the "
+              "tree sums' error, log2(256)u, is within the row sum's (T-1)u)");
+  return b.c;
+}
+Case softmax_mat_basic(uint64_t seed) {
+  return softmax_mat_case(random_problem(seed, random_shape(seed), false),
+                          "causal softmax of scale * S in place, a workgroup per row, 0.0 above "
+                          "the diagonal");
+}
+Case softmax_mat_t300(uint64_t seed) {
+  return softmax_mat_case(random_problem(seed, make_shape(1, 300, 1, 8), false),
+                          "T = 300: rows longer than the workgroup (two strides of 256)");
+}
+Case softmax_mat_large_logits(uint64_t seed) {
+  return softmax_mat_case(random_problem(seed, make_shape(1, 33, 2, 64), false, true),
+                          "scores of +-1e4 (integer q, k): no overflow, no NaN");
+}
+
+// attn_dscores_mat: inputs P (the reference's attention, rounded to f32), dP = dout . v of every
+// (i, j) (rounded to f32) and dsum; expected scale P (dP - dsum) from those f32 values in double,
+// 0.0 above the diagonal.
+Case dscores_mat_case(const Problem& p, const std::string& what) {
+  const Shape& s = p.s;
+  std::vector<float> att = aref::narrow(p.att), dsum = aref::narrow(p.dsum), dp(s.att_size());
+  for (uint64_t b = 0; b < s.batch; ++b)
+    for (uint64_t h = 0; h < s.heads; ++h)
+      for (uint64_t i = 0; i < s.seq; ++i)
+        for (uint64_t j = 0; j < s.seq; ++j) {
+          double acc = 0;
+          for (uint64_t c = 0; c < s.head_dim; ++c)
+            acc += p.g64[(b * s.seq + i) * s.d() + h * s.head_dim + c] *
+                   p.q64[qkv_at(s, b, j, h, 2) + c];
+          dp[att_at(s, b, h, i, j)] = float(acc);
+        }
+  CaseBuilder b;
+  b.c.description = what + " (" + shape_text(s) + ")";
+  b.input("att", DType::F32, att);
+  b.input("dsum", DType::F32, dsum);
+  b.input("ds", DType::F32, dp);
+  auto& d = b.dispatch(dsmat::Kernel{});
+  bind_params(d, dsmat::binding::p_dsmat, s);
+  CaseBuilder::bind(d, dsmat::binding::att_dsmat, "att");
+  CaseBuilder::bind(d, dsmat::binding::dsum_dsmat, "dsum");
+  CaseBuilder::bind(d, dsmat::binding::ds_dsmat, "ds");
+  d.workgroups_1d = dsmat::Kernel::workgroups(s.att_size());
+  Out o(s.att_size());
+  for (uint64_t k = 0; k < dp.size(); ++k) {
+    const uint64_t row = k / s.seq, i = row % s.seq, j = k % s.seq;
+    if (j > i) {
+      o.set(k, 0.0, 0.0, 0.0);
+      continue;
+    }
+    const double P = att[k], g = double(dp[k]) - double(dsum[row]);
+    const double mag =
+        std::fabs(s.scale) * P * (std::fabs(double(dp[k])) + std::fabs(double(dsum[row])));
+    o.set(k, s.scale * P * g, 0x1p-22 * mag + 0x1p-149, mag);
+  }
+  o.check(b, "ds",
+          "three roundings (dP - dsum, times P, times scale), each <= u = 2^-24 of a magnitude "
+          "<= |scale| P (|dP| + |dsum|): 2 ULP (4u) of that, plus a subnormal ULP; exact 0.0 above "
+          "the diagonal");
+  return b.c;
+}
+Case dscores_mat_basic(uint64_t seed) {
+  return dscores_mat_case(random_problem(seed, random_shape(seed), true),
+                          "dS = scale P (dP - dsum) in place over dP, 0.0 above the diagonal");
+}
+
 }  // namespace
 
 void register_attention(std::vector<Generator>& g) {
@@ -593,6 +706,10 @@ void register_attention(std::vector<Generator>& g) {
   add(ka::attn_bwd_fa2_tiled4::name, "chain_t33_hd64", 12402, false, bwd_fa2_tiled4_t33_hd64);
   add(ka::attn_bwd_fa2_tiled4::name, "chain_b2_h2_t40_hd13", 12403, false, bwd_fa2_tiled4_b2h2);
   add(ka::attn_bwd_fa2_tiled4::name, "large_logits", 12404, false, bwd_fa2_tiled4_large_logits);
+  add(smat::name, "basic", 12501, true, softmax_mat_basic);
+  add(smat::name, "t300", 12502, false, softmax_mat_t300);
+  add(smat::name, "large_logits", 12503, false, softmax_mat_large_logits);
+  add(dsmat::name, "basic", 12601, true, dscores_mat_basic);
 }
 WGSLVK_REGISTER_GENERATORS(register_attention);
 

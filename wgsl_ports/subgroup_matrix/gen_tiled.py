@@ -265,6 +265,8 @@ def gen_nat(name, cfg, lang, header):
     # 256-invocation workgroup) leaves the upper half of the invocations without a block
     assert all(v % 4 == 0 or v == 2 for v in (VA, VB)), cfg
     SK = cfg.get("SK", 1)  # split-K ablation (timing only): workgroup z takes the z-th K chunk
+    BT = cfg.get("BATCH", False)  # batched: workgroup z = one product of a batch (README "sgmm_f16_batched")
+    assert not (BT and SK > 1)
     assert BM >= 64 and BN >= 64 and BK >= 32 and BK % 16 == 0
     for l in header: o(l)
     if W:
@@ -275,7 +277,11 @@ def gen_nat(name, cfg, lang, header):
         o("@group(0) @binding(0) var<storage, read> ta_in: array<vec4<f16>>;")
         o("@group(0) @binding(1) var<storage, read> tb_in: array<vec4<f16>>;")
         o("@group(0) @binding(2) var<storage, read_write> tc_out: array<f32>;")
-        o("@group(0) @binding(3) var<uniform> tdims: vec4<u32>;  // (M, N, K, flags)"); o()
+        if BT:
+            for l in BATCH_WGSL_UNIFORM.splitlines(): o(l)
+            o()
+        else:
+            o("@group(0) @binding(3) var<uniform> tdims: vec4<u32>;  // (M, N, K, flags)"); o()
         o("const TRANS_A: u32 = 1u;"); o("const TRANS_B: u32 = 2u;"); o("const ACCUMULATE: u32 = 8u;"); o()
         o(f"var<workgroup> tile_a: array<f16, {STAGES * TA}>;  // {STAGES} x A [{BM}][{BK} + 8]")
         o(f"var<workgroup> tile_b: array<f16, {STAGES * TB}>;  // {STAGES} x B [{BN}][{BK} + 8] (n, k)")
@@ -292,7 +298,11 @@ def gen_nat(name, cfg, lang, header):
         o("layout(set = 0, binding = 0, std430) readonly buffer TA { f16vec4 ta_in[]; };")
         o("layout(set = 0, binding = 1, std430) readonly buffer TB { f16vec4 tb_in[]; };")
         o("layout(set = 0, binding = 2, std430) buffer TC { float tc_out[]; };")
-        o("layout(set = 0, binding = 3, std140) uniform TDims { uvec4 tdims; };  // (M, N, K, flags)"); o()
+        if BT:
+            for l in BATCH_GLSL_UNIFORM.splitlines(): o(l)
+            o()
+        else:
+            o("layout(set = 0, binding = 3, std140) uniform TDims { uvec4 tdims; };  // (M, N, K, flags)"); o()
         o("const uint TRANS_A = 1u;"); o("const uint TRANS_B = 2u;"); o("const uint ACCUMULATE = 8u;"); o()
         if U4:
             o("// The tiles as 16-byte words (the WGSL's array<f16>, the same bytes): offsets and strides")
@@ -304,7 +314,7 @@ def gen_nat(name, cfg, lang, header):
             o(f"shared float16_t tile_b[{STAGES * TB}];  // {STAGES} x B [{BN}][{BK} + 8] (n, k)")
         o(f"shared float tile_c[{256*sgy}];  // one [16][16] C tile per subgroup (edge blocks)")
     o()
-    for which in "ab":
+    for which in "ab" if not BT else ():
         if which == "a": o("// Four elements (row, col .. col + 3) of a stored [rows][ld] f16 matrix, zeros outside it.")
         arr = f"t{which}_in"
         o(f"fn fetch_{which}(row: u32, col: u32, rows: u32, ld: u32) -> vec4<f16> {{" if W else
@@ -320,14 +330,33 @@ def gen_nat(name, cfg, lang, header):
             o(f"    v.{'xyzw'[e]} = {arr}[i{e} / 4u][i{e} % 4u];")
             o("  }")
         o("  return v;"); o("}"); o()
+    for which in "ab" if BT else ():
+        if which == "a":
+            o("// Four elements (row, col .. col + 3) of a stored [rows][ld] f16 matrix whose row r starts at")
+            o("// element base + r * rs of the buffer, zeros outside it.")
+        arr = f"t{which}_in"
+        o(f"fn fetch_{which}(base: u32, row: u32, col: u32, rows: u32, ld: u32, rs: u32) -> vec4<f16> {{" if W else
+          f"f16vec4 fetch_{which}(uint base, uint row, uint col, uint rows, uint ld, uint rs) {{")
+        o("  " + decl("i", "base + row * rs + col"))
+        o("  if (row < rows && col + 4u <= ld && i % 4u == 0u) {")
+        o(f"    return {arr}[i / 4u];")
+        o("  }")
+        o("  var v = vec4<f16>();" if W else "  f16vec4 v = f16vec4(0.0);")
+        for e in range(4):
+            o(f"  if (row < rows && col + {e}u < ld) {{")
+            o("    " + decl(f"i{e}", f"i + {e}u"))
+            o(f"    v.{'xyzw'[e]} = {arr}[i{e} / 4u][i{e} % 4u];")
+            o("  }")
+        o("  return v;"); o("}"); o()
     o("// Edge blocks: C tile (r, c) of this subgroup between the buffer and workgroup memory, inside C.")
-    for fn, body in (("c_in", ["tile_c[base + e] = 0.0;", "if (gr < M && gc < N) {", "  tile_c[base + e] = tc_out[gr * N + gc];", "}"]),
-                     ("c_out", ["if (gr < M && gc < N) {", "  tc_out[gr * N + gc] = tile_c[base + e];", "}"])):
+    ci = "cb + gr * ldc + gc" if BT else "gr * N + gc"
+    for fn, body in (("c_in", ["tile_c[base + e] = 0.0;", "if (gr < M && gc < N) {", f"  tile_c[base + e] = tc_out[{ci}];", "}"]),
+                     ("c_out", ["if (gr < M && gc < N) {", f"  tc_out[{ci}] = tile_c[base + e];", "}"])):
         if W:
-            o(f"fn {fn}(base: u32, lx: u32, r: u32, c: u32, M: u32, N: u32) {{")
+            o(f"fn {fn}(base: u32, lx: u32, r: u32, c: u32, M: u32, N: u32" + (", cb: u32, ldc: u32" if BT else "") + ") {")
             o("  for (var e = lx; e < 256u; e += 32u) {")
         else:
-            o(f"void {fn}(uint base, uint lx, uint r, uint c, uint M, uint N) {{")
+            o(f"void {fn}(uint base, uint lx, uint r, uint c, uint M, uint N" + (", uint cb, uint ldc" if BT else "") + ") {")
             o("  for (uint e = lx; e < 256u; e += 32u) {")
         o("    " + decl("gr", "r + e / 16u")); o("    " + decl("gc", "c + e % 16u"))
         for b in body: o("    " + b)
@@ -342,8 +371,20 @@ def gen_nat(name, cfg, lang, header):
         o("  const uvec3 wid = gl_WorkGroupID;"); o("  const uvec3 lxy = gl_LocalInvocationID;")
         o("  const uint lid = gl_LocalInvocationIndex;")
     I = "  "
-    for n, e in [("M", "tdims.x"), ("N", "tdims.y"), ("K", "tdims.z"), ("flags", "tdims.w")]: o(I + decl(n, e))
+    tdm = "tdims.mnkf" if BT else "tdims"
+    for n, e in [("M", f"{tdm}.x"), ("N", f"{tdm}.y"), ("K", f"{tdm}.z"), ("flags", f"{tdm}.w")]: o(I + decl(n, e))
     o(I + declb("ta", "(flags & TRANS_A) != 0u")); o(I + declb("tb", "(flags & TRANS_B) != 0u")); o()
+    if BT:
+        o(I + "// This workgroup's product of the batch: z = outer index * inner count + inner index.")
+        for n, e in [("bo", "wid.z / tdims.ld.w"), ("bi", "wid.z % tdims.ld.w"),
+                     ("a_base", "tdims.off.x + bo * tdims.ab.x + bi * tdims.ab.y"),
+                     ("b_base", "tdims.off.y + bo * tdims.ab.z + bi * tdims.ab.w"),
+                     ("c_base", "tdims.off.z + bo * tdims.cb.x + bi * tdims.cb.y"),
+                     ("a_rs", "tdims.ld.x"), ("b_rs", "tdims.ld.y"), ("ldc", "tdims.ld.z")]:
+            o(I + decl(n, e))
+        o(I + declb("a_al", "a_rs % 4u == 0u && a_base % 4u == 0u") + "  // rows of whole vec4<f16>s")
+        o(I + declb("b_al", "b_rs % 4u == 0u && b_base % 4u == 0u"))
+        o()
     o(I + "// The block: dispatch order walks 8 block rows per block column.")
     for n, e in [("gx", f"(N + {BN-1}u) / {BN}u"), ("gy", f"(M + {BM-1}u) / {BM}u"), ("pid", "wid.y * gx + wid.x"),
                  ("grow", "(pid / (8u * gx)) * 8u"), ("rows_g", "min(gy - grow, 8u)"), ("inner", "pid % (8u * gx)"),
@@ -353,7 +394,8 @@ def gen_nat(name, cfg, lang, header):
     o(I + decl("sg", "lxy.y") + f"  // this subgroup's {TM}x{TN} part of the block")
     o(I + decl("srow", f"(sg / {SGN}u) * {TM}u")); o(I + decl("scol", f"(sg % {SGN}u) * {TN}u"))
     o(I + decl("cbase", "sg * 256u") + "  // its C tile in workgroup memory")
-    o(I + declb("direct_c", f"row0 + {BM}u <= M && col0 + {BN}u <= N && N % 4u == 0u"))
+    o(I + declb("direct_c", f"row0 + {BM}u <= M && col0 + {BN}u <= N && " +
+                ("ldc % 4u == 0u && c_base % 4u == 0u" if BT else "N % 4u == 0u")))
     for n, e in [("a_rows", sel("M", "K", "ta")), ("a_ld", sel("K", "M", "ta")),
                  ("b_rows", sel("K", "N", "tb")), ("b_ld", sel("N", "K", "tb"))]:
         o(I + decl(n, e))
@@ -368,12 +410,12 @@ def gen_nat(name, cfg, lang, header):
     for i in range(MI):
         for j in range(NJ):
             r, c = rc(i, j)
-            o(I + "    " + load(f"c{i}{j}", RES, "tc_out", f"({r}) * N + {c}", False, "N"))
+            o(I + "    " + load(f"c{i}{j}", RES, "tc_out", f"c_base + ({r}) * ldc + {c}" if BT else f"({r}) * N + {c}", False, "ldc" if BT else "N"))
     o(I + "  } else {")
     for i in range(MI):
         for j in range(NJ):
             r, c = rc(i, j)
-            o(I + f"    {bar}"); o(I + f"    c_in(cbase, lxy.x, {r}, {c}, M, N);"); o(I + f"    {bar}")
+            o(I + f"    {bar}"); o(I + f"    c_in(cbase, lxy.x, {r}, {c}, M, N{', c_base, ldc' if BT else ''});"); o(I + f"    {bar}")
             o(I + "    " + load(f"c{i}{j}", RES, "tile_c", "cbase", False, "16u"))
     o(I + "  }"); o(I + "}"); o()
     if SK > 1:  # ablation: each workgroup z multiplies one K chunk and stores it as the whole product
@@ -398,16 +440,21 @@ def gen_nat(name, cfg, lang, header):
             k0 = f"kb + {k0}"
         for x, V, R, rr, direct in (("a", VA, BM, "row0", "!ta"), ("b", VB, BN, "col0", "tb")):
             arr = f"t{x}_in"
+            al = f"{x}_al" if BT else f"{x}_ld % 4u == 0u"  # the fast path's alignment test
+            rsv = f"{x}_rs" if BT else f"{x}_ld"  # the stored row stride
+            bpre = f"{x}_base + " if BT else ""
+            fa0 = f"{x}_base, " if BT else ""  # fetch_x's extra arguments
+            fa1 = f", {x}_rs" if BT else ""
             o(ind + f"if ({direct}) {{  // stored [{'m' if x == 'a' else 'n'}][k]")
             if FP:
-                o(ind + "  if (" + f"{rr} + {R}u <= {x}_rows && {k0} + {BK}u <= {x}_ld && {x}_ld % 4u == 0u) {{  // inside")
+                o(ind + "  if (" + f"{rr} + {R}u <= {x}_rows && {k0} + {BK}u <= {x}_ld && {al}) {{  // inside")
                 for v in range(V):
                     q = f"lid + {T*v}u" if v else "lid"
-                    o(ind + f"    r{x}{v}{rs} = {arr}[(({rr} + (({q}) >> {p2(KQ)}u)) * {x}_ld + {k0} + (({q}) & {KQ-1}u) * 4u) / 4u];")
+                    o(ind + f"    r{x}{v}{rs} = {arr}[({bpre}({rr} + (({q}) >> {p2(KQ)}u)) * {rsv} + {k0} + (({q}) & {KQ-1}u) * 4u) / 4u];")
                 o(ind + "  } else {")
             for v in range(V):
                 q = f"lid + {T*v}u" if v else "lid"
-                o(ind + ("  " if FP else "") + f"  r{x}{v}{rs} = fetch_{x}({rr} + (({q}) >> {p2(KQ)}u), {k0} + (({q}) & {KQ-1}u) * 4u, {x}_rows, {x}_ld);")
+                o(ind + ("  " if FP else "") + f"  r{x}{v}{rs} = fetch_{x}({fa0}{rr} + (({q}) >> {p2(KQ)}u), {k0} + (({q}) & {KQ-1}u) * 4u, {x}_rows, {x}_ld{fa1});")
             if FP:
                 o(ind + "  }")
             o(ind + f"}} else {{  // stored [k][{'m' if x == 'a' else 'n'}]: 4x4 blocks")
@@ -420,14 +467,14 @@ def gen_nat(name, cfg, lang, header):
                 o(ind + "  " + decl(f"{x}r{b}", f"((({q}) >> 5u) & {RQ4-1}u) * 4u + ((({q}) >> 3u) & 3u)"))
                 o(ind + "  " + decl(f"{x}k{b}", f"(({q}) >> {5 + p2(RQ4)}u) * 8u + (({q}) & 7u)"))
             if FP:
-                o(ind + "  if (" + f"{k0} + {BK}u <= {x}_rows && {rr} + {R}u <= {x}_ld && {x}_ld % 4u == 0u) {{  // inside")
+                o(ind + "  if (" + f"{k0} + {BK}u <= {x}_rows && {rr} + {R}u <= {x}_ld && {al}) {{  // inside")
                 for b in range(max(V // 4, 1)):
                     for r in range(4):
-                        o(ind + f"    r{x}{4*b+r}{rs} = {arr}[(({k0} + {x}k{b} * 4u + {r}u) * {x}_ld + {rr} + {x}r{b} * 4u) / 4u];")
+                        o(ind + f"    r{x}{4*b+r}{rs} = {arr}[({bpre}({k0} + {x}k{b} * 4u + {r}u) * {rsv} + {rr} + {x}r{b} * 4u) / 4u];")
                 o(ind + "  } else {")
             for b in range(max(V // 4, 1)):
                 for r in range(4):
-                    o(ind + ("  " if FP else "") + f"  r{x}{4*b+r}{rs} = fetch_{x}({k0} + {x}k{b} * 4u + {r}u, {rr} + {x}r{b} * 4u, {x}_rows, {x}_ld);")
+                    o(ind + ("  " if FP else "") + f"  r{x}{4*b+r}{rs} = fetch_{x}({fa0}{k0} + {x}k{b} * 4u + {r}u, {rr} + {x}r{b} * 4u, {x}_rows, {x}_ld{fa1});")
             if FP:
                 o(ind + "  }")
             if V == 2:
@@ -618,13 +665,13 @@ def gen_nat(name, cfg, lang, header):
     for i in range(MI):
         for j in range(NJ):
             r, c = rc(i, j)
-            o(I + "  " + store(f"c{i}{j}", "tc_out", f"({r}) * N + {c}", "N"))
+            o(I + "  " + store(f"c{i}{j}", "tc_out", f"c_base + ({r}) * ldc + {c}" if BT else f"({r}) * N + {c}", "ldc" if BT else "N"))
     o(I + "} else {")
     for i in range(MI):
         for j in range(NJ):
             r, c = rc(i, j)
             o(I + f"  {bar}"); o(I + "  " + store(f"c{i}{j}", "tile_c", "cbase", "16u")); o(I + f"  {bar}")
-            o(I + f"  c_out(cbase, lxy.x, {r}, {c}, M, N);")
+            o(I + f"  c_out(cbase, lxy.x, {r}, {c}, M, N{', c_base, ldc' if BT else ''});")
     o(I + "}")
     o("}")
     return "\n".join(L) + "\n"
@@ -749,6 +796,59 @@ SHIPPED_DN = [
 ]
 
 
+# sgmm_f16_batched (shipped): sgmm_f16_tiled4_d4's code on a batch of products, workgroup z one of
+# them, each operand at its own offset and row stride (README.md, "sgmm_f16_batched"): the
+# trainer's attention products on tensor cores.
+BATCH_CFG = dict(T4_CFG, BATCH=True)
+BATCH_WGSL_UNIFORM = """// The batch: product z = o * ld.w + i (o outer, i inner) reads A from element off.x + o * ab.x +
+// i * ab.y, B from off.y + o * ab.z + i * ab.w, and writes C from off.z + o * cb.x + i * cb.y, each
+// stored row r of them ld.x / ld.y / ld.z elements after row r - 1 (row lengths as sgmm_f16's: K or
+// M for A, N or K for B, N for C).
+struct BatchDims {
+  mnkf: vec4<u32>,  // (M, N, K, flags), sgmm_f16's
+  ld: vec4<u32>,    // (A's, B's and C's row strides, the batch's inner count)
+  ab: vec4<u32>,    // (A's outer and inner batch strides, B's outer and inner)
+  cb: vec4<u32>,    // (C's outer and inner batch strides, 0, 0)
+  off: vec4<u32>,   // (A's, B's and C's first element, 0)
+}
+@group(0) @binding(3) var<uniform> tdims: BatchDims;"""
+BATCH_GLSL_UNIFORM = """// WGSL: struct BatchDims { mnkf, ld, ab, cb, off: vec4<u32> } (the batch's layout: the WGSL's comment)
+layout(set = 0, binding = 3, std140) uniform BatchDims {
+  uvec4 mnkf;
+  uvec4 ld;
+  uvec4 ab;
+  uvec4 cb;
+  uvec4 off;
+} tdims;"""
+BATCH_WGSL_HEADER = """// wgslvk's own WGSL (not from the seeds): sgmm_f16_batched, sgmm_f16_tiled4_d4's product, flags
+// and code (wgsl_ports/subgroup_matrix/README.md, "sgmm_f16_batched"), written out by gen_tiled.py,
+// on a batch of products: workgroup z computes product z, whose A, B and C start at offsets and
+// have row strides of their own (the uniform BatchDims below), so a product can read a head's
+// columns of a wider matrix in place (attention's Q, K and V inside the [tokens][3 d] qkv rows).
+// C[M,N] (+)= op(A)[M,K] op(B)[K,N] per product, row-major; TRANS_A 1 (A stored [K, M]), TRANS_B 2
+// (B stored [N, K]), ACCUMULATE 8. Workgroup (32, 4, 1) = 4 subgroups on a 64x64 block of C (each
+// 32x32 as 2x2 result matrices); tiles fetched four K steps ahead; the vec4<f16> fast path where a
+// tile is inside its operand and the operand's offset and row stride are multiples of 4; C as
+// result matrices straight from/to the buffer where the block is inside C and C's offset and row
+// stride are multiples of 4, else through workgroup memory inside its bounds. For each result
+// matrix the multiply-adds are sgmm_f16_tiled4_d4's, in the same order (the same bits as that kernel
+// on each product alone). A and B are read as vec4<f16>: their buffers hold whole vec4s.
+// Workgroup memory 24,576 bytes: the device must be requested with it (over WebGPU's default
+// 16,384). Dispatch (ceil(N / 64), ceil(M / 64), products). Port: sgmm_f16_batched.comp."""
+BATCH_GLSL_HEADER = """#version 450
+// Port of chromium_experimental/subgroup_matrix_batched.wgsl: sgmm_f16_batched (ours), line by line,
+// with GL_NV_cooperative_matrix, rewritten to SPV_KHR_cooperative_matrix at build time
+// (translator/src/coopmat.hpp; README "Toolchain"), as sgmm_f16_tiled4_d4.comp."""
+
+
+def write_shipped_batched():
+    assert nat_smem(BATCH_CFG) == 24576
+    with open(os.path.join(HERE, "chromium_experimental", "subgroup_matrix_batched.wgsl"), "w") as f:
+        f.write(gen_nat("sgmm_f16_batched", BATCH_CFG, "wgsl", BATCH_WGSL_HEADER.splitlines()))
+    with open(os.path.join(HERE, "sgmm_f16_batched.comp"), "w") as f:
+        f.write(gen_nat("sgmm_f16_batched", BATCH_CFG, "glsl", BATCH_GLSL_HEADER.splitlines()))
+
+
 def write_shipped_dn():
     for name, wgsl, cfg, what, disp in SHIPPED_DN:
         sub = lambda h: (h.replace("NAME", name).replace("FILE", wgsl).replace("WHAT", what)
@@ -773,3 +873,4 @@ if __name__ == "__main__":
     with open(os.path.join(HERE, "sgmm_f16_tiled8_d2.comp"), "w") as f:
         f.write(gen_nat("sgmm_f16_tiled8_d2", D2_CFG, "glsl", D2_GLSL_HEADER.splitlines()))
     write_shipped_dn()
+    write_shipped_batched()

@@ -83,9 +83,6 @@ MatmulImpl parse_matmul(std::string_view s) {
 }
 
 namespace {
-// sgmm_f16_tiled8_d2's workgroup memory (wgsl_ports/subgroup_matrix/README.md).
-constexpr uint32_t kSgmmTiledWorkgroupBytes = 49152;
-
 // A binding range: a buffer, a byte offset and a byte size (0: to the end).
 struct Range {
   Buffer buf;
@@ -361,9 +358,12 @@ struct GpuGpt::StepBuilder {
     if (m.mixed_kernel_ == sgmm::name) {
       // The subgroup-matrix kernel measured fastest for this product's shape and flags
       // (subgroup_matrix::plan(); every one it picks has tiled8_d2's slots and gives its bits).
+      // Where the device lacks that kernel's workgroup memory, the plan kernel that needs the
+      // least (mixed_product_plan; check_mixed made sure that one fits).
       namespace smx = wgslvk::subgroup_matrix;
-      const smx::Plan p = smx::plan(
-          smx::Dims{md.M, md.N, md.K, md.flags & (smx::TRANS_A | smx::TRANS_B | smx::ACCUMULATE)});
+      const smx::Plan p = *mixed_product_plan(
+          smx::Dims{md.M, md.N, md.K, md.flags & (smx::TRANS_A | smx::TRANS_B | smx::ACCUMULATE)},
+          m.dev_.limits().max_compute_workgroup_storage_size);
       kname = p.kernel;
       gx = p.workgroups[0];
       gy = p.workgroups[1];
@@ -800,15 +800,38 @@ void GpuGpt::check_mixed(const optimizer::AdamWOptions& adamw) {
   if (!(s >= 1.0f && s <= 0x1p24f) || std::frexp(s, &e) != 0.5f)
     throw std::invalid_argument("mixed precision: the loss scale " + std::to_string(s) +
                                 " is not a power of two in [1, 2^24]");
+  const uint32_t need = mixed_sgmm_min_workgroup_storage();
   const bool sgmm_ok = dev_.has_feature(Feature::SubgroupMatrix) &&
-                       dev_.limits().max_compute_workgroup_storage_size >= kSgmmTiledWorkgroupBytes;
+                       dev_.limits().max_compute_workgroup_storage_size >= need;
   if (gopt_.mixed_kernel == MixedKernel::Sgmm && !sgmm_ok)
     throw std::invalid_argument(
-        "mixed precision with sgmm_f16_tiled8_d2 needs the chromium-experimental-subgroup-matrix "
-        "feature and 49152 bytes of workgroup memory; the device '" +
-        dev + "' lacks them");
+        "mixed precision on subgroup matrices needs the chromium-experimental-subgroup-matrix "
+        "feature and " +
+        std::to_string(need) + " bytes of workgroup memory (sgmm_f16_tiled4_d4's); the device '" +
+        dev + "' has " + std::to_string(dev_.limits().max_compute_workgroup_storage_size) +
+        " bytes" + (dev_.has_feature(Feature::SubgroupMatrix) ? "" : " and not the feature"));
   mixed_kernel_ = gopt_.mixed_kernel == MixedKernel::F16In || !sgmm_ok ? std::string(f16in::name)
                                                                        : std::string(sgmm::name);
+}
+
+std::optional<subgroup_matrix::Plan> mixed_product_plan(const subgroup_matrix::Dims& d,
+                                                        uint32_t workgroup_storage) {
+  const subgroup_matrix::Plan p = subgroup_matrix::plan(d);
+  if (kernel(p.kernel).workgroup_storage_bytes <= workgroup_storage) return p;
+  const uint32_t least = mixed_sgmm_min_workgroup_storage();
+  if (least > workgroup_storage) return std::nullopt;
+  // The name's view is of the header's string literal: null-terminated, as Plan::kernel is.
+  return subgroup_matrix::Plan{sgmm_t4::name.data(), subgroup_matrix::workgroups(d), least};
+}
+
+uint32_t mixed_sgmm_min_workgroup_storage() {
+  const uint32_t t4 = sgmm_t4::Kernel::info().workgroup_storage_bytes;
+  // tiled4_d4 (64x64 blocks) needs the least of plan()'s kernels; the reflection says so or this
+  // fallback would be wrong.
+  if (t4 > sgmm::Kernel::info().workgroup_storage_bytes ||
+      t4 > sgmm_d4::Kernel::info().workgroup_storage_bytes)
+    throw std::logic_error("sgmm_f16_tiled4_d4 needs more workgroup memory than tiled8_d2/d4");
+  return t4;
 }
 
 uint32_t GpuGpt::read_f16_overflow() {

@@ -39,12 +39,14 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "config.hpp"
 #include "data.hpp"
 #include "optimizer/adamw.hpp"
+#include "subgroup_matrix/reference.hpp"
 #include "wgslvk/bind.hpp"
 #include "wgslvk/runtime.hpp"
 
@@ -85,6 +87,19 @@ MatmulImpl parse_matmul(std::string_view s);
 // matmul/scale_f32 pass over g multiplies by 1/loss_scale (a power of two: exact) before the
 // optimizer. apps/gpt/README.md ("Mixed precision") has why, the measurements and the default.
 enum class MixedKernel { Auto, F16In, Sgmm };
+
+// The subgroup-matrix kernel of one mixed product on a device with `workgroup_storage` bytes of
+// workgroup memory (Limits::max_compute_workgroup_storage_size): subgroup_matrix::plan()'s
+// kernel where the device holds its workgroup memory (the kernel's reflected
+// KernelInfo::workgroup_storage_bytes), else the one of plan()'s kernels that needs the least
+// (sgmm_f16_tiled4_d4, grid subgroup_matrix::workgroups()), whose slots and bits are the same;
+// std::nullopt where even that does not fit.
+std::optional<subgroup_matrix::Plan> mixed_product_plan(const subgroup_matrix::Dims& d,
+                                                        uint32_t workgroup_storage);
+// The least workgroup memory any mixed product's kernel needs (sgmm_f16_tiled4_d4's, reflected):
+// a device with the subgroup-matrix feature and at least this much runs every product on tensor
+// cores.
+uint32_t mixed_sgmm_min_workgroup_storage();
 
 struct GpuOptions {
   AttentionImpl attention = TrainConfig{}.attention;

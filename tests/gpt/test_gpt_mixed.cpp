@@ -19,7 +19,9 @@
 #include "wgslvk/bind.hpp"
 #include "wgslvk/kernels/matmul/cast_f16.hpp"
 #include "wgslvk/kernels/matmul/matmul_f16in.hpp"
+#include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled4_d4.hpp"
 #include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled8_d2.hpp"
+#include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled8_d4.hpp"
 #include "wgslvk/utils.hpp"
 
 namespace wgslvk::gpt {
@@ -292,6 +294,44 @@ TEST(GptMixed, RefusesBadOptions) {
   tc.loss_scale = 3.0f;
   EXPECT_THROW(check_train_config(tc), std::invalid_argument);
   EXPECT_THROW(set_precision(tc, "f8"), std::invalid_argument);
+}
+
+// Which subgroup-matrix kernel a product runs by the device's workgroup memory (no device needed:
+// lavapipe has no subgroup matrices, so this is how CI sees the choice). plan()'s kernel where it
+// fits; the kernel needing the least (tiled4_d4, on its own grid) where it does not; none below.
+TEST(GptMixed, ProductKernelFollowsTheDevicesWorkgroupMemory) {
+  namespace smx = wgslvk::subgroup_matrix;
+  namespace t4 = kernels::subgroup_matrix::sgmm_f16_tiled4_d4;
+  namespace d2 = kernels::subgroup_matrix::sgmm_f16_tiled8_d2;
+  namespace d4 = kernels::subgroup_matrix::sgmm_f16_tiled8_d4;
+  const uint32_t least = t4::Kernel::info().workgroup_storage_bytes;
+  const uint32_t big = d2::Kernel::info().workgroup_storage_bytes;
+  ASSERT_GT(least, 0u);
+  ASSERT_LT(least, big) << "the fallback is only useful if tiled4_d4 needs less than tiled8_d2";
+  EXPECT_EQ(mixed_sgmm_min_workgroup_storage(), least);
+  // gpt110m's MLP forward (8 x 1024 rows, 768 -> 3072: 64 x 24 blocks of 128): plan()'s tiled8_d2
+  // and gpt110m's long-K dW (TRANS_A, K = 8192 rows): plan()'s tiled8_d4.
+  for (smx::Dims dims :
+       {smx::Dims::forward(8192, 768, 3072), smx::Dims::grad_weight(8192, 768, 3072, true)}) {
+    const smx::Plan p = smx::plan(dims);
+    ASSERT_TRUE(p.kernel == d2::name || p.kernel == d4::name) << p.kernel;
+    auto fits = mixed_product_plan(dims, big);
+    ASSERT_TRUE(fits);
+    EXPECT_EQ(std::string_view(fits->kernel), std::string_view(p.kernel));
+    EXPECT_EQ(fits->workgroups, p.workgroups);
+    auto small = mixed_product_plan(dims, big - 1);
+    ASSERT_TRUE(small) << "a device with " << big - 1 << " bytes can run tiled4_d4";
+    EXPECT_EQ(std::string_view(small->kernel), t4::name);
+    EXPECT_EQ(small->workgroups, smx::workgroups(dims));
+    EXPECT_EQ(small->workgroup_bytes, least);
+    EXPECT_FALSE(mixed_product_plan(dims, least - 1));
+  }
+  // A product plan() already gives tiled4_d4 (768 x 768: 36 blocks) keeps it at the least memory.
+  const smx::Dims sq = smx::Dims::forward(768, 768, 768);
+  auto p = mixed_product_plan(sq, least);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(std::string_view(p->kernel), t4::name);
+  EXPECT_EQ(p->workgroups, smx::plan(sq).workgroups);
 }
 
 }  // namespace

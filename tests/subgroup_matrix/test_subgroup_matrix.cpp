@@ -27,6 +27,7 @@
 
 #include "subgroup_matrix/reference.hpp"
 #include "support/test_device.hpp"
+#include "wgslvk/bind.hpp"
 #include "wgslvk/runtime.hpp"
 #include "wgslvk/validate/validate.hpp"
 
@@ -115,14 +116,10 @@ Inputs random_inputs(std::mt19937_64& g, const Dims& d) {
   return in;
 }
 
+// The suite's pipelines, one per kernel on the subgroup-matrix device (bind.hpp's cache).
 const ComputePipeline& pipeline(const std::string& name) {
-  static std::map<std::string, ComputePipeline> cache;
-  auto it = cache.find(name);
-  if (it == cache.end())
-    it =
-        cache.emplace(name, sgmm_device().create_compute_pipeline({name, &kernel(name), {}, false}))
-            .first;
-  return it->second;
+  static PipelineCache cache(sgmm_device());
+  return cache.get(name);
 }
 
 struct RunResult {

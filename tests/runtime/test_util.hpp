@@ -16,6 +16,9 @@ namespace wgslvk::testing {
 using utils::make_bind_group;
 using utils::run_dispatch;
 
+// A helper kernel by name. The runtime suites bind by name and binding number on purpose: they
+// test the runtime's own API beneath the typed headers (explicit bind group layouts, the
+// R1-R13 refusals of a wrong binding, kind or size), which the generated slots exist to prevent.
 inline const KernelInfo& util(const char* name) {
   return kernel(std::string("wgslvk_util/") + name);
 }

@@ -727,6 +727,124 @@ fn k(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3<u
   }
 }
 
+TEST(WgslEmitDevice, StructTypedWorkgroupVariablesAreZeroedMemberByMember) {
+  // As Tint's ZeroInitWorkgroupMemory: each leaf (scalar, vector, matrix, atomic) is stored by
+  // the invocations striding over its arrays, never one constructor of the whole struct (lavapipe's
+  // LLVM took 100-120 s per such pipeline in the CTS's zero_init). Each invocation reads, then
+  // writes junk, so a later workgroup that is not zeroed again reads the junk.
+  const std::string w = R"(
+struct Inner { a: vec3<i32>, m: mat3x2<f32>, c: atomic<u32> }
+struct S { x: u32, arr: array<Inner, 67>, n: array<array<vec2<u32>, 3>, 5>, f: f32 }
+var<workgroup> ws: S;
+var<workgroup> w2: array<S, 2>;
+@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(8, 4, 1)
+fn k(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+  var bad = 0u;
+  if (ws.x != 0u || ws.f != 0.0 || w2[1].x != 0u || w2[0].f != 0.0) { bad |= 1u; }
+  for (var i = 0u; i < 67u; i++) {
+    if (any(ws.arr[i].a != vec3<i32>()) || any(ws.arr[i].m[2] != vec2<f32>())) { bad |= 2u; }
+    if (atomicLoad(&ws.arr[i].c) != 0u || atomicLoad(&w2[1].arr[i].c) != 0u) { bad |= 4u; }
+    if (any(w2[1].arr[i].a != vec3<i32>()) || any(w2[0].arr[i].m[1] != vec2<f32>())) { bad |= 8u; }
+  }
+  for (var i = 0u; i < 5u; i++) {
+    for (var j = 0u; j < 3u; j++) {
+      if (any(ws.n[i][j] != vec2<u32>()) || any(w2[1].n[i][j] != vec2<u32>())) { bad |= 16u; }
+    }
+  }
+  workgroupBarrier();
+  ws.x = 1u;
+  ws.f = 2.0;
+  w2[l % 2u].x = 3u;
+  w2[l % 2u].f = 4.0;
+  for (var i = l; i < 67u; i += 32u) {
+    ws.arr[i].a = vec3<i32>(5);
+    ws.arr[i].m = mat3x2<f32>(1, 2, 3, 4, 5, 6);
+    atomicStore(&ws.arr[i].c, 6u);
+    w2[1].arr[i].a = vec3<i32>(7);
+    w2[0].arr[i].m = mat3x2<f32>(6, 5, 4, 3, 2, 1);
+    atomicStore(&w2[1].arr[i].c, 8u);
+  }
+  ws.n[l % 5u][l % 3u] = vec2<u32>(9u);
+  w2[1].n[l % 5u][l % 3u] = vec2<u32>(10u);
+  o[wid.x * 32u + l] = bad;
+}
+)";
+  auto k = build(w, "k");
+  ASSERT_TRUE(k);
+  EXPECT_LACKS(k->glsl, "ws = S(");
+  EXPECT_LACKS(k->glsl, "= S[2](");
+  EXPECT_HAS(k->glsl, "ws.arr[wgsl_i].m = mat3x2(0.0);");
+  const uint32_t groups = 8, n = groups * 32;
+  Buffer bo = buffer_of(std::vector<uint32_t>(n, wgslvk::testing::kPoisonBits), "o");
+  run(*k, {{0, bo}}, groups);
+  auto o = read_back<uint32_t>(bo, n);
+  for (uint32_t i = 0; i < n; ++i) EXPECT_EQ(o[i], 0u) << "invocation " << i;
+}
+
+TEST(WgslEmitDevice, PrivateAndFunctionArraysOfOneArrayOfMatricesReadZero) {
+  // glslang 12 folds `mat2x2[1][3](mat2x2[3](mat2x2(0.0), ...))` into a constant whose 2nd and
+  // 3rd matrices are junk (0x1p+128); the CTS's zero_init read these variables as non-zero. Their
+  // zero is stored element by element instead.
+  const std::string w = R"(
+var<private> p2: array<array<mat2x2<f32>, 3>, 1>;
+var<private> p3: array<array<mat3x2<f32>, 3>, 1>;
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1)
+fn k() {
+  var f2: array<array<mat2x2<f32>, 3>, 1>;
+  var f4: array<array<array<mat4x4<f32>, 2>, 1>, 2>;
+  var s = 0.0;
+  for (var i = 0u; i < 3u; i++) {
+    for (var c = 0u; c < 2u; c++) {
+      s += abs(p2[0][i][c].x) + abs(p2[0][i][c].y) + abs(p3[0][i][c].y) + abs(f2[0][i][c].y);
+    }
+    s += abs(p3[0][i][2].x) + abs(p3[0][i][2].y);
+  }
+  for (var c = 0u; c < 4u; c++) { s += abs(f4[1][0][1][c].w) + abs(f4[0][0][1][c].z); }
+  o[0] = s;
+}
+)";
+  auto k = build(w, "k");
+  ASSERT_TRUE(k);
+  Buffer bo = buffer_of(std::vector<float>(1, 1.0f), "o");
+  run(*k, {{0, bo}});
+  EXPECT_EQ(read_back<float>(bo, 1)[0], 0.0f) << k->glsl;
+  // Where no statement can stand in (a constant of the type in an expression), it is refused.
+  EXPECT_HAS(errors_of(R"(
+@group(0) @binding(0) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1)
+fn k() {
+  let z = array<array<mat2x2<f32>, 3>, 1>();
+  o[0] = z[0][2][1].y;
+}
+)",
+                       "k"),
+             "glslang folds its constructor wrongly");
+}
+
+TEST(WgslEmitDevice, AbstractIntOperandsBeyondU32AreNotWrittenAsU32Arithmetic) {
+  // The CTS's constructor,non_zero abstract_vector_* with u32: the operands are abstract (64-bit)
+  // and only the result fits u32; written as `uvec2(...) / 4294967296u` they wrapped to 0.
+  const std::string w = R"(
+@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(1)
+fn k() {
+  let a: vec2<u32> = vec2(4294967296) / 0x100000000;
+  let b: vec3<u32> = vec3(5 * 0x100000000, 2 * 0x100000000, 0x100000000) / 0x100000000;
+  let c: u32 = (0x100000000 * 3) / 0x100000000 + 0u;
+  let d: u32 = 8u / 2u;
+  o[0] = a.x; o[1] = a.y; o[2] = b.x; o[3] = b.y; o[4] = b.z; o[5] = c; o[6] = d;
+}
+)";
+  auto k = build(w, "k");
+  ASSERT_TRUE(k);
+  EXPECT_HAS(k->glsl, "8u / 2u");  // concrete operands still read as written
+  Buffer bo = buffer_of(std::vector<uint32_t>(7, wgslvk::testing::kPoisonBits), "o");
+  run(*k, {{0, bo}});
+  EXPECT_EQ(read_back<uint32_t>(bo, 7), (std::vector<uint32_t>{1, 1, 5, 2, 1, 3, 4})) << k->glsl;
+}
+
 TEST(WgslEmitDevice, OutOfBoundsIndicesAreClampedAndArrayLengthIsTheBoundRange) {
   const std::string w = R"(
 @group(0) @binding(0) var<storage, read> src: array<u32>;

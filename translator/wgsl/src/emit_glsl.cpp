@@ -340,6 +340,7 @@ class Emitter {
   std::string decl_text(const Type* t, const std::string& name, Span at);
   std::string zero_value(const Type* t, Span at);
   uint64_t leaf_count(const Type* t);
+  bool glslang_misfolds(const Type* t);
   void use_struct(const StructDecl* s, Span at);
 
   // -- values
@@ -581,6 +582,31 @@ uint64_t Emitter::leaf_count(const Type* t) {
   return 1;
 }
 
+// Whether a constant of type t reaches a constructor glslang (12.0, the one linked) folds
+// wrongly: a one-element array whose element is an array of two or more matrices
+// (`mat2x2[1][3](mat2x2[3](mat2x2(0.0), ...))` becomes a constant whose 2nd and 3rd matrices
+// are junk, 0x1p+128 in the SPIR-V, with or without spirv-opt; `mat2x2[3](...)`,
+// `mat2x2[2][3](...)` and arrays of structs holding matrices fold right). The CTS's zero_init
+// read such private and function variables as non-zero on lavapipe and on the H200.
+bool misfolded_constructor(const Type* t) {
+  t = value_type(t);
+  if (!t || t->kind != Type::Kind::Array || t->count != 1) return false;
+  const Type* e = value_type(t->elem);
+  if (!e || e->kind != Type::Kind::Array || e->count < 2) return false;
+  while (e && e->kind == Type::Kind::Array) e = value_type(e->elem);
+  return e && e->kind == Type::Kind::Matrix;
+}
+
+bool Emitter::glslang_misfolds(const Type* t) {
+  t = value_type(t);
+  if (!t) return false;
+  if (t->kind == Type::Kind::Array) return misfolded_constructor(t) || glslang_misfolds(t->elem);
+  if (t->kind == Type::Kind::Struct && t->decl)
+    for (const auto& mb : t->decl->members)
+      if (glslang_misfolds(mb.type)) return true;
+  return false;
+}
+
 std::string Emitter::zero_value(const Type* t, Span at) {
   t = value_type(t);
   switch (t->kind) {
@@ -603,6 +629,9 @@ std::string Emitter::zero_value(const Type* t, Span at) {
     case Type::Kind::Matrix:
       return type_name(t, at) + "(" + zero_value(t->elem, at) + ")";
     case Type::Kind::Array: {
+      if (misfolded_constructor(t))
+        unsupported(at, "a zero value of type " + t->wgsl() +
+                            " in an expression (glslang folds its constructor wrongly)");
       std::string s = type_name(t, at) + "(";
       std::string z = zero_value(t->elem, at);
       for (uint64_t i = 0; i < t->count; ++i) s += (i ? ", " : "") + z;
@@ -695,6 +724,9 @@ std::string Emitter::literal(const ConstValue& v, const Type* want, Span at) {
       return r + ")";
     }
     case Type::Kind::Array: {
+      if (misfolded_constructor(t))
+        unsupported(at,
+                    "a constant of type " + t->wgsl() + " (glslang folds its constructor wrongly)");
       const Type* want_elem =
           want && value_type(want)->kind == Type::Kind::Array ? value_type(want)->elem : want;
       std::string elem_name;
@@ -805,8 +837,30 @@ Ex Emitter::expr_uncached(const Expr* e, const Type* want) {
   if (e->value && e->kind != ExprKind::Ident) {
     const Type* t = value_type(e->type);
     // Integer arithmetic of constants reads as written: WGSL rejects any overflow or division by
-    // zero in a const-expression, so GLSL's folding gives the same value.
+    // zero in a const-expression, so GLSL's folding gives the same value. Not when an abstract
+    // operand does not fit the concrete type (`vec2(4294967296) / 0x100000000` materialized as
+    // vec2<u32>: the operands were evaluated in 64 bits).
+    auto concrete = [&](const Expr* a) {
+      if (!a || !a->type) return false;
+      if (!is_abstract_type(value_type(a->type))) return true;
+      if (!a->value || !a->value->elements.empty() || !t) return false;
+      const Type* s = scalar_of(t);
+      if (!s) return false;
+      const bool u = s->kind == Type::Kind::U32;
+      for (const Scalar& x : a->value->scalars) {
+        if (const auto* i = std::get_if<int64_t>(&x.v)) {
+          if (u ? (*i < 0 || *i > int64_t(UINT32_MAX)) : (*i < INT32_MIN || *i > INT32_MAX))
+            return false;
+        } else if (const auto* w = std::get_if<uint64_t>(&x.v)) {
+          if (*w > (u ? uint64_t(UINT32_MAX) : uint64_t(INT32_MAX))) return false;
+        } else {
+          return false;
+        }
+      }
+      return true;
+    };
     bool keep = e->kind == ExprKind::Binary && t && !is_abstract_type(t) && is_int(t) &&
+                e->args.size() == 2 && concrete(e->args[0]) && concrete(e->args[1]) &&
                 (e->op == Op::Add || e->op == Op::Sub || e->op == Op::Mul || e->op == Op::And ||
                  e->op == Op::Or || e->op == Op::Xor ||
                  (!is_signed(t) && (e->op == Op::Div || e->op == Op::Mod)));
@@ -1542,8 +1596,12 @@ void Emitter::block_body(const Stmt* s) {
 
 void Emitter::zero_fill(const std::string& lv, const Type* t, Span at) {
   t = value_type(t);
-  if (leaf_count(t) <= 64) {
+  if (leaf_count(t) <= 64 && !glslang_misfolds(t)) {
     line(lv + " = " + zero_value(t, at) + ";");
+    return;
+  }
+  if (t->kind == Type::Kind::Array && t->count == 1) {
+    zero_fill(lv + "[0]", t->elem, at);
     return;
   }
   if (t->kind == Type::Kind::Array) {
@@ -1595,7 +1653,7 @@ void Emitter::var_decl(const VarDecl* v, Span at) {
     bool big_zero = false;
     if (v->initializer) {
       init = value(v->initializer, t);
-    } else if (leaf_count(t) > 64) {
+    } else if (leaf_count(t) > 64 || glslang_misfolds(t)) {
       big_zero = true;
     } else {
       init = zero_value(t, at);  // WGSL zero-initialises function variables
@@ -2070,7 +2128,18 @@ std::string Emitter::function(const FnDecl* f, const std::vector<const PtrArg*>&
   return name;
 }
 
+// Workgroup memory is zeroed as Tint's ZeroInitWorkgroupMemory does: every leaf of a variable
+// (a scalar, vector, matrix or atomic; structs are walked member by member, nested ones too)
+// is stored by the invocations striding over the element count of the arrays around it, from
+// gl_LocalInvocationIndex. One constructor store of a whole struct (`v = S(T[67](...), ...)` by
+// one invocation) costs lavapipe's LLVM minutes per pipeline; these loops cost it nothing. The
+// leaves of one variable with the same element count share a loop.
 std::string Emitter::workgroup_zero_init() {
+  struct Leaf {
+    std::vector<std::string> parts;  // access path text; an array's index goes between parts
+    std::vector<uint64_t> dims;      // the arrays' lengths, outermost first (parts = dims + 1)
+    const Type* type;
+  };
   std::string out;
   uint64_t wg =
       uint64_t(entry_.workgroup_size[0]) * entry_.workgroup_size[1] * entry_.workgroup_size[2];
@@ -2078,37 +2147,56 @@ std::string Emitter::workgroup_zero_init() {
     if (d->kind != DeclKind::Var || !used_globals_.count(d)) continue;
     const auto* v = static_cast<const VarDecl*>(d);
     if (v->space != AddressSpace::Workgroup) continue;
-    std::string n = global_name(v);
-    const Type* t = v->type;
-    std::vector<uint64_t> dims;
-    const Type* leaf = t;
-    while (leaf->kind == Type::Kind::Array) {
-      dims.push_back(leaf->count);
-      leaf = leaf->elem;
+    std::vector<Leaf> leaves;
+    std::function<void(const Type*, Leaf)> walk = [&](const Type* t, Leaf l) {
+      t = value_type(t);
+      if (t->kind == Type::Kind::Array) {
+        l.dims.push_back(t->count);
+        l.parts.emplace_back();
+        walk(t->elem, std::move(l));
+      } else if (t->kind == Type::Kind::Struct && t->decl) {
+        for (const auto& mb : t->decl->members) {
+          Leaf m = l;
+          m.parts.back() += "." + member_name(mb.name);
+          walk(mb.type, std::move(m));
+        }
+      } else {
+        l.type = t;
+        leaves.push_back(std::move(l));
+      }
+    };
+    walk(v->type, Leaf{{global_name(v)}, {}, nullptr});
+    // Group the stores by element count, in the order of their first leaf.
+    std::vector<std::pair<uint64_t, std::string>> groups;
+    for (const Leaf& l : leaves) {
+      uint64_t total = 1;
+      for (uint64_t x : l.dims) total *= x;
+      std::string lv = l.parts[0];
+      uint64_t inner = total;
+      for (size_t k = 0; k < l.dims.size(); ++k) {
+        inner /= l.dims[k];
+        std::string idx = "wgsl_i";
+        if (inner > 1) idx += " / " + std::to_string(inner) + "u";
+        if (k > 0) idx = "(" + idx + ") % " + std::to_string(l.dims[k]) + "u";
+        lv += "[" + idx + "]" + l.parts[k + 1];
+      }
+      std::string store = lv + " = " + zero_value(l.type, v->span) + ";";
+      uint64_t key = l.dims.empty() ? 0 : total;  // 0: no array, one invocation stores it
+      auto g = std::find_if(groups.begin(), groups.end(), [&](auto& e) { return e.first == key; });
+      if (g == groups.end())
+        groups.emplace_back(key, store);
+      else
+        g->second += " " + store;
     }
-    if (dims.empty()) {
-      out += "    if (gl_LocalInvocationIndex == 0u) { " + n + " = " + zero_value(t, v->span) +
-             "; }\n";
-      continue;
-    }
-    uint64_t total = 1;
-    for (uint64_t x : dims) total *= x;
-    std::string lv = n;
-    uint64_t inner = total;
-    for (size_t k = 0; k < dims.size(); ++k) {
-      inner /= dims[k];
-      std::string idx = "wgsl_i";
-      if (inner > 1) idx += " / " + std::to_string(inner) + "u";
-      if (k > 0) idx = "(" + idx + ") % " + std::to_string(dims[k]) + "u";
-      lv += "[" + idx + "]";
-    }
-    std::string body = lv + " = " + zero_value(leaf, v->span) + ";";
-    if (total <= wg) {
-      out += "    if (gl_LocalInvocationIndex < " + std::to_string(total) +
-             "u) { uint wgsl_i = gl_LocalInvocationIndex; " + body + " }\n";
-    } else {
-      out += "    for (uint wgsl_i = gl_LocalInvocationIndex; wgsl_i < " + std::to_string(total) +
-             "u; wgsl_i += " + std::to_string(wg) + "u) { " + body + " }\n";
+    for (const auto& [total, body] : groups) {
+      if (total == 0)
+        out += "    if (gl_LocalInvocationIndex == 0u) { " + body + " }\n";
+      else if (total <= wg)
+        out += "    if (gl_LocalInvocationIndex < " + std::to_string(total) +
+               "u) { uint wgsl_i = gl_LocalInvocationIndex; " + body + " }\n";
+      else
+        out += "    for (uint wgsl_i = gl_LocalInvocationIndex; wgsl_i < " + std::to_string(total) +
+               "u; wgsl_i += " + std::to_string(wg) + "u) { " + body + " }\n";
     }
   }
   if (out.empty()) return out;

@@ -137,9 +137,13 @@ done
 # --f16-stats (underflow/overflow of every f16 cast), and PyTorch with TF32 and with bf16
 # autocast on the same weights and batches. MIXED_REPEAT=N (default 1) times the mixed run and
 # both PyTorch modes N times, alternating, because eager PyTorch's step depends on the host (its
-# --gpu-busy profile says how much of the step the GPU was busy). Table: $OUT/mixed.md.
+# --gpu-busy profile says how much of the step the GPU was busy). MIXED_AB="flags" (default none):
+# in each repeat, before our mixed run, one more mixed run with those flags (e.g.
+# "--mixed-attention fa2": the step before attention went to tensor cores), the first with a
+# profile of its last step: an A/B on the same machine. Table: $OUT/mixed.md.
 MIXED=${MIXED-""}
 MIXED_REPEAT=${MIXED_REPEAT:-1}
+MIXED_AB=${MIXED_AB-""}
 for spec in $MIXED; do
   IFS=: read -r preset steps <<< "$spec"
   step "$preset: mixed precision vs fp32, $steps steps"
@@ -157,6 +161,13 @@ for spec in $MIXED; do
     for r in $(seq 1 "$MIXED_REPEAT"); do
       sfx=""
       [ "$r" -gt 1 ] && sfx=".r$r"
+      if [ -n "$MIXED_AB" ]; then
+        prof=""
+        [ "$r" = 1 ] && prof="--profile $steps"
+        # shellcheck disable=SC2086  # MIXED_AB is a list of flags
+        ours "${preset}_mixed_ab$sfx" "$BIN" --preset "$preset" --steps "$steps" --log-every 10 \
+          --precision mixed $MIXED_AB $prof
+      fi
       [ "$r" -gt 1 ] && ours "${preset}_mixed.r$r" "$BIN" --preset "$preset" --steps "$steps" \
         --log-every 10 --precision mixed
       for mode in tf32 bf16; do
@@ -170,9 +181,9 @@ for spec in $MIXED; do
   fi
 done
 if [ -n "$MIXED" ]; then
-  python3 - "$W/raw" "$MIXED" "$MIXED_REPEAT" > "$OUT/mixed.md" <<'PYEOF'
+  python3 - "$W/raw" "$MIXED" "$MIXED_REPEAT" "$MIXED_AB" > "$OUT/mixed.md" <<'PYEOF'
 import json, os, re, statistics as st, sys
-raw, specs, repeat = sys.argv[1], sys.argv[2].split(), int(sys.argv[3])
+raw, specs, repeat, ab = sys.argv[1], sys.argv[2].split(), int(sys.argv[3]), sys.argv[4]
 def losses(name):
     p = os.path.join(raw, name + ".ours.jsonl")
     if not os.path.exists(p):
@@ -220,16 +231,23 @@ for spec in specs:
     print(f"| {preset} | {steps} | {len(common)} | {worst:.2e} ({at}) | {last} | {f1:.2f} | {m1:.2f} | "
           f"{m10:.2f} | {g} | {torch_ms(preset, 'tf32'):.2f} | {torch_ms(preset, 'bf16'):.2f} |")
 print()
-print("| preset | run | ours mixed, every 10 (ms/step) | PyTorch TF32 | its GPU busy | PyTorch bf16 "
+abh = f" | ours mixed {ab}" if ab else ""
+print("| preset | run | ours mixed, every 10 (ms/step)" + abh + " | PyTorch TF32 | its GPU busy | PyTorch bf16 "
       "| its GPU busy |")
-print("|---|---:|---:|---:|---:|---:|---:|")
+print("|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if ab else ""))
 for spec in specs:
     preset = spec.split(":")[0]
     for r in range(1, repeat + 1):
         sfx = "" if r == 1 else f".r{r}"
         m10, _ = steady(preset + "_mixed" + sfx)
+        abc = f" | {steady(preset + '_mixed_ab' + sfx)[0]:.2f}" if ab else ""
         cells = [f"{torch_ms(preset, mo, sfx, w):.2f}" for mo in ("tf32", "bf16") for w in ("steady", "gpu-busy")]
-        print(f"| {preset} | {r} | {m10:.2f} | " + " | ".join(cells) + " |")
+        print(f"| {preset} | {r} | {m10:.2f}" + abc + " | " + " | ".join(cells) + " |")
+if ab:
+    for spec in specs:
+        preset = spec.split(":")[0]
+        _, g = steady(preset + "_mixed_ab")
+        print(f"\n{preset} with {ab}: profiled step {g} GPU ms")
 PYEOF
   cat "$OUT/mixed.md"
 fi

@@ -66,6 +66,9 @@ Defaults come from apps/gpt/config.hpp (TrainConfig).
                          that overflow are counted in the progress lines
   --mixed-kernel <k>     mixed: auto | sgmm | f16in, the product kernel (default auto: sgmm
                          where the device can)
+  --mixed-attention <a>  mixed: auto | fa2 (default auto: with sgmm products and context
+                         <= 1024, attention as batched tensor-core products with the score
+                         matrix kept, softmax and dS in f32; fa2: the f32 FA2 kernels)
   --f16-stats            mixed: after training, one more forward + backward submitted dispatch
                          by dispatch, printing per f16 cast the underflow (nonzero -> 0),
                          subnormal and overflow counts (a measurement; slow)
@@ -154,6 +157,7 @@ int run_train(const std::vector<std::string>& args_in) {
       corpus_dir = kDefaultCorpusDir;
   MatmulImpl mm = GpuOptions{}.matmul;
   MixedKernel mixed_kernel = MixedKernel::Auto;
+  bool mixed_attention_fa2 = false, mixed_attention_given = false;
   bool f16_stats = false, loss_scale_given = false;
   bool steps_given = false;
   uint32_t stop_at = 0, profile = 0;
@@ -212,6 +216,16 @@ int run_train(const std::vector<std::string>& args_in) {
         else
           throw cli::FlagError("--mixed-kernel " + cli::quote_flag_value(v) +
                                " is not one of auto, sgmm, f16in");
+      } else if (k == "--mixed-attention") {
+        const std::string v = take(args, i);
+        if (v == "auto")
+          mixed_attention_fa2 = false;
+        else if (v == "fa2")
+          mixed_attention_fa2 = true;
+        else
+          throw cli::FlagError("--mixed-attention " + cli::quote_flag_value(v) +
+                               " is not one of auto, fa2");
+        mixed_attention_given = true;
       } else if (k == "--f16-stats")
         f16_stats = true;
       else if (k == "--attention")
@@ -287,9 +301,11 @@ int run_train(const std::vector<std::string>& args_in) {
         if (a == "--checkpoint-every") tc.checkpoint_every = checkpoint_every;
       }
     }
-    if (!tc.mixed && (loss_scale_given || f16_stats || mixed_kernel != MixedKernel::Auto))
+    if (!tc.mixed && (loss_scale_given || f16_stats || mixed_kernel != MixedKernel::Auto ||
+                      mixed_attention_given))
       throw cli::FlagError(
-          "--loss-scale, --mixed-kernel and --f16-stats go with --precision mixed");
+          "--loss-scale, --mixed-kernel, --mixed-attention and --f16-stats go with --precision "
+          "mixed");
     check_train_config(tc);
     const ModelConfig mc = tc.model();
     if (stop_at > tc.steps)
@@ -344,10 +360,13 @@ int run_train(const std::vector<std::string>& args_in) {
     gopt.mixed = tc.mixed;
     gopt.loss_scale = tc.loss_scale;
     gopt.mixed_kernel = mixed_kernel;
+    gopt.mixed_attention_fa2 = mixed_attention_fa2;
     GpuGpt model(od.device, mc, tc.batch, tc.adamw(), gopt);
     if (progress && tc.mixed)
-      std::printf("mixed precision: products %s, loss scale %g\n",
-                  model.mixed_kernel_name().c_str(), double(model.loss_scale()));
+      std::printf("mixed precision: products %s, attention %s, loss scale %g\n",
+                  model.mixed_kernel_name().c_str(),
+                  model.mixed_attention_materialized() ? "sgmm_f16_batched (materialized)" : "fa2",
+                  double(model.loss_scale()));
     if (!resume.empty()) {
       load_checkpoint(model, resume);
       if (progress)

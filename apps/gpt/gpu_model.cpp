@@ -20,10 +20,12 @@
 #include "wgslvk/kernels/attention/attn_dqkv.hpp"
 #include "wgslvk/kernels/attention/attn_dscores.hpp"
 #include "wgslvk/kernels/attention/attn_dscores_fa2.hpp"
+#include "wgslvk/kernels/attention/attn_dscores_mat.hpp"
 #include "wgslvk/kernels/attention/attn_dsum.hpp"
 #include "wgslvk/kernels/attention/attn_fwd_fa2.hpp"
 #include "wgslvk/kernels/attention/attn_scores.hpp"
 #include "wgslvk/kernels/attention/attn_softmax.hpp"
+#include "wgslvk/kernels/attention/attn_softmax_mat.hpp"
 #include "wgslvk/kernels/attention/attn_weighted_sum.hpp"
 #include "wgslvk/kernels/elementwise/gelu_backward.hpp"
 #include "wgslvk/kernels/elementwise/gelu_forward.hpp"
@@ -49,6 +51,7 @@
 #include "wgslvk/kernels/norm/layernorm_backward.hpp"
 #include "wgslvk/kernels/norm/layernorm_backward_lean_dparams.hpp"
 #include "wgslvk/kernels/norm/layernorm_forward.hpp"
+#include "wgslvk/kernels/subgroup_matrix/sgmm_f16_batched.hpp"
 #include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled4_d4.hpp"
 #include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled8_d2.hpp"
 #include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled8_d4.hpp"
@@ -126,6 +129,30 @@ constexpr bool f16in_slots_bind(const A& a, const B& b, const C& c, const D& d) 
 }
 namespace sgmm_d4 = ks::subgroup_matrix::sgmm_f16_tiled8_d4;
 namespace sgmm_t4 = ks::subgroup_matrix::sgmm_f16_tiled4_d4;
+namespace sgmm_b = ks::subgroup_matrix::sgmm_f16_batched;
+
+// Attention in the mixed step on tensor cores, the score matrix materialized (apps/gpt/README.md,
+// "Mixed precision"): S = Q K^T and O = P V forward, dV = P^T dO, dP = dO V^T, dQ = dS K and
+// dK = dS^T Q backward as batched f16 products with f32 accumulation (sgmm_f16_batched, one
+// product per (batch, head), reading the heads' columns of qkv / dy in place), the causal softmax
+// and dS = scale P (dP - dsum) in f32 (attn_softmax_mat, attn_dscores_mat). The rule: on the
+// subgroup-matrix products only (matmul_f16in has no batched form: CI's lavapipe keeps FA2), for
+// T <= 1024, B H T^2 a multiple of 4 (whole vec4<f16> copies) within the device's storage binding
+// size, and the matrices it keeps (per layer P in f32 and its f16 copy, 6 bytes an element, plus
+// one dP/dS scratch) within 4 GiB; else the fp32 FA2 kernels. Why: these products cost
+// 12 B H T^2 hd flops per layer (the causal half included) against FA2's FMA loops, which are
+// bound by fp32 issue; at gpt110m's T = 256 the matrices are 25 MB a layer, at T = 1024 400 MB
+// (the 4 GiB bound then holds up to ~10 layers at B H = 96), beyond that FA2's O(T) memory wins.
+bool materialized_attention(const Device& dev, bool sgmm_products, uint32_t B, uint32_t T,
+                            uint32_t H, uint32_t layers) {
+  const uint64_t n = uint64_t(B) * H * T * T;
+  return sgmm_products && T <= 1024 && n % 4 == 0 &&
+         n * 4 <= dev.limits().max_storage_buffer_binding_size &&
+         n * (6 * uint64_t(layers) + 4) <= (uint64_t(4) << 30) &&
+         sgmm_b::Kernel::info().workgroup_storage_bytes <=
+             dev.limits().max_compute_workgroup_storage_size;
+}
+
 static_assert(f16in_slots_bind(sgmm::binding::ta_in, sgmm::binding::tb_in, sgmm::binding::tc_out,
                                sgmm::binding::tdims) &&
               f16in_slots_bind(sgmm_d4::binding::ta_in, sgmm_d4::binding::tb_in,
@@ -182,6 +209,7 @@ struct GpuGpt::StepBuilder {
   const uint64_t R;
   const bool fa2;
   const attention::Fa2Backward fa2_bwd;
+  const bool mat;  // materialized_attention(): the mixed step's attention on tensor cores
   const norm::Shape ns;
   const uint32_t rpb;  // the lean layernorm pair's rows per block
   Buffer ln_u, attn_u, ce_u, u_d, u_f, emb_u, pe_u;
@@ -209,6 +237,7 @@ struct GpuGpt::StepBuilder {
                     ? attention::fa2_backward_tiled_for(attention::make_shape(B, T, H, hd))
                 : model.gopt_.attention == AttentionImpl::FA2Wide ? attention::Fa2Backward::Wide
                                                                   : attention::Fa2Backward::Ported),
+        mat(model.mat_attention_),
         ns{uint32_t(R), d},
         rpb(norm::lean_rows_per_block(ns)) {
     make_uniforms();
@@ -563,6 +592,7 @@ struct GpuGpt::StepBuilder {
   // y = attention(qkv) of layer L: FA2 (its wide variant per GpuOptions) or the naive path that
   // keeps the attention matrix.
   void attention_forward(const Acts::Layer& L) {
+    if (mat) return mat_attention_forward(L);
     if (fa2) {
       using namespace fa2::binding;
       if (m.gopt_.attention == AttentionImpl::FA2Tiled) {  // attn_fwd_fa2_tiled: its own grid
@@ -597,6 +627,68 @@ struct GpuGpt::StepBuilder {
                {whole(attn_u).at(ws::binding::p_wsum), whole(L.qkv).at(ws::binding::qkv_wsum),
                 whole(L.att).at(ws::binding::att_wsum), whole(L.y).at(ws::binding::out_wsum)},
                ws::Kernel::workgroups(R * d));
+  }
+
+  // ---- attention on tensor cores, the score matrix materialized (materialized_attention()) ----
+  // Per (batch b, head h), product z = b H + h of sgmm_f16_batched: C_z (+)= op(A_z) op(B_z) with
+  // A_z at a_off + b a_outer + h a_inner, rows a_ld apart (likewise B, C); M, N, K and the flags
+  // as the matmul family's.
+  struct Side {
+    uint32_t off, ld, outer, inner;
+  };
+  void bmm(const Range& a16, Side a, const Range& b16, Side b, const Range& c, Side cs, uint32_t M,
+           uint32_t N, uint32_t K, uint32_t flags) {
+    using namespace sgmm_b::binding;
+    sgmm_b::BatchDims u{};
+    u.mnkf = {M, N, K, flags};
+    u.ld = {a.ld, b.ld, cs.ld, H};
+    u.ab = {a.outer, a.inner, b.outer, b.inner};
+    u.cb = {cs.outer, cs.inner, 0, 0};
+    u.off = {a.off, b.off, cs.off, 0};
+    Buffer ub = uni(tdims, u);
+    const subgroup_matrix::Dims sd{M, N, K, flags};
+    const auto g = subgroup_matrix::workgroups(sd);  // 64x64 blocks, as sgmm_f16_tiled4_d4
+    add_k(sgmm_b::Kernel{}, {a16.at(ta_in), b16.at(tb_in), c.at(tc_out), whole(ub).at(tdims)}, g[0],
+          g[1], B * H);
+  }
+  // The layouts: qkv [B T][3 d] (head h's q, k, v at columns h hd, d + h hd, 2 d + h hd), y and dy
+  // [B T][d], the matrices [B H][T][T].
+  Side q_side(uint32_t part) const { return {part * d, 3 * d, T * 3 * d, hd}; }
+  Side o_side() const { return {0, d, T * d, hd}; }
+  Side s_side() const { return {0, T, H * T * T, T * T}; }
+  uint64_t att_floats() const { return uint64_t(B) * H * T * T; }
+
+  // S = Q K^T (raw), P = causal softmax(scale S) in place (L.att), O = P V into y.
+  void mat_attention_forward(const Acts::Layer& L) {
+    using namespace subgroup_matrix;
+    const Range qkv16 = half_of(whole(L.qkv), R * 3 * d);
+    bmm(qkv16, q_side(0), qkv16, q_side(1), whole(L.att), s_side(), T, T, hd, TRANS_B);
+    namespace sm = att::attn_softmax_mat;
+    add_flat_k(sm::Kernel{},
+               {whole(attn_u).at(sm::binding::p_smat), whole(L.att).at(sm::binding::att_smat)},
+               uint64_t(B) * H * T);  // a workgroup per row
+    const Range p16 = half_of(whole(L.att), att_floats());
+    bmm(p16, s_side(), qkv16, q_side(2), whole(L.y), o_side(), T, hd, T, 0);
+  }
+  // After attn_dsum: dV = P^T dO, dP = dO V^T (into dscores), dS = scale P (dP - dsum) in place,
+  // dQ = dS K, dK = dS^T Q, each into its columns of dqkv.
+  void mat_attention_backward(const Acts::Layer& L) {
+    using namespace subgroup_matrix;
+    const Range qkv16 = half_of(whole(L.qkv), R * 3 * d);   // the forward's copy (still fresh)
+    const Range p16 = half_of(whole(L.att), att_floats());  // likewise
+    const Range do16 = half_of(whole(A.dy), R * d);
+    const Range dqkv = whole(A.dqkv);
+    bmm(p16, s_side(), do16, o_side(), dqkv, q_side(2), T, hd, T, TRANS_A);
+    bmm(do16, o_side(), qkv16, q_side(2), whole(A.dscores), s_side(), T, T, hd, TRANS_B);
+    namespace dm = att::attn_dscores_mat;
+    add_flat_k(
+        dm::Kernel{},
+        {whole(attn_u).at(dm::binding::p_dsmat), whole(L.att).at(dm::binding::att_dsmat),
+         whole(A.dsum).at(dm::binding::dsum_dsmat), whole(A.dscores).at(dm::binding::ds_dsmat)},
+        dm::Kernel::workgroups(att_floats()));
+    const Range ds16 = half_of(whole(A.dscores), att_floats());
+    bmm(ds16, s_side(), qkv16, q_side(1), dqkv, q_side(0), T, hd, T, 0);
+    bmm(ds16, s_side(), qkv16, q_side(0), dqkv, q_side(1), T, hd, T, TRANS_A);
   }
 
   // Block l: x -> ln1 -> qkv -> attention -> proj (+ x) -> ln2 -> fc -> GELU -> proj (+ xm).
@@ -676,6 +768,7 @@ struct GpuGpt::StepBuilder {
                   whole(A.dy).at(ds::binding::dout_dsum), whole(A.dsum).at(ds::binding::dsum)},
                  ds::Kernel::workgroups(uint64_t(B) * H * T));
     }
+    if (mat) return mat_attention_backward(L);
     if (fa2) {
       using namespace fa2b::binding;
       for (const auto& k :
@@ -812,6 +905,9 @@ void GpuGpt::check_mixed(const optimizer::AdamWOptions& adamw) {
         " bytes" + (dev_.has_feature(Feature::SubgroupMatrix) ? "" : " and not the feature"));
   mixed_kernel_ = gopt_.mixed_kernel == MixedKernel::F16In || !sgmm_ok ? std::string(f16in::name)
                                                                        : std::string(sgmm::name);
+  mat_attention_ = !gopt_.mixed_attention_fa2 &&
+                   materialized_attention(dev_, mixed_kernel_ == sgmm::name, batch_, cfg_.context,
+                                          cfg_.heads, cfg_.layers);
 }
 
 std::optional<subgroup_matrix::Plan> mixed_product_plan(const subgroup_matrix::Dims& d,
@@ -875,6 +971,7 @@ void GpuGpt::make_buffers() {
   const uint32_t H = cfg_.heads;
   const uint64_t R = uint64_t(B) * T;
   const bool fa2 = gopt_.attention != AttentionImpl::Naive;
+  const bool mat = mat_attention_;
   auto buf = [&](const std::string& label, uint64_t floats) {
     return utils::make_buffer(dev_, label, floats * 4);
   };
@@ -886,7 +983,7 @@ void GpuGpt::make_buffers() {
     L.mean1 = buf(p + "mean1", R);
     L.rstd1 = buf(p + "rstd1", R);
     L.qkv = buf(p + "qkv", R * 3 * d);
-    if (!fa2) L.att = buf(p + "att", uint64_t(B) * H * T * T);
+    if (!fa2 || mat) L.att = buf(p + "att", uint64_t(B) * H * T * T);
     L.y = buf(p + "attn_out", R * d);
     L.lse = buf(p + "lse", uint64_t(B) * H * T);
     L.xm = buf(p + "xm", R * d);
@@ -918,7 +1015,7 @@ void GpuGpt::make_buffers() {
   A.dy = buf("gpt.dy", R * d);
   A.dsum = buf("gpt.dsum", uint64_t(B) * H * T);
   A.dqkv = buf("gpt.dqkv", R * 3 * d);
-  if (!fa2) A.dscores = buf("gpt.dscores", uint64_t(B) * H * T * T);
+  if (!fa2 || mat) A.dscores = buf("gpt.dscores", uint64_t(B) * H * T * T);
   A.dlogits = buf("gpt.dlogits", R * V);
   const norm::Shape ns{uint32_t(R), d};
   const uint32_t rpb = norm::lean_rows_per_block(ns);  // the lean pair's default blocks

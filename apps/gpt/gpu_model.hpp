@@ -108,6 +108,9 @@ struct GpuOptions {
   // Mixed only: a power of two in [1, 2^24], or 0: auto (TrainConfig::loss_scale).
   float loss_scale = TrainConfig{}.loss_scale;
   MixedKernel mixed_kernel = MixedKernel::Auto;  // Auto: Sgmm where the device can, else F16In
+  // Mixed only: keep the fp32 FA2 attention where the step would run it on tensor cores with the
+  // score matrix materialized (gpu_model.cpp, materialized_attention(); a baseline to measure).
+  bool mixed_attention_fa2 = false;
 };
 
 class GpuGpt {
@@ -159,6 +162,9 @@ class GpuGpt {
   // "subgroup_matrix/sgmm_f16_tiled8_d2"; empty when not mixed), and the count of f16 casts whose
   // result was not finite since the model was built (waits for the queue).
   const std::string& mixed_kernel_name() const { return mixed_kernel_; }
+  // Mixed precision: whether attention runs on tensor cores with the score matrix materialized
+  // (sgmm_f16_batched products; apps/gpt/README.md "Mixed precision"), else the f32 FA2 kernels.
+  bool mixed_attention_materialized() const { return mat_attention_; }
   // The loss scale in use (auto resolved); 1 when not mixed.
   float loss_scale() const { return loss_scale_; }
   uint32_t read_f16_overflow();
@@ -201,6 +207,7 @@ class GpuGpt {
   // Mixed precision: the product kernel, and each f16 cast's place in ops_ with its input and
   // output (cast_stats).
   std::string mixed_kernel_;
+  bool mat_attention_ = false;  // check_mixed: materialized_attention()
   float loss_scale_ = 1.0f;
   struct CastOp {
     size_t op = 0;

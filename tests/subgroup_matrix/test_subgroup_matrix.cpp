@@ -360,6 +360,111 @@ TEST(SubgroupMatrix, GptLayerForwardAndBothBackwardProducts) {
   }
 }
 
+// sgmm_f16_batched: 2 x 3 products (outer x inner), each operand at an offset of its own inside a
+// wider buffer with a row stride longer than its rows (as the trainer reads a head's columns of
+// qkv in place), under every flag set; per product within the bound of sgmm_f16's reference on
+// the extracted operands, and bit-identical to sgmm_f16_tiled4_d4 on that product alone; every C
+// element outside the products untouched. Strides: multiples of 4 (the vec4 fast paths, C as
+// result matrices) and not (the checked fetches, C through workgroup memory).
+TEST(SubgroupMatrix, BatchedProductsInPlaceInWiderMatrices) {
+  REQUIRE_SUBGROUP_MATRIX();
+  constexpr const char* kBatched = "subgroup_matrix/sgmm_f16_batched";
+  auto g = testing::rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const uint32_t outer = 2, inner = 3;
+  struct Shape {
+    Dims d;
+    uint32_t pad;  // added to every row stride: 4 keeps them multiples of 4 (with even sizes)
+  };
+  for (Shape sh : {Shape{{128, 64, 96, 0}, 8}, Shape{{70, 36, 40, 0}, 4}, Shape{{33, 17, 19, 0}, 3},
+                   Shape{{64, 128, 64, 0}, 5}}) {
+    for (uint32_t flags : {0u, 1u, 2u, 3u, 8u, 11u}) {
+      Dims d = sh.d;
+      d.flags = flags;
+      const bool ta = flags & subgroup_matrix::TRANS_A, tb = flags & subgroup_matrix::TRANS_B;
+      const uint32_t a_rows = ta ? d.K : d.M, a_len = ta ? d.M : d.K;
+      const uint32_t b_rows = tb ? d.N : d.K, b_len = tb ? d.K : d.N;
+      // Products side by side along the rows (inner) and stacked (outer), like heads in qkv.
+      const uint32_t lda = inner * a_len + sh.pad, ldb = inner * b_len + sh.pad,
+                     ldc = inner * d.N + sh.pad;
+      const uint32_t a_off = sh.pad, b_off = 2 * sh.pad, c_off = sh.pad;
+      const uint64_t a_n = a_off + uint64_t(outer) * a_rows * lda,
+                     b_n = b_off + uint64_t(outer) * b_rows * ldb,
+                     c_n = c_off + uint64_t(outer) * d.M * ldc;
+      std::vector<uint16_t> A(a_n), Bm(b_n);
+      for (auto& x : A) x = f32_to_f16_bits(u(g));
+      for (auto& x : Bm) x = f32_to_f16_bits(u(g));
+      std::vector<float> C0(c_n + 16, testing::poison_f32());
+      const bool acc = flags & subgroup_matrix::ACCUMULATE;
+      auto in_c = [&](uint64_t i) {
+        if (i < c_off || i >= c_n) return false;
+        const uint64_t r = (i - c_off) % (uint64_t(d.M) * ldc) % ldc;
+        return r < uint64_t(inner) * d.N;
+      };
+      if (acc)
+        for (uint64_t i = 0; i < c_n; ++i)
+          if (in_c(i)) C0[i] = u(g);
+      Device& dev = sgmm_device();
+      auto words = [](std::vector<uint16_t> v) {
+        while (v.size() % 4) v.push_back(0);
+        return v;
+      };
+      Buffer a = testing::upload(dev, words(A), "a"), b = testing::upload(dev, words(Bm), "b");
+      Buffer c = testing::upload(dev, C0, "c");
+      const std::array<uint32_t, 20> uni{
+          d.M,          d.N,   d.K,       d.flags, lda, ldb, ldc,   inner, a_rows * lda, a_len,
+          b_rows * ldb, b_len, d.M * ldc, d.N,     0,   0,   a_off, b_off, c_off,        0};
+      Buffer ub = dev.create_buffer({"bdims", 80, BufferUsage::Uniform | BufferUsage::CopyDst});
+      dev.queue().write_buffer(ub, 0, uni.data(), 80);
+      BindGroup bg = dev.create_bind_group({"sgmm batched",
+                                            pipeline(kBatched).get_bind_group_layout(0),
+                                            {{0, a}, {1, b}, {2, c}, {3, ub}}});
+      const auto wg = subgroup_matrix::workgroups(d);
+      CommandEncoder enc = dev.create_command_encoder();
+      ComputePass pass = enc.begin_compute_pass();
+      pass.set_pipeline(pipeline(kBatched));
+      pass.set_bind_group(0, bg);
+      pass.dispatch_workgroups(wg[0], wg[1], outer * inner);
+      pass.end();
+      dev.queue().submit(enc.finish());
+      const std::vector<float> got = read<float>(dev, c);
+      for (uint32_t o = 0; o < outer; ++o)
+        for (uint32_t i = 0; i < inner; ++i) {
+          Inputs in;
+          for (uint32_t r = 0; r < a_rows; ++r)
+            for (uint32_t k = 0; k < a_len; ++k)
+              in.a.push_back(A[a_off + (uint64_t(o) * a_rows + r) * lda + i * a_len + k]);
+          for (uint32_t r = 0; r < b_rows; ++r)
+            for (uint32_t k = 0; k < b_len; ++k)
+              in.b.push_back(Bm[b_off + (uint64_t(o) * b_rows + r) * ldb + i * b_len + k]);
+          std::vector<float> mine;
+          for (uint32_t r = 0; r < d.M; ++r)
+            for (uint32_t n = 0; n < d.N; ++n) {
+              const uint64_t at = c_off + (uint64_t(o) * d.M + r) * ldc + i * d.N + n;
+              mine.push_back(got[at]);
+              if (acc) in.c_old.push_back(C0[at]);
+            }
+          const std::string what = std::string(kBatched) + " " + std::to_string(d.M) + "x" +
+                                   std::to_string(d.N) + "x" + std::to_string(d.K) + " flags " +
+                                   std::to_string(flags) + " pad " + std::to_string(sh.pad) +
+                                   " product (" + std::to_string(o) + ", " + std::to_string(i) +
+                                   ")";
+          mine.resize(mine.size() + 16, testing::poison_f32());
+          expect_within(mine, d, in, what);
+          const auto alone = run(kTiled4D4, d, in).c;
+          size_t differ = 0;
+          for (size_t k = 0; k + 16 < mine.size(); ++k)
+            differ += std::bit_cast<uint32_t>(mine[k]) != std::bit_cast<uint32_t>(alone[k]);
+          EXPECT_EQ(differ, 0u) << what << ": elements not bit-identical to sgmm_f16_tiled4_d4";
+        }
+      size_t touched = 0;
+      for (uint64_t k = 0; k < got.size(); ++k)
+        if (!in_c(k)) touched += std::bit_cast<uint32_t>(got[k]) != testing::kPoisonBits;
+      EXPECT_EQ(touched, 0u) << "flags " << flags << ": elements outside the products written";
+    }
+  }
+}
+
 TEST(SubgroupMatrix, Bench4096) {
   REQUIRE_SUBGROUP_MATRIX();
   if (!std::getenv("WGSLVK_SGMM_BENCH")) GTEST_SKIP() << "set WGSLVK_SGMM_BENCH=1 to time 4096^3";

@@ -6,6 +6,11 @@
 
 #include "elementwise/reference.hpp"
 #include "wgslvk/bench/bench.hpp"
+#include "wgslvk/kernels/elementwise/gelu_backward.hpp"
+#include "wgslvk/kernels/elementwise/gelu_forward.hpp"
+#include "wgslvk/kernels/elementwise/pos_embed_add.hpp"
+#include "wgslvk/kernels/elementwise/residual_add.hpp"
+#include "wgslvk/kernels/elementwise/residual_add_inplace.hpp"
 #include "wgslvk/validate/case_builder.hpp"
 
 namespace {
@@ -13,6 +18,7 @@ namespace {
 using namespace wgslvk;
 using namespace wgslvk::validate;
 namespace eref = wgslvk::elementwise::ref;
+namespace ks = wgslvk::kernels::elementwise;
 
 constexpr uint64_t kCheck = 1u << 20;
 
@@ -27,8 +33,9 @@ void check_first(CaseBuilder& b, const std::string& buf, const eref::Expected& e
   CaseBuilder::magnitude(k, mag);
 }
 
-ojson dims(uint64_t n4, uint32_t d4 = 0, uint32_t T = 0) {
-  return CaseBuilder::u32s({uint32_t(n4), d4, T, 0});
+// The kernels' dims uniform (vec4<u32>): vec4 count, then pos_embed_add's d/4 and T.
+std::array<uint32_t, 4> dims(uint64_t n4, uint32_t d4 = 0, uint32_t T = 0) {
+  return {uint32_t(n4), d4, T, 0};
 }
 
 Case gelu_case(uint64_t n, bool backward) {
@@ -36,24 +43,27 @@ Case gelu_case(uint64_t n, bool backward) {
   auto x = fast_uniform(n + backward, n, -6, 6);
   const uint64_t m = std::min(n, kCheck);
   b.input("x", DType::F32, x);
-  auto& d = b.dispatch(backward ? "elementwise/gelu_backward" : "elementwise/gelu_forward");
-  CaseBuilder::bind(d, 0, "x");
   if (backward) {
+    auto& d = b.dispatch(ks::gelu_backward::Kernel{});
     auto dy = fast_uniform(n + 7, n, -1, 1);
     b.input("dy", DType::F32, dy);
     b.output("dx", DType::F32, n);
-    CaseBuilder::bind(d, 1, "dy");
-    CaseBuilder::bind(d, 2, "dx");
-    CaseBuilder::bind_values(d, 3, dims(n / 4));
+    CaseBuilder::bind(d, ks::gelu_backward::binding::gb_x, "x");
+    CaseBuilder::bind(d, ks::gelu_backward::binding::gb_dy, "dy");
+    CaseBuilder::bind(d, ks::gelu_backward::binding::gb_dx, "dx");
+    CaseBuilder::bind_uniform(d, ks::gelu_backward::binding::gb_dims, dims(n / 4));
+    d.workgroups_1d = elementwise::workgroups_for(n);
     check_first(b, "dx",
                 eref::gelu_backward_expected(std::span(x).first(m), std::span(dy).first(m)));
   } else {
+    auto& d = b.dispatch(ks::gelu_forward::Kernel{});
     b.output("y", DType::F32, n);
-    CaseBuilder::bind(d, 1, "y");
-    CaseBuilder::bind_values(d, 2, dims(n / 4));
+    CaseBuilder::bind(d, ks::gelu_forward::binding::gf_x, "x");
+    CaseBuilder::bind(d, ks::gelu_forward::binding::gf_y, "y");
+    CaseBuilder::bind_uniform(d, ks::gelu_forward::binding::gf_dims, dims(n / 4));
+    d.workgroups_1d = elementwise::workgroups_for(n);
     check_first(b, "y", eref::gelu_forward_expected(std::span(x).first(m)));
   }
-  d.workgroups_1d = elementwise::workgroups_for(n);
   return b.c;
 }
 
@@ -64,17 +74,23 @@ Case add_case(uint64_t n, bool inplace) {
   auto want = eref::residual_add_f32(std::span(a).first(m), std::span(bb).first(m));
   b.input("a", DType::F32, a);
   b.input("b", DType::F32, bb);
-  auto& d = b.dispatch(inplace ? "elementwise/residual_add_inplace" : "elementwise/residual_add");
-  CaseBuilder::bind(d, 0, "a");
-  CaseBuilder::bind(d, 1, "b");
   if (inplace) {
-    CaseBuilder::bind_values(d, 2, dims(n / 4));
+    namespace ri = ks::residual_add_inplace;
+    auto& d = b.dispatch(ri::Kernel{});
+    CaseBuilder::bind(d, ri::binding::ri_a, "a");
+    CaseBuilder::bind(d, ri::binding::ri_b, "b");
+    CaseBuilder::bind_uniform(d, ri::binding::ri_dims, dims(n / 4));
+    d.workgroups_1d = elementwise::workgroups_for(n);
   } else {
+    namespace ra = ks::residual_add;
     b.output("out", DType::F32, n);
-    CaseBuilder::bind(d, 2, "out");
-    CaseBuilder::bind_values(d, 3, dims(n / 4));
+    auto& d = b.dispatch(ra::Kernel{});
+    CaseBuilder::bind(d, ra::binding::ra_a, "a");
+    CaseBuilder::bind(d, ra::binding::ra_b, "b");
+    CaseBuilder::bind(d, ra::binding::ra_out, "out");
+    CaseBuilder::bind_uniform(d, ra::binding::ra_dims, dims(n / 4));
+    d.workgroups_1d = elementwise::workgroups_for(n);
   }
-  d.workgroups_1d = elementwise::workgroups_for(n);
   // In place, every timed repeat adds b again: only the first run is checked (time_case checks
   // before timing).
   b.check_exact(inplace ? "a" : "out", Array::of(DType::F32, want), "one f32 add: exact");
@@ -89,10 +105,11 @@ Case pos_case(uint32_t rows, uint32_t T, uint32_t d) {
   auto want = eref::pos_embed_add_f32(std::span(x).first(uint64_t(mr) * d), pos, mr, T, d);
   b.input("x", DType::F32, x);
   b.input("pos", DType::F32, pos);
-  auto& k = b.dispatch("elementwise/pos_embed_add");
-  CaseBuilder::bind(k, 0, "x");
-  CaseBuilder::bind(k, 1, "pos");
-  CaseBuilder::bind_values(k, 2, dims(n / 4, d / 4, T));
+  namespace pe = ks::pos_embed_add;
+  auto& k = b.dispatch(pe::Kernel{});
+  CaseBuilder::bind(k, pe::binding::pe_x, "x");
+  CaseBuilder::bind(k, pe::binding::pe_pos, "pos");
+  CaseBuilder::bind_uniform(k, pe::binding::pe_dims, dims(n / 4, d / 4, T));
   k.workgroups_1d = elementwise::workgroups_for(n);
   b.check_exact("x", Array::of(DType::F32, want), "one f32 add: exact");
   return b.c;

@@ -8,6 +8,8 @@
 
 #include "loss/reference.hpp"
 #include "wgslvk/bench/bench.hpp"
+#include "wgslvk/kernels/loss/cross_entropy_backward.hpp"
+#include "wgslvk/kernels/loss/cross_entropy_forward.hpp"
 #include "wgslvk/validate/case_builder.hpp"
 
 namespace {
@@ -21,11 +23,13 @@ constexpr uint32_t kCheckRows = 4;
 
 using wgslvk::bench::fast_uniform;
 
-ojson params(Shape s, float scale) {
-  ojson a = ojson::array();
-  a.push_back(CaseBuilder::u32s({s.rows, s.vocab, s.ignore_index}));
-  a.push_back(CaseBuilder::f32s({scale}));
-  return a;
+namespace ce_fwd = wgslvk::kernels::loss::cross_entropy_forward;
+namespace ce_bwd = wgslvk::kernels::loss::cross_entropy_backward;
+
+// CeParams (each kernel's header has its own copy of 04_loss.wgsl's struct).
+template <class P>
+P ce_params(Shape s, float scale) {
+  return P{.rows = s.rows, .vocab = s.vocab, .ignore_index = s.ignore_index, .scale = scale};
 }
 
 void check_first(CaseBuilder& b, const std::string& buf, const lref::Expected& e) {
@@ -53,10 +57,12 @@ Case forward_case(Shape s) {
   b.input("targets", DType::U32, t);
   b.output("loss", DType::F32, s.rows);
   b.output("lse", DType::F32, s.rows);
-  auto& d = b.dispatch("loss/cross_entropy_forward");
-  const char* names[] = {"logits", "targets", "loss", "lse"};
-  for (uint32_t i = 0; i < 4; ++i) CaseBuilder::bind(d, i, names[i]);
-  CaseBuilder::bind_values(d, 4, params(s, 1.0f));
+  auto& d = b.dispatch(ce_fwd::Kernel{});
+  CaseBuilder::bind(d, ce_fwd::binding::cf_logits, "logits");
+  CaseBuilder::bind(d, ce_fwd::binding::cf_targets, "targets");
+  CaseBuilder::bind(d, ce_fwd::binding::cf_loss, "loss");
+  CaseBuilder::bind(d, ce_fwd::binding::cf_lse, "lse");
+  CaseBuilder::bind_uniform(d, ce_fwd::binding::cf, ce_params<ce_fwd::CeParams>(s, 1.0f));
   d.workgroups_1d = s.rows;
   check_first(b, "loss", e.loss);
   check_first(b, "lse", e.lse);
@@ -85,10 +91,13 @@ Case backward_case(Shape s) {
   b.input("lse", DType::F32, lse);
   b.input("stats", DType::F32, std::vector<float>{0.0f, float(s.rows)});
   b.output("dlogits", DType::F32, x.size());
-  auto& d = b.dispatch("loss/cross_entropy_backward");
-  const char* names[] = {"logits", "targets", "lse", "stats", "dlogits"};
-  for (uint32_t i = 0; i < 5; ++i) CaseBuilder::bind(d, i, names[i]);
-  CaseBuilder::bind_values(d, 5, params(s, 1.0f));
+  auto& d = b.dispatch(ce_bwd::Kernel{});
+  CaseBuilder::bind(d, ce_bwd::binding::cb_logits, "logits");
+  CaseBuilder::bind(d, ce_bwd::binding::cb_targets, "targets");
+  CaseBuilder::bind(d, ce_bwd::binding::cb_lse, "lse");
+  CaseBuilder::bind(d, ce_bwd::binding::cb_stats, "stats");
+  CaseBuilder::bind(d, ce_bwd::binding::cb_dlogits, "dlogits");
+  CaseBuilder::bind_uniform(d, ce_bwd::binding::cb, ce_params<ce_bwd::CeParams>(s, 1.0f));
   d.workgroups_1d = s.rows;
   check_first(b, "dlogits", e);
   return b.c;

@@ -11,6 +11,9 @@
 
 #include "matmul/reference.hpp"
 #include "wgslvk/bench/bench.hpp"
+#include "wgslvk/kernels/matmul/matmul_bias_grad.hpp"
+#include "wgslvk/kernels/matmul/matmul_native_splitk.hpp"
+#include "wgslvk/kernels/matmul/matmul_splitk_reduce.hpp"
 #include "wgslvk/validate/case_builder.hpp"
 
 namespace wgslvk::matmul {
@@ -52,6 +55,8 @@ validate::Case make_case(Kernel k, const Dims& d, const std::string& label,
   std::vector<float> bias(d.bias() ? d.N : 1, 0.25f);
   cb.input("bias", DType::F32, bias);
   cb.output("c", DType::F32, d.c_count());
+  // By binding number: any variant of the family (or a sweep's run-time one) shares
+  // 04_matmul.wgsl's ABI a, b, c, bias, dims at 0-4 under names of its own.
   auto& s = cb.dispatch(cb.c.kernel, label);
   CaseBuilder::bind(s, 0, "a");
   CaseBuilder::bind(s, 1, "b");
@@ -82,18 +87,20 @@ validate::Case make_splitk_case(const Dims& d, const std::string& label, uint32_
   cb.input("bias", DType::F32, bias);
   cb.output("part", DType::F32, splitk_partial_floats(d, splits));
   cb.output("c", DType::F32, d.c_count());
-  auto& s1 = cb.dispatch("matmul/matmul_native_splitk", label);
-  CaseBuilder::bind(s1, 0, "a");
-  CaseBuilder::bind(s1, 1, "b");
-  CaseBuilder::bind(s1, 2, "part");
-  CaseBuilder::bind_values(s1, 4, CaseBuilder::u32s({d.M, d.N, d.K, splitk_flags(d, splits)}));
+  namespace sk = wgslvk::kernels::matmul::matmul_native_splitk;
+  namespace rk = wgslvk::kernels::matmul::matmul_splitk_reduce;
+  auto& s1 = cb.dispatch(sk::Kernel{}, label);
+  CaseBuilder::bind(s1, sk::binding::na, "a");
+  CaseBuilder::bind(s1, sk::binding::nb, "b");
+  CaseBuilder::bind(s1, sk::binding::nc, "part");
+  CaseBuilder::bind_uniform(s1, sk::binding::ndims, {d.M, d.N, d.K, splitk_flags(d, splits)});
   s1.workgroups_1d = splitk_workgroups(d, splits);
-  auto& s2 = cb.dispatch("matmul/matmul_splitk_reduce", label);
-  CaseBuilder::bind(s2, 0, "part");
-  CaseBuilder::bind(s2, 1, "c");
-  CaseBuilder::bind(s2, 2, "bias");
-  CaseBuilder::bind_values(
-      s2, 3, CaseBuilder::u32s({d.M, d.N, splits, d.flags & (kAddBias | kAccumulate)}));
+  auto& s2 = cb.dispatch(rk::Kernel{}, label);
+  CaseBuilder::bind(s2, rk::binding::rk_part, "part");
+  CaseBuilder::bind(s2, rk::binding::rk_c, "c");
+  CaseBuilder::bind(s2, rk::binding::rk_bias, "bias");
+  CaseBuilder::bind_uniform(s2, rk::binding::rk_dims,
+                            {d.M, d.N, splits, d.flags & (kAddBias | kAccumulate)});
   s2.workgroups_1d = splitk_reduce_workgroups(d);
   uint32_t rows = d.M < kCheckedRows ? d.M : kCheckedRows;
   auto e = ref::matmul(a, b, bias, {}, d, 0, rows);
@@ -272,10 +279,11 @@ void bench_matmul(Ctx& c) {
       auto dy = generated(g, uint64_t(sh.rows) * sh.n);
       cb.generated("dy", DType::F32, dy.size(), g);
       cb.output("db", DType::F32, sh.n);
-      auto& s = cb.dispatch("matmul/matmul_bias_grad", label);
-      CaseBuilder::bind(s, 0, "dy");
-      CaseBuilder::bind(s, 1, "db");
-      CaseBuilder::bind_values(s, 2, CaseBuilder::u32s({sh.rows, sh.n, 0, sh.lanes}));
+      namespace bg = wgslvk::kernels::matmul::matmul_bias_grad;
+      auto& s = cb.dispatch(bg::Kernel{}, label);
+      CaseBuilder::bind(s, bg::binding::dy, "dy");
+      CaseBuilder::bind(s, bg::binding::db, "db");
+      CaseBuilder::bind_uniform(s, bg::binding::bg_dims, {sh.rows, sh.n, 0, sh.lanes});
       s.workgroups_1d = bias_grad_workgroups(sh.n, sh.lanes);
       cb.check_exact("db",
                      Array::of(DType::F32,

@@ -13,6 +13,9 @@
 #include <stdexcept>
 
 #include "matmul/reference.hpp"
+#include "wgslvk/kernels/matmul/matmul_bias_grad.hpp"
+#include "wgslvk/kernels/matmul/matmul_native_splitk.hpp"
+#include "wgslvk/kernels/matmul/matmul_splitk_reduce.hpp"
 #include "wgslvk/validate/case_builder.hpp"
 
 namespace wgslvk::validate {
@@ -21,6 +24,7 @@ namespace {
 using matmul::Dims;
 using matmul::Kernel;
 namespace mref = matmul::ref;
+namespace mk = wgslvk::kernels::matmul;
 
 constexpr uint32_t kTail = 16;  // poisoned elements after each C, checked unchanged
 const float kPoison = std::bit_cast<float>(kPoison32);
@@ -49,6 +53,9 @@ void add_b(CaseBuilder& cb, Kernel k, const std::string& name, const std::vector
   }
 }
 
+// One product on kernel `k`, any of the family's variants: by binding number, since every variant
+// (and a sweep's run-time variant) shares 04_matmul.wgsl's ABI a, b, c, bias, dims at 0-4 under
+// names of its own (a4, na, ...); the build's ABI check holds each variant to it.
 DispatchSpec& add_dispatch(CaseBuilder& cb, Kernel k, const Dims& d, const std::string& a,
                            const std::string& b, const std::string& c, const std::string& bias,
                            const std::string& label,
@@ -286,11 +293,11 @@ Case bias_grad_case(uint64_t seed, bool accumulate, uint32_t lanes = 0) {
   std::vector<float> init(N + kTail, kPoison);
   if (accumulate) std::copy(db_old.begin(), db_old.end(), init.begin());
   cb.input("db", DType::F32, init);
-  auto& s = cb.dispatch("matmul/matmul_bias_grad", "column sums");
-  CaseBuilder::bind(s, 0, "dy");
-  CaseBuilder::bind(s, 1, "db");
-  CaseBuilder::bind_values(
-      s, 2, CaseBuilder::u32s({M, N, accumulate ? uint32_t(matmul::kAccumulate) : 0u, lanes}));
+  auto& s = cb.dispatch(mk::matmul_bias_grad::Kernel{}, "column sums");
+  CaseBuilder::bind(s, mk::matmul_bias_grad::binding::dy, "dy");
+  CaseBuilder::bind(s, mk::matmul_bias_grad::binding::db, "db");
+  CaseBuilder::bind_uniform(s, mk::matmul_bias_grad::binding::bg_dims,
+                            {M, N, accumulate ? uint32_t(matmul::kAccumulate) : 0u, lanes});
   s.workgroups_1d = matmul::bias_grad_workgroups(N, lanes);
   auto exact = mref::bias_grad_kernel_order(dy, db_old, M, N, accumulate, lanes);
   exact.resize(N + kTail, kPoison);
@@ -368,22 +375,22 @@ Case native_splitk(uint64_t seed) {
       throw std::logic_error("native_splitk: a shape with fewer than two K stages");
     const std::string part = "part" + std::to_string(n++);
     cb.output(part, DType::F32, matmul::splitk_partial_floats(dims, S));
-    auto& s1 = cb.dispatch("matmul/matmul_native_splitk",
-                           d.label + " (partials, S = " + std::to_string(S) + ")");
-    CaseBuilder::bind(s1, 0, a);
-    CaseBuilder::bind(s1, 1, b);
-    CaseBuilder::bind(s1, 2, part);
-    CaseBuilder::bind_values(
-        s1, 4, CaseBuilder::u32s({dims.M, dims.N, dims.K, matmul::splitk_flags(dims, S)}));
+    namespace sk = mk::matmul_native_splitk;
+    auto& s1 = cb.dispatch(sk::Kernel{}, d.label + " (partials, S = " + std::to_string(S) + ")");
+    CaseBuilder::bind(s1, sk::binding::na, a);
+    CaseBuilder::bind(s1, sk::binding::nb, b);
+    CaseBuilder::bind(s1, sk::binding::nc, part);
+    CaseBuilder::bind_uniform(s1, sk::binding::ndims,
+                              {dims.M, dims.N, dims.K, matmul::splitk_flags(dims, S)});
     s1.workgroups_1d = matmul::splitk_workgroups(dims, S);
-    auto& s2 = cb.dispatch("matmul/matmul_splitk_reduce", d.label + " (reduce)");
-    CaseBuilder::bind(s2, 0, part);
-    CaseBuilder::bind(s2, 1, c);
-    CaseBuilder::bind(s2, 2, bias);
-    CaseBuilder::bind_values(
-        s2, 3,
-        CaseBuilder::u32s(
-            {dims.M, dims.N, S, dims.flags & uint32_t(matmul::kAddBias | matmul::kAccumulate)}));
+    namespace rk = mk::matmul_splitk_reduce;
+    auto& s2 = cb.dispatch(rk::Kernel{}, d.label + " (reduce)");
+    CaseBuilder::bind(s2, rk::binding::rk_part, part);
+    CaseBuilder::bind(s2, rk::binding::rk_c, c);
+    CaseBuilder::bind(s2, rk::binding::rk_bias, bias);
+    CaseBuilder::bind_uniform(
+        s2, rk::binding::rk_dims,
+        {dims.M, dims.N, S, dims.flags & uint32_t(matmul::kAddBias | matmul::kAccumulate)});
     s2.workgroups_1d = matmul::splitk_reduce_workgroups(dims);
   }
   return cb.c;
@@ -406,11 +413,12 @@ Case splitk_reduce_case(uint64_t seed, uint32_t flags) {
   std::vector<float> init(M * N + kTail, kPoison);
   if (acc) std::copy(c_old.begin(), c_old.end(), init.begin());
   cb.input("c", DType::F32, init);
-  auto& s = cb.dispatch("matmul/matmul_splitk_reduce", "reduce 3 slices");
-  CaseBuilder::bind(s, 0, "part");
-  CaseBuilder::bind(s, 1, "c");
-  CaseBuilder::bind(s, 2, "bias");
-  CaseBuilder::bind_values(s, 3, CaseBuilder::u32s({M, N, S, flags}));
+  namespace rk = mk::matmul_splitk_reduce;
+  auto& s = cb.dispatch(rk::Kernel{}, "reduce 3 slices");
+  CaseBuilder::bind(s, rk::binding::rk_part, "part");
+  CaseBuilder::bind(s, rk::binding::rk_c, "c");
+  CaseBuilder::bind(s, rk::binding::rk_bias, "bias");
+  CaseBuilder::bind_uniform(s, rk::binding::rk_dims, {M, N, S, flags});
   s.workgroups_1d = (M * N + 255) / 256;
   std::vector<float> want(M * N + kTail, kPoison);
   for (uint32_t i = 0; i < M * N; ++i) {

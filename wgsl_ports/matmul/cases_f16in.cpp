@@ -19,6 +19,9 @@
 #include <limits>
 
 #include "matmul/reference.hpp"
+#include "wgslvk/kernels/matmul/cast_f16.hpp"
+#include "wgslvk/kernels/matmul/matmul_f16in.hpp"
+#include "wgslvk/kernels/matmul/scale_f32.hpp"
 #include "wgslvk/numeric.hpp"
 #include "wgslvk/validate/case_builder.hpp"
 
@@ -27,6 +30,7 @@ namespace {
 
 using matmul::Dims;
 namespace mref = matmul::ref;
+namespace mk = wgslvk::kernels::matmul;
 
 constexpr uint32_t kTail = 16;  // poisoned elements after each output, checked unchanged
 const float kPoison = std::bit_cast<float>(kPoison32);
@@ -51,11 +55,12 @@ std::vector<float> f32_binades(Rng& r, uint64_t n) {
 
 void add_product(CaseBuilder& cb, const Dims& d, const std::string& a, const std::string& b,
                  const std::string& c, const std::string& label) {
-  auto& s = cb.dispatch("matmul/matmul_f16in", label);
-  CaseBuilder::bind(s, 0, a);
-  CaseBuilder::bind(s, 1, b);
-  CaseBuilder::bind(s, 2, c);
-  CaseBuilder::bind_values(s, 3, CaseBuilder::u32s({d.M, d.N, d.K, d.flags}));
+  namespace f16in = mk::matmul_f16in;
+  auto& s = cb.dispatch(f16in::Kernel{}, label);
+  CaseBuilder::bind(s, f16in::binding::fa_in, a);
+  CaseBuilder::bind(s, f16in::binding::fb_in, b);
+  CaseBuilder::bind(s, f16in::binding::fc_out, c);
+  CaseBuilder::bind_uniform(s, f16in::binding::fdims, {d.M, d.N, d.K, d.flags});
   s.workgroups = std::array<uint32_t, 3>{(d.N + 31) / 32, (d.M + 31) / 32, 1};
 }
 
@@ -228,11 +233,12 @@ Case cast_case(uint64_t seed) {
   cb.input("in", DType::F32, in);
   cb.input("out", DType::F16, std::vector<uint16_t>(n + kTail, kPoison16));
   cb.input("overflow", DType::U32, std::vector<uint32_t>{0});
-  auto& s = cb.dispatch("matmul/cast_f16", "out = f16(in), RNE on the bits");
-  CaseBuilder::bind(s, 0, "in");
-  CaseBuilder::bind(s, 1, "out");
-  CaseBuilder::bind(s, 2, "overflow");
-  CaseBuilder::bind_values(s, 3, CaseBuilder::u32s({n4, 0, 0, 0}));
+  namespace cs = mk::cast_f16;
+  auto& s = cb.dispatch(cs::Kernel{}, "out = f16(in), RNE on the bits");
+  CaseBuilder::bind(s, cs::binding::cs_in, "in");
+  CaseBuilder::bind(s, cs::binding::cs_out, "out");
+  CaseBuilder::bind(s, cs::binding::cs_overflow, "overflow");
+  CaseBuilder::bind_uniform(s, cs::binding::cs_dims, {n4, 0, 0, 0});
   s.workgroups_1d = (n4 + 255) / 256;
   Array e = Array::of(DType::F16, expected);
   cb.check_exact("out", e,
@@ -266,9 +272,10 @@ Case scale_case(uint64_t seed) {
   cb.c.description = "x *= 2^-10 over " + std::to_string(n) +
                      " values spanning 2^-100..2^100 (the gradients' loss-scale removal)";
   cb.input("x", DType::F32, init);
-  auto& d = cb.dispatch("matmul/scale_f32", "x *= s");
-  CaseBuilder::bind(d, 0, "x");
-  CaseBuilder::bind_values(d, 1, CaseBuilder::u32s({n / 4, std::bit_cast<uint32_t>(s), 0, 0}));
+  namespace sc = mk::scale_f32;
+  auto& d = cb.dispatch(sc::Kernel{}, "x *= s");
+  CaseBuilder::bind(d, sc::binding::sx, "x");
+  CaseBuilder::bind_uniform(d, sc::binding::sdims, {n / 4, std::bit_cast<uint32_t>(s), 0, 0});
   d.workgroups_1d = (n / 4 + 255) / 256;
   Array e = Array::of(DType::F32, expected);
   cb.check_ulp("x", e, 0,

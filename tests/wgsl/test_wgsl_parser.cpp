@@ -665,6 +665,9 @@ TEST(WgslParser, NamesKeywordsReservedWords) {
     EXPECT_EQ(p.diags.list[0].message, "invalid UTF-8 in the source (byte 0)");
   }
   EXPECT_EQ(module_dump("const a = \xFF;"), "1:11: invalid UTF-8 in the source (byte 10) [syntax]");
+  // A null character, even in a comment.
+  EXPECT_EQ(module_dump(std::string("// a \0 b\nconst a = 1;", 21)),
+            "1:6: null character in the source (byte 5) [syntax]");
 }
 
 TEST(WgslParser, CommentsAndLineBreaks) {

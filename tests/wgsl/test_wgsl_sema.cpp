@@ -716,6 +716,182 @@ TEST(WgslSema, RejectsConstEvalErrors) {
           "const-expression");
 }
 
+// Session 11's CTS fixes (cts/README.md's triage): short circuits, override initializers as
+// pipeline errors, const-eval step by step in the concrete type, splats, abstract shifts and
+// negation, extractBits/insertBits bounds, atomics in the vertex stage.
+TEST(WgslSema, ShortCircuitedRightSidesAreTypedNotEvaluated) {
+  Analyzed a = ok(R"(
+const zero = 0i;
+const x = false && (1 / zero) == 0;
+const y = true || sqrt(-1.0) == 0;
+fn f() { let z = false && i32(1 << 31u) < 0; }
+)");
+  ASSERT_TRUE(a.ok);
+  EXPECT_EQ(scalar0(*var(a, "x")->value), 0);
+  EXPECT_EQ(scalar0(*var(a, "y")->value), 1);
+  // The deciding side the other way: evaluated, and an error.
+  rejects("const zero = 0i;\nconst x = true && (1 / zero) == 0;\n", "const-eval", 2, 20,
+          "division by zero");
+  rejects("const x = false || sqrt(-1.0) == 0;\n", "const-eval", 1, 20, "sqrt");
+  // Still typed: a type error on the right is an error.
+  rejects("const x = false && 1.0;\n", "type", 1, 11);
+  // An array count on the right side is evaluated (the CTS's invalid_array_count_on_rhs).
+  rejects("const v = 1;\nconst x = false && array<i32, v - 2>()[0] == 0;\n", "type", 2, 31,
+          "greater than 0");
+}
+
+TEST(WgslSema, OverrideInitializerErrorsArePipelineErrors) {
+  const std::string src = R"(
+override cond: bool;
+override z = 0i;
+override foo = cond && (1 / z) == 0;
+override other = 1 / z;
+@compute @workgroup_size(1) fn a() { _ = foo; }
+@compute @workgroup_size(1) fn b() { _ = cond; }
+)";
+  auto translate = [&](const std::string& entry, std::map<std::string, double> constants) {
+    TranslateOptions o;
+    o.file_name = "t.wgsl";
+    o.entry_point = entry;
+    o.constants = std::move(constants);
+    try {
+      translate_to_glsl(src, o);
+      return std::string("ok");
+    } catch (const Error& e) { return e.diagnostics.at(0).str(); }
+  };
+  EXPECT_NO_THROW(check_module(src, "t.wgsl"));
+  EXPECT_EQ(translate("a", {{"cond", 0}}), "ok");  // && short-circuits
+  EXPECT_EQ(translate("a", {{"cond", 1}}),
+            "t.wgsl:4:25: error: integer division by zero is invalid [const-eval]");
+  EXPECT_EQ(translate("a", {{"cond", 1}, {"z", 2}}), "ok");
+  EXPECT_EQ(translate("b", {{"cond", 1}}), "ok");  // b uses neither foo nor other
+  // An override index out of an array's bounds.
+  const std::string idx = R"(override x: i32;
+@group(0) @binding(0) var<storage> v: array<u32>;
+fn y() -> u32 { let t = array(1, 2, 3)[x]; let u = v[x]; return 0; }
+@compute @workgroup_size(1) fn a() { _ = y(); }
+)";
+  EXPECT_NO_THROW(check_module(idx, "t.wgsl"));
+  auto run_idx = [&](double x) {
+    TranslateOptions o;
+    o.file_name = "t.wgsl";
+    o.constants = {{"x", x}};
+    try {
+      translate_to_glsl(idx, o);
+      return std::string("ok");
+    } catch (const Error& e) { return e.diagnostics.at(0).str(); }
+  };
+  EXPECT_EQ(run_idx(2), "ok");
+  EXPECT_EQ(run_idx(3), "t.wgsl:3:40: error: index 3 out of bounds [0..2] [type]");
+  EXPECT_EQ(run_idx(-1), "t.wgsl:3:40: error: index -1 out of bounds [0..2] [type]");
+}
+
+TEST(WgslSema, ConstEvalChecksEachStepInTheConcreteType) {
+  // 2e19^2 = 4e38 overflows f32 (and 300^2 f16) before the square root brings it back.
+  rejects("const n = normalize(vec2<f32>(2e19f, 1.0f));\n", "const-eval", 1, 11,
+          "intermediate value");
+  rejects("const n = length(vec2<f32>(2e19f, 1.0f));\n", "const-eval", 1, 11, "intermediate");
+  rejects("enable f16;\nconst n = length(vec2<f16>(300.0h, 0.0h));\n", "const-eval", 2, 11,
+          "intermediate value is not representable as 'f16'");
+  rejects("const n = distance(vec2<f32>(2e19f, 0.0f), vec2<f32>());\n", "const-eval", 1, 11);
+  rejects("const n = dot(vec2<f32>(2e19f, 0.0f), vec2<f32>(2e19f, 0.0f));\n", "const-eval", 1, 11);
+  rejects("const n = cross(vec3<f32>(2e19f, 1.0f, 0.0f), vec3<f32>(1.0f, 2e19f, 0.0f));\n",
+          "const-eval", 1, 11);
+  rejects("const n = faceForward(vec2f(1.0), vec2f(2e19f, 0.0f), vec2f(2e19f, 0.0f));\n",
+          "const-eval", 1, 11);
+  rejects("const n = refract(vec2f(1.0f, 0.0f), vec2f(1.0f, 0.0f), 2e19f);\n", "const-eval", 1, 11);
+  // (1 - 2) * 3e38 fits, 3e38 * 2 does not: the sum would.
+  rejects("const n = mix(3e38f, 3e38f, 2.0f);\n", "const-eval", 1, 11);
+  // The same in abstract float fits; a scalar's length is its magnitude (no square).
+  Analyzed a = ok(R"(
+const n = normalize(vec2(2e19, 1.0));
+const l = length(-1e200);
+const d = distance(1e300, -1e300);
+const m = mix(3e38f, 3e38f, 0.5f);
+const r = refract(vec2f(1.0f, 0.0f), vec2f(1.0f, 0.0f), 2.0f);
+)");
+  ASSERT_TRUE(a.ok);
+  EXPECT_EQ(scalar0(*var(a, "n")->value), 1.0);
+  EXPECT_EQ(scalar0(*var(a, "l")->value), 1e200);
+  EXPECT_EQ(scalar0(*var(a, "d")->value), 2e300);
+  EXPECT_EQ(scalar0(*var(a, "m")->value), double(3e38f));
+  // k = 1 - 2^2 * (1 - 1^2) = 1; 2 * 1 - (2 * 1 + sqrt(1)) * 1 = -1.
+  EXPECT_EQ(scalar0(*var(a, "r")->value), -1.0);
+}
+
+TEST(WgslSema, SplatsShiftsNegationAndBitRanges) {
+  // A typed splat takes its element type (or an abstract value), not a conversion.
+  rejects("const v = vec2<bool>(1i);\n", "type", 1, 11, "no matching constructor");
+  rejects("const v = vec3<f32>(1u);\n", "type", 1, 11, "no matching constructor");
+  Analyzed a = ok(R"(
+const s = vec3<f32>(1);
+const r = -5 >> 100u;
+const q = 5 >> 64u;
+const z = 0 << 65u;
+const n = -(-9223372036854775807 - 1);
+)");
+  ASSERT_TRUE(a.ok);
+  EXPECT_EQ(scalar0(*var(a, "s")->value), 1.0);
+  EXPECT_EQ(scalar0(*var(a, "r")->value), -1);
+  EXPECT_EQ(scalar0(*var(a, "q")->value), 0);
+  EXPECT_EQ(scalar0(*var(a, "z")->value), 0);
+  EXPECT_EQ(std::get<int64_t>(var(a, "n")->value->scalars.at(0).v), INT64_MIN);
+  rejects("const z = 1 << 64u;\n", "const-eval", 1, 11);
+  // Each product of an abstract dot must fit in 64 bits (4 * (-2^63)^2 wraps 128 bits to 0).
+  rejects("const m = -9223372036854775807 - 1;\nconst d = dot(vec4(m), vec4(m));\n", "const-eval",
+          2, 11, "overflow");
+  // offset + count <= 32 once both are known, e at run time.
+  rejects("fn f(e: u32) -> u32 { return extractBits(e, 30u, 4u); }\n", "const-eval", 1, 30,
+          "less than or equal to 32");
+  rejects("fn f(e: u32) -> u32 { return insertBits(e, e, 33u, 0u); }\n", "const-eval", 1, 30);
+  ok("fn f(e: u32) -> u32 { return extractBits(e, 16u, 16u) + insertBits(e, e, 31u, 1u); }\n");
+  // ptr<storage, T, write> does not exist; -m of a matrix is no overload.
+  rejects("alias T = ptr<storage, u32, write>;\n", "address-space", 1, 29, "'write'");
+  rejects("var<private> m: mat2x2f;\nfn f() { _ = -m; }\n", "type", 2, 14, "operator -");
+  // Override-sized arrays: the count is the pipeline's to check (an unused alias never is),
+  // and the same override named alone is the same type.
+  ok("override x = 0;\nalias T = array<u32, x>;\noverride y = -1;\nalias U = array<u32, y>;\n");
+  ok(R"(requires unrestricted_pointer_parameters;
+override x: u32;
+var<workgroup> v: array<u32, x>;
+fn bar(p: ptr<workgroup, array<u32, x>>) {}
+fn foo() { bar(&v); }
+)");
+  // Workgroup variables in compute only; writable storage not in the vertex stage.
+  rejects("var<workgroup> w: u32;\n@fragment fn f() { _ = w; }\n", "entry-point", 1, 16,
+          "fragment");
+  rejects(R"(@group(0) @binding(0) var<storage, read_write> b: u32;
+@vertex fn v() -> @builtin(position) vec4f { _ = b; return vec4f(); }
+)",
+          "entry-point", 1, 48, "vertex");
+  ok(R"(@group(0) @binding(0) var<storage, read_write> b: u32;
+@fragment fn f() { _ = b; }
+)");
+  // A continue before a declaration the continuing block uses.
+  rejects("fn f() { loop { continue; let c = false; continuing { break if c; } } }\n", "type", 1,
+          17, "bypasses declaration of 'c'");
+  rejects("fn f() { loop { if false { continue; } let c = false; continuing { break if c; } } }\n",
+          "type", 1, 28, "bypasses");
+  ok("fn f() { loop { continue; let c = false; continuing { break if false; } } }\n");
+  ok("fn f() { loop { let c = false; if c { continue; } continuing { break if c; } } }\n");
+  // atomicLoad's result may be ignored (not @must_use).
+  ok("var<workgroup> w: atomic<u32>;\nfn f() { atomicLoad(&w); }\n");
+  // Atomics: not in the vertex stage.
+  rejects(R"(@group(0) @binding(0) var<storage, read_write> a: atomic<i32>;
+@vertex fn v() -> @builtin(position) vec4<f32> {
+  _ = atomicAdd(&a, 1);
+  return vec4<f32>();
+}
+)",
+          "entry-point", 3, 7, "vertex");
+  ok(R"(@group(0) @binding(0) var<storage, read_write> a: atomic<i32>;
+@fragment fn f() -> @location(0) vec4<f32> {
+  _ = atomicAdd(&a, 1);
+  return vec4<f32>();
+}
+)");
+}
+
 TEST(WgslSema, RejectsAddressSpaceAttributeEntryPointExtension) {
   rejects("@group(0) var<storage> b: array<u32>;\n", "attribute", 1, 24,
           "resource variables require @group and @binding");

@@ -701,8 +701,7 @@ BuiltinMatch match_builtin(TypeTable& tt, Module& m, std::string_view name,
     if (name == "atomicLoad") {
       if (!nargs(1)) return fail();
       r.params = {args[0]};
-      r.result = e;
-      r.must_use = true;
+      r.result = e;  // not @must_use (Tint; the CTS's atomics:non_atomic calls it alone)
     } else if (name == "atomicStore") {
       if (!nargs(2) || !value_ok(1)) return fail();
       r.params = {args[0], e};
@@ -907,11 +906,37 @@ Scalar int_scalar(const Type* s, int64_t v) {
   return Scalar{v};
 }
 
-double dotd(const std::vector<Scalar>& a, const std::vector<Scalar>& b) {
-  double s = 0;
-  for (size_t i = 0; i < a.size(); i++) s += as_double(a[i]) * as_double(b[i]);
-  return s;
-}
+// Float arithmetic in a concrete (or abstract) float type, one rounded operation at a time, as
+// Tint's const-eval does: an intermediate result that overflows the type (or a NaN) is an
+// error, not only the final one (the CTS's validation tests of dot, length, normalize, cross,
+// faceForward, refract, mix and distance check each step).
+struct Steps {
+  const Type* t;  // the scalar type
+  bool ok = true;
+  double q(double v) {
+    std::string e;
+    auto r = to_float_type(v, t, e);
+    if (!r) {
+      ok = false;
+      return 0;
+    }
+    return *r;
+  }
+  double add(double a, double b) { return q(a + b); }
+  double sub(double a, double b) { return q(a - b); }
+  double mul(double a, double b) { return q(a * b); }
+  double div(double a, double b) { return q(a / b); }
+  double sqrt(double a) { return q(std::sqrt(a)); }
+  // a . b: the products, then their sum left to right.
+  double dot(const std::vector<Scalar>& a, const std::vector<Scalar>& b) {
+    double s = 0;
+    for (size_t i = 0; i < a.size(); i++) {
+      double p = mul(as_double(a[i]), as_double(b[i]));
+      s = i ? add(s, p) : p;
+    }
+    return s;
+  }
+};
 
 double det(const std::vector<double>& m, uint32_t n) {  // column-major
   auto at = [&](uint32_t c, uint32_t r) { return m[c * n + r]; };
@@ -1059,7 +1084,13 @@ std::optional<ConstValue> eval_builtin(TypeTable& tt, std::string_view name,
     });
   if (name == "step") return f2([](auto& d, bool&) { return d[1] >= d[0] ? 1.0 : 0.0; });
   if (name == "fma") return f2([](auto& d, bool&) { return d[0] * d[1] + d[2]; });
-  if (name == "mix") return f2([](auto& d, bool&) { return d[0] * (1 - d[2]) + d[1] * d[2]; });
+  if (name == "mix")
+    return f2([&](auto& d, bool& ok) {
+      Steps st{rs};
+      double v = st.add(st.mul(d[0], st.sub(1, d[2])), st.mul(d[1], d[2]));
+      ok = st.ok;
+      return v;
+    });
   if (name == "smoothstep")
     return f2([](auto& d, bool& ok) {
       ok = d[0] < d[1];  // low >= high is an error (WGSL; the CTS expects it)
@@ -1110,68 +1141,89 @@ std::optional<ConstValue> eval_builtin(TypeTable& tt, std::string_view name,
     }
     return out;
   };
+  Steps st{rs};
+  auto steps_out = [&](std::vector<double> v) -> std::optional<ConstValue> {
+    if (!st.ok) {
+      c.fail("an intermediate value is not representable as '" + rs->wgsl() + "'");
+      return std::nullopt;
+    }
+    return vec_out(std::move(v));
+  };
+  auto arg = [&](size_t a, size_t i) { return as_double(args[a].scalars[i]); };
   if (name == "dot") {
-    if (rs->is_float_scalar()) return vec_out({dotd(args[0].scalars, args[1].scalars)});
+    if (rs->is_float_scalar()) return steps_out({st.dot(args[0].scalars, args[1].scalars)});
+    // Abstract: each product and partial sum must fit in 64 bits (Tint; a sum in 128 bits
+    // can wrap: 4 * (-2^63)^2 = 2^128). Concrete: wraps.
     __int128 s = 0;
-    for (size_t i = 0; i < args[0].scalars.size(); i++)
-      s += __int128(as_int(args[0].scalars[i])) * as_int(args[1].scalars[i]);
-    if (rs->kind == K::AbstractInt) {
-      if (s > INT64_MAX || s < INT64_MIN) {
+    for (size_t i = 0; i < args[0].scalars.size(); i++) {
+      const __int128 p = __int128(as_int(args[0].scalars[i])) * as_int(args[1].scalars[i]);
+      s += p;
+      if (rs->kind == K::AbstractInt &&
+          (p > INT64_MAX || p < INT64_MIN || s > INT64_MAX || s < INT64_MIN)) {
         c.fail("overflow");
         return std::nullopt;
       }
-      return scalar_value(result, Scalar{int64_t(s)});
     }
+    if (rs->kind == K::AbstractInt) return scalar_value(result, Scalar{int64_t(s)});
     return scalar_value(result, int_scalar(rs, int64_t(s)));  // concrete: wraps
   }
-  if (name == "length") return vec_out({std::sqrt(dotd(args[0].scalars, args[0].scalars))});
+  // length and distance of a scalar are abs (no square that could overflow: Tint's rule).
+  if (name == "length") {
+    if (args[0].scalars.size() == 1) return vec_out({std::fabs(arg(0, 0))});
+    return steps_out({st.sqrt(st.dot(args[0].scalars, args[0].scalars))});
+  }
   if (name == "distance") {
-    double s = 0;
-    for (size_t i = 0; i < args[0].scalars.size(); i++) {
-      double d = as_double(args[0].scalars[i]) - as_double(args[1].scalars[i]);
-      s += d * d;
-    }
-    return vec_out({std::sqrt(s)});
+    std::vector<Scalar> d;
+    for (size_t i = 0; i < args[0].scalars.size(); i++)
+      d.push_back(Scalar{st.sub(arg(0, i), arg(1, i))});
+    if (d.size() == 1) return steps_out({std::fabs(as_double(d[0]))});
+    return steps_out({st.sqrt(st.dot(d, d))});
   }
   if (name == "normalize") {
-    double l = std::sqrt(dotd(args[0].scalars, args[0].scalars));
-    if (l == 0) {
+    double l = st.sqrt(st.dot(args[0].scalars, args[0].scalars));
+    if (st.ok && l == 0) {
       c.fail("the zero vector cannot be normalized");
       return std::nullopt;
     }
     std::vector<double> v;
-    for (const auto& s : args[0].scalars) v.push_back(as_double(s) / l);
-    return vec_out(v);
+    for (size_t i = 0; i < args[0].scalars.size(); i++) v.push_back(st.div(arg(0, i), l));
+    return steps_out(v);
   }
   if (name == "cross") {
-    auto a = [&](int i) { return as_double(args[0].scalars[i]); };
-    auto b = [&](int i) { return as_double(args[1].scalars[i]); };
-    return vec_out(
-        {a(1) * b(2) - a(2) * b(1), a(2) * b(0) - a(0) * b(2), a(0) * b(1) - a(1) * b(0)});
+    auto a = [&](int i) { return arg(0, i); };
+    auto b = [&](int i) { return arg(1, i); };
+    auto m = [&](double x, double y) { return st.mul(x, y); };
+    return steps_out({st.sub(m(a(1), b(2)), m(a(2), b(1))), st.sub(m(a(2), b(0)), m(a(0), b(2))),
+                      st.sub(m(a(0), b(1)), m(a(1), b(0)))});
   }
   if (name == "faceForward") {
-    double d = dotd(args[1].scalars, args[2].scalars);
+    double d = st.dot(args[1].scalars, args[2].scalars);
     std::vector<double> v;
     for (const auto& s : args[0].scalars) v.push_back(d < 0 ? as_double(s) : -as_double(s));
-    return vec_out(v);
+    return steps_out(v);
   }
   if (name == "reflect") {
-    double d = dotd(args[1].scalars, args[0].scalars);
+    double d2 = st.mul(2, st.dot(args[1].scalars, args[0].scalars));
     std::vector<double> v;
     for (size_t i = 0; i < args[0].scalars.size(); i++)
-      v.push_back(as_double(args[0].scalars[i]) - 2 * d * as_double(args[1].scalars[i]));
-    return vec_out(v);
+      v.push_back(st.sub(arg(0, i), st.mul(d2, arg(1, i))));
+    return steps_out(v);
   }
   if (name == "refract") {
-    double eta = as_double(args[2].scalars[0]);
-    double d = dotd(args[1].scalars, args[0].scalars);
-    double k = 1 - eta * eta * (1 - d * d);
+    // k = 1 - eta^2 * (1 - dot(n, i)^2); k < 0: the zero vector, else
+    // eta * i - (eta * dot(n, i) + sqrt(k)) * n.
+    double eta = arg(2, 0);
+    double d = st.dot(args[1].scalars, args[0].scalars);
+    double k = st.sub(1, st.mul(st.mul(eta, eta), st.sub(1, st.mul(d, d))));
     std::vector<double> v;
-    for (size_t i = 0; i < args[0].scalars.size(); i++)
-      v.push_back(k < 0 ? 0
-                        : eta * as_double(args[0].scalars[i]) -
-                              (eta * d + std::sqrt(k)) * as_double(args[1].scalars[i]));
-    return vec_out(v);
+    if (!st.ok || k < 0) {
+      v.assign(args[0].scalars.size(), 0.0);
+    } else {
+      double f = st.add(st.mul(eta, d), st.sqrt(k));
+      for (size_t i = 0; i < args[0].scalars.size(); i++)
+        v.push_back(st.sub(st.mul(eta, arg(0, i)), st.mul(f, arg(1, i))));
+    }
+    return steps_out(v);
   }
   if (name == "determinant") {
     std::vector<double> m;

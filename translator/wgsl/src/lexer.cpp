@@ -529,6 +529,10 @@ LexResult lex(std::string_view source) {
   };
   if (size_t bad = invalid_utf8_at(source); bad != std::string_view::npos)
     return fail(bad, "invalid UTF-8 in the source (byte " + std::to_string(bad) + ")");
+  // A null character is invalid anywhere, comments included (Tint; the CTS's
+  // blankspace:null_characters).
+  if (size_t nul = source.find('\0'); nul != std::string_view::npos)
+    return fail(nul, "null character in the source (byte " + std::to_string(nul) + ")");
 
   // 1: '<' starting a template list, 2: '>' ending one.
   std::vector<uint8_t> mark(source.size() + 1, 0);

@@ -10,6 +10,7 @@
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "../../src/layout.hpp"
 #include "passes.hpp"
@@ -248,7 +249,13 @@ class Sema {
 
   // ---- diagnostics ----------------------------------------------------------------------------
 
-  void error(Span at, const char* rule, std::string msg) { d_.error(at, rule, std::move(msg)); }
+  void error(Span at, const char* rule, std::string msg) {
+    // The right side of `&&`/`||` whose const left side decides is typed, not evaluated: its
+    // const-eval errors are not errors (Tint's rule; the CTS's short_circuiting_and_or).
+    if (skip_const_eval_ && std::string_view(rule) == "const-eval") return;
+    d_.error(at, rule, std::move(msg));
+  }
+  int skip_const_eval_ = 0;
 
   // An override-expression's error inside a function body (a zero divisor, clamp's low > high):
   // a pipeline-creation error of every entry point that reaches the function (call_graph()
@@ -258,11 +265,27 @@ class Sema {
     std::string rule, message;
   };
   std::unordered_map<const FnDecl*, std::vector<PendingError>> fn_pipeline_errors_;
+  // In a module-scope declaration (an override's initializer, an override-sized array): an
+  // error of the entry points that use the declaration (Tint evaluates override-expressions at
+  // pipeline creation only); an alias's is never reported (Tint: unused, it is never checked).
+  std::unordered_map<const Decl*, std::vector<PendingError>> decl_pipeline_errors_;
+  const Decl* pending_decl_ = nullptr;
   void override_error(Span at, const char* rule, std::string msg) {
+    if (skip_const_eval_ && std::string_view(rule) == "const-eval") return;
     if (fn_)
       fn_pipeline_errors_[fn_].push_back({at, rule, std::move(msg)});
+    else if (pending_decl_)
+      decl_pipeline_errors_[pending_decl_].push_back({at, rule, std::move(msg)});
     else
       error(at, rule, std::move(msg));
+  }
+  // A const-eval error of an expression of stage `s`: an override-expression's is a pipeline
+  // error.
+  void eval_error(Span at, EvalStage s, std::string msg) {
+    if (s == EvalStage::Override)
+      override_error(at, "const-eval", std::move(msg));
+    else
+      error(at, "const-eval", std::move(msg));
   }
 
   // ---- directives -----------------------------------------------------------------------------
@@ -364,7 +387,7 @@ class Sema {
       std::string err;
       auto c = convert_value(tt_, *v, to, err);
       if (!c) {
-        error(e->span, "const-eval", err);
+        eval_error(e->span, stage(e), err);
         e->type = to;
         e->value.reset();
         return false;
@@ -471,6 +494,7 @@ class Sema {
     fn_ = nullptr;
     const Decl* saved_owner = deps_owner_;
     deps_owner_ = decl;
+    const Decl* saved_pending = std::exchange(pending_decl_, decl);
     switch (decl->kind) {
       case DeclKind::Struct:
         struct_decl(static_cast<StructDecl*>(decl));
@@ -488,6 +512,7 @@ class Sema {
         break;
     }
     deps_owner_ = saved_owner;
+    pending_decl_ = saved_pending;
     fn_ = saved_fn;
     std::swap(saved_scopes, scopes_);
     resolving_.pop_back();
@@ -614,10 +639,22 @@ class Sema {
     return std::nullopt;
   }
 
+  // The expression naming an override-sized array's count: array<T, x> is the same type
+  // wherever x is the same override named alone (WGSL's type identity; the CTS's
+  // types,array:valid same_override), so the first such expression stands for the others.
+  std::unordered_map<const Decl*, const Expr*> override_counts_;
+  const Expr* override_count(const Expr* e) {
+    if (e->kind != ExprKind::Ident || !e->decl || e->decl->kind != DeclKind::Override) return e;
+    return override_counts_.emplace(e->decl, e).first->second;
+  }
+
   // An element count: a const-expression (or an override-expression, giving count_override)
   // of integer type, > 0.
   std::optional<std::pair<uint64_t, const Expr*>> array_count(Expr* e) {
+    // A type's array count is evaluated even on a short-circuited right side.
+    const int skip = std::exchange(skip_const_eval_, 0);
     const Type* t = check_value(e);
+    skip_const_eval_ = skip;
     if (!t) return std::nullopt;
     if (!(t->kind == K::AbstractInt || t->kind == K::I32 || t->kind == K::U32)) {
       error(
@@ -634,19 +671,22 @@ class Sema {
     }
     const ConstValue* v = value(e);
     if (!v) {
-      if (s == EvalStage::Override) return std::make_pair(uint64_t(0), (const Expr*)e);
+      if (s == EvalStage::Override) return std::make_pair(uint64_t(0), override_count(e));
       return std::nullopt;  // already reported
     }
     int64_t n = as_int(v->scalars.at(0));
-    if (n < 1) {
-      error(e->span, "type", "array count (" + std::to_string(n) + ") must be greater than 0");
-      return std::nullopt;
+    // An override's count is checked when the pipeline is created (its value may change).
+    if (n < 1 || n > int64_t(UINT32_MAX)) {
+      std::string msg = "array count (" + std::to_string(n) + ") must " +
+                        (n < 1 ? "be greater than 0" : "fit in a u32");
+      if (s != EvalStage::Override) {
+        error(e->span, "type", msg);
+        return std::nullopt;
+      }
+      override_error(e->span, "type", msg);
+      return std::make_pair(uint64_t(0), override_count(e));
     }
-    if (n > int64_t(UINT32_MAX)) {
-      error(e->span, "type", "array count (" + std::to_string(n) + ") must fit in a u32");
-      return std::nullopt;
-    }
-    return std::make_pair(uint64_t(n), s == EvalStage::Override ? (const Expr*)e : nullptr);
+    return std::make_pair(uint64_t(n), s == EvalStage::Override ? override_count(e) : nullptr);
   }
 
   // Resolves a type expression (an identifier, maybe templated). nullptr after a diagnostic.
@@ -764,6 +804,11 @@ class Sema {
         if (*space != AddressSpace::Storage) {
           error(ta[2]->span, "address-space",
                 "only pointers in <storage> address space may specify an access mode");
+          return nullptr;
+        }
+        if (*a == Access::Write) {
+          error(ta[2]->span, "address-space",
+                "access mode 'write' is not valid for the 'storage' address space");
           return nullptr;
         }
         acc = *a;
@@ -1111,7 +1156,11 @@ class Sema {
         return;
       }
       if (declared) {
-        if (!convert_to(v->initializer, declared, "'override' initializer")) return;
+        // A value out of the declared type's range is reported (now, or for the pipeline) and
+        // leaves the override typed, without a value.
+        if (!convert_to(v->initializer, declared, "'override' initializer") &&
+            load(v->initializer->type) != declared)
+          return;
       } else {
         t = concrete(v->initializer);
       }
@@ -1723,6 +1772,7 @@ class Sema {
           b |= block_body(s->continuing);
           ctx_.pop_back();
           allowed_break_if_ = saved;
+          continue_before_decl(s);
         }
         ctx_.pop_back();
         scopes_.pop_back();
@@ -1784,6 +1834,71 @@ class Sema {
 
   // WGSL's behaviors of a loop: a break (or a condition) makes it end normally; one that can
   // neither end nor return is an error, as in Tint.
+  // A `continue` of the loop (not of a nested one) in `s`.
+  static const Stmt* loop_continue(const Stmt* s) {
+    if (!s) return nullptr;
+    switch (s->kind) {
+      case StmtKind::Continue:
+        return s;
+      case StmtKind::Block:
+        for (const Stmt* x : s->body)
+          if (const Stmt* c = loop_continue(x)) return c;
+        return nullptr;
+      case StmtKind::If:
+        if (const Stmt* c = loop_continue(s->then)) return c;
+        return loop_continue(s->else_);
+      case StmtKind::Switch:
+        for (const SwitchCase& c : s->cases)
+          if (const Stmt* x = loop_continue(c.body)) return x;
+        return nullptr;
+      default:
+        return nullptr;  // loops: their continues are their own
+    }
+  }
+  // An identifier of `names` used in `s` (expressions and nested statements), or nullptr.
+  static const Expr* uses(const Stmt* s, const std::unordered_set<const Decl*>& names) {
+    if (!s) return nullptr;
+    std::function<const Expr*(const Expr*)> in = [&](const Expr* e) -> const Expr* {
+      if (!e) return nullptr;
+      if (e->kind == ExprKind::Ident && e->decl && names.count(e->decl)) return e;
+      for (const Expr* a : e->args)
+        if (const Expr* r = in(a)) return r;
+      for (const Expr* a : e->template_args)
+        if (const Expr* r = in(a)) return r;
+      return in(e->callee);
+    };
+    if (s->decl)
+      if (const Expr* r = in(s->decl->initializer)) return r;
+    for (const Expr* e : {s->lhs, s->expr})
+      if (const Expr* r = in(e)) return r;
+    for (const Stmt* x : s->body)
+      if (const Expr* r = uses(x, names)) return r;
+    for (const Stmt* x : {s->then, s->else_, s->init, s->update, s->continuing})
+      if (const Expr* r = uses(x, names)) return r;
+    for (const SwitchCase& c : s->cases) {
+      for (const Expr* e : c.selectors)
+        if (const Expr* r = in(e)) return r;
+      if (const Expr* r = uses(c.body, names)) return r;
+    }
+    return nullptr;
+  }
+  // WGSL: a `continue` must not come before a declaration that the continuing block uses
+  // (the CTS's statement,continue:placement).
+  void continue_before_decl(const Stmt* loop) {
+    std::unordered_set<const Decl*> after;
+    const Stmt* cont = nullptr;
+    for (const Stmt* x : loop->then->body) {
+      if (cont && x->kind == StmtKind::Decl && x->decl) after.insert(x->decl);
+      if (!cont) cont = loop_continue(x);
+    }
+    if (after.empty()) return;
+    if (const Expr* use = uses(loop->continuing, after))
+      error(cont->span, "type",
+            "continue statement bypasses declaration of '" + use->decl->name +
+                "', which is used in the continuing block (line " + std::to_string(use->span.line) +
+                ")");
+  }
+
   unsigned loop_behavior(const Stmt* s, unsigned b, bool has_condition, const char* what) {
     bool breaks = b & kBreak;
     b &= ~(kBreak | kContinue | kNext);
@@ -2335,13 +2450,14 @@ class Sema {
     if (m.needs_subgroups && !m_.enables_subgroups)
       error(e->span, "extension",
             "cannot call built-in function '" + n + "' without extension 'subgroups'");
-    // Barriers and workgroupUniformLoad: compute only; subgroup and quad builtins: compute and
-    // fragment.
-    const bool subgroup_op = n.substr(0, 8) == "subgroup" || n.substr(0, 4) == "quad";
+    // Barriers and workgroupUniformLoad: compute only; subgroup and quad builtins, and atomics
+    // (WGSL: not in the vertex stage): compute and fragment.
+    const bool not_vertex =
+        n.substr(0, 8) == "subgroup" || n.substr(0, 4) == "quad" || n.substr(0, 6) == "atomic";
     if ((n == "workgroupBarrier" || n == "storageBarrier" || n == "textureBarrier" ||
-         n == "workgroupUniformLoad" || subgroup_op) &&
+         n == "workgroupUniformLoad" || not_vertex) &&
         fn_ && fn_->stage != Stage::None && fn_->stage != Stage::Compute &&
-        !(subgroup_op && fn_->stage == Stage::Fragment))
+        !(not_vertex && fn_->stage == Stage::Fragment))
       error(e->span, "entry-point",
             "built-in cannot be used by " + stage_text(fn_->stage) + " pipeline stage");
     // Derivatives and implicit-derivative samples: fragment shaders only; barriers, subgroup
@@ -2355,7 +2471,7 @@ class Sema {
     if (fragment_only && fn_ && fn_->stage != Stage::None && fn_->stage != Stage::Fragment)
       error(e->span, "entry-point",
             "built-in cannot be used by " + stage_text(fn_->stage) + " pipeline stage");
-    if ((fragment_only || compute_only || subgroup_op) && fn_ && fn_->stage == Stage::None)
+    if ((fragment_only || compute_only || not_vertex) && fn_ && fn_->stage == Stage::None)
       stage_calls_[fn_].push_back({e->span, fragment_only  ? kFragmentBit
                                             : compute_only ? kComputeBit
                                                            : kComputeBit | kFragmentBit});
@@ -2421,7 +2537,7 @@ class Sema {
       std::string err;
       auto r = eval_builtin(tt_, n, m, vals, err);
       if (!r) {
-        error(e->span, "const-eval", err);
+        eval_error(e->span, s, err);
         stage_[e] = s;
         return m.result;
       }
@@ -2474,6 +2590,25 @@ class Sema {
           break;
         }
       }
+    // extractBits(e, offset, count), insertBits(e, newbits, offset, count): offset + count
+    // <= 32 once both are known, whatever e is (Tint; the CTS's count_offset).
+    if ((n == "extractBits" || n == "insertBits") && e->args.size() == (n[0] == 'e' ? 3u : 4u)) {
+      const size_t oi = e->args.size() - 2;
+      const ConstValue* off = value(e->args[oi]);
+      const ConstValue* cnt = value(e->args[oi + 1]);
+      if (off && cnt && !off->scalars.empty() && !cnt->scalars.empty()) {
+        const int64_t o = as_int(off->scalars[0]), c = as_int(cnt->scalars[0]);
+        if (o + c > 32) {
+          std::string msg = "'offset' + 'count' must be less than or equal to 32 (" + n +
+                            " with offset " + std::to_string(o) + " and count " +
+                            std::to_string(c) + ")";
+          if (stage(e->args[oi]) == EvalStage::Const && stage(e->args[oi + 1]) == EvalStage::Const)
+            error(e->span, "const-eval", msg);
+          else
+            override_error(e->span, "const-eval", msg);
+        }
+      }
+    }
     stage_[e] = EvalStage::Runtime;
     return m.result;
   }
@@ -2541,7 +2676,10 @@ class Sema {
     if (t->kind == K::Vector) {
       // Splat, conversion of a same-width vector, or components.
       if (n == 1 && types[0]->is_scalar()) {
-        if (!convert_or_cast(e->args[0], types[0], t->elem)) return mismatch();
+        // A splat takes the element type (or an abstract value converting to it), not a value
+        // conversion: vec2<bool>(1i) is invalid.
+        if (!conversion_rank(types[0], t->elem)) return mismatch();
+        materialize(e->args[0], t->elem);
         construct_value(e, t, [&](std::vector<ConstValue>& v) -> std::optional<ConstValue> {
           auto c = convert(e, v[0], t->elem);
           if (!c) return std::nullopt;
@@ -2642,17 +2780,10 @@ class Sema {
     return mismatch();
   }
 
-  // A scalar argument usable as `to` by value conversion (any scalar converts to any scalar).
-  bool convert_or_cast(Expr* a, const Type* from, const Type* to) {
-    if (!from->is_scalar() || !to->is_scalar()) return false;
-    if (from->is_abstract() && conversion_rank(from, to)) materialize(a, to);
-    return true;
-  }
-
   std::optional<ConstValue> convert(Expr* e, const ConstValue& v, const Type* to) {
     std::string err;
     auto r = convert_value(tt_, v, to, err);
-    if (!r) error(e->span, "const-eval", err);
+    if (!r) eval_error(e->span, args_stage(e), err);
     return r;
   }
 
@@ -2762,6 +2893,15 @@ class Sema {
                     (bound ? " [0.." + std::to_string(bound - 1) + "]" : ""));
           return nullptr;
         }
+      }
+    } else if (stage(idx) == EvalStage::Override) {
+      // An override index known at pipeline creation: the same bounds, a pipeline error.
+      if (const ConstValue* iv = value(idx)) {
+        int64_t i = as_int(iv->scalars.at(0));
+        if (i < 0 || (bound && uint64_t(i) >= bound))
+          override_error(idx->span, "type",
+                         "index " + std::to_string(i) + " out of bounds" +
+                             (bound ? " [0.." + std::to_string(bound - 1) + "]" : ""));
       }
     }
     if (it->kind == K::AbstractInt) materialize(idx, tt_.i32());
@@ -2906,7 +3046,7 @@ class Sema {
     bool ok = s && t->kind != K::Matrix;
     if (e->op == Op::Neg)
       ok = ok && (s->is_float_scalar() || s->kind == K::I32 || s->kind == K::AbstractInt);
-    if (e->op == Op::Neg && t->kind == K::Matrix) ok = t->elem->is_float_scalar();
+    // WGSL's negation takes scalars and vectors only: -m of a matrix is invalid (Tint).
     if (e->op == Op::Not) ok = ok && s->kind == K::Bool;
     if (e->op == Op::BitNot) ok = ok && s->is_integer_scalar();
     if (!ok) {
@@ -2925,7 +3065,7 @@ class Sema {
         std::string err;
         auto r = eval_unary(tt_, e->op, *v, t, err);
         if (!r)
-          error(e->span, "const-eval", err);
+          eval_error(e->span, st, err);
         else
           set_value(e, st, std::move(*r));
       }
@@ -3079,7 +3219,17 @@ class Sema {
     Expr* l = e->args[0];
     Expr* r = e->args[1];
     const Type* a = check_value(l);
+    // `false && x`, `true || x` with a const (or known override) left side: x is typed but
+    // not evaluated, and the result is the left side.
+    std::optional<ConstValue> decided;
+    if (a && (e->op == Op::LogAnd || e->op == Op::LogOr) && stage(l) != EvalStage::Runtime)
+      if (const ConstValue* va = value(l); va && va->type && va->type->kind == K::Bool &&
+                                           va->scalars.size() == 1 &&
+                                           as_bool(va->scalars[0]) == (e->op == Op::LogOr))
+        decided = *va;
+    if (decided) skip_const_eval_++;
     const Type* b = check_value(r);
+    if (decided) skip_const_eval_--;
     if (!a || !b) return nullptr;
     const Type* t = binary_type(e->op, a, b, l, r, e->span);
     if (!t) return nullptr;
@@ -3091,7 +3241,9 @@ class Sema {
     // A runtime operand makes an abstract other operand concrete (materialized by binary_type
     // when the other side is concrete; both abstract is only possible for const operands).
     stage_[e] = s;
-    if (s != EvalStage::Runtime) {
+    if (decided && s != EvalStage::Runtime) {
+      if (t == decided->type) set_value(e, s, std::move(*decided));
+    } else if (s != EvalStage::Runtime) {
       const ConstValue* va = value(l);
       const ConstValue* vb = value(r);
       if (va && vb) {
@@ -3100,7 +3252,7 @@ class Sema {
         // Short-circuit operators: a false (true) lhs decides without the rhs.
         v = eval_binary(tt_, e->op, *va, *vb, t, err);
         if (!v)
-          error(e->span, "const-eval", err);
+          eval_error(e->span, s, err);
         else
           set_value(e, s, std::move(*v));
       }
@@ -3191,7 +3343,11 @@ class Sema {
                 break;
               }
         for (const FnDecl* g : todo)
-          if (auto it = fn_pipeline_errors_.find(g); it != fn_pipeline_errors_.end())
+          for (auto* errors : {&fn_pipeline_errors_[g], &decl_pipeline_errors_[g]})
+            for (const PendingError& pe : *errors)
+              d_.pipeline_error(f->name, pe.at, pe.rule, pe.message);
+        for (const VarDecl* v : out)
+          if (auto it = decl_pipeline_errors_.find(v); it != decl_pipeline_errors_.end())
             for (const PendingError& pe : it->second)
               d_.pipeline_error(f->name, pe.at, pe.rule, pe.message);
       }
@@ -3219,6 +3375,25 @@ class Sema {
   void entry_point_resources(FnDecl* f) {
     std::map<std::pair<uint32_t, uint32_t>, const VarDecl*> bindings;
     for (const VarDecl* v : f->globals_used) {
+      // Writable storage (buffers, storage textures) not in the vertex stage, workgroup
+      // variables in compute only (WGSL; the CTS's decl,var:shader_stage).
+      if (v->kind == DeclKind::Var && v->type && f->stage != Stage::Compute) {
+        const bool writable_texture =
+            v->type->kind == K::Texture &&
+            (v->type->access == Access::Write || v->type->access == Access::ReadWrite);
+        std::string what;
+        if (v->space == AddressSpace::Workgroup)
+          what = "var with 'workgroup' address space";
+        else if (f->stage == Stage::Vertex && v->space == AddressSpace::Storage &&
+                 v->access == Access::ReadWrite)
+          what = "var with 'storage' address space and 'read_write' access mode";
+        else if (f->stage == Stage::Vertex && writable_texture)
+          what = "writable storage texture '" + v->type->wgsl() + "'";
+        if (!what.empty())
+          error(v->span, "entry-point",
+                what + " ('" + v->name + "') cannot be used by " + stage_text(f->stage) +
+                    " pipeline stage (entry point '" + f->name + "')");
+      }
       if (!v->group || !v->binding) continue;
       auto [it, fresh] = bindings.emplace(std::make_pair(*v->group, *v->binding), v);
       if (!fresh)

@@ -30,6 +30,22 @@ namespace {
 using testing::device;
 
 bool have_f16() { return device().has_feature(Feature::ShaderF16); }
+
+// The shared device has WebGPU's default 16,384 bytes of workgroup memory, less than any
+// subgroup-matrix kernel needs, so on a GPU the mixed step would fall back to matmul_f16in and
+// FA2 there. This device asks for the adapter's own limit (as `wgslvk train` does), so the
+// tensor-core products and the materialized attention are what the gradient test checks on a GPU.
+Device& mixed_device() {
+  static Device d = [] {
+    DeviceDescriptor desc;
+    desc.label = "gpt mixed device";
+    desc.required_features = testing::adapter().features();
+    desc.required_limits.max_compute_workgroup_storage_size =
+        testing::adapter().limits().max_compute_workgroup_storage_size;
+    return testing::make_device(desc);
+  }();
+  return d;
+}
 #define SKIP_WITHOUT_F16()                                                                     \
   if (!have_f16())                                                                             \
   GTEST_SKIP() << "the device lacks shader-f16 (f16 storage and arithmetic): mixed precision " \
@@ -124,10 +140,13 @@ TEST(GptMixed, GradientsOfOneStepMatchTheDoubleReference) {
   TrainConfig tc = mixed_train();
   Corpus c = test_corpus();
   auto init = init_params(mc, tc.seed);
-  GpuGpt gpu(device(), mc, kBatch, tc.adamw(), mixed_options(tc));
-  EXPECT_EQ(gpu.mixed_kernel_name(), device().has_feature(Feature::SubgroupMatrix)
-                                         ? kernels::subgroup_matrix::sgmm_f16_tiled8_d2::name
-                                         : kernels::matmul::matmul_f16in::name);
+  Device& dev = mixed_device();
+  GpuGpt gpu(dev, mc, kBatch, tc.adamw(), mixed_options(tc));
+  const bool sgmm =
+      dev.has_feature(Feature::SubgroupMatrix) &&
+      dev.limits().max_compute_workgroup_storage_size >= mixed_sgmm_min_workgroup_storage();
+  EXPECT_EQ(gpu.mixed_kernel_name(), sgmm ? kernels::subgroup_matrix::sgmm_f16_tiled8_d2::name
+                                          : kernels::matmul::matmul_f16in::name);
   // With subgroup-matrix products the small preset's attention (T = 64) runs on tensor cores with
   // the score matrix materialized (gpu_model.cpp, materialized_attention()), so this test checks
   // that path's gradients on such a device; with matmul_f16in (CI's lavapipe) FA2.

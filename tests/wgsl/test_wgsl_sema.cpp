@@ -874,6 +874,10 @@ fn foo() { bar(&v); }
           "type", 1, 28, "bypasses");
   ok("fn f() { loop { continue; let c = false; continuing { break if false; } } }\n");
   ok("fn f() { loop { let c = false; if c { continue; } continuing { break if c; } } }\n");
+  // A struct ending in a runtime array is not a member type; a declaration hides an access mode.
+  rejects("struct S { x: array<u32> }\nstruct T { x: S }\n", "type", 2, 12, "nested");
+  rejects("var<private> read: i32;\n@group(0) @binding(0) var<storage, read> a: i32;\n",
+          "address-space", 2, 36, "unresolved access mode 'read'");
   // atomicLoad's result may be ignored (not @must_use).
   ok("var<workgroup> w: atomic<u32>;\nfn f() { atomicLoad(&w); }\n");
   // Atomics: not in the vertex stage.

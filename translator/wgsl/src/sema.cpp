@@ -631,8 +631,11 @@ class Sema {
     if (s == "handle") return std::nullopt;
     return std::nullopt;
   }
+  // Access modes (and address spaces) are enumerants a declaration of the same name hides
+  // (WGSL's scoping; the CTS's shadow_hides_access_mode).
   std::optional<Access> access_of(const Expr* e) {
     if (!e || e->kind != ExprKind::Ident || !e->template_args.empty()) return std::nullopt;
+    if (lookup(e->text)) return std::nullopt;
     if (e->text == "read") return Access::Read;
     if (e->text == "write") return Access::Write;
     if (e->text == "read_write") return Access::ReadWrite;
@@ -1007,6 +1010,12 @@ class Sema {
       }
       if (contains_runtime_array(t) && i + 1 != s->members.size()) {
         error(mem.span, "type", "runtime arrays may only appear as the last member of a struct");
+        ok = false;
+      } else if (t->kind == K::Struct && contains_runtime_array(t)) {
+        // Only a variable's store type may end in a runtime array: a struct holding one is not
+        // a member type (Tint; the CTS's types,struct structure_structure_rta).
+        error(mem.span, "type",
+              "a struct containing a runtime-sized array cannot be nested inside another struct");
         ok = false;
       }
       mem.type = t;

@@ -388,8 +388,26 @@ class Server {
   std::vector<Scope> scopes_;
   static constexpr size_t kKernelCacheSize = 256;
   std::unordered_map<std::string, std::shared_ptr<OwnedKernel>> kernel_cache_;
+  // A map from a string key bounded at kKernelCacheSize entries: when full it is emptied before
+  // the next insertion (memory stays bounded; a miss only costs the work again).
+  template <class V>
+  class BoundedCache {
+   public:
+    const V* find(const std::string& key) const {
+      auto it = map_.find(key);
+      return it == map_.end() ? nullptr : &it->second;
+    }
+    void put(std::string key, V value) {
+      if (map_.size() >= kKernelCacheSize) map_.clear();
+      map_.emplace(std::move(key), std::move(value));
+    }
+    void clear() { map_.clear(); }
+
+   private:
+    std::unordered_map<std::string, V> map_;
+  };
   // The same kernels by what they were translated from (label, entry point, constants, WGSL).
-  std::unordered_map<std::string, std::shared_ptr<OwnedKernel>> source_cache_;
+  BoundedCache<std::shared_ptr<OwnedKernel>> source_cache_;
   // Pipelines by their kernel (a kernel_cache_ hit) and layout ("auto", or the explicit groups'
   // entries): one Vulkan pipeline for all (the CTS makes the same one again and again, e.g.
   // zero_init's "fill" pipeline 15 times a case, and vkCreateComputePipelines is lavapipe's LLVM
@@ -398,8 +416,7 @@ class Server {
   // the runtime compares bind group layouts by their entries (binding, type, minimum size), not
   // by identity; the dynamic entries stay serve's own, per pipeline. The entry holds its kernel,
   // so a key's address is never reused while it is cached.
-  std::unordered_map<std::string, std::pair<std::shared_ptr<OwnedKernel>, ComputePipeline>>
-      pipeline_cache_;
+  BoundedCache<std::pair<std::shared_ptr<OwnedKernel>, ComputePipeline>> pipeline_cache_;
   // WGSLVK_SERVE_TIMING: time per request kind (count, sum, max), printed at exit.
   bool timing_ = std::getenv("WGSLVK_SERVE_TIMING") != nullptr;
   std::map<std::string, std::tuple<unsigned long, double, double>> op_time_;
@@ -709,7 +726,7 @@ std::shared_ptr<OwnedKernel> Server::compile(const ModuleObj& mod, const json& m
   }
   source_key += '\n' + mod.source;
   if (!dump)
-    if (auto it = source_cache_.find(source_key); it != source_cache_.end()) return it->second;
+    if (const auto* k = source_cache_.find(source_key)) return *k;
   wgsl::TranslatedEntry t;
   try {
     Timer tm("translate", mod.source.size());
@@ -733,8 +750,7 @@ std::shared_ptr<OwnedKernel> Server::compile(const ModuleObj& mod, const json& m
   const std::string key = o.file_name + '\n' + t.entry_point + '\n' + t.glsl;
   auto remember = [&](const std::shared_ptr<OwnedKernel>& k) {
     if (dump) return;
-    if (source_cache_.size() >= kKernelCacheSize) source_cache_.clear();  // bounded memory
-    source_cache_.emplace(std::move(source_key), k);
+    source_cache_.put(std::move(source_key), k);
   };
   if (auto it = kernel_cache_.find(key); it != kernel_cache_.end()) {
     remember(it->second);
@@ -843,14 +859,13 @@ void Server::create_compute_pipeline(const json& m, bool async) {
                      std::to_string(e.min_binding_size);
           }
         }
-        if (auto it = pipeline_cache_.find(key); it != pipeline_cache_.end()) {
-          p.pipeline = it->second.second;
+        if (const auto* hit = pipeline_cache_.find(key)) {
+          p.pipeline = hit->second;
           return;
         }
         Timer tm("vkCreateComputePipelines", p.kernel->spirv.size() * 4);
         p.pipeline = device_.create_compute_pipeline(d);
-        if (pipeline_cache_.size() >= kKernelCacheSize) pipeline_cache_.clear();
-        pipeline_cache_.emplace(std::move(key), std::make_pair(p.kernel, p.pipeline));
+        pipeline_cache_.put(std::move(key), std::make_pair(p.kernel, p.pipeline));
       },
       &why);
   if (ok)
@@ -1194,7 +1209,9 @@ void Server::handle(const json& m) {
         if (!feat) throw Invalid("requiredFeatures: the adapter does not support \"" + name + "\"");
         d.required_features.push_back(*feat);
       }
-      for (const auto& [k, v] : m.value("requiredLimits", json::object()).items()) {
+      // Held here: items() of the temporary value() returns would outlive it in the loop.
+      const json required_limits = m.value("requiredLimits", json::object());
+      for (const auto& [k, v] : required_limits.items()) {
         if (v.is_null()) continue;
         const Limit* lim = nullptr;
         for (const auto& l : kLimits)

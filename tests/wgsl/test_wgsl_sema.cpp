@@ -878,6 +878,13 @@ fn foo() { bar(&v); }
   rejects("struct S { x: array<u32> }\nstruct T { x: S }\n", "type", 2, 12, "nested");
   rejects("var<private> read: i32;\n@group(0) @binding(0) var<storage, read> a: i32;\n",
           "address-space", 2, 36, "unresolved access mode 'read'");
+  // discard: fragment shaders only (directly or through a call); its behavior is {Next}, so a
+  // loop of discards alone does not exit.
+  ok("fn f() { discard; }\n@fragment fn g() { f(); }\nfn h() { while true { discard; } }\n");
+  rejects("fn f() { discard; }\n@compute @workgroup_size(1) fn c() { f(); }\n", "entry-point", 1,
+          10, "discard cannot be used by compute pipeline stage");
+  rejects("@compute @workgroup_size(1) fn c() { discard; }\n", "entry-point", 1, 38, "discard");
+  rejects("fn f() { loop { discard; } }\n", "type", 1, 10);
   // atomicLoad's result may be ignored (not @must_use).
   ok("var<workgroup> w: atomic<u32>;\nfn f() { atomicLoad(&w); }\n");
   // Atomics: not in the vertex stage.

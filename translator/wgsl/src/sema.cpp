@@ -121,7 +121,8 @@ class Sema {
   }
   struct StageCall {
     Span at;
-    unsigned allowed;  // stage bits
+    unsigned allowed;               // stage bits
+    const char* what = "built-in";  // what is restricted: a builtin call, `discard`
   };
   std::unordered_map<const FnDecl*, std::vector<StageCall>> stage_calls_;
 
@@ -1832,7 +1833,13 @@ class Sema {
         return kContinue;
       }
       case StmtKind::Discard:
-        error(s->span, "unsupported", "discard is only valid in fragment shaders");
+        // Fragment shaders only: an error in another entry point or in a function one calls
+        // (checked with the call graph). Its behavior is {Next} (WGSL: discard demotes).
+        if (fn_ && fn_->stage != Stage::None && fn_->stage != Stage::Fragment)
+          error(s->span, "entry-point",
+                "discard cannot be used by " + stage_text(fn_->stage) + " pipeline stage");
+        else if (fn_ && fn_->stage == Stage::None)
+          stage_calls_[fn_].push_back({s->span, kFragmentBit, "discard"});
         return kNext;
       case StmtKind::ConstAssert:
         const_assert(s->expr);
@@ -3347,7 +3354,7 @@ class Sema {
             for (const StageCall& sc : it->second)
               if (!(sc.allowed & stage_bit(f->stage))) {
                 error(sc.at, "entry-point",
-                      "built-in cannot be used by " + stage_text(f->stage) +
+                      std::string(sc.what) + " cannot be used by " + stage_text(f->stage) +
                           " pipeline stage (called by entry point '" + f->name + "')");
                 break;
               }

@@ -43,7 +43,7 @@ fn attn_softmax_mat(@builtin(workgroup_id) wid: vec3<u32>,
     let i = row % T;
     let base = row * T;
     let scale = p_smat.scale;
-    var m = -3.40282347e38;
+    var m = -3.4028234663852886e38;  // -FLT_MAX exactly: a literal above it is a shader-creation error
     for (var j = lid; j <= i; j = j + WG) {
         m = max(m, scale * att_smat[base + j]);
     }

@@ -19,7 +19,7 @@ void main() {
     uint i = row % T;
     uint base = row * T;
     float scale = p.scale;
-    float m = -3.40282347e38;
+    float m = -3.4028234663852886e38;  // -FLT_MAX exactly: a literal above it is a shader-creation error
     for (uint j = lid; j <= i; j = j + WG) {
         m = max(m, scale * att[base + j]);
     }

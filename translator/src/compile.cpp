@@ -278,9 +278,7 @@ class ExpansionBound {
       fail("macro invocations nest deeper than " + std::to_string(kMaxMacroDepth));
     uint64_t cost = 0;
     for (size_t i = 0; i < ts.size(); ++i) {
-      if (++work_ > kMaxExpansionWork)
-        fail("expanding the macros takes more than " + std::to_string(kMaxExpansionWork) +
-             " steps");
+      add_work(1);
       const Token& t = ts[i];
       uint64_t c = 1;
       auto it = t.ident && !t.arg_cost ? macros_.find(t.text) : macros_.end();
@@ -337,6 +335,13 @@ class ExpansionBound {
     return cost;
   }
 
+  // Counts `steps` of the estimate against kMaxExpansionWork.
+  void add_work(uint64_t steps) {
+    work_ += steps;
+    if (work_ > kMaxExpansionWork)
+      fail("expanding the macros takes more than " + std::to_string(kMaxExpansionWork) + " steps");
+  }
+
   // A macro's expansion depends only on its name and its arguments' costs, so each is evaluated
   // once; a repeat replays the work it took (glslang repeats it), which keeps the work bound as
   // strict as a full walk while checking it in time linear in the source.
@@ -344,10 +349,7 @@ class ExpansionBound {
                     int depth) {
     auto hit = memo_.find(key);
     if (hit != memo_.end()) {
-      work_ += hit->second.second;
-      if (work_ > kMaxExpansionWork)
-        fail("expanding the macros takes more than " + std::to_string(kMaxExpansionWork) +
-             " steps");
+      add_work(hit->second.second);
       return hit->second.first;
     }
     const uint64_t work_before = work_, blocked_before = blocked_;

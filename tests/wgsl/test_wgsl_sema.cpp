@@ -42,6 +42,20 @@ std::string all_diags(const Diags& d) {
   return s;
 }
 
+// translate_to_glsl's first diagnostic for `entry` of `src` (createComputePipeline with these
+// pipeline constants; "" names the only entry point), or "ok" when it translates.
+std::string pipeline_error(const std::string& src, const std::string& entry,
+                           std::map<std::string, double> constants = {}) {
+  TranslateOptions o;
+  o.file_name = "t.wgsl";
+  o.entry_point = entry;
+  o.constants = std::move(constants);
+  try {
+    translate_to_glsl(src, o);
+    return std::string("ok");
+  } catch (const Error& e) { return e.diagnostics.at(0).str(); }
+}
+
 Analyzed ok(const std::string& src, const std::map<std::string, double>& constants = {}) {
   Analyzed a = run(src, constants);
   EXPECT_TRUE(a.ok) << all_diags(a.diags) << "in:\n" << src;
@@ -513,14 +527,7 @@ override size: u32;
 )";
   EXPECT_NO_THROW(check_module(src, "t.wgsl"));
   auto translate = [&](const std::string& entry, std::map<std::string, double> constants = {}) {
-    TranslateOptions o;
-    o.file_name = "t.wgsl";
-    o.entry_point = entry;
-    o.constants = std::move(constants);
-    try {
-      translate_to_glsl(src, o);
-      return std::string("ok");
-    } catch (const Error& e) { return e.diagnostics.at(0).str(); }
+    return pipeline_error(src, entry, std::move(constants));
   };
   EXPECT_EQ(translate("uses"),
             "t.wgsl:2:10: error: override 'n' has no default value and no pipeline constant was "
@@ -550,15 +557,8 @@ fn cl(v: f32) -> f32 { return clamp(v, lo, 1.0); }
 @compute @workgroup_size(1) fn a() { x = div(); }
 @compute @workgroup_size(1) fn b() { _ = cl(2.0); }
 )";
-  auto translate = [&](const std::string& entry, std::map<std::string, double> constants) {
-    TranslateOptions o;
-    o.file_name = "t.wgsl";
-    o.entry_point = entry;
-    o.constants = std::move(constants);
-    try {
-      translate_to_glsl(src, o);
-      return std::string("ok");
-    } catch (const Error& e) { return e.diagnostics.at(0).str(); }
+  auto translate = [&](const std::string& entry, std::map<std::string, double> constants = {}) {
+    return pipeline_error(src, entry, std::move(constants));
   };
   EXPECT_NO_THROW(check_module(src, "t.wgsl"));
   EXPECT_EQ(translate("a", {}), "ok");
@@ -749,15 +749,8 @@ override other = 1 / z;
 @compute @workgroup_size(1) fn a() { _ = foo; }
 @compute @workgroup_size(1) fn b() { _ = cond; }
 )";
-  auto translate = [&](const std::string& entry, std::map<std::string, double> constants) {
-    TranslateOptions o;
-    o.file_name = "t.wgsl";
-    o.entry_point = entry;
-    o.constants = std::move(constants);
-    try {
-      translate_to_glsl(src, o);
-      return std::string("ok");
-    } catch (const Error& e) { return e.diagnostics.at(0).str(); }
+  auto translate = [&](const std::string& entry, std::map<std::string, double> constants = {}) {
+    return pipeline_error(src, entry, std::move(constants));
   };
   EXPECT_NO_THROW(check_module(src, "t.wgsl"));
   EXPECT_EQ(translate("a", {{"cond", 0}}), "ok");  // && short-circuits
@@ -772,15 +765,7 @@ fn y() -> u32 { let t = array(1, 2, 3)[x]; let u = v[x]; return 0; }
 @compute @workgroup_size(1) fn a() { _ = y(); }
 )";
   EXPECT_NO_THROW(check_module(idx, "t.wgsl"));
-  auto run_idx = [&](double x) {
-    TranslateOptions o;
-    o.file_name = "t.wgsl";
-    o.constants = {{"x", x}};
-    try {
-      translate_to_glsl(idx, o);
-      return std::string("ok");
-    } catch (const Error& e) { return e.diagnostics.at(0).str(); }
-  };
+  auto run_idx = [&](double x) { return pipeline_error(idx, "", {{"x", x}}); };
   EXPECT_EQ(run_idx(2), "ok");
   EXPECT_EQ(run_idx(3), "t.wgsl:3:40: error: index 3 out of bounds [0..2] [type]");
   EXPECT_EQ(run_idx(-1), "t.wgsl:3:40: error: index -1 out of bounds [0..2] [type]");

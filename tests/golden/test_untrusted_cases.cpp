@@ -636,15 +636,14 @@ TEST(UntrustedCase, BufferBudgetIsCheckedBeforeAllocating) {
   opt.cases = d;
   opt.randomized = false;
   Validator v(opt);
-  auto t0 = std::chrono::steady_clock::now();
+  // No wall-clock assert (a loaded CI machine under ASan is slow): the message says nothing was
+  // allocated, and 400 x 256 MiB really allocated would fail the run, not slow it.
   ValidateReport rep = v.run();
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(rep.results.size(), 1u);
   EXPECT_EQ(status_name(rep.results[0].status), "ERROR");
   EXPECT_NE(rep.results[0].message.find("-byte budget of a case; nothing was allocated"),
             std::string::npos)
       << rep.results[0].message;
-  EXPECT_LT(s, 20.0);
   fs::remove_all(d);
 }
 

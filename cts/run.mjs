@@ -344,6 +344,11 @@ lines.push(`# WebGPU CTS: wgslvk and Dawn, ${date}, wgslvk commit ${commit}`, ''
 if (merged) lines.push(`Merged from runs of wgslvk commits ${merged.map(m => m.commit).join(', ')} (${merged.map(m => m.date).join(', ')}).`);
 lines.push(`CTS ${fs.existsSync(path.join(ctsDir, 'CTS_COMMIT')) ? fs.readFileSync(path.join(ctsDir, 'CTS_COMMIT'), 'utf8').trim() : '(commit unknown)'}; host ${os.hostname()}, ${os.cpus().length} CPUs; ${jobs} files at a time; wall ${wall.toFixed(0)} s in all.`);
 lines.push(`Dawn: dawn.node (npm \`webgpu\`)${process.env.DAWN_ENV ? `, Vulkan from ${process.env.DAWN_ENV}` : ''}. Times are the sum of each file's wall time.`, '');
+// The environment that changes speed or results, inherited by both providers' runners (and so by
+// wgslvk serve and dawn.node alike): a speed number means something only with these beside it.
+const kSpeedEnv = ['GALLIVM_PERF', 'LP_NUM_THREADS', 'MESA_SHADER_CACHE_DISABLE', 'WGSLVK_VALIDATION', 'WGSLVK_SYNC_VALIDATION'];
+const speedEnv = Object.fromEntries(kSpeedEnv.map(k => [k, process.env[k] ?? null]));
+lines.push(`Environment (both providers): ${kSpeedEnv.map(k => `${k}=${speedEnv[k] ?? '(unset)'}`).join(', ')}; --timeout-s ${timeoutS}, --deadline-s ${deadlineS}.`, '');
 // CPU seconds (persistent runners only): the runner process's and its servers' (for Dawn the
 // device is inside the runner), summed over the files that finished; on a shared machine this,
 // not the wall time, is what the run cost.
@@ -394,7 +399,7 @@ for (const p of providers.filter(p => p !== 'dawn')) {
   lines.push('');
 }
 fs.writeFileSync(base + '.md', lines.join('\n') + '\n');
-fs.writeFileSync(base + '.json', JSON.stringify({ date, commit, wall_s: wall, jobs, providers, results, not_run: notRun }, null, 1) + '\n');
+fs.writeFileSync(base + '.json', JSON.stringify({ date, commit, wall_s: wall, jobs, providers, env: merged ? undefined : speedEnv, results, not_run: notRun }, null, 1) + '\n');
 console.log(`\nwrote ${path.relative(process.cwd(), base)}.md and .json`);
 
 // ---- expectations (CI) --------------------------------------------------------------------------

@@ -264,6 +264,10 @@ def gen_nat(name, cfg, lang, header):
     # transposed copies move 4x4 blocks (four vec4s an invocation): V = 2 (a 64-wide side of a
     # 256-invocation workgroup) leaves the upper half of the invocations without a block
     assert all(v % 4 == 0 or v == 2 for v in (VA, VB)), cfg
+    # U16: A and B bound as 16-byte words; the direct (not transposed) fast path loads two
+    # consecutive vec4<f16> of a row as one word (measurement variant)
+    U16 = cfg.get("U16", False)
+    assert not U16 or (VA % 2 == 0 and VB % 2 == 0 and not cfg.get("BATCH", False) and not U4)
     SK = cfg.get("SK", 1)  # split-K ablation (timing only): workgroup z takes the z-th K chunk
     BT = cfg.get("BATCH", False)  # batched: workgroup z = one product of a batch (README "sgmm_f16_batched")
     assert not (BT and SK > 1)
@@ -274,8 +278,13 @@ def gen_nat(name, cfg, lang, header):
         o("// The subgroup's offsets derive from local_invocation_id.y, uniform in each subgroup by the")
         o("// workgroup-size rule above, which Tint's uniformity analysis does not know.")
         o("diagnostic(off, chromium.subgroup_matrix_uniformity);"); o()
-        o("@group(0) @binding(0) var<storage, read> ta_in: array<vec4<f16>>;")
-        o("@group(0) @binding(1) var<storage, read> tb_in: array<vec4<f16>>;")
+        if U16:
+            o("// A and B as 16-byte words (the same bytes as array<vec4<f16>>; the buffers hold whole words)")
+            o("@group(0) @binding(0) var<storage, read> ta_in: array<vec4<u32>>;")
+            o("@group(0) @binding(1) var<storage, read> tb_in: array<vec4<u32>>;")
+        else:
+            o("@group(0) @binding(0) var<storage, read> ta_in: array<vec4<f16>>;")
+            o("@group(0) @binding(1) var<storage, read> tb_in: array<vec4<f16>>;")
         o("@group(0) @binding(2) var<storage, read_write> tc_out: array<f32>;")
         if BT:
             for l in BATCH_WGSL_UNIFORM.splitlines(): o(l)
@@ -295,8 +304,13 @@ def gen_nat(name, cfg, lang, header):
         o("#define RIGHT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>")
         o("#define RESULT fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>"); o()
         o(f"layout(local_size_x = 32, local_size_y = {sgy}, local_size_z = 1) in;"); o()
-        o("layout(set = 0, binding = 0, std430) readonly buffer TA { f16vec4 ta_in[]; };")
-        o("layout(set = 0, binding = 1, std430) readonly buffer TB { f16vec4 tb_in[]; };")
+        if U16:
+            o("// A and B as 16-byte words (the same bytes as f16vec4[]; the buffers hold whole words)")
+            o("layout(set = 0, binding = 0, std430) readonly buffer TA { uvec4 ta_in[]; };")
+            o("layout(set = 0, binding = 1, std430) readonly buffer TB { uvec4 tb_in[]; };")
+        else:
+            o("layout(set = 0, binding = 0, std430) readonly buffer TA { f16vec4 ta_in[]; };")
+            o("layout(set = 0, binding = 1, std430) readonly buffer TB { f16vec4 tb_in[]; };")
         o("layout(set = 0, binding = 2, std430) buffer TC { float tc_out[]; };")
         if BT:
             for l in BATCH_GLSL_UNIFORM.splitlines(): o(l)
@@ -314,20 +328,43 @@ def gen_nat(name, cfg, lang, header):
             o(f"shared float16_t tile_b[{STAGES * TB}];  // {STAGES} x B [{BN}][{BK} + 8] (n, k)")
         o(f"shared float tile_c[{256*sgy}];  // one [16][16] C tile per subgroup (edge blocks)")
     o()
+    for which in "ab" if U16 else ():
+        arr = f"t{which}_in"
+        if which == "a": o("// vec4<f16> j and f16 i of the operand's 16-byte words.")
+        if W:
+            o(f"fn quad_{which}(j: u32) -> vec4<f16> {{")
+            o(f"  let u = {arr}[j / 2u];")
+            o("  return bitcast<vec4<f16>>(select(u.xy, u.zw, (j & 1u) == 1u));")
+            o("}")
+            o(f"fn half_{which}(i: u32) -> f16 {{")
+            o(f"  let p = bitcast<vec2<f16>>({arr}[i / 8u][(i / 2u) % 4u]);")
+            o("  return select(p.x, p.y, (i & 1u) == 1u);")
+            o("}")
+        else:
+            o(f"f16vec4 quad_{which}(uint j) {{")
+            o(f"  const uvec4 u = {arr}[j / 2u];")
+            o("  const uvec2 h = ((j & 1u) == 1u) ? u.zw : u.xy;")
+            o("  return f16vec4(unpackFloat2x16(h.x), unpackFloat2x16(h.y));")
+            o("}")
+            o(f"float16_t half_{which}(uint i) {{")
+            o(f"  const f16vec2 p = unpackFloat2x16({arr}[i / 8u][(i / 2u) % 4u]);")
+            o("  return ((i & 1u) == 1u) ? p.y : p.x;")
+            o("}")
+        o()
     for which in "ab" if not BT else ():
         if which == "a": o("// Four elements (row, col .. col + 3) of a stored [rows][ld] f16 matrix, zeros outside it.")
         arr = f"t{which}_in"
         o(f"fn fetch_{which}(row: u32, col: u32, rows: u32, ld: u32) -> vec4<f16> {{" if W else
           f"f16vec4 fetch_{which}(uint row, uint col, uint rows, uint ld) {{")
         o("  if (row < rows && col + 4u <= ld && ld % 4u == 0u) {")
-        o(f"    return {arr}[(row * ld + col) / 4u];")
+        o(f"    return quad_{which}((row * ld + col) / 4u);" if U16 else f"    return {arr}[(row * ld + col) / 4u];")
         o("  }")
         o("  var v = vec4<f16>();" if W else "  f16vec4 v = f16vec4(0.0);")
         # unrolled: a dynamically indexed vector went to local memory
         for e in range(4):
             o(f"  if (row < rows && col + {e}u < ld) {{")
             o("    " + decl(f"i{e}", f"row * ld + col + {e}u"))
-            o(f"    v.{'xyzw'[e]} = {arr}[i{e} / 4u][i{e} % 4u];")
+            o(f"    v.{'xyzw'[e]} = half_{which}(i{e});" if U16 else f"    v.{'xyzw'[e]} = {arr}[i{e} / 4u][i{e} % 4u];")
             o("  }")
         o("  return v;"); o("}"); o()
     for which in "ab" if BT else ():
@@ -446,13 +483,32 @@ def gen_nat(name, cfg, lang, header):
             fa0 = f"{x}_base, " if BT else ""  # fetch_x's extra arguments
             fa1 = f", {x}_rs" if BT else ""
             o(ind + f"if ({direct}) {{  // stored [{'m' if x == 'a' else 'n'}][k]")
-            if FP:
+            if FP and U16:  # invocation lid + T w: row (..) >> log2(KQ / 2), k 8 ((..) % (KQ / 2)): registers 2w, 2w + 1
+                o(ind + "  if (" + f"{rr} + {R}u <= {x}_rows && {k0} + {BK}u <= {x}_ld && {x}_ld % 8u == 0u) {{  // inside, whole words")
+                for w in range(V // 2):
+                    q = f"lid + {T*w}u" if w else "lid"
+                    o(ind + "    {")
+                    if W:
+                        o(ind + f"      let u = {arr}[(({rr} + (({q}) >> {p2(KQ // 2)}u)) * {rsv} + {k0} + (({q}) & {KQ // 2 - 1}u) * 8u) / 8u];")
+                        o(ind + f"      r{x}{2*w}{rs} = bitcast<vec4<f16>>(u.xy);")
+                        o(ind + f"      r{x}{2*w+1}{rs} = bitcast<vec4<f16>>(u.zw);")
+                    else:
+                        o(ind + f"      const uvec4 u = {arr}[(({rr} + (({q}) >> {p2(KQ // 2)}u)) * {rsv} + {k0} + (({q}) & {KQ // 2 - 1}u) * 8u) / 8u];")
+                        o(ind + f"      r{x}{2*w}{rs} = f16vec4(unpackFloat2x16(u.x), unpackFloat2x16(u.y));")
+                        o(ind + f"      r{x}{2*w+1}{rs} = f16vec4(unpackFloat2x16(u.z), unpackFloat2x16(u.w));")
+                    o(ind + "    }")
+                o(ind + "  } else {")
+            elif FP:
                 o(ind + "  if (" + f"{rr} + {R}u <= {x}_rows && {k0} + {BK}u <= {x}_ld && {al}) {{  // inside")
                 for v in range(V):
                     q = f"lid + {T*v}u" if v else "lid"
                     o(ind + f"    r{x}{v}{rs} = {arr}[({bpre}({rr} + (({q}) >> {p2(KQ)}u)) * {rsv} + {k0} + (({q}) & {KQ-1}u) * 4u) / 4u];")
                 o(ind + "  } else {")
             for v in range(V):
+                if U16:
+                    q = f"lid + {T*(v // 2)}u" if v // 2 else "lid"
+                    o(ind + ("  " if FP else "") + f"  r{x}{v}{rs} = fetch_{x}({rr} + (({q}) >> {p2(KQ // 2)}u), {k0} + (({q}) & {KQ // 2 - 1}u) * 8u{' + 4u' if v % 2 else ''}, {x}_rows, {x}_ld);")
+                    continue
                 q = f"lid + {T*v}u" if v else "lid"
                 o(ind + ("  " if FP else "") + f"  r{x}{v}{rs} = fetch_{x}({fa0}{rr} + (({q}) >> {p2(KQ)}u), {k0} + (({q}) & {KQ-1}u) * 4u, {x}_rows, {x}_ld{fa1});")
             if FP:
@@ -470,6 +526,9 @@ def gen_nat(name, cfg, lang, header):
                 o(ind + "  if (" + f"{k0} + {BK}u <= {x}_rows && {rr} + {R}u <= {x}_ld && {al}) {{  // inside")
                 for b in range(max(V // 4, 1)):
                     for r in range(4):
+                        if U16:
+                            o(ind + f"    r{x}{4*b+r}{rs} = quad_{x}((({k0} + {x}k{b} * 4u + {r}u) * {rsv} + {rr} + {x}r{b} * 4u) / 4u);")
+                            continue
                         o(ind + f"    r{x}{4*b+r}{rs} = {arr}[({bpre}({k0} + {x}k{b} * 4u + {r}u) * {rsv} + {rr} + {x}r{b} * 4u) / 4u];")
                 o(ind + "  } else {")
             for b in range(max(V // 4, 1)):
@@ -490,7 +549,11 @@ def gen_nat(name, cfg, lang, header):
             o(ind + f"if ({direct}) {{")
             for v in range(V):
                 q = f"lid + {T*v}u" if v else "lid"
-                o(ind + "  " + decl(f"o{x}{v}", f"{base}(({q}) >> {p2(KQ)}u) * {S}u + (({q}) & {KQ-1}u) * 4u"))
+                if U16:
+                    q = f"lid + {T*(v // 2)}u" if v // 2 else "lid"
+                    o(ind + "  " + decl(f"o{x}{v}", f"{base}(({q}) >> {p2(KQ // 2)}u) * {S}u + (({q}) & {KQ // 2 - 1}u) * 8u{' + 4u' if v % 2 else ''}"))
+                else:
+                    o(ind + "  " + decl(f"o{x}{v}", f"{base}(({q}) >> {p2(KQ)}u) * {S}u + (({q}) & {KQ-1}u) * 4u"))
                 if U4:
                     put2(ind + "  ", f"o{x}{v}", f"r{x}{v}{rs}.x", f"r{x}{v}{rs}.y")
                     put2(ind + "  ", f"o{x}{v} + 2u", f"r{x}{v}{rs}.z", f"r{x}{v}{rs}.w")
@@ -699,6 +762,10 @@ SWEEP = {
     # its own, not timed here)
     "nat8_fp_d2_sk2": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=2, SK=2),
     "nat8_fp_d2_sk4": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=2, SK=4),
+    # 2026-11-27j call 2 (bench/results/h200-2026-11-27j-sgmm) also measured, and dropped since:
+    # nat8_fp_d2_u16 / nat8_fp_d4_u16 (D2_CFG / D4_CFG with U16=True: A and B bound as
+    # array<vec4<u32>>, 16-byte loads in the direct fast path), correct and bit-identical but
+    # slower than tiled8_d2 / _d4 everywhere (4096^3 flags 2: 82.5 / 79.9 vs 128.8 / 138.7).
 }
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -7,9 +7,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-validate}
 jobs=$(nproc)
-# Each phase's wall time, so a slow CI run says where its time went.
-t_start=$SECONDS t_phase=$SECONDS
-phase() { echo "== run.sh: $1 took $((SECONDS - t_phase)) s (total $((SECONDS - t_start)) s)"; t_phase=$SECONDS; }
+# Each phase's wall time, so a slow CI run says where its time went, and its CPU time (user + sys
+# of the commands it waited for, from bash's `times`), which a shared machine's load does not
+# stretch as it stretches the wall time.
+t_start=$SECONDS t_phase=$SECONDS cpu_phase=0
+phase() {
+  local f cpu
+  f=$(mktemp)
+  times >"$f"  # here, not in $(...): a subshell's `times` counts only its own children
+  # The children's user + sys so far: times' second line, "XmY.YYYs XmY.YYYs".
+  cpu=$(awk 'NR == 2 { s = 0; for (i = 1; i <= 2; ++i) { split($i, p, "m"); s += p[1] * 60 + p[2] }
+                       printf "%d\n", s + 0.5 }' "$f")
+  rm -f "$f"
+  echo "== run.sh: $1 took $((SECONDS - t_phase)) s, $((cpu - cpu_phase)) s of CPU (total $((SECONDS - t_start)) s)"
+  t_phase=$SECONDS cpu_phase=$cpu
+}
 build() {  # build DIR [cmake args...] [-- targets...]
   local dir=$1; shift
   local args=() targets=()

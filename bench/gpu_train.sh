@@ -252,6 +252,107 @@ PYEOF
   cat "$OUT/mixed.md"
 fi
 
+# fp32 attention A/B (issue 23): FP32_AB="preset:steps:log_every ..." (default none). Per preset,
+# FP32_AB_REPEAT times (default 1), alternating: ours with --fp32-attention fa2 (the step before
+# the materialized fp32 attention), ours with the default (auto), PyTorch fp32 (TF32 off) on the
+# same weights and batches; the first repeat profiles the last step of both. FP32_AB_LOSS=N
+# (default 0: none): then N steps of both with the loss read back every step (JSON logs: every
+# step's loss, auto against fa2). Table: $OUT/fp32_ab.md.
+FP32_AB=${FP32_AB-""}
+FP32_AB_REPEAT=${FP32_AB_REPEAT:-1}
+FP32_AB_LOSS=${FP32_AB_LOSS:-0}
+for spec in $FP32_AB; do
+  IFS=: read -r preset steps every <<< "$spec"
+  step "$preset: fp32 attention auto vs fa2, $steps steps, $FP32_AB_REPEAT repeat(s)"
+  "$BIN" train --preset "$preset" --steps "$steps" --corpus "$CORPUS" \
+    --dump-batches "$W/$preset.fbatches" > /dev/null || echo "gpu_train: dump-batches FAILED"
+  for r in $(seq 1 "$FP32_AB_REPEAT"); do
+    prof=""
+    [ "$r" = 1 ] && prof="--profile $steps"
+    init=""
+    [ "$r" = 1 ] && init="--save-init $W/$preset.finit"
+    # shellcheck disable=SC2086  # prof and init are lists of flags
+    ours "${preset}_fa2.r$r" "$BIN" --preset "$preset" --steps "$steps" --log-every "$every" \
+      --fp32-attention fa2 $prof $init
+    # shellcheck disable=SC2086
+    ours "${preset}_auto.r$r" "$BIN" --preset "$preset" --steps "$steps" --log-every "$every" \
+      $prof --json "$W/raw/${preset}_auto.r$r.ours.jsonl"
+    grep -E '^fp32 attention' "$W/raw/${preset}_auto.r$r.txt" "$W/raw/${preset}_fa2.r$r.txt"
+    if [ "$TORCH" = 1 ]; then
+      PYTHONUNBUFFERED=1 timeout 180 python3 apps/gpt/peer_torch_train.py --init "$W/$preset.finit" \
+        --batches "$W/$preset.fbatches" --steps "$steps" --time --steady-from $((steps / 5)) \
+        --gpu-busy 5 --compare "$W/raw/${preset}_auto.r$r.ours.jsonl" \
+        > "$W/raw/${preset}_ab.torch_fp32.r$r.txt" 2>&1 || echo "gpu_train: torch fp32 FAILED"
+      grep -E '^torch|^worst' "$W/raw/${preset}_ab.torch_fp32.r$r.txt"
+    fi
+  done
+  if [ "$FP32_AB_LOSS" -gt 0 ]; then
+    for a in fa2 auto; do
+      ours "${preset}_${a}_loss" "$BIN" --preset "$preset" --steps "$FP32_AB_LOSS" --log-every 1 \
+        --fp32-attention "$a" --json "$W/raw/${preset}_${a}_loss.ours.jsonl"
+    done
+  fi
+done
+if [ -n "$FP32_AB" ]; then
+  python3 - "$W/raw" "$FP32_AB" "$FP32_AB_REPEAT" > "$OUT/fp32_ab.md" <<'PYEOF'
+import json, os, re, statistics as st, sys
+raw, specs, repeat = sys.argv[1], sys.argv[2].split(), int(sys.argv[3])
+def steady(name):
+    iv, gpu = [], None
+    p = os.path.join(raw, name + ".txt")
+    if os.path.exists(p):
+        for line in open(p):
+            m = re.match(r"step\s+(\d+)/\d+\s+loss .* ([\d.]+) ms/step", line)
+            if m:
+                iv.append(float(m.group(2)))
+            m = re.match(r"\| \*\*step\*\* \| \d+ \| ([\d.]+) \|", line)
+            if m:
+                gpu = float(m.group(1))
+    mid = iv[1:-1] if len(iv) > 2 else iv[1:]
+    return (st.mean(mid) if mid else float("nan")), gpu
+def torch(name, what):
+    p = os.path.join(raw, name + ".txt")
+    if os.path.exists(p):
+        for line in open(p):
+            m = re.match(r"torch " + what + r": ([\d.]+) ms/step", line)
+            if m:
+                return float(m.group(1))
+            m = re.match(r"worst relative difference over (\d+) logged steps: (\S+)", line)
+            if m and what == "worst":
+                return float(m.group(2))
+    return float("nan")
+def losses(name):
+    p = os.path.join(raw, name + ".ours.jsonl")
+    if not os.path.exists(p):
+        return {}
+    return {j["step"]: j["loss"] for j in map(json.loads, open(p)) if j.get("event") == "train"}
+print("| preset | run | ours fa2 (ms/step) | ours auto | fa2 / auto | PyTorch fp32 (TF32 off) | its GPU busy "
+      "| PyTorch / ours auto | loss auto vs PyTorch (worst rel) |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+for spec in specs:
+    preset = spec.split(":")[0]
+    for r in range(1, repeat + 1):
+        f, _ = steady(f"{preset}_fa2.r{r}")
+        a, _ = steady(f"{preset}_auto.r{r}")
+        t = torch(f"{preset}_ab.torch_fp32.r{r}", "steady")
+        g = torch(f"{preset}_ab.torch_fp32.r{r}", "gpu-busy")
+        w = torch(f"{preset}_ab.torch_fp32.r{r}", "worst")
+        print(f"| {preset} | {r} | {f:.2f} | {a:.2f} | {f / a:.3f} | {t:.2f} | {g:.2f} | {t / a:.3f} | {w:.1e} |")
+for spec in specs:
+    preset = spec.split(":")[0]
+    _, gf = steady(f"{preset}_fa2.r1")
+    _, ga = steady(f"{preset}_auto.r1")
+    print(f"\n{preset}: profiled step GPU ms: fa2 {gf}, auto {ga}")
+    a, b = losses(f"{preset}_fa2_loss"), losses(f"{preset}_auto_loss")
+    common = sorted(set(a) & set(b))
+    if common:
+        worst, at = max((abs(b[s] - a[s]) / abs(a[s]), s) for s in common)
+        print(f"{preset}: {len(common)} steps' losses, auto vs fa2: worst relative difference "
+              f"{worst:.2e} (step {at}); last {a[common[-1]]:.5f} fa2 / {b[common[-1]]:.5f} auto")
+PYEOF
+  cat "$OUT/fp32_ab.md"
+fi
+
 step "summary"
 python3 - "$W/raw" "$OUT/smi.csv" "$PRESETS" "$LONG" "$AB_KERNEL" > "$OUT/summary.md" <<'EOF'
 import csv, os, re, statistics as st, sys

@@ -69,6 +69,11 @@ Defaults come from apps/gpt/config.hpp (TrainConfig).
   --mixed-attention <a>  mixed: auto | fa2 (default auto: with sgmm products and context
                          <= 1024, attention as batched tensor-core products with the score
                          matrix kept, softmax and dS in f32; fa2: the f32 FA2 kernels)
+  --fp32-attention <a>   f32 products (not mixed): auto | fa2 | materialized (default auto:
+                         for context <= 1024, attention as batched fp32 products with the
+                         score matrix kept, causal halves skipped, softmax and dS between
+                         them; fa2: the --attention kernels; materialized: wherever the
+                         shape allows)
   --f16-stats            mixed: after training, one more forward + backward submitted dispatch
                          by dispatch, printing per f16 cast the underflow (nonzero -> 0),
                          subnormal and overflow counts (a measurement; slow)
@@ -95,7 +100,8 @@ Defaults come from apps/gpt/config.hpp (TrainConfig).
                          --eval-batches are refused with it. Applied: --steps (extends the
                          schedule), --log-every, --eval-every, --checkpoint-every, --stop-at and
                          the outputs. Needs --out (the resumed path itself to overwrite it).
-                         Kernel choices (--matmul, --mixed-kernel, --mixed-attention) are the
+                         Kernel choices (--matmul, --mixed-kernel, --mixed-attention,
+                         --fp32-attention) are the
                          run's, like the device, not the checkpoint's: the same choices on the
                          same device continue bit for bit; others continue within their bounds.
   --save-init <path>     write the initial weights as a checkpoint and continue
@@ -161,6 +167,8 @@ int run_train(const std::vector<std::string>& args_in) {
   MatmulImpl mm = GpuOptions{}.matmul;
   MixedKernel mixed_kernel = MixedKernel::Auto;
   bool mixed_attention_fa2 = false, mixed_attention_given = false;
+  Fp32Attention fp32_attention = Fp32Attention::Auto;
+  bool fp32_attention_given = false;
   bool f16_stats = false, loss_scale_given = false;
   bool steps_given = false;
   uint32_t stop_at = 0, profile = 0;
@@ -229,6 +237,15 @@ int run_train(const std::vector<std::string>& args_in) {
           throw cli::FlagError("--mixed-attention " + cli::quote_flag_value(v) +
                                " is not one of auto, fa2");
         mixed_attention_given = true;
+      } else if (k == "--fp32-attention") {
+        const std::string v = take(args, i);
+        try {
+          fp32_attention = parse_fp32_attention(v);
+        } catch (const std::invalid_argument&) {
+          throw cli::FlagError("--fp32-attention " + cli::quote_flag_value(v) +
+                               " is not one of auto, fa2, materialized");
+        }
+        fp32_attention_given = true;
       } else if (k == "--f16-stats")
         f16_stats = true;
       else if (k == "--attention")
@@ -309,6 +326,9 @@ int run_train(const std::vector<std::string>& args_in) {
       throw cli::FlagError(
           "--loss-scale, --mixed-kernel, --mixed-attention and --f16-stats go with --precision "
           "mixed");
+    if (tc.mixed && fp32_attention_given)
+      throw cli::FlagError(
+          "--fp32-attention goes with f32 products (with --precision mixed: --mixed-attention)");
     check_train_config(tc);
     const ModelConfig mc = tc.model();
     if (stop_at > tc.steps)
@@ -364,12 +384,17 @@ int run_train(const std::vector<std::string>& args_in) {
     gopt.loss_scale = tc.loss_scale;
     gopt.mixed_kernel = mixed_kernel;
     gopt.mixed_attention_fa2 = mixed_attention_fa2;
+    gopt.fp32_attention = fp32_attention;
     GpuGpt model(od.device, mc, tc.batch, tc.adamw(), gopt);
     if (progress && tc.mixed)
       std::printf("mixed precision: products %s, attention %s, loss scale %g\n",
                   model.mixed_kernel_name().c_str(),
                   model.mixed_attention_materialized() ? "sgmm_f16_batched (materialized)" : "fa2",
                   double(model.loss_scale()));
+    if (progress && !tc.mixed)
+      std::printf("fp32 attention: %s\n", model.attention_materialized()
+                                              ? "matmul_batched (materialized)"
+                                              : std::string(attention_name(tc.attention)).c_str());
     if (!resume.empty()) {
       load_checkpoint(model, resume);
       if (progress)

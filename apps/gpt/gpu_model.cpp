@@ -38,6 +38,7 @@
 #include "wgslvk/kernels/loss/cross_entropy_forward.hpp"
 #include "wgslvk/kernels/loss/cross_entropy_mean.hpp"
 #include "wgslvk/kernels/matmul/cast_f16.hpp"
+#include "wgslvk/kernels/matmul/matmul_batched.hpp"
 #include "wgslvk/kernels/matmul/matmul_bias_grad.hpp"
 #include "wgslvk/kernels/matmul/matmul_blocked4.hpp"
 #include "wgslvk/kernels/matmul/matmul_f16in.hpp"
@@ -85,6 +86,52 @@ MatmulImpl parse_matmul(std::string_view s) {
                               "' (vec4, blocked4, naive, native, native_auto)");
 }
 
+std::string_view fp32_attention_name(Fp32Attention a) {
+  switch (a) {
+    case Fp32Attention::Auto:
+      return "auto";
+    case Fp32Attention::FA2:
+      return "fa2";
+    case Fp32Attention::Materialized:
+      return "materialized";
+  }
+  return "?";
+}
+
+Fp32Attention parse_fp32_attention(std::string_view s) {
+  for (auto a : {Fp32Attention::Auto, Fp32Attention::FA2, Fp32Attention::Materialized})
+    if (fp32_attention_name(a) == s) return a;
+  throw std::invalid_argument("unknown fp32 attention '" + std::string(s) +
+                              "' (auto, fa2, materialized)");
+}
+
+// matmul_batched's shape rules (matmul_batched.wgsl): every M, N, K, row length, stride and
+// offset a multiple of 4 (here T, hd and so d, 3 d), the tiles and the B H products within the
+// grid's limit; the matrices the step keeps (P per layer and one dP / dS scratch, f32) within
+// the binding size and 4 GiB in all.
+bool fp32_materialized_fits(const Device& dev, uint32_t B, uint32_t T, uint32_t H, uint32_t hd,
+                            uint32_t layers) {
+  const uint64_t n = uint64_t(B) * H * T * T;
+  const uint64_t tiles = uint64_t((T + 63) / 64) * ((T + 63) / 64);
+  const uint32_t lim = dev.limits().max_compute_workgroups_per_dimension;
+  return T % 4 == 0 && hd % 4 == 0 && tiles <= lim && uint64_t(B) * H <= lim &&
+         n * 4 <= dev.limits().max_storage_buffer_binding_size &&
+         n * 4 * (uint64_t(layers) + 1) <= (uint64_t(4) << 30);
+}
+
+// The fp32 rule (Fp32Attention::Auto): where the shape fits, for T <= 1024 (the mixed step's
+// bound: beyond it FA2's O(T) memory wins; the matrices are 4 B H T^2 bytes a layer). Why: FA2's
+// backward is bound by fp32 issue in per-row FMA loops (9.6 of gpt110m's 65.7 ms profiled step
+// on an H200, 27d) where the six products are register-tiled GEMMs that skip the causal half
+// (CAUSAL_TILES, K_FROM_ROW, K_TO_ROW). Measured on an H200 (bench/results/h200-2026-11-27j-train,
+// wall ms/step FA2 -> materialized): gpt110m (T 256, hd 64) 57.8 -> 49.9, xl (T 256, hd 32)
+// 6.16 -> 5.46, large 2.28 -> 2.06, medium 1.99 -> 1.82, small (T 64) 1.11 -> 1.02: faster at
+// every preset. Contexts above 256 are not measured (the bound is the mixed rule's).
+bool fp32_materialized_attention(const Device& dev, uint32_t B, uint32_t T, uint32_t H, uint32_t hd,
+                                 uint32_t layers) {
+  return T <= 1024 && fp32_materialized_fits(dev, B, T, H, hd, layers);
+}
+
 namespace {
 // A binding range: a buffer, a byte offset and a byte size (0: to the end).
 struct Range {
@@ -130,6 +177,10 @@ constexpr bool f16in_slots_bind(const A& a, const B& b, const C& c, const D& d) 
 namespace sgmm_d4 = ks::subgroup_matrix::sgmm_f16_tiled8_d4;
 namespace sgmm_t4 = ks::subgroup_matrix::sgmm_f16_tiled4_d4;
 namespace sgmm_b = ks::subgroup_matrix::sgmm_f16_batched;
+namespace bm32 = mmk::matmul_batched;
+// matmul_batched's causal flags (matmul_batched.wgsl): skip the output tiles above the diagonal,
+// start / end each tile's sum over k at its rows (the skipped terms are exact zeros of P or dS).
+constexpr uint32_t kCausalTiles = 16, kKFromRow = 32, kKToRow = 64;
 
 // Attention in the mixed step on tensor cores, the score matrix materialized (apps/gpt/README.md,
 // "Mixed precision"): S = Q K^T and O = P V forward, dV = P^T dO, dP = dO V^T, dQ = dS K and
@@ -194,6 +245,25 @@ GpuGpt::GpuGpt(Device device, ModelConfig config, uint32_t batch, optimizer::Ada
   cfg_.validate();
   if (batch_ == 0) throw std::invalid_argument("GpuGpt: batch must be positive");
   if (gopt_.mixed) check_mixed(adamw);
+  if (!gopt_.mixed && gopt_.attention != AttentionImpl::Naive) {
+    const uint32_t B = batch_, T = cfg_.context, H = cfg_.heads, hd = cfg_.head_dim();
+    switch (gopt_.fp32_attention) {
+      case Fp32Attention::Auto:
+        mat_attention_ = fp32_materialized_attention(dev_, B, T, H, hd, cfg_.layers);
+        break;
+      case Fp32Attention::Materialized:
+        if (!fp32_materialized_fits(dev_, B, T, H, hd, cfg_.layers))
+          throw std::invalid_argument(
+              "fp32 attention 'materialized': the shape (batch " + std::to_string(B) +
+              ", context " + std::to_string(T) + ", heads " + std::to_string(H) + ", head_dim " +
+              std::to_string(hd) +
+              ") does not fit matmul_batched (multiples of 4) or the device's buffers");
+        mat_attention_ = true;
+        break;
+      case Fp32Attention::FA2:
+        break;
+    }
+  }
   opt_ = std::make_unique<optimizer::MultiTensorAdamW>(dev_, param_specs(cfg_), adamw);
   build();
 }
@@ -209,7 +279,7 @@ struct GpuGpt::StepBuilder {
   const uint64_t R;
   const bool fa2;
   const attention::Fa2Backward fa2_bwd;
-  const bool mat;  // materialized_attention(): the mixed step's attention on tensor cores
+  const bool mat;  // the score matrix materialized: mixed on tensor cores, fp32 matmul_batched
   const norm::Shape ns;
   const uint32_t rpb;  // the lean layernorm pair's rows per block
   Buffer ln_u, attn_u, ce_u, u_d, u_f, emb_u, pe_u;
@@ -658,8 +728,53 @@ struct GpuGpt::StepBuilder {
   Side s_side() const { return {0, T, H * T * T, T * T}; }
   uint64_t att_floats() const { return uint64_t(B) * H * T * T; }
 
+  // fp32 (matmul_batched): C_z (+)= op(A_z) op(B_z) per (batch, head), the same layouts as bmm.
+  void bmm32(const Range& a, Side as, const Range& b, Side bs, const Range& c, Side cs, uint32_t M,
+             uint32_t N, uint32_t K, uint32_t flags) {
+    using namespace bm32::binding;
+    bm32::BmmDims u{};
+    u.mnkf = {M, N, K, flags};
+    u.ld = {as.ld, bs.ld, cs.ld, H};
+    u.ab = {as.outer, as.inner, bs.outer, bs.inner};
+    u.cb = {cs.outer, cs.inner, 0, 0};
+    u.off = {as.off, bs.off, cs.off, 0};
+    Buffer ub = uni(bmdims, u);
+    const uint32_t tiles = ((M + 63) / 64) * ((N + 63) / 64);
+    add_k(bm32::Kernel{}, {a.at(bma), b.at(bmb), c.at(bmc), whole(ub).at(bmdims)}, tiles, 1, B * H);
+  }
+  // The fp32 forward: S = Q K^T (the tiles above the diagonal skipped: the softmax reads j <= i
+  // only), P = causal softmax in place, O = P V (k up to each tile's last row).
+  void mat32_attention_forward(const Acts::Layer& L) {
+    const uint32_t TB = matmul::kTransB;
+    bmm32(whole(L.qkv), q_side(0), whole(L.qkv), q_side(1), whole(L.att), s_side(), T, T, hd,
+          TB | kCausalTiles);
+    namespace sm = att::attn_softmax_mat;
+    add_flat_k(sm::Kernel{},
+               {whole(attn_u).at(sm::binding::p_smat), whole(L.att).at(sm::binding::att_smat)},
+               uint64_t(B) * H * T);  // a workgroup per row
+    bmm32(whole(L.att), s_side(), whole(L.qkv), q_side(2), whole(L.y), o_side(), T, hd, T, kKToRow);
+  }
+  // The fp32 backward after attn_dsum: dV = P^T dO (k from each tile's first row), dP = dO V^T
+  // (tiles above the diagonal skipped: attn_dscores_mat reads j <= i only), dS in place,
+  // dQ = dS K (k up to the tile's last row), dK = dS^T Q (k from its first row).
+  void mat32_attention_backward(const Acts::Layer& L) {
+    const uint32_t TA = matmul::kTransA, TB = matmul::kTransB;
+    const Range dqkv = whole(A.dqkv), ds = whole(A.dscores), qkv = whole(L.qkv);
+    bmm32(whole(L.att), s_side(), whole(A.dy), o_side(), dqkv, q_side(2), T, hd, T, TA | kKFromRow);
+    bmm32(whole(A.dy), o_side(), qkv, q_side(2), ds, s_side(), T, T, hd, TB | kCausalTiles);
+    namespace dm = att::attn_dscores_mat;
+    add_flat_k(
+        dm::Kernel{},
+        {whole(attn_u).at(dm::binding::p_dsmat), whole(L.att).at(dm::binding::att_dsmat),
+         whole(A.dsum).at(dm::binding::dsum_dsmat), whole(A.dscores).at(dm::binding::ds_dsmat)},
+        dm::Kernel::workgroups(att_floats()));
+    bmm32(ds, s_side(), qkv, q_side(1), dqkv, q_side(0), T, hd, T, kKToRow);
+    bmm32(ds, s_side(), qkv, q_side(0), dqkv, q_side(1), T, hd, T, TA | kKFromRow);
+  }
+
   // S = Q K^T (raw), P = causal softmax(scale S) in place (L.att), O = P V into y.
   void mat_attention_forward(const Acts::Layer& L) {
+    if (!m.gopt_.mixed) return mat32_attention_forward(L);
     using namespace subgroup_matrix;
     const Range qkv16 = half_of(whole(L.qkv), R * 3 * d);
     bmm(qkv16, q_side(0), qkv16, q_side(1), whole(L.att), s_side(), T, T, hd, TRANS_B);
@@ -673,6 +788,7 @@ struct GpuGpt::StepBuilder {
   // After attn_dsum: dV = P^T dO, dP = dO V^T (into dscores), dS = scale P (dP - dsum) in place,
   // dQ = dS K, dK = dS^T Q, each into its columns of dqkv.
   void mat_attention_backward(const Acts::Layer& L) {
+    if (!m.gopt_.mixed) return mat32_attention_backward(L);
     using namespace subgroup_matrix;
     const Range qkv16 = half_of(whole(L.qkv), R * 3 * d);   // the forward's copy (still fresh)
     const Range p16 = half_of(whole(L.att), att_floats());  // likewise

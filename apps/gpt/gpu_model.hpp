@@ -101,6 +101,20 @@ std::optional<subgroup_matrix::Plan> mixed_product_plan(const subgroup_matrix::D
 // cores.
 uint32_t mixed_sgmm_min_workgroup_storage();
 
+// The fp32 step's attention (issue 23; gpu_model.cpp, fp32_materialized_attention()): Auto runs
+// S = Q K^T, O = P V and their gradients as batched fp32 products (matmul/matmul_batched, causal
+// tiles and k ranges skipped) with attention/attn_softmax_mat and attn_dscores_mat between them
+// where the rule says so, else the AttentionImpl kernels (FA2 by default).
+enum class Fp32Attention { Auto, FA2, Materialized };
+std::string_view fp32_attention_name(Fp32Attention a);
+Fp32Attention parse_fp32_attention(std::string_view s);  // auto | fa2 | materialized
+// Whether the shape fits the fp32 materialized attention on `dev` at all (the kernels' vec4 and
+// grid rules, the matrices within the binding size and 4 GiB), and the Auto rule.
+bool fp32_materialized_fits(const Device& dev, uint32_t B, uint32_t T, uint32_t H, uint32_t hd,
+                            uint32_t layers);
+bool fp32_materialized_attention(const Device& dev, uint32_t B, uint32_t T, uint32_t H, uint32_t hd,
+                                 uint32_t layers);
+
 struct GpuOptions {
   AttentionImpl attention = TrainConfig{}.attention;
   MatmulImpl matmul = MatmulImpl::NativeAuto;
@@ -111,6 +125,10 @@ struct GpuOptions {
   // Mixed only: keep the fp32 FA2 attention where the step would run it on tensor cores with the
   // score matrix materialized (gpu_model.cpp, materialized_attention(); a baseline to measure).
   bool mixed_attention_fa2 = false;
+  // fp32 only: attention with the score matrix materialized as batched fp32 products
+  // (matmul/matmul_batched) where fp32_materialized_attention() says so (Auto), always where the
+  // shape allows it (Materialized), or never (FA2: the AttentionImpl kernels; a baseline).
+  Fp32Attention fp32_attention = Fp32Attention::Auto;
 };
 
 class GpuGpt {
@@ -165,6 +183,9 @@ class GpuGpt {
   // Mixed precision: whether attention runs on tensor cores with the score matrix materialized
   // (sgmm_f16_batched products; apps/gpt/README.md "Mixed precision"), else the f32 FA2 kernels.
   bool mixed_attention_materialized() const { return mat_attention_; }
+  // Whether the step's attention keeps the score matrix (mixed: on tensor cores, as above; fp32:
+  // matmul_batched products, Fp32Attention).
+  bool attention_materialized() const { return mat_attention_; }
   // The loss scale in use (auto resolved); 1 when not mixed.
   float loss_scale() const { return loss_scale_; }
   uint32_t read_f16_overflow();
@@ -207,7 +228,7 @@ class GpuGpt {
   // Mixed precision: the product kernel, and each f16 cast's place in ops_ with its input and
   // output (cast_stats).
   std::string mixed_kernel_;
-  bool mat_attention_ = false;  // check_mixed: materialized_attention()
+  bool mat_attention_ = false;  // check_mixed: materialized_attention(); fp32: Fp32Attention
   float loss_scale_ = 1.0f;
   struct CastOp {
     size_t op = 0;

@@ -148,22 +148,32 @@ constexpr double kGradRel = 1e-3;
 
 TEST(GptParity, GradientsMatchTheDoubleReference) {
   // The log's FA2 and naive attention with the seed's vec4 matmul, our FA2 variants with native
-  // matmul, and the defaults (tiled FA2, native_auto: split-K on the small preset's mlp_down
-  // forward and mlp_up dX, K = 384 in two slices).
-  const std::pair<AttentionImpl, MatmulImpl> runs[] = {
-      {AttentionImpl::FA2, MatmulImpl::Vec4},
-      {AttentionImpl::Naive, MatmulImpl::Vec4},
-      {AttentionImpl::FA2Wide, MatmulImpl::Native},
-      {AttentionImpl::FA2Tiled, MatmulImpl::Native},
-      {AttentionImpl::FA2Tiled, MatmulImpl::NativeAuto}};
-  for (auto [att, mm] : runs) {
-    SCOPED_TRACE(std::string(attention_name(att)) + " + " + std::string(matmul_name(mm)));
+  // matmul, tiled FA2 with native_auto (split-K on the small preset's mlp_down forward and mlp_up
+  // dX, K = 384 in two slices), and the default: native_auto with the fp32 materialized attention
+  // (matmul_batched products, attn_softmax_mat, attn_dscores_mat; Fp32Attention::Auto at T 64).
+  struct Run {
+    AttentionImpl att;
+    MatmulImpl mm;
+    Fp32Attention fp32;
+  };
+  const Run runs[] = {{AttentionImpl::FA2, MatmulImpl::Vec4, Fp32Attention::FA2},
+                      {AttentionImpl::Naive, MatmulImpl::Vec4, Fp32Attention::FA2},
+                      {AttentionImpl::FA2Wide, MatmulImpl::Native, Fp32Attention::FA2},
+                      {AttentionImpl::FA2Tiled, MatmulImpl::Native, Fp32Attention::FA2},
+                      {AttentionImpl::FA2Tiled, MatmulImpl::NativeAuto, Fp32Attention::FA2},
+                      {AttentionImpl::FA2Tiled, MatmulImpl::NativeAuto, Fp32Attention::Auto}};
+  for (auto [att, mm, fp32] : runs) {
+    SCOPED_TRACE(std::string(attention_name(att)) + " + " + std::string(matmul_name(mm)) + " + " +
+                 std::string(fp32_attention_name(fp32)));
     ModelConfig mc = ci_model();
     TrainConfig tc = ci_train();
     tc.attention = att;
     Corpus c = test_corpus();
     auto init = init_params(mc, tc.seed);
-    GpuGpt gpu(device(), mc, kCiBatch, tc.adamw(), {att, mm});
+    GpuOptions go{att, mm};
+    go.fp32_attention = fp32;
+    GpuGpt gpu(device(), mc, kCiBatch, tc.adamw(), go);
+    EXPECT_EQ(gpu.attention_materialized(), fp32 == Fp32Attention::Auto);
     gpu.set_params(init);
     CpuGpt cpu(mc, kCiBatch, tc.adamw(), att);
     cpu.set_params(init);
@@ -180,9 +190,9 @@ TEST(GptParity, GradientsMatchTheDoubleReference) {
       worst = std::max(worst, e);
       EXPECT_LE(e, kGradRel) << specs[i].name;
     }
-    std::printf("[gpt] %s + %s: loss gpu %.7f cpu %.7f, worst normwise gradient error %.3g\n",
+    std::printf("[gpt] %s + %s + %s: loss gpu %.7f cpu %.7f, worst normwise gradient error %.3g\n",
                 std::string(attention_name(att)).c_str(), std::string(matmul_name(mm)).c_str(),
-                gpu_loss, cpu_loss, worst);
+                std::string(fp32_attention_name(fp32)).c_str(), gpu_loss, cpu_loss, worst);
   }
 }
 

@@ -110,7 +110,7 @@ function(wgslvk_finish_ports target)
     # The typed header wgslvk/kernels/<folder>/<kernel>.hpp (translator/README.md).
     set(header ${gen_dir}/include/wgslvk/kernels/${FOLDER}/${KERNEL}.hpp)
     set(args --file ${FOLDER} --kernel ${KERNEL} --comp ${COMP} --wgsl ${WGSL}
-             --include-dir ${common_dir}
+             --include-dir ${common_dir} --source-root ${PROJECT_SOURCE_DIR}
              --out ${out} --depfile ${gen_dir}/${FOLDER}/${KERNEL}.d
              --spvasm ${gen_dir}/${FOLDER}/${KERNEL}.spvasm --header ${header})
     if(ABI_OF)

@@ -91,9 +91,10 @@ WGSLVK_REGISTER_BENCH("scratch", bench_scratch);
 # build/, sits directly inside the checkout) once ccache writes the paths under CCACHE_BASEDIR
 # relative to the build folder (../core/src/x.cpp in both), and with CCACHE_NOHASHDIR the build
 # folder's own path is not hashed either: the libraries' and the CLI's objects are the calling
-# tree's, from the cache. Compiled again: what the new family changes (its own sources, the kernel
-# index, the families' registration) and the generated kernel sources (wgslvk-translate writes
-# the absolute .comp/.wgsl paths into their first line, so their text differs in the copy).
+# tree's, from the cache, and so are the generated kernel sources (wgslvk-translate runs again
+# for each, but names the .comp/.wgsl relative to the checkout: --source-root, so their text is
+# the same in the copy). Compiled again: what the new family changes (its own sources, its
+# kernel, the kernel index, the families' registration).
 # Without that ccache setup it is a whole second build, as correct and slower. The environment
 # (CCACHE_*) comes from ctest's.
 set(build ${src}/build)

@@ -134,10 +134,11 @@ RunResult run(const std::string& name, const Dims& d, const Inputs& in, uint32_t
               int reps = 0) {
   Device& dev = sgmm_device();
   // f16 arrays: whole vec4<f16>s (sgmm_f16_tiled8 reads 8-byte vectors; sgmm_f16 needs whole
-  // 4-byte words), padded with zeros
-  auto words = [](const std::vector<uint16_t>& h) {
+  // 4-byte words; the sweep's _u16 variants 16-byte words), padded with zeros
+  const size_t whole = name.find("_u16") != std::string::npos ? 8 : 4;
+  auto words = [whole](const std::vector<uint16_t>& h) {
     std::vector<uint16_t> v = h;
-    while (v.size() % 4) v.push_back(0);
+    while (v.size() % whole) v.push_back(0);
     return v;
   };
   Buffer a = testing::upload(dev, words(in.a), "a");
@@ -558,9 +559,9 @@ TEST(SubgroupMatrix, Bench4096) {
 std::vector<RunResult> time_interleaved(const std::vector<std::string>& ks, const Dims& d,
                                         const Inputs& in, int reps, int warm_ms) {
   Device& dev = sgmm_device();
-  auto words = [](const std::vector<uint16_t>& h) {
+  auto words = [](const std::vector<uint16_t>& h) {  // whole 16-byte words (the _u16 variants)
     std::vector<uint16_t> v = h;
-    while (v.size() % 4) v.push_back(0);
+    while (v.size() % 8) v.push_back(0);
     return v;
   };
   Buffer a = testing::upload(dev, words(in.a), "a");
@@ -632,8 +633,8 @@ std::vector<RunResult> time_interleaved(const std::vector<std::string>& ks, cons
 TEST(SubgroupMatrix, Sweep) {
   REQUIRE_SUBGROUP_MATRIX();
   if (!std::getenv("WGSLVK_SGMM_SWEEP")) GTEST_SKIP() << "set WGSLVK_SGMM_SWEEP=1";
-  std::vector<std::string> all = {kTiled, kTiledD2};
-  std::vector<std::string> checked = {kTiled, kTiledD2};
+  std::vector<std::string> all = {kTiled, kTiledD2, kTiledD4};
+  std::vector<std::string> checked = {kTiled, kTiledD2, kTiledD4};
   const uint32_t limit = testing::adapter().limits().max_compute_workgroup_storage_size;
   for (const auto& v : kSweep) {
     if (v.workgroup_bytes > limit) {
@@ -658,10 +659,15 @@ TEST(SubgroupMatrix, Sweep) {
   }
   std::fflush(stdout);
   auto g = testing::rng(3);
+  // WGSLVK_SGMM_SWEEP_QUICK=1 (one process per device configuration, e.g. bench/sgmm_robustness.c):
+  // no shape x flag checks (the timed passes still check their first 64 rows against the
+  // reference and every output bit for bit), 4096^3 with flags 0, 2, 1 then 2048^3.
+  const bool quick = std::getenv("WGSLVK_SGMM_SWEEP_QUICK") != nullptr;
   std::map<std::string, double> worst;
   for (Dims shape : {Dims{256, 192, 64, 0}, Dims{200, 136, 72, 0}, Dims{264, 196, 52, 0},
                      Dims{7, 5, 3, 0}, Dims{384, 256, 96, 0}, Dims{130, 198, 50, 0},
                      Dims{300, 260, 200, 0}, Dims{512, 384, 128, 0}}) {
+    if (quick) break;
     for (uint32_t flags : {0u, 1u, 2u, 3u, 8u, 9u, 10u, 11u}) {
       Dims d = shape;
       d.flags = flags;
@@ -676,6 +682,7 @@ TEST(SubgroupMatrix, Sweep) {
   }
   for (Dims d : {Dims::forward(512, 768, 2304), Dims::grad_input(512, 768, 2304),
                  Dims::grad_weight(512, 768, 2304, true)}) {
+    if (quick) break;
     auto in = random_inputs(g, d);
     const UlpExpected e = subgroup_matrix::reference(d, in.a, in.b, in.c_old);
     for (const auto& k : checked)
@@ -700,9 +707,12 @@ TEST(SubgroupMatrix, Sweep) {
   // N^3 (flags 0, then 4096^3 with TRANS_A and TRANS_B too), interleaved; the first 2048^3 pass
   // right after the GPU idled (the host's references above) and with the short warm-up the
   // earlier benchmarks used, the later ones with 2 s.
-  for (auto [n, flags, warm_ms] :
-       {std::tuple{2048u, 0u, 300}, std::tuple{4096u, 0u, 2000}, std::tuple{4096u, 2u, 1000},
-        std::tuple{4096u, 1u, 1000}, std::tuple{2048u, 0u, 1000}}) {
+  using Pass = std::tuple<uint32_t, uint32_t, int>;
+  const std::vector<Pass> full = {
+      {2048u, 0u, 300}, {4096u, 0u, 2000}, {4096u, 2u, 1000}, {4096u, 1u, 1000}, {2048u, 0u, 1000}};
+  const std::vector<Pass> short_list = {
+      {4096u, 0u, 2000}, {4096u, 2u, 1000}, {4096u, 1u, 1000}, {2048u, 0u, 1000}};
+  for (auto [n, flags, warm_ms] : quick ? short_list : full) {
     Dims d{n, n, n, flags};
     auto in = random_inputs(g, d);
     if (dir && n == 4096 && flags == 0) {

@@ -3,6 +3,7 @@
 // analyzes clean with every expression typed; expression types, const values (abstract math, f32
 // rounding), struct layouts, overrides and pipeline constants, the call graph; and rejections,
 // each with its rule and line:col.
+#include <cfloat>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -701,6 +702,14 @@ TEST(WgslSema, RejectsConstEvalErrors) {
   rejects("const m = -2147483647i - 1i;\nconst a = m / -1i;\n", "const-eval", 2, 11,
           "cannot be represented as 'i32'");
   rejects("const a = 1i / 0i;\n", "const-eval", 1, 11, "division by zero");
+  // i32's (and abstract int's) most negative value % -1: an error, as its `/` (CTS div_rem
+  // scalar_vector_out_of_range); one above it is fine.
+  rejects("const m = i32(-2147483648);\nconst a = m % -1i;\n", "const-eval", 2, 11,
+          "cannot be represented as 'i32'");
+  rejects("const m = vec2<i32>(1, i32(-2147483648));\nconst a = m % vec2(1i, -1i);\n", "const-eval",
+          2, 11, "cannot be represented as 'i32'");
+  rejects("const a = (-9223372036854775807 - 1) % -1;\n", "const-eval", 1, 12,
+          "cannot be represented");
   rejects("const a = 5u % 0u;\n", "const-eval", 1, 11, "division by zero is invalid");
   rejects("const a = 1u << 32u;\n", "const-eval", 1, 11, "less than the bit width");
   rejects("const a = sqrt(-1.0);\n", "const-eval", 1, 11, "sqrt");
@@ -714,6 +723,52 @@ TEST(WgslSema, RejectsConstEvalErrors) {
   rejects("const_assert 1 > 2;\n", "const-eval", 1, 14, "const assertion failed");
   rejects(std::string(kMain) + "  var x = 1;\n  const c = x;\n}\n", "type", 3, 13,
           "const-expression");
+}
+
+// A conversion to f32 or f16 (an abstract float materialized, a suffixed literal, f16(f32)) is
+// range-checked before rounding, as Tint: 3.40282347e38 is above FLT_MAX (3.4028234663852886e38)
+// though it rounds to it, and Chrome refuses it ("cannot be represented as 'f32'"). The bounds
+// themselves are accepted.
+TEST(WgslSema, RemainderOfTheLeastIntegerByMinusOneIsAnError) {
+  Analyzed a = ok("const a = i32(-2147483647) % -1i;\nconst b = 7 % -1;\n");
+  ASSERT_TRUE(a.ok);
+  EXPECT_EQ(scalar0(*var(a, "a")->value), 0);
+  EXPECT_EQ(scalar0(*var(a, "b")->value), 0);
+}
+
+TEST(WgslSema, FloatConversionIsRangeCheckedBeforeRounding) {
+  Analyzed a = ok(R"(
+enable f16;
+const lo: f32 = -3.4028234663852886e38;
+const hi = 3.4028234663852886e38f;
+const h: f16 = 65504.0;
+const hn = -65504.0h;
+const q = quantizeToF16(65504.0f);
+fn f() -> f32 { var m = -3.4028234663852886e38; return m; }
+)");
+  ASSERT_TRUE(a.ok);
+  EXPECT_EQ(scalar0(*var(a, "lo")->value), -double(FLT_MAX));
+  EXPECT_EQ(scalar0(*var(a, "hi")->value), double(FLT_MAX));
+  EXPECT_EQ(scalar0(*var(a, "h")->value), 65504.0);
+  EXPECT_EQ(scalar0(*var(a, "hn")->value), -65504.0);
+  rejects("fn f() -> f32 { var m = -3.40282347e38; return m; }\n", "const-eval", 1, 25,
+          "cannot be represented as 'f32'");
+  rejects("const a: f32 = 3.40282347e38;\n", "const-eval", 1, 16, "cannot be represented as 'f32'");
+  rejects("const a = 3.40282347e38f;\n", "const-eval", 1, 11, "cannot be represented as 'f32'");
+  rejects("const a = vec2<f32>(1.0, -3.4028235e38);\n", "const-eval", 1, 26,
+          "cannot be represented as 'f32'");
+  rejects("enable f16;\nconst big: f16 = 65505.0;\n", "const-eval", 2, 18,
+          "cannot be represented as 'f16'");
+  rejects("enable f16;\nconst big = 65505.0h;\n", "const-eval", 2, 13,
+          "cannot be represented as 'f16'");
+  rejects("enable f16;\nconst big = f16(65510.0f);\n", "const-eval", 2, 13,
+          "cannot be represented as 'f16'");
+  rejects("enable f16;\nconst big = quantizeToF16(65510.0f);\n", "const-eval", 2, 13,
+          "cannot be represented as 'f16'");
+  // Arithmetic in f32 rounds its exact result: FLT_MAX + 1 is FLT_MAX, not an error.
+  Analyzed b = ok("const s = 3.4028234663852886e38f + 1.0f;\n");
+  ASSERT_TRUE(b.ok);
+  EXPECT_EQ(scalar0(*var(b, "s")->value), double(FLT_MAX));
 }
 
 // Session 11's CTS fixes (cts/README.md's triage): short circuits, override initializers as

@@ -1026,7 +1026,7 @@ std::optional<ConstValue> eval_builtin(TypeTable& tt, std::string_view name,
   if (name == "quantizeToF16")
     return componentwise(c, args, result, [&](const std::vector<Scalar>& x, Scalar& out) {
       std::string e;
-      auto v = to_float_type(as_double(x[0]), tt.f16(), e);
+      auto v = convert_to_float_type(as_double(x[0]), tt.f16(), e);
       if (!v) return c.fail(e);
       out = Scalar{*v};
       return true;

@@ -3,6 +3,7 @@
 // types keep their own range: i32/u32 overflow, division by zero and too-wide shifts are errors,
 // f32/f16 results are rounded to nearest even in their type and must be finite. f32 +,-,*,/ are
 // computed in double and rounded once, which is the correctly rounded f32 result (53 >= 2*24+2).
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -77,6 +78,19 @@ std::optional<double> to_float_type(double v, const Type* t, std::string& error)
   return r;
 }
 
+std::optional<double> convert_to_float_type(double v, const Type* t, std::string& error) {
+  double max = t->kind == K::F32 ? double(FLT_MAX) : t->kind == K::F16 ? 65504.0 : DBL_MAX;
+  if (std::fabs(v) > max) {  // checked before rounding: 3.40282347e38 does not round to FLT_MAX
+    char buf[160];
+    snprintf(buf, sizeof buf,
+             "%.17g cannot be represented as '%s' (its largest finite value is %.17g)", v,
+             t->wgsl().c_str(), max);
+    error = buf;
+    return std::nullopt;
+  }
+  return to_float_type(v, t, error);
+}
+
 ConstValue scalar_value(const Type* t, Scalar s) {
   ConstValue v;
   v.type = t;
@@ -143,7 +157,7 @@ std::optional<Scalar> convert_scalar(const Scalar& s, const Type* from, const Ty
     case K::F32:
     case K::F16: {
       double d = as_double(s);
-      auto r = to_float_type(d, to, error);
+      auto r = convert_to_float_type(d, to, error);
       if (!r) return std::nullopt;
       return Scalar{*r};
     }
@@ -414,6 +428,13 @@ std::optional<Scalar> scalar_binary(Op op, const Scalar& a, const Scalar& b, con
         if (y == 0) {
           error = std::string("integer ") + (op == Op::Div ? "division" : "modulo") +
                   " by zero is invalid: '" + expr + "'";
+          return std::nullopt;
+        }
+        // The most negative value % -1 is an error as its `/` is (WGSL; Tint's CheckedMod),
+        // though the remainder itself (0) would fit.
+        if (op == Op::Mod && y == -1 && t->kind != K::U32 &&
+            x == (t->kind == K::I32 ? __int128(INT32_MIN) : __int128(INT64_MIN))) {
+          error = "'" + expr + "' cannot be represented as '" + t->wgsl() + "'";
           return std::nullopt;
         }
         return int_result(op == Op::Div ? x / y : x % y, t, expr, error);

@@ -1249,7 +1249,7 @@ class Sema {
                                  : scalar_value(t, Scalar{uint64_t(d)});
       }
       default: {
-        auto r = to_float_type(d, t, err);
+        auto r = convert_to_float_type(d, t, err);
         if (!r) {
           err = std::string("value ") + buf + " is not representable in type (" + t->wgsl() + ")";
           return std::nullopt;
@@ -2261,7 +2261,7 @@ class Sema {
       return nullptr;
     }
     std::string err;
-    auto r = std::isfinite(d) ? to_float_type(d, t, err) : std::nullopt;
+    auto r = std::isfinite(d) ? convert_to_float_type(d, t, err) : std::nullopt;
     if (!r) {
       error(e->span, "const-eval",
             "value " + s + (e->suffix ? std::string(1, e->suffix) : "") +

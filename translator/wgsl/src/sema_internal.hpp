@@ -92,6 +92,10 @@ std::optional<ConstValue> convert_value(TypeTable& tt, const ConstValue& v, cons
                                         std::string& error);
 // Rounds/checks a double to the range of a float scalar type (f32/f16 round to nearest even).
 std::optional<double> to_float_type(double v, const Type* t, std::string& error);
+// A conversion to a float scalar type (abstract -> concrete, f32 -> f16, a float literal with a
+// suffix, a pipeline constant, quantizeToF16): a value beyond the type's finite range is an error
+// even where it would round to the largest finite value (as Tint: checked before rounding).
+std::optional<double> convert_to_float_type(double v, const Type* t, std::string& error);
 std::optional<ConstValue> eval_unary(TypeTable& tt, Op op, const ConstValue& a, const Type* result,
                                      std::string& error);
 // Operands already converted to their operator's parameter types (e.g. both f32, or vec + scalar).

@@ -673,7 +673,7 @@ void Server::create_pipeline_layout(const json& m) {
 json diagnostics_json(const std::vector<wgsl::Diagnostic>& ds) {
   json out = json::array();
   for (const auto& d : ds)
-    out.push_back({{"type", "error"},
+    out.push_back({{"type", d.severity},
                    {"message", d.message + " [" + d.rule + "]"},
                    {"lineNum", d.line},
                    {"linePos", d.col},
@@ -688,11 +688,15 @@ void Server::create_shader_module(const json& m) {
   ModuleObj mod;
   mod.source = m.at("code");
   mod.label = m.value("label", "");
+  // getCompilationInfo's messages: the errors, then the warnings and infos (which do not fail it).
+  std::vector<wgsl::Diagnostic> warnings;
   try {
     Timer tm("check_module", mod.source.size());
-    wgsl::check_module(mod.source, mod.label.empty() ? "shader.wgsl" : mod.label);
+    wgsl::check_module(mod.source, mod.label.empty() ? "shader.wgsl" : mod.label, &warnings);
+    mod.messages = diagnostics_json(warnings);
   } catch (const wgsl::Error& e) {
     mod.messages = diagnostics_json(e.diagnostics);
+    for (auto& w : diagnostics_json(warnings)) mod.messages.push_back(std::move(w));
     mod.error = e.what();
     bool limitation = false;
     for (const auto& d : e.diagnostics) limitation |= is_limitation(d.rule);

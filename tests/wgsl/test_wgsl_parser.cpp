@@ -237,7 +237,7 @@ std::string dump(const Module& m) {
 
 struct Parsed {
   std::unique_ptr<Module> module;
-  Diags diags{"test.wgsl", {}, {}};
+  Diags diags{"test.wgsl", {}, {}, {}};
 };
 Parsed parse_source(std::string_view src) {
   Parsed p;

@@ -529,6 +529,171 @@ TEST_P(UniformitySnippet, VerdictRuleAndPosition) {
 INSTANTIATE_TEST_SUITE_P(Table, UniformitySnippet, ::testing::ValuesIn(kSnippets),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// Warnings (check_module's `warnings`, getCompilationInfo's "warning" messages): a uniformity
+// requirement takes the severity of the `diagnostic` filter in effect where it arises, the
+// innermost one winning (a call site's filter does not change its callee's requirement); an
+// unknown one-token rule name is a warning. The CTS's parse,diagnostic cases, as Tint answers them.
+struct Checked {
+  std::vector<Diagnostic> errors, warnings;
+};
+Checked check_with_warnings(const std::string& source) {
+  Checked c;
+  try {
+    check_module(source, "snippet.wgsl", &c.warnings);
+  } catch (const Error& e) { c.errors = e.diagnostics; }
+  return c;
+}
+
+std::string fragment(const std::string& directives, const std::string& helper,
+                     const std::string& body) {
+  return directives + R"(
+@group(0) @binding(0) var t : texture_1d<f32>;
+@group(0) @binding(1) var s : sampler;
+var<private> non_uniform_cond : bool;
+var<private> non_uniform_coord : f32;
+var<private> non_uniform_val : u32;
+)" + helper +
+         "\n@fragment fn main() {\n" + body + "\n}\n";
+}
+
+TEST(WgslUniformity, DiagnosticFiltersSetTheSeverityOfARequirement) {
+  const std::string sample = "_ = textureSample(t,s,0.0);";
+  const std::string foo = "fn foo() { " + sample + " }";
+  struct Case {
+    const char* name;
+    std::string source;
+    const char* verdict;  // "ok", "warning", "error"
+  } cases[] = {
+      {"override_global_off",
+       fragment("diagnostic(error, derivative_uniformity);", "",
+                "@diagnostic(off, derivative_uniformity) if non_uniform_cond { " + sample + " }"),
+       "ok"},
+      {"override_global_on",
+       fragment("diagnostic(off, derivative_uniformity);", "",
+                "@diagnostic(error, derivative_uniformity) if non_uniform_cond { " + sample + " }"),
+       "error"},
+      {"override_global_warn",
+       fragment(
+           "diagnostic(error, derivative_uniformity);", "",
+           "@diagnostic(warning, derivative_uniformity) if non_uniform_cond { " + sample + " }"),
+       "warning"},
+      {"global_if_nothing_else_warn",
+       fragment("diagnostic(warning, derivative_uniformity);", "",
+                "if non_uniform_cond { " + sample + " }"),
+       "warning"},
+      {"deepest_nesting_warn",
+       fragment("", "",
+                "@diagnostic(error, derivative_uniformity) if non_uniform_cond {\n"
+                "@diagnostic(warning, derivative_uniformity) if non_uniform_cond { " +
+                    sample + " } }"),
+       "warning"},
+      {"other_nest_unaffected",
+       fragment("diagnostic(warning, derivative_uniformity);", "",
+                "@diagnostic(off, derivative_uniformity) if non_uniform_cond { " + sample +
+                    " }\nif non_uniform_cond { " + sample + " }"),
+       "warning"},
+      {"call_unaffected_error",
+       fragment("diagnostic(error, derivative_uniformity);", foo,
+                "@diagnostic(off, derivative_uniformity) if non_uniform_cond { foo(); }"),
+       "error"},
+      {"call_unaffected_warn",
+       fragment("diagnostic(warning, derivative_uniformity);", foo,
+                "@diagnostic(off, derivative_uniformity) if non_uniform_cond { foo(); }"),
+       "warning"},
+      {"call_unaffected_off",
+       fragment("diagnostic(off, derivative_uniformity);", foo,
+                "@diagnostic(error, derivative_uniformity) if non_uniform_cond { foo(); }"),
+       "ok"},
+      {"if_condition_warn",
+       fragment("", "",
+                "if non_uniform_cond { @diagnostic(warning, derivative_uniformity) if "
+                "textureSample(t,s,non_uniform_coord).x > 0.0 @diagnostic(error, "
+                "derivative_uniformity) {} }"),
+       "warning"},
+      {"switch_warn",
+       fragment("", "",
+                "@diagnostic(warning, derivative_uniformity) switch non_uniform_val { case 0 "
+                "@diagnostic(off, derivative_uniformity) {} default { " +
+                    sample + " } }"),
+       "warning"},
+      {"info_is_not_a_warning",
+       fragment("diagnostic(info, derivative_uniformity);", "",
+                "if non_uniform_cond { " + sample + " }"),
+       "info"},
+  };
+  for (const Case& c : cases) {
+    Checked r = check_with_warnings(c.source);
+    std::string all;
+    for (const auto& x : r.errors) all += x.str() + "\n";
+    for (const auto& x : r.warnings) all += x.str() + "\n";
+    std::string verdict = c.verdict;
+    if (verdict == "error") {
+      ASSERT_FALSE(r.errors.empty()) << c.name << ":\n" << all;
+      EXPECT_EQ(r.errors[0].rule, "uniformity") << c.name << ":\n" << all;
+      continue;
+    }
+    EXPECT_TRUE(r.errors.empty()) << c.name << ":\n" << all;
+    if (verdict == "ok") {
+      EXPECT_TRUE(r.warnings.empty()) << c.name << ":\n" << all;
+      continue;
+    }
+    ASSERT_EQ(r.warnings.size(), 1u) << c.name << ":\n" << all;
+    EXPECT_EQ(r.warnings[0].severity, verdict) << c.name << ":\n" << all;
+    EXPECT_EQ(r.warnings[0].rule, "uniformity") << c.name;
+    EXPECT_NE(r.warnings[0].message.find("'textureSample' must only be called from uniform"),
+              std::string::npos)
+        << c.name << ":\n"
+        << all;
+    EXPECT_NE(r.warnings[0].str().find("snippet.wgsl:"), std::string::npos) << all;
+    EXPECT_NE(r.warnings[0].str().find(std::string(": ") + verdict + ": "), std::string::npos)
+        << all;
+  }
+}
+
+TEST(WgslUniformity, AWarningDoesNotHideALaterError) {
+  Checked r = check_with_warnings(R"(enable subgroups;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@diagnostic(warning, subgroup_uniformity) fn f() {
+  if (out[2] == 0u) { out[0] = subgroupAdd(1u); }
+}
+@compute @workgroup_size(64) fn main(@builtin(local_invocation_id) lid: vec3u) {
+  f();
+  if (lid.x == 0u) { out[1] = subgroupMax(2u); }
+})");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].line, 8u) << r.errors[0].str();
+  EXPECT_NE(r.errors[0].message.find("'subgroupMax' must only be called"), std::string::npos)
+      << r.errors[0].str();
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0].line, 4u) << r.warnings[0].str();
+  EXPECT_NE(r.warnings[0].message.find("'subgroupAdd' must only be called from subgroup uniform"),
+            std::string::npos)
+      << r.warnings[0].str();
+}
+
+TEST(WgslUniformity, UnknownDiagnosticRuleIsAWarning) {
+  for (const char* rule : {"unknown", "blahblahblah", "derivative_uniform"}) {
+    for (bool directive : {true, false}) {
+      std::string control = std::string("diagnostic(info, ") + rule + ")";
+      std::string src = directive ? control + ";\n@compute @workgroup_size(1) fn main() {}\n"
+                                  : "@" + control + " @compute @workgroup_size(1) fn main() {}\n";
+      Checked r = check_with_warnings(src);
+      EXPECT_TRUE(r.errors.empty()) << src;
+      ASSERT_EQ(r.warnings.size(), 1u) << src;
+      EXPECT_EQ(r.warnings[0].severity, "warning");
+      EXPECT_NE(r.warnings[0].message.find(std::string("unrecognized diagnostic rule '") + rule),
+                std::string::npos)
+          << r.warnings[0].str();
+    }
+  }
+  // Two tokens (another implementation's rule) and the known rules: no warning.
+  Checked r = check_with_warnings(
+      "diagnostic(off, chromium.unreachable_code);\ndiagnostic(warning, derivative_uniformity);\n"
+      "@diagnostic(off, subgroup_uniformity) @compute @workgroup_size(1) fn main() {}\n");
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(r.warnings.size(), 0u);
+}
+
 // The analysis must not grow without bound on hostile input: variables live across loops make a
 // graph of (variables x loops) nodes. A moderate one is analyzed; a huge one is refused with the
 // "limit" rule (at the function) instead of taking gigabytes.

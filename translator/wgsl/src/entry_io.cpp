@@ -338,7 +338,8 @@ class EntryIo {
 // ---- diagnostic directives and attributes (WGSL "Diagnostics") ----------------------------------
 // A severity is one of error, warning, info, off; two directives for the same rule must agree on
 // the severity; one location (a function, a compound statement) holds at most one @diagnostic per
-// rule. Unknown rule names are a warning in WGSL, not an error: not checked.
+// rule. An unknown rule name of one token is a warning (as Tint's "unrecognized diagnostic rule");
+// one of two tokens (`chromium.x`) is ignored.
 
 bool valid_severity(const std::string& s) {
   return s == "error" || s == "warning" || s == "info" || s == "off";
@@ -350,11 +351,21 @@ void check_severity(const std::string& severity, Span at, Diags& d) {
             "invalid diagnostic severity '" + severity + "' (error, warning, info or off)");
 }
 
+void check_rule_name(const std::string& rule, Span at, Diags& d) {
+  if (rule.find('.') != std::string::npos || rule == "derivative_uniformity" ||
+      rule == "subgroup_uniformity")
+    return;
+  d.warning(at, "attribute",
+            "unrecognized diagnostic rule '" + rule +
+                "' (known: 'derivative_uniformity', 'subgroup_uniformity')");
+}
+
 void check_diagnostic_attrs(const std::vector<Attribute>& attrs, Diags& d) {
   std::set<std::string> rules;
   for (const Attribute& a : attrs) {
     if (a.name != "diagnostic" || a.args.size() != 2) continue;
     check_severity(a.args[0]->text, a.span, d);
+    check_rule_name(a.args[1]->text, a.args[1]->span, d);
     if (!rules.insert(a.args[1]->text).second)
       d.error(a.span, "attribute",
               "conflicting diagnostic attribute: the rule '" + a.args[1]->text +
@@ -370,7 +381,10 @@ void check_statement_diagnostics(const Stmt* s, Diags& d, int depth) {
     check_diagnostic_attrs(s->attrs, d);
   else
     for (const Attribute& a : s->attrs)
-      if (a.name == "diagnostic" && a.args.size() == 2) check_severity(a.args[0]->text, a.span, d);
+      if (a.name == "diagnostic" && a.args.size() == 2) {
+        check_severity(a.args[0]->text, a.span, d);
+        check_rule_name(a.args[1]->text, a.args[1]->span, d);
+      }
   for (const Stmt* b : s->body) check_statement_diagnostics(b, d, depth + 1);
   for (const Stmt* x : {s->then, s->else_, s->init, s->update, s->continuing})
     check_statement_diagnostics(x, d, depth + 1);
@@ -386,6 +400,7 @@ void check_diagnostic_controls(const Module& module, Diags& diags) {
   for (const Directive& dir : module.directives) {
     if (dir.kind != Directive::Kind::Diagnostic || dir.names.size() != 2) continue;
     check_severity(dir.names[0], dir.span, diags);
+    check_rule_name(dir.names[1], dir.span, diags);
     auto [it, fresh] = severity_of.emplace(dir.names[1], dir.names[0]);
     if (!fresh && it->second != dir.names[0])
       diags.error(dir.span, "attribute",

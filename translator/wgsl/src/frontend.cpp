@@ -8,7 +8,7 @@ namespace wgslvk::wgsl {
 std::string Diagnostic::str() const {
   std::string s = file;
   if (line) s += ":" + std::to_string(line) + ":" + std::to_string(col);
-  s += ": error: " + message;
+  s += ": " + severity + ": " + message;
   if (!rule.empty()) s += " [" + rule + "]";
   return s;
 }
@@ -24,21 +24,27 @@ std::string join(const std::vector<Diagnostic>& d) {
 // check_module (createShaderModule) leaves to the pipeline.
 std::unique_ptr<Module> checked(std::string_view source, std::string_view file,
                                 const std::map<std::string, double>& constants,
-                                std::vector<Diags::PipelineError>* pipeline = nullptr) {
-  Diags diags{std::string(file), {}, {}};
+                                std::vector<Diags::PipelineError>* pipeline = nullptr,
+                                std::vector<Diagnostic>* warnings = nullptr) {
+  Diags diags{std::string(file), {}, {}, {}};
+  auto fail = [&] {
+    if (warnings) *warnings = diags.warnings;
+    return Error(diags.list);
+  };
   if (source.size() > kMaxSourceBytes) {
     diags.error({}, "limit",
                 "the source is " + std::to_string(source.size()) +
                     " bytes; this front end reads at most " + std::to_string(kMaxSourceBytes));
-    throw Error(diags.list);
+    throw fail();
   }
   auto module = parse(source, diags);
-  if (!module || !diags.ok()) throw Error(diags.list);
+  if (!module || !diags.ok()) throw fail();
   module->file = std::string(file);
-  if (!analyze(*module, constants, diags) || !diags.ok()) throw Error(diags.list);
+  if (!analyze(*module, constants, diags) || !diags.ok()) throw fail();
   check_uniformity(*module, diags);
-  if (!diags.ok()) throw Error(diags.list);
+  if (!diags.ok()) throw fail();
   if (pipeline) *pipeline = std::move(diags.pipeline);
+  if (warnings) *warnings = std::move(diags.warnings);
   return module;
 }
 
@@ -58,8 +64,9 @@ const char* stage_name(Stage s) {
 
 Error::Error(std::vector<Diagnostic> d) : std::runtime_error(join(d)), diagnostics(std::move(d)) {}
 
-std::vector<EntryPointInfo> check_module(std::string_view source, std::string_view file_name) {
-  auto module = checked(source, file_name, {});
+std::vector<EntryPointInfo> check_module(std::string_view source, std::string_view file_name,
+                                         std::vector<Diagnostic>* warnings) {
+  auto module = checked(source, file_name, {}, nullptr, warnings);
   std::vector<EntryPointInfo> out;
   for (const Decl* d : module->decls) {
     if (d->kind != DeclKind::Fn) continue;
@@ -76,7 +83,7 @@ std::vector<EntryPointInfo> check_module(std::string_view source, std::string_vi
 TranslatedEntry translate_to_glsl(std::string_view source, const TranslateOptions& options) {
   std::vector<Diags::PipelineError> pipeline;
   auto module = checked(source, options.file_name, options.constants, &pipeline);
-  Diags diags{options.file_name, {}, {}};
+  Diags diags{options.file_name, {}, {}, {}};
   const FnDecl* entry = nullptr;
   std::vector<std::string> computes;
   for (const Decl* d : module->decls) {

@@ -20,6 +20,12 @@ struct Diags {
     list.push_back({file, at.line, at.col, std::move(rule), std::move(message)});
   }
   bool ok() const { return list.empty(); }
+  // Warnings and infos (Diagnostic::severity "warning" or "info"): never fail the module.
+  std::vector<Diagnostic> warnings;
+  void warning(Span at, std::string rule, std::string message, std::string severity = "warning") {
+    warnings.push_back(
+        {file, at.line, at.col, std::move(rule), std::move(message), std::move(severity)});
+  }
   // Errors WebGPU raises when a pipeline is created, not when the module is (an override the
   // entry point uses that has no value, a workgroup size that depends on one): check_module
   // ignores them, translate_to_glsl reports those of its entry point.

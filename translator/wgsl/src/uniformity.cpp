@@ -8,9 +8,12 @@
 // With the `subgroup_uniformity` language feature (shipped in Chrome and in dawn.node 0.6.2) the
 // analysis runs twice, as Tint does: at workgroup scope (barriers, workgroupUniformLoad,
 // derivatives) and at subgroup scope (subgroup and quad builtins, which then also yield uniform
-// values and see `subgroup_id` as uniform). Only error-severity requirements are tracked: a
-// `diagnostic(warning|info|off, derivative_uniformity|subgroup_uniformity)` filter removes the
-// requirement, since warnings and infos never fail shader creation.
+// values and see `subgroup_id` as uniform). As in Tint, each requirement carries the severity of
+// the `diagnostic` filter in effect where it arises (`derivative_uniformity`,
+// `subgroup_uniformity`; barriers are always errors): one RequiredToBeUniform node per severity
+// (error, warning, info), call-site and parameter tags with theirs; a violation of a warning or
+// info requirement is reported as a warning or info (getCompilationInfo) and the analysis goes on,
+// `off` removes the requirement.
 //
 // The first violation found is reported, at the builtin call (or at the argument that must be
 // uniform) with Tint's message; Tint's notes (where control flow diverged, where the non-uniform
@@ -65,10 +68,15 @@ enum class ParamTag : uint8_t {
   ContentsRequiredToBeUniform
 };
 
+// Severities of a uniformity requirement, most severe first; kOff: no requirement.
+constexpr int kSeverities = 3, kOff = -1;
+const char* const kSeverityName[kSeverities] = {"error", "warning", "info"};
+
 struct ParamInfo {
   const VarDecl* decl = nullptr;
   bool is_pointer = false;
   ParamTag tag_direct = ParamTag::NoRestriction;
+  int direct_severity = 0;  // tag_direct's
   ParamTag tag_retval = ParamTag::NoRestriction;
   bool pointer_may_become_non_uniform = false;
   std::vector<size_t> ptr_output_source_values, ptr_output_source_contents;
@@ -111,12 +119,12 @@ Node*& slot(std::vector<std::pair<const VarDecl*, Node*>>& m, const VarDecl* v) 
 
 struct FunctionInfo {
   const FnDecl* fn = nullptr;
-  bool callsite_required = false;  // CallSiteRequiredToBeUniform.error
+  int callsite_severity = kOff;  // CallSiteRequiredToBeUniform.<severity>, kOff: no restriction
   bool return_may_be_non_uniform = false;
   std::vector<ParamInfo> params;
 
   std::deque<Node> nodes;
-  Node* required = nullptr;  // RequiredToBeUniform.error
+  Node* required[kSeverities] = {};  // RequiredToBeUniform.error, .warning, .info
   Node* may_be_non_uniform = nullptr;
   Node* cf_start = nullptr;
   Node* value_return = nullptr;
@@ -512,13 +520,18 @@ class UniformityGraph {
   }
 
   // The severity in effect for a filterable rule at the current point: the innermost filter,
-  // else the module's directive, else "error".
-  bool rule_is_error(const char* rule) const {
+  // else the module's directive, else "error". An index into kSeverityName, or kOff.
+  int rule_severity(const char* rule) const {
+    auto index = [](const std::string& s) {
+      for (int i = 0; i < kSeverities; ++i)
+        if (s == kSeverityName[i]) return i;
+      return kOff;
+    };
     for (auto it = filters_.rbegin(); it != filters_.rend(); ++it)
-      if (it->rule == rule) return it->severity == "error";
+      if (it->rule == rule) return index(it->severity);
     for (auto it = module_filters_.rbegin(); it != module_filters_.rend(); ++it)
-      if (it->rule == rule) return it->severity == "error";
-    return true;
+      if (it->rule == rule) return index(it->severity);
+    return 0;
   }
 
   size_t push_filters(const std::vector<Attribute>& attrs) {
@@ -545,7 +558,7 @@ class UniformityGraph {
     FunctionInfo& info = functions_[f];
     fn_ = &info;
     info.fn = f;
-    info.required = create();
+    for (Node*& r : info.required) r = create();
     info.may_be_non_uniform = create();
     info.cf_start = create();
     if (f->return_type) info.value_return = create();
@@ -590,16 +603,26 @@ class UniformityGraph {
       return ParamTag::NoRestriction;
     };
 
-    {
+    // Most severe first: a tag takes the severity of the first requirement that sets it. A
+    // violation of an error requirement ends the analysis; of a warning or info one, it is
+    // reported and the analysis goes on.
+    for (int sev = 0; sev < kSeverities; ++sev) {
+      info.reset_visited();
       std::unordered_set<Node*> reachable;
-      traverse(info.required, &reachable);
+      traverse(info.required[sev], &reachable);
       if (reachable.count(info.may_be_non_uniform)) {
-        make_error(info, info.may_be_non_uniform);
-        return false;
+        make_error(info, info.may_be_non_uniform, sev);
+        if (sev == 0) return false;
+        flush(kSeverityName[sev]);
       }
-      if (reachable.count(info.cf_start)) info.callsite_required = true;
-      for (size_t i = 0; i < f->params.size(); ++i)
-        info.params[i].tag_direct = param_tag(reachable, i);
+      if (reachable.count(info.cf_start) && info.callsite_severity == kOff)
+        info.callsite_severity = sev;
+      for (size_t i = 0; i < f->params.size(); ++i) {
+        ParamInfo& pi = info.params[i];
+        if (pi.tag_direct != ParamTag::NoRestriction) continue;
+        pi.tag_direct = param_tag(reachable, i);
+        pi.direct_severity = sev;
+      }
     }
     if (info.value_return) {
       info.reset_visited();
@@ -1220,14 +1243,15 @@ class UniformityGraph {
     Node* result = create(call);
     result->type = Node::CallReturnValue;
 
-    bool callsite_required = false, return_non_uniform = false;
+    int callsite_severity = kOff;
+    bool return_non_uniform = false;
     const FunctionInfo* callee = nullptr;
     BuiltinKind bk = BuiltinKind::Other;
     if (call->target == CallTarget::Function && call->fn) {
       auto it = functions_.find(call->fn);
       if (it != functions_.end()) {
         callee = &it->second;
-        callsite_required = callee->callsite_required;
+        callsite_severity = callee->callsite_severity;
         return_non_uniform = callee->return_may_be_non_uniform;
       }
     } else if (call->target == CallTarget::Builtin) {
@@ -1235,17 +1259,19 @@ class UniformityGraph {
       switch (bk) {
         case BuiltinKind::Barrier:
         case BuiltinKind::WorkgroupUniformLoad:
-          callsite_required = scope_ == Scope::Workgroup;
+          callsite_severity = scope_ == Scope::Workgroup ? 0 : kOff;
           break;
         case BuiltinKind::Derivative:
-          callsite_required = scope_ == Scope::Workgroup && rule_is_error("derivative_uniformity");
+          callsite_severity =
+              scope_ == Scope::Workgroup ? rule_severity("derivative_uniformity") : kOff;
           return_non_uniform = true;
           break;
         case BuiltinKind::Atomic:
           return_non_uniform = true;
           break;
         case BuiltinKind::Subgroup:
-          callsite_required = scope_ == Scope::Subgroup && rule_is_error("subgroup_uniformity");
+          callsite_severity =
+              scope_ == Scope::Subgroup ? rule_severity("subgroup_uniformity") : kOff;
           return_non_uniform = !(scope_ == Scope::Subgroup && subgroup_uniform_result(name));
           break;
         case BuiltinKind::Other:
@@ -1260,9 +1286,10 @@ class UniformityGraph {
       if (callee) {
         if (i >= callee->params.size()) break;
         const ParamInfo& pi = callee->params[i];
-        if (pi.tag_direct == ParamTag::ValueRequiredToBeUniform) fn_->required->add_edge(args[i]);
+        Node* required = fn_->required[pi.direct_severity];
+        if (pi.tag_direct == ParamTag::ValueRequiredToBeUniform) required->add_edge(args[i]);
         if (pi.tag_direct == ParamTag::ContentsRequiredToBeUniform)
-          fn_->required->add_edge(ptrarg_contents[i]);
+          required->add_edge(ptrarg_contents[i]);
         if (pi.tag_retval == ParamTag::ValueRequiredToBeUniform) result->add_edge(args[i]);
         if (pi.tag_retval == ParamTag::ContentsRequiredToBeUniform)
           result->add_edge(ptrarg_contents[i]);
@@ -1286,18 +1313,18 @@ class UniformityGraph {
           }
         }
       } else if (bk == BuiltinKind::WorkgroupUniformLoad && scope_ == Scope::Workgroup) {
-        fn_->required->add_edge(args[i]);
+        fn_->required[0]->add_edge(args[i]);
       } else if (bk == BuiltinKind::Subgroup && i == 1 &&
                  (name == "subgroupShuffleDown" || name == "subgroupShuffleUp" ||
                   name == "subgroupShuffleXor")) {
-        if (scope_ == Scope::Subgroup && rule_is_error("subgroup_uniformity"))
-          fn_->required->add_edge(args[i]);
+        int sev = scope_ == Scope::Subgroup ? rule_severity("subgroup_uniformity") : kOff;
+        if (sev != kOff) fn_->required[sev]->add_edge(args[i]);
       } else {
         result->add_edge(args[i]);
       }
     }
     // Added last, so that the traversal (last edge first) reports the call-site requirement.
-    if (callsite_required) fn_->required->add_edge(call_node);
+    if (callsite_severity != kOff) fn_->required[callsite_severity]->add_edge(call_node);
     return result;
   }
 
@@ -1430,11 +1457,14 @@ class UniformityGraph {
       auto it = functions_.find(call->fn);
       if (it == functions_.end()) return call;
       const Expr* child = nullptr;
-      for (const Node* n : it->second.required->edges)
-        if (n->type == Node::Regular && n->expr && n->expr->kind == ExprKind::Call) {
-          child = n->expr;
-          break;
-        }
+      for (const Node* r : it->second.required) {
+        for (const Node* n : r->edges)
+          if (n->type == Node::Regular && n->expr && n->expr->kind == ExprKind::Call) {
+            child = n->expr;
+            break;
+          }
+        if (child) break;
+      }
       if (!child) return call;
       call = child;
     }
@@ -1450,11 +1480,13 @@ class UniformityGraph {
 
   // Reports the violation: the primary error at the builtin call or argument, the notes after.
   // `depth` bounds the descent into callees through arguments required to be uniform.
-  void make_error(FunctionInfo& function, Node* source, int depth = 0) {
+  // `severity`: which of the function's RequiredToBeUniform nodes reached `source`.
+  void make_error(FunctionInfo& function, Node* source, int severity, int depth = 0) {
+    Node* required = function.required[severity];
     function.reset_visited();
-    traverse(function.required, nullptr);
+    traverse(required, nullptr);
     Node* cause = source;
-    while (cause && cause->visited_from != function.required) cause = cause->visited_from;
+    while (cause && cause->visited_from != required) cause = cause->visited_from;
     if (!cause || !cause->expr || cause->expr->kind != ExprKind::Call) {
       primary({}, "a uniformity requirement is not met in '" + function.fn->name + "'");
       return;
@@ -1470,7 +1502,8 @@ class UniformityGraph {
         FunctionInfo& next = functions_[call->fn];
         if (cause->arg_index < next.params.size()) {
           ParamInfo& pi = next.params[cause->arg_index];
-          make_error(next, is_value ? pi.value : pi.ptr_input_contents, depth + 1);
+          make_error(next, is_value ? pi.value : pi.ptr_input_contents, pi.direct_severity,
+                     depth + 1);
         }
         note(arg_span, std::string("possibly non-uniform value passed") +
                            (is_value ? "" : " via pointer") + " here");
@@ -1505,12 +1538,18 @@ class UniformityGraph {
   }
 
  public:
-  // Emits the error gathered by make_error (called once build() returned false).
-  void flush() {
+  // Emits the violation gathered by make_error: the error once build() returned false, or a
+  // warning or info as soon as it is found (then gathering starts afresh).
+  void flush(const char* severity = "error") {
     if (!have_primary_) return;
     std::string msg = primary_message_;
     for (const auto& n : notes_) msg += "; " + n;
-    diags_.error(primary_span_, "uniformity", msg);
+    if (std::string_view(severity) == "error")
+      diags_.error(primary_span_, "uniformity", msg);
+    else
+      diags_.warning(primary_span_, "uniformity", msg, severity);
+    have_primary_ = false;
+    notes_.clear();
   }
 };
 

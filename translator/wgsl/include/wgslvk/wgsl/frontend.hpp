@@ -37,7 +37,11 @@ struct Diagnostic {
   //   "unsupported" valid WGSL this front end does not translate (named precisely)
   std::string rule;
   std::string message;
-  // "file:line:col: error: message [rule]"
+  // "error"; "warning" or "info" for the diagnostics check_module returns through its
+  // `warnings` (an unknown diagnostic rule name, a uniformity violation a `diagnostic(warning |
+  // info, ...)` filter lowers), which do not fail the module.
+  std::string severity = "error";
+  // "file:line:col: <severity>: message [rule]"
   std::string str() const;
 };
 
@@ -55,8 +59,11 @@ struct EntryPointInfo {
 };
 
 // Parses and checks the whole module with WGSL's rules (the checks createShaderModule makes).
-// Returns its entry points in source order; throws Error with every diagnostic found.
-std::vector<EntryPointInfo> check_module(std::string_view source, std::string_view file_name);
+// Returns its entry points in source order; throws Error with every diagnostic found. With
+// `warnings`, it receives the module's warnings and infos (getCompilationInfo's), also when Error
+// is thrown.
+std::vector<EntryPointInfo> check_module(std::string_view source, std::string_view file_name,
+                                         std::vector<Diagnostic>* warnings = nullptr);
 
 struct TranslateOptions {
   std::string file_name;    // for diagnostics and the generated header comment

@@ -729,6 +729,29 @@ TEST(WgslSema, RejectsConstEvalErrors) {
 // range-checked before rounding, as Tint: 3.40282347e38 is above FLT_MAX (3.4028234663852886e38)
 // though it rounds to it, and Chrome refuses it ("cannot be represented as 'f32'"). The bounds
 // themselves are accepted.
+// An override-sized array named through an alias is one type at every use of the alias, even
+// when its count is an expression (`n * 2`), as Tint resolves an alias once: a workgroup variable
+// of it, a pointer parameter and a let of pointer type to it agree.
+TEST(WgslSema, OverrideSizedArrayThroughAnAliasIsOneType) {
+  Analyzed a = ok(R"(
+override n = 4;
+alias A = array<u32, n * 2>;
+alias B = array<u32, n>;
+var<workgroup> w: A;
+var<workgroup> v: B;
+@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+fn f(p: ptr<workgroup, A>) { p[1] = 2u; }
+fn g(p: ptr<workgroup, array<u32, n>>) { p[1] = 3u; }
+@compute @workgroup_size(1) fn main() {
+  f(&w);
+  g(&v);
+  let q: ptr<workgroup, A> = &w;
+  o[0] = q[1] + w[1] + v[1];
+}
+)");
+  ASSERT_TRUE(a.ok);
+}
+
 TEST(WgslSema, RemainderOfTheLeastIntegerByMinusOneIsAnError) {
   Analyzed a = ok("const a = i32(-2147483647) % -1i;\nconst b = 7 % -1;\n");
   ASSERT_TRUE(a.ok);

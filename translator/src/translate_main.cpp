@@ -100,7 +100,7 @@ void write_if_changed(const fs::path& p, const std::string& text) {
       if (s.str() == text) return;
     }
   }
-  fs::create_directories(p.parent_path());
+  if (p.has_parent_path()) fs::create_directories(p.parent_path());  // none for a bare "k.cpp"
   std::ofstream f(p, std::ios::binary);
   f << text;
   if (!f) throw Error("cannot write " + p.string());

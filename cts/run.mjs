@@ -348,7 +348,10 @@ lines.push(`Dawn: dawn.node (npm \`webgpu\`)${process.env.DAWN_ENV ? `, Vulkan f
 // wgslvk serve and dawn.node alike): a speed number means something only with these beside it.
 const kSpeedEnv = ['GALLIVM_PERF', 'LP_NUM_THREADS', 'MESA_SHADER_CACHE_DISABLE', 'WGSLVK_VALIDATION', 'WGSLVK_SYNC_VALIDATION'];
 const speedEnv = Object.fromEntries(kSpeedEnv.map(k => [k, process.env[k] ?? null]));
-lines.push(`Environment (both providers): ${kSpeedEnv.map(k => `${k}=${speedEnv[k] ?? '(unset)'}`).join(', ')}; --timeout-s ${timeoutS}, --deadline-s ${deadlineS}.`, '');
+if (merged)
+  lines.push(`Environment of the merged runs: ${merged.map(m => m.env ? kSpeedEnv.map(k => `${k}=${m.env[k] ?? '(unset)'}`).join(', ') : '(not recorded)').join('; ')}.`, '');
+else
+  lines.push(`Environment (both providers): ${kSpeedEnv.map(k => `${k}=${speedEnv[k] ?? '(unset)'}`).join(', ')}; --timeout-s ${timeoutS}, --deadline-s ${deadlineS}.`, '');
 // CPU seconds (persistent runners only): the runner process's and its servers' (for Dawn the
 // device is inside the runner), summed over the files that finished; on a shared machine this,
 // not the wall time, is what the run cost.

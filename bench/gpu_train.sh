@@ -14,7 +14,7 @@
 # Env: PRESETS ("preset:steps:log_every ..."), LONG ("small:5000:100 medium:5000:100": long runs,
 # ms/step at step 100 vs the last intervals; empty: none), BASE_BIN (a second engine, e.g. the tree before
 # a change: its small preset is run with profiles at steps 100 and 1000 for a before/after),
-# WGSLVK_BIN, CORPUS, TORCH (0: skip PyTorch), TORCH_MODES ("fp32 tf32 bf16"), AB_MATMUL (presets
+# WGSLVK_BIN, CORPUS, RUN_TIMEOUT (seconds per run of ours, default 150), TORCH (0: skip PyTorch), TORCH_MODES ("fp32 tf32 bf16"), AB_MATMUL (presets
 # also run with --matmul $AB_KERNEL, default native: the trainer's matmul before native_auto
 # became the default; empty: none), MIXED (mixed precision runs, see below; empty: none).
 # Results under $OUT: log.txt, summary.md (the tables, printed
@@ -70,7 +70,7 @@ ours() {
   nvidia-smi --query-gpu=$SMI_Q --format=csv,noheader -lms 100 > "$W/raw/$name.smi" 2>&1 &
   local smi=$!
   echo "\$ wgslvk train $*"
-  timeout 150 "$bin" train "$@" --eval-every 0 --corpus "$CORPUS" > "$W/raw/$name.txt" 2>&1
+  timeout "${RUN_TIMEOUT:-150}" "$bin" train "$@" --eval-every 0 --corpus "$CORPUS" > "$W/raw/$name.txt" 2>&1
   local rc=$?
   kill $smi 2>/dev/null
   wait $smi 2>/dev/null

@@ -100,10 +100,10 @@ Defaults come from apps/gpt/config.hpp (TrainConfig).
                          --eval-batches are refused with it. Applied: --steps (extends the
                          schedule), --log-every, --eval-every, --checkpoint-every, --stop-at and
                          the outputs. Needs --out (the resumed path itself to overwrite it).
-                         Kernel choices (--matmul, --mixed-kernel, --mixed-attention,
-                         --fp32-attention) are the
-                         run's, like the device, not the checkpoint's: the same choices on the
-                         same device continue bit for bit; others continue within their bounds.
+                         Kernel choices (--matmul, --fp32-attention, --mixed-kernel,
+                         --mixed-attention) are the run's, like the device, not the
+                         checkpoint's: the same choices on the same device continue bit for
+                         bit; others continue within their bounds.
   --save-init <path>     write the initial weights as a checkpoint and continue
   --dump-batches <path>  write the training batches (u32 tokens then targets per step) and exit
   --profile <step>       time that step per kernel (timestamps between dispatches; same

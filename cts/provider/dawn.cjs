@@ -9,9 +9,13 @@ function dawnNodePath() {
   return path.join(root, 'webgpu', 'dist', `${process.platform}-${process.arch}`, 'dawn.node');
 }
 
+// WGSLVK_DAWN_FLAGS: more of Dawn's flags, space-separated, for every runner (run.mjs passes
+// none): e.g. "enable-dawn-features=vulkan_enable_f16_on_nvidia" for shader-f16 on NVIDIA, which
+// Dawn offers there only with that toggle.
 module.exports.create = flags => {
   const { create, globals } = require(dawnNodePath());
   // The CTS uses GPUBufferUsage, GPUValidationError, ... as globals, as in a browser.
   Object.assign(globalThis, globals);
-  return create(flags);
+  const extra = (process.env.WGSLVK_DAWN_FLAGS || '').split(/\s+/).filter(Boolean);
+  return create([...flags, ...extra]);
 };

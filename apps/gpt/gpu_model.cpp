@@ -706,16 +706,23 @@ struct GpuGpt::StepBuilder {
   struct Side {
     uint32_t off, ld, outer, inner;
   };
+  // The uniform of both batched kernels (sgmm_f16_batched's BatchDims, matmul_batched's BmmDims:
+  // the same fields): the shape, flags and each side's offset and strides.
+  template <class Dims>
+  Dims batch_dims(Side a, Side b, Side c, uint32_t M, uint32_t N, uint32_t K,
+                  uint32_t flags) const {
+    Dims u{};
+    u.mnkf = {M, N, K, flags};
+    u.ld = {a.ld, b.ld, c.ld, H};
+    u.ab = {a.outer, a.inner, b.outer, b.inner};
+    u.cb = {c.outer, c.inner, 0, 0};
+    u.off = {a.off, b.off, c.off, 0};
+    return u;
+  }
   void bmm(const Range& a16, Side a, const Range& b16, Side b, const Range& c, Side cs, uint32_t M,
            uint32_t N, uint32_t K, uint32_t flags) {
     using namespace sgmm_b::binding;
-    sgmm_b::BatchDims u{};
-    u.mnkf = {M, N, K, flags};
-    u.ld = {a.ld, b.ld, cs.ld, H};
-    u.ab = {a.outer, a.inner, b.outer, b.inner};
-    u.cb = {cs.outer, cs.inner, 0, 0};
-    u.off = {a.off, b.off, cs.off, 0};
-    Buffer ub = uni(tdims, u);
+    Buffer ub = uni(tdims, batch_dims<sgmm_b::BatchDims>(a, b, cs, M, N, K, flags));
     const subgroup_matrix::Dims sd{M, N, K, flags};
     const auto g = subgroup_matrix::workgroups(sd);  // 64x64 blocks, as sgmm_f16_tiled4_d4
     add_k(sgmm_b::Kernel{}, {a16.at(ta_in), b16.at(tb_in), c.at(tc_out), whole(ub).at(tdims)}, g[0],
@@ -732,13 +739,7 @@ struct GpuGpt::StepBuilder {
   void bmm32(const Range& a, Side as, const Range& b, Side bs, const Range& c, Side cs, uint32_t M,
              uint32_t N, uint32_t K, uint32_t flags) {
     using namespace bm32::binding;
-    bm32::BmmDims u{};
-    u.mnkf = {M, N, K, flags};
-    u.ld = {as.ld, bs.ld, cs.ld, H};
-    u.ab = {as.outer, as.inner, bs.outer, bs.inner};
-    u.cb = {cs.outer, cs.inner, 0, 0};
-    u.off = {as.off, bs.off, cs.off, 0};
-    Buffer ub = uni(bmdims, u);
+    Buffer ub = uni(bmdims, batch_dims<bm32::BmmDims>(as, bs, cs, M, N, K, flags));
     const uint32_t tiles = ((M + 63) / 64) * ((N + 63) / 64);
     add_k(bm32::Kernel{}, {a.at(bma), b.at(bmb), c.at(bmc), whole(ub).at(bmdims)}, tiles, 1, B * H);
   }

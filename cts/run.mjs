@@ -25,7 +25,7 @@
 // Environment: WGSLVK_CTS_RECORD_ROOT (record serve transcripts per query: cts/make_replay.sh),
 // WGSLVK_BIN (the wgslvk binary for the wgslvk provider), WGSLVK_NODE_MODULES (where
 // `webgpu` is, for Dawn), DAWN_ENV (a shell file to source for Dawn's Vulkan, e.g. Mesa 25's
-// lavapipe), NODE (the node binary).
+// lavapipe), WGSLVK_DAWN_FLAGS (more of Dawn's flags: cts/provider/dawn.cjs), NODE (the node binary).
 import { spawn, execSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

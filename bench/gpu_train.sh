@@ -353,6 +353,107 @@ PYEOF
   cat "$OUT/fp32_ab.md"
 fi
 
+# fp32 matmul rule A/B (issue 23, session 13): MM_AB="preset:steps:log_every ..." (default none).
+# Per preset, MM_AB_REPEAT times (default 1), alternating: ours with each --matmul of MM_AB_KERNELS
+# (default "native_auto native_auto_bmm"), then PyTorch fp32 (TF32 off) on the same weights and
+# batches; the first repeat profiles the last step of each. MM_AB_LOSS=N (default 0: none): then N
+# steps of each with the loss read back every step (JSON logs: every step's loss against the
+# first kernel's). Table: $OUT/mm_ab.md.
+MM_AB=${MM_AB-""}
+MM_AB_REPEAT=${MM_AB_REPEAT:-1}
+MM_AB_LOSS=${MM_AB_LOSS:-0}
+MM_AB_KERNELS=${MM_AB_KERNELS:-"native_auto native_auto_bmm"}
+for spec in $MM_AB; do
+  IFS=: read -r preset steps every <<< "$spec"
+  step "$preset: --matmul $MM_AB_KERNELS, $steps steps, $MM_AB_REPEAT repeat(s)"
+  "$BIN" train --preset "$preset" --steps "$steps" --corpus "$CORPUS" \
+    --dump-batches "$W/$preset.mbatches2" > /dev/null || echo "gpu_train: dump-batches FAILED"
+  for r in $(seq 1 "$MM_AB_REPEAT"); do
+    prof=""
+    [ "$r" = 1 ] && prof="--profile $steps"
+    init=""
+    [ "$r" = 1 ] && init="--save-init $W/$preset.mminit"
+    for k in $MM_AB_KERNELS; do
+      # shellcheck disable=SC2086  # prof and init are lists of flags
+      ours "${preset}_mm_${k}.r$r" "$BIN" --preset "$preset" --steps "$steps" --log-every "$every" \
+        --matmul "$k" $prof $init --json "$W/raw/${preset}_mm_${k}.r$r.ours.jsonl"
+      init=""
+    done
+    if [ "$TORCH" = 1 ]; then
+      first=${MM_AB_KERNELS%% *}
+      PYTHONUNBUFFERED=1 timeout 180 python3 apps/gpt/peer_torch_train.py --init "$W/$preset.mminit" \
+        --batches "$W/$preset.mbatches2" --steps "$steps" --time --steady-from $((steps / 5)) \
+        --gpu-busy 5 --compare "$W/raw/${preset}_mm_${first}.r$r.ours.jsonl" \
+        > "$W/raw/${preset}_mm.torch_fp32.r$r.txt" 2>&1 || echo "gpu_train: torch fp32 FAILED"
+      grep -E '^torch|^worst' "$W/raw/${preset}_mm.torch_fp32.r$r.txt"
+    fi
+  done
+  if [ "$MM_AB_LOSS" -gt 0 ]; then
+    for k in $MM_AB_KERNELS; do
+      ours "${preset}_mm_${k}_loss" "$BIN" --preset "$preset" --steps "$MM_AB_LOSS" --log-every 1 \
+        --matmul "$k" --json "$W/raw/${preset}_mm_${k}_loss.ours.jsonl"
+    done
+  fi
+done
+if [ -n "$MM_AB" ]; then
+  python3 - "$W/raw" "$MM_AB" "$MM_AB_REPEAT" "$MM_AB_KERNELS" > "$OUT/mm_ab.md" <<'PYEOF'
+import json, os, re, statistics as st, sys
+raw, specs, repeat, kernels = sys.argv[1], sys.argv[2].split(), int(sys.argv[3]), sys.argv[4].split()
+def steady(name):
+    iv, gpu = [], None
+    p = os.path.join(raw, name + ".txt")
+    if os.path.exists(p):
+        for line in open(p):
+            m = re.match(r"step\s+(\d+)/\d+\s+loss .* ([\d.]+) ms/step", line)
+            if m:
+                iv.append(float(m.group(2)))
+            m = re.match(r"\| \*\*step\*\* \| \d+ \| ([\d.]+) \|", line)
+            if m:
+                gpu = float(m.group(1))
+    mid = iv[1:-1] if len(iv) > 2 else iv[1:]
+    return (st.mean(mid) if mid else float("nan")), gpu
+def torch(name, what):
+    p = os.path.join(raw, name + ".txt")
+    if os.path.exists(p):
+        for line in open(p):
+            m = re.match(r"torch " + what + r": ([\d.]+) ms/step", line)
+            if m:
+                return float(m.group(1))
+    return float("nan")
+def losses(name):
+    p = os.path.join(raw, name + ".ours.jsonl")
+    if not os.path.exists(p):
+        return {}
+    return {j["step"]: j["loss"] for j in map(json.loads, open(p)) if j.get("event") == "train"}
+print("| preset | run | " + " | ".join(f"ours {k} (ms/step)" for k in kernels) +
+      " | PyTorch fp32 (TF32 off) | its GPU busy | PyTorch / ours " + kernels[-1] + " |")
+print("|---|---:|" + "---:|" * len(kernels) + "---:|---:|---:|")
+for spec in specs:
+    preset = spec.split(":")[0]
+    for r in range(1, repeat + 1):
+        ms = [steady(f"{preset}_mm_{k}.r{r}")[0] for k in kernels]
+        t = torch(f"{preset}_mm.torch_fp32.r{r}", "steady")
+        g = torch(f"{preset}_mm.torch_fp32.r{r}", "gpu-busy")
+        print(f"| {preset} | {r} | " + " | ".join(f"{x:.2f}" for x in ms) +
+              f" | {t:.2f} | {g:.2f} | {t / ms[-1]:.3f} |")
+for spec in specs:
+    preset = spec.split(":")[0]
+    print(f"\n{preset}: profiled step GPU ms: " +
+          ", ".join(f"{k} {steady(f'{preset}_mm_{k}.r1')[1]}" for k in kernels))
+    base = losses(f"{preset}_mm_{kernels[0]}_loss")
+    for k in kernels[1:]:
+        other = losses(f"{preset}_mm_{k}_loss")
+        common = sorted(set(base) & set(other))
+        if common:
+            worst, at = max((abs(other[s] - base[s]) / abs(base[s]), s) for s in common)
+            same = sum(1 for s in common if other[s] == base[s])
+            print(f"{preset}: {len(common)} steps' losses, {k} vs {kernels[0]}: {same} identical, "
+                  f"worst relative difference {worst:.2e} (step {at}); last {base[common[-1]]:.6f} / "
+                  f"{other[common[-1]]:.6f}")
+PYEOF
+  cat "$OUT/mm_ab.md"
+fi
+
 step "summary"
 python3 - "$W/raw" "$OUT/smi.csv" "$PRESETS" "$LONG" "$AB_KERNEL" > "$OUT/summary.md" <<'EOF'
 import csv, os, re, statistics as st, sys

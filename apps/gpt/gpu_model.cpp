@@ -74,16 +74,21 @@ std::string_view matmul_name(MatmulImpl m) {
       return "native";
     case MatmulImpl::NativeAuto:
       return "native_auto";
+    case MatmulImpl::NativeAutoBmm:
+      return "native_auto_bmm";
+    case MatmulImpl::NativeAutoBmmAll:
+      return "native_auto_bmm_all";
   }
   return "?";
 }
 
 MatmulImpl parse_matmul(std::string_view s) {
   for (auto m : {MatmulImpl::Vec4, MatmulImpl::Blocked4, MatmulImpl::Naive, MatmulImpl::Native,
-                 MatmulImpl::NativeAuto})
+                 MatmulImpl::NativeAuto, MatmulImpl::NativeAutoBmm, MatmulImpl::NativeAutoBmmAll})
     if (matmul_name(m) == s) return m;
-  throw std::invalid_argument("unknown matmul '" + std::string(s) +
-                              "' (vec4, blocked4, naive, native, native_auto)");
+  throw std::invalid_argument(
+      "unknown matmul '" + std::string(s) +
+      "' (vec4, blocked4, naive, native, native_auto, native_auto_bmm, native_auto_bmm_all)");
 }
 
 std::string_view fp32_attention_name(Fp32Attention a) {
@@ -496,12 +501,49 @@ struct GpuGpt::StepBuilder {
     }
   }
 
+  // native_auto_bmm / native_auto_bmm_all (gpu_model.hpp): whether the product runs as one
+  // product of matmul_batched (64 x 64 tiles, four times native's workgroups) instead of
+  // native_plan()'s choice. Bias-free only (matmul_batched has no bias); _bmm: the products whose
+  // 128 x 128 grid is at most 96 tiles and which native_plan() does not split (at gpt110m the dX
+  // products with 768 columns), _bmm_all: every bias-free product under 264 tiles (also the dW
+  // products and the split ones). matmul_batched sums each element in one fma chain in k order
+  // as matmul_native / _k16 do, and adds old C after (ACCUMULATE): the same bits where the
+  // device contracts alike; split-K's order differs (the split products of _bmm_all: native's
+  // order instead of split-K's).
+  bool gemm_on_batched(const matmul::Dims& md) const {
+    const MatmulImpl mi = m.gopt_.matmul;
+    if (mi != MatmulImpl::NativeAutoBmm && mi != MatmulImpl::NativeAutoBmmAll) return false;
+    if (md.flags & matmul::kAddBias) return false;
+    if ((md.M | md.N | md.K) % 4 != 0) return false;
+    const uint64_t tiles128 = uint64_t((md.M + 127) / 128) * ((md.N + 127) / 128);
+    if (mi == MatmulImpl::NativeAutoBmm)
+      return tiles128 <= 96 &&
+             matmul::native_plan(md).variant != matmul::NativePlan::Variant::SplitK;
+    return tiles128 < 264;
+  }
+
   // c = a b (+ bias) with the product's matmul kernel (GpuOptions::matmul).
   void mm(const Range& a, const Range& b, const Range& c, const Range* bias, matmul::Dims md) {
     if (m.gopt_.mixed) return mm_mixed(a, b, c, bias, md);
     if (bias) md.flags |= matmul::kAddBias;
     const Range bb = bias ? *bias : whole(A.dummy);
-    if (m.gopt_.matmul == MatmulImpl::NativeAuto && matmul::supports(matmul::Kernel::Native, md)) {
+    const bool autoplan = m.gopt_.matmul == MatmulImpl::NativeAuto ||
+                          m.gopt_.matmul == MatmulImpl::NativeAutoBmm ||
+                          m.gopt_.matmul == MatmulImpl::NativeAutoBmmAll;
+    if (autoplan && matmul::supports(matmul::Kernel::Native, md)) {
+      if (gemm_on_batched(md)) {  // one product on matmul_batched's 64 x 64 tiles
+        using namespace bm32::binding;
+        const uint32_t TA = matmul::kTransA, TB = matmul::kTransB;
+        const Side as{0, (md.flags & TA) ? md.M : md.K, 0, 0};
+        const Side bs{0, (md.flags & TB) ? md.K : md.N, 0, 0};
+        const Side cs{0, md.N, 0, 0};
+        Buffer ub =
+            uni(bmdims, batch_dims<bm32::BmmDims>(as, bs, cs, md.M, md.N, md.K,
+                                                  md.flags & (TA | TB | matmul::kAccumulate)));
+        add_flat_k(bm32::Kernel{}, {a.at(bma), b.at(bmb), c.at(bmc), whole(ub).at(bmdims)},
+                   uint64_t((md.M + 63) / 64) * ((md.N + 63) / 64));
+        return;
+      }
       const matmul::NativePlan plan = matmul::native_plan(md);
       if (plan.variant == matmul::NativePlan::Variant::SplitK) {
         // Partials in a scratch buffer per (size, place among the split products whose reduces
@@ -550,6 +592,8 @@ struct GpuGpt::StepBuilder {
         break;
       case MatmulImpl::Native:
       case MatmulImpl::NativeAuto:
+      case MatmulImpl::NativeAutoBmm:
+      case MatmulImpl::NativeAutoBmmAll:
         k = matmul::supports(matmul::Kernel::Native, md) ? matmul::Kernel::Native
                                                          : matmul::vec4_or_fallback(md);
         break;

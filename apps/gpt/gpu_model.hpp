@@ -66,7 +66,21 @@ namespace wgslvk::gpt {
 // another order: losses within the documented bounds of native's, not bit-equal; k16 sums in
 // native's order (the same bits on lavapipe). `native` keeps matmul_native everywhere (the losses
 // of the runs before the change, bit for bit).
-enum class MatmulImpl { Vec4, Blocked4, Naive, Native, NativeAuto };
+// native_auto_bmm (issue 23, session 13): native_auto, except the bias-free products whose
+// 128 x 128 grid has at most 96 tiles and which native_plan() does not split run as one product
+// of matmul_batched (64 x 64 tiles: 384 workgroups instead of k16's 192 at gpt110m's dX products);
+// native_auto_bmm_all: every bias-free product under 264 tiles on matmul_batched (also the dW
+// products, the split ones in native's order instead of split-K's). matmul_batched sums in
+// native's order (the same bits on lavapipe, tested).
+enum class MatmulImpl {
+  Vec4,
+  Blocked4,
+  Naive,
+  Native,
+  NativeAuto,
+  NativeAutoBmm,
+  NativeAutoBmmAll
+};
 std::string_view matmul_name(MatmulImpl m);
 MatmulImpl parse_matmul(std::string_view s);
 

@@ -150,7 +150,8 @@ TEST(GptParity, GradientsMatchTheDoubleReference) {
   // The log's FA2 and naive attention with the seed's vec4 matmul, our FA2 variants with native
   // matmul, tiled FA2 with native_auto (split-K on the small preset's mlp_down forward and mlp_up
   // dX, K = 384 in two slices), and the default: native_auto with the fp32 materialized attention
-  // (matmul_batched products, attn_softmax_mat, attn_dscores_mat; Fp32Attention::Auto at T 64).
+  // (matmul_batched products, attn_softmax_mat, attn_dscores_mat; Fp32Attention::Auto at T 64);
+  // last, native_auto_bmm_all: every bias-free product on matmul_batched (the split one too).
   struct Run {
     AttentionImpl att;
     MatmulImpl mm;
@@ -161,7 +162,8 @@ TEST(GptParity, GradientsMatchTheDoubleReference) {
                       {AttentionImpl::FA2Wide, MatmulImpl::Native, Fp32Attention::FA2},
                       {AttentionImpl::FA2Tiled, MatmulImpl::Native, Fp32Attention::FA2},
                       {AttentionImpl::FA2Tiled, MatmulImpl::NativeAuto, Fp32Attention::FA2},
-                      {AttentionImpl::FA2Tiled, MatmulImpl::NativeAuto, Fp32Attention::Auto}};
+                      {AttentionImpl::FA2Tiled, MatmulImpl::NativeAuto, Fp32Attention::Auto},
+                      {AttentionImpl::FA2Tiled, MatmulImpl::NativeAutoBmmAll, Fp32Attention::Auto}};
   for (auto [att, mm, fp32] : runs) {
     SCOPED_TRACE(std::string(attention_name(att)) + " + " + std::string(matmul_name(mm)) + " + " +
                  std::string(fp32_attention_name(fp32)));
@@ -194,6 +196,35 @@ TEST(GptParity, GradientsMatchTheDoubleReference) {
                 std::string(attention_name(att)).c_str(), std::string(matmul_name(mm)).c_str(),
                 std::string(fp32_attention_name(fp32)).c_str(), gpu_loss, cpu_loss, worst);
   }
+}
+
+// native_auto_bmm moves the bias-free products of <= 96 tiles that native_plan() does not split
+// to matmul_batched, which sums each element in native's order: the gradients keep native_auto's
+// bits (at the CI shape: every bias-free product but mlp_up dX, split in two slices, which stays).
+TEST(GptParity, BatchedGemmKeepsNativeAutoBits) {
+  ModelConfig mc = ci_model();
+  TrainConfig tc = ci_train();
+  Corpus c = test_corpus();
+  auto init = init_params(mc, tc.seed);
+  Batch b = make_batch(c.train, kCiBatch, mc.context, tc.seed, 1);
+  std::vector<std::vector<float>> g[2];
+  float loss[2];
+  const MatmulImpl mms[2] = {MatmulImpl::NativeAuto, MatmulImpl::NativeAutoBmm};
+  for (int r = 0; r < 2; ++r) {
+    GpuOptions go;
+    go.matmul = mms[r];
+    GpuGpt gpu(device(), mc, kCiBatch, tc.adamw(), go);
+    gpu.set_params(init);
+    loss[r] = gpu.eval_loss(b);
+    gpu.forward_backward(b);
+    g[r] = gpu.read_grads();
+  }
+  EXPECT_EQ(std::bit_cast<uint32_t>(loss[0]), std::bit_cast<uint32_t>(loss[1]));
+  const auto specs = param_specs(mc);
+  for (size_t i = 0; i < specs.size(); ++i)
+    for (size_t k = 0; k < g[0][i].size(); ++k)
+      ASSERT_EQ(std::bit_cast<uint32_t>(g[0][i][k]), std::bit_cast<uint32_t>(g[1][i][k]))
+          << specs[i].name << "[" << k << "]";
 }
 
 // Parameters after step 1, per element. At t = 1, m_hat = g c and v_hat = (g c)^2, so the update

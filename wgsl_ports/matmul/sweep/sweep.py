@@ -10,6 +10,9 @@ usage: sweep.py OUT_DIR [--quick]   (OUT_DIR/ports/*.comp, OUT_DIR/cases/*, OUT_
            matmul_native_k16 at every shape, the k16 WGSL as wgslvk's front end translates it
            ("matmul_native/matmul_native_k16", gpu_matmul.sh's --wgsl) at the gpt110m shapes, and
            the hand split-K pair at native_plan()'s S where the plan splits (< 66 tiles)
+       sweep.py OUT_DIR --gemm       issue 23, session 13: at 2048^3, 4096^3 and the gpt110m
+           products, hand matmul_native_k16, the hand split-K pair where native_plan() splits, and
+           matmul_batched as one product (64 x 64 tiles, "hand_bmm"; H 1, no strides or offsets)
 """
 import json
 import os
@@ -112,6 +115,8 @@ def main():
     root = sys.argv[1]
     quick = "--quick" in sys.argv
     final = "--final" in sys.argv
+    gemm = "--gemm" in sys.argv
+    final = final or gemm
     ports = os.path.join(root, "ports")
     cases = os.path.join(root, "cases")
     os.makedirs(ports, exist_ok=True)
@@ -138,6 +143,9 @@ def main():
                         ("hand_k16", "matmul/matmul_native_k16", 128, 64)]
             if label.startswith("gpt110m") and sc.tiles(M, N) >= 66:
                 variants.append(("wgsl_k16", "matmul_native/matmul_native_k16", 128, 64))
+            if gemm:
+                variants = [("hand_k16", "matmul/matmul_native_k16", 128, 64),
+                            ("hand_bmm", "matmul/matmul_batched", 64, 64)]
             S = plan_splits(M, N, K)
             if S:
                 variants.append((f"hand_splitk_s{S}", None, 128, 128))
@@ -159,6 +167,15 @@ def main():
             bufs = {"a": gen(11, M * K), "b": gen(12, K * N),
                     "bias": {"dtype": "f32", "count": 1, "fill": "poison"},
                     "c": {"dtype": "f32", "count": M * N, "fill": "poison"}}
+            if kern == "matmul/matmul_batched":  # BmmDims: mnkf, ld (lda, ldb, ldc, H), ab, cb, off
+                lda = M if flags & sc.TRANS_A else K
+                ldb = K if flags & sc.TRANS_B else N
+                disp = [{"kernel": kern, "label": "C = op(A) op(B)",
+                         "bindings": [sc.binding(0, "a"), sc.binding(1, "b"), sc.binding(2, "c"),
+                                      sc.binding(3, values=[M, N, K, flags, lda, ldb, N, 1] +
+                                                 [0] * 12)],
+                         "workgroups_1d": sc.tiles(M, N, 64, 64)}]
+                del bufs["bias"]
             if kern is None:  # the hand split-K pair (S in bits 16..23 of the flags)
                 S = int(vname.split("_s")[-1])
                 kern = "matmul/matmul_native_splitk"

@@ -250,9 +250,24 @@ int run_port(const std::vector<std::string>& args) {
     return 2;
   }
   try {
+    // The front end's warnings and infos (an unknown diagnostic rule, a uniformity violation a
+    // `diagnostic(warning | info, ...)` filter lowers: what getCompilationInfo gives in a browser)
+    // go to stderr, before any error, whatever the module's verdict.
+    std::vector<wgsl::Diagnostic> warnings;
+    std::vector<wgsl::EntryPointInfo> eps;
+    auto print_warnings = [&] {
+      for (const auto& w : warnings) std::fprintf(stderr, "%s\n", w.str().c_str());
+    };
+    try {
+      eps = wgsl::check_module(text, in, &warnings);
+    } catch (const wgsl::Error&) {
+      print_warnings();
+      throw;
+    }
+    print_warnings();
     if (entries.empty()) {
       std::vector<std::string> computes;
-      for (const auto& ep : wgsl::check_module(text, in))
+      for (const auto& ep : eps)
         if (ep.stage == "compute") computes.push_back(ep.name);
       if (computes.empty()) {
         std::fprintf(stderr, "%s: error: the module has no @compute entry point\n", in.c_str());

@@ -40,4 +40,22 @@ execute_process(COMMAND ${WGSLVK} port ${WORK}/bad.wgsl RESULT_VARIABLE rc OUTPU
 if(NOT rc EQUAL 1 OR NOT err MATCHES "bad.wgsl:3:[0-9]+: error: .*\\[type\\]")
   message(FATAL_ERROR "invalid WGSL: expected exit 1 and file:line:col [type], got ${rc}:\n${err}")
 endif()
+# The front end's warnings (here an unknown diagnostic rule name) go to stderr with
+# file:line:col, whether the module translates (exit 0) or is refused (exit 1, the error too).
+file(WRITE ${WORK}/warn.wgsl
+     "diagnostic(off, no_such_rule);\n@compute @workgroup_size(1)\nfn main() {\n}\n")
+execute_process(COMMAND ${WGSLVK} port ${WORK}/warn.wgsl RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(rc OR NOT out MATCHES "void main\\(\\)" OR NOT err MATCHES "warn.wgsl:1:[0-9]+: warning: [^\n]*no_such_rule")
+  message(FATAL_ERROR "a warning: expected exit 0, the GLSL and file:line:col: warning, got ${rc}:\n${err}")
+endif()
+file(WRITE ${WORK}/warn_bad.wgsl
+     "diagnostic(off, no_such_rule);\n@group(0) @binding(0) var<storage, read_write> b: array<u32>;\n"
+     "@compute @workgroup_size(1)\nfn main(@builtin(local_invocation_index) i: u32) {\n"
+     "  if (b[i] == 0u) { workgroupBarrier(); }\n}\n")
+execute_process(COMMAND ${WGSLVK} port ${WORK}/warn_bad.wgsl RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "warn_bad.wgsl:1:[0-9]+: warning: .*warn_bad.wgsl:5:[0-9]+: error: [^\n]*\\[uniformity\\]")
+  message(FATAL_ERROR "a warning and an error: expected exit 1 and both, got ${rc}:\n${err}")
+endif()
 message(STATUS "wgslvk port: ok")

@@ -1672,6 +1672,82 @@ fn k() {
   EXPECT_EQ(o[offs.size()], float((8 + 8 + 4) / 2 + (28 + 8 + 2) / 2 + (48 + 16 + 8 + 6) / 2));
 }
 
+// f16 matrix columns in a uniform buffer are read as 32-bit words (`uint`/`uvec2`, unpacked), as
+// Tint reads f16 uniforms (a top-level uniform mat3x3<f16>, 24 bytes, is no longer refused).
+// Bits compared here: each f16 is its byte offset / 2 and each 3-row column's padding is poison
+// that must not leak.
+TEST(WgslEmitDevice, UniformF16MatrixColumnsAreReadAsWords) {
+  if (!wgslvk::testing::device().has_feature(Feature::ShaderF16))
+    GTEST_SKIP() << "device lacks shader-f16";
+  const std::string w = R"(
+enable f16;
+struct Input { @size(32) param0 : mat4x3<f16> }      // the CTS's uniform input shape, stride 32
+@group(0) @binding(0) var<uniform> inputs : array<Input, 2>;
+@group(0) @binding(1) var<uniform> whole : mat3x3<f16>;   // SizeOf 24: the last column's padding
+@group(0) @binding(2) var<uniform> two : array<mat4x2<f16>, 2>;  // columns 4 bytes apart, stride 16
+@group(0) @binding(3) var<storage, read_write> o : array<mat4x3<f16>, 2>;
+@group(0) @binding(4) var<storage, read_write> p : array<f16, 32>;
+@compute @workgroup_size(1)
+fn k() {
+  for (var i = 0; i < 2; i++) { o[i] = mat4x3<f16>(inputs[i].param0); }
+  let m = whole;
+  var j = 0u;
+  for (var c = 0u; c < 3u; c++) { for (var r = 0u; r < 3u; r++) { p[j] = m[c][r]; j++; } }
+  for (var a = 0u; a < 2u; a++) {
+    for (var c = 0u; c < 4u; c++) { for (var r = 0u; r < 2u; r++) { p[j] = two[a][c][r]; j++; } }
+  }
+  p[j] = whole[2].z + inputs[1].param0[3][2];
+}
+)";
+  auto k = build(w, "k");
+  ASSERT_TRUE(k);
+  EXPECT_HAS(k->glsl, "uvec2 wgsl_f16x3_col3_param0;");
+  EXPECT_HAS(k->glsl, "uint wgsl_f16x2_col0;");
+  auto half = [](uint32_t n) -> uint16_t {  // a small whole number as f16 bits
+    if (n == 0) return 0;
+    int e = 31 - std::countl_zero(n);
+    uint32_t mant = (n << (10 - e)) & 0x3ffu;
+    return uint16_t(((e + 15) << 10) | mant);
+  };
+  const uint16_t poison = 0x7bffu;  // 65504
+  std::vector<uint16_t> vi(32, poison), vw(12, poison), vt(16, poison);
+  for (uint32_t a = 0; a < 2; ++a)
+    for (uint32_t c = 0; c < 4; ++c)
+      for (uint32_t r = 0; r < 3; ++r) {
+        uint32_t off = a * 32 + c * 8 + r * 2;
+        vi[off / 2] = half(off / 2 + 1);
+      }
+  for (uint32_t c = 0; c < 3; ++c)
+    for (uint32_t r = 0; r < 3; ++r) vw[(c * 8 + r * 2) / 2] = half(100 + c * 4 + r);
+  for (uint32_t a = 0; a < 2; ++a)
+    for (uint32_t c = 0; c < 4; ++c)
+      for (uint32_t r = 0; r < 2; ++r)
+        vt[(a * 16 + c * 4 + r * 2) / 2] = half(200 + a * 8 + c * 2 + r);
+  Buffer bi = uniform_of(vi, "inputs"), bw = uniform_of(vw, "whole"), bt = uniform_of(vt, "two");
+  std::vector<uint16_t> outo(32, 0xffffu), outp(32, 0xffffu);
+  Buffer bo = buffer_of(outo, "o"), bp = buffer_of(outp, "p");
+  run(*k, {{0, bi}, {1, bw}, {2, bt}, {3, bo}, {4, bp}});
+  auto o = read_back<uint16_t>(bo, outo.size());
+  auto q = read_back<uint16_t>(bp, outp.size());
+  // o: array<mat4x3<f16>, 2> in storage (stride 32, columns 8 apart); its padding is not written.
+  for (uint32_t a = 0; a < 2; ++a)
+    for (uint32_t c = 0; c < 4; ++c) {
+      for (uint32_t r = 0; r < 3; ++r) {
+        uint32_t off = a * 32 + c * 8 + r * 2;
+        EXPECT_EQ(o[off / 2], half(off / 2 + 1)) << "o[" << a << "][" << c << "][" << r << "]";
+      }
+      EXPECT_EQ(o[(a * 32 + c * 8 + 6) / 2], 0xffffu) << "padding of o[" << a << "][" << c << "]";
+    }
+  size_t j = 0;
+  for (uint32_t c = 0; c < 3; ++c)
+    for (uint32_t r = 0; r < 3; ++r, ++j) EXPECT_EQ(q[j], half(100 + c * 4 + r)) << j;
+  for (uint32_t a = 0; a < 2; ++a)
+    for (uint32_t c = 0; c < 4; ++c)
+      for (uint32_t r = 0; r < 2; ++r, ++j) EXPECT_EQ(q[j], half(200 + a * 8 + c * 2 + r)) << j;
+  // whole[2].z + inputs[1].param0[3][2] = 110 + (32 + 24 + 4) / 2 + 1 = 141, exact in f16.
+  EXPECT_EQ(q[j], half(141));
+}
+
 // Structs whose WGSL layout has padding std430/std140 would not have (@size, @align, a nested
 // struct's members): loads convert, whole-value stores go member by member, and no padding byte
 // is written.

@@ -23,6 +23,13 @@ namespace {
 using K = Type::Kind;
 using translator::round_up;
 
+// wgslvk does not offer the language feature readonly_and_readwrite_storage_textures (storage
+// textures are typed for validation, not run): `requires` of it, the read and read_write access
+// modes and textureBarrier are errors, as in an implementation without the feature.
+const std::string kNoReadWriteStorageTextures =
+    "the language feature 'readonly_and_readwrite_storage_textures' is not offered by wgslvk "
+    "(storage textures are typed, not run)";
+
 // When an expression's value is known: at shader creation (const), at pipeline creation
 // (override), or only at run time.
 enum class EvalStage : uint8_t { Const, Override, Runtime };
@@ -309,11 +316,15 @@ class Sema {
             error(dir.span, "extension", "unknown extension: '" + n + "'");
         }
       } else if (dir.kind == Directive::Kind::Requires) {
-        static const std::set<std::string> known = {
-            "readonly_and_readwrite_storage_textures", "packed_4x8_integer_dot_product",
-            "unrestricted_pointer_parameters", "pointer_composite_access"};
+        // The language features wgslvk offers (the CTS provider's wgslLanguageFeatures).
+        static const std::set<std::string> known = {"packed_4x8_integer_dot_product",
+                                                    "unrestricted_pointer_parameters",
+                                                    "pointer_composite_access"};
         for (const auto& n : dir.names)
-          if (!known.count(n)) error(dir.span, "extension", "feature '" + n + "' is not supported");
+          if (n == "readonly_and_readwrite_storage_textures")
+            error(dir.span, "extension", kNoReadWriteStorageTextures);
+          else if (!known.count(n))
+            error(dir.span, "extension", "feature '" + n + "' is not supported");
       }
     }
   }
@@ -886,6 +897,12 @@ class Sema {
       error(ta[1]->span, "type", "unresolved access mode '" + expr_text(ta[1]) + "'");
       return nullptr;
     }
+    if (*acc != Access::Write) {
+      error(ta[1]->span, "extension",
+            "the '" + expr_text(ta[1]) + "' access mode of '" + n +
+                "': " + kNoReadWriteStorageTextures);
+      return nullptr;
+    }
     return tt_.texture(idx, nullptr, uint32_t(f - formats.begin()), *acc);
   }
 
@@ -1039,8 +1056,9 @@ class Sema {
             error(at.span, "attribute", "@align value must be a positive, power-of-two integer");
             continue;
           }
-          if (*v < t->align && is_host_shareable(t)) {
-            // WGSL: the alignment must be a multiple of the type's.
+          if (*v < t->align) {
+            // WGSL: the alignment must be a multiple of the type's, wherever the struct is used
+            // (or unused) and whatever the member's type (a bool too), as dawn.node 0.6.2 refuses.
             error(at.span, "attribute",
                   "@align(" + std::to_string(*v) + ") is smaller than the required alignment " +
                       std::to_string(t->align) + " of '" + t->wgsl() + "'");
@@ -2470,6 +2488,8 @@ class Sema {
     // (WGSL: not in the vertex stage): compute and fragment.
     const bool not_vertex =
         n.substr(0, 8) == "subgroup" || n.substr(0, 4) == "quad" || n.substr(0, 6) == "atomic";
+    if (n == "textureBarrier")
+      error(e->span, "extension", "textureBarrier: " + kNoReadWriteStorageTextures);
     if ((n == "workgroupBarrier" || n == "storageBarrier" || n == "textureBarrier" ||
          n == "workgroupUniformLoad" || not_vertex) &&
         fn_ && fn_->stage != Stage::None && fn_->stage != Stage::Compute &&

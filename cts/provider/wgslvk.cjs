@@ -516,8 +516,9 @@ class GPUAdapter {
 class GPU {
   constructor(flags) {
     this._flags = flags;
-    // The WGSL language features the front end accepts in `requires` and translates
-    // (readonly_and_readwrite_storage_textures is accepted too, but wgslvk has no textures).
+    // The WGSL language features the front end accepts in `requires` and translates (not
+    // readonly_and_readwrite_storage_textures: storage textures are typed, not run, and the front
+    // end refuses its `requires`).
     this.wgslLanguageFeatures = new Set(['packed_4x8_integer_dot_product',
       'unrestricted_pointer_parameters', 'pointer_composite_access']);
   }

@@ -27,7 +27,7 @@
 #   default 128x128), the 4096^3 comparison and the gpt110m products in separate processes.
 # SGMM_GPT=1 (with SGMM_SWEEP=1): Dawn times gpt110m's products as test_subgroup_matrix's GptShapes
 #   times ours (tests/subgroup_matrix/dawn_gpt_shapes.mjs: sgmm_f16_tiled8_d2 alone, then
-#   interleaved with sgmm_f16_tiled8_d4, sgmm_f16_tiled4_d4 and gen_tiled.py --sweep's variants,
+#   interleaved with sgmm_f16_tiled8_d4, sgmm_f16_tiled4_d4, sgmm_f16_tiled8_n256 and gen_tiled.py --sweep's variants,
 #   generated here into $W/sweep)
 #   instead of the SGMM_DAWN_ENTRIES runs.
 # nvidia-smi's clocks, power and clock-event reasons every 100 ms: $OUT/smi.csv.
@@ -72,7 +72,8 @@ if [ "${SGMM_GPT:-0}" = 1 ] && [ -f "$P/node.xz" ] && [ -f "$P/dawn.node.xz" ]; 
   CE=wgsl_ports/subgroup_matrix/chromium_experimental
   args=("sgmm_f16_tiled8_d2=$CE/subgroup_matrix_tiled8_d2.wgsl@128x128x1"
         "sgmm_f16_tiled8_d4=$CE/subgroup_matrix_tiled8_d4.wgsl@128x128x1"
-        "sgmm_f16_tiled4_d4=$CE/subgroup_matrix_tiled4_d4.wgsl@64x64x1")
+        "sgmm_f16_tiled4_d4=$CE/subgroup_matrix_tiled4_d4.wgsl@64x64x1"
+        "sgmm_f16_tiled8_n256=$CE/subgroup_matrix_tiled8_n256.wgsl@128x256x1")
   # variants.inc: {"subgroup_matrix/NAME", BM, BN, checked, workgroup bytes, K splits},
   while IFS= read -r v; do args+=("$v"); done < <(sed -n 's|^{"subgroup_matrix/\([a-z0-9_]*\)", \([0-9]*\), \([0-9]*\), [01], [0-9]*, \([0-9]*\)},$|\1='"$W"'/sweep/\1.wgsl@\2x\3x\4|p' "$W/sweep/variants.inc")
   DAWN_NODE=$W/dawn.node timeout 150 "$W/node" tests/subgroup_matrix/dawn_gpt_shapes.mjs "${args[@]}"

@@ -22,6 +22,7 @@
 #include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled4_d4.hpp"
 #include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled8_d2.hpp"
 #include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled8_d4.hpp"
+#include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled8_n256.hpp"
 #include "wgslvk/utils.hpp"
 
 namespace wgslvk::gpt {
@@ -328,23 +329,29 @@ TEST(GptMixed, ProductKernelFollowsTheDevicesWorkgroupMemory) {
   namespace t4 = kernels::subgroup_matrix::sgmm_f16_tiled4_d4;
   namespace d2 = kernels::subgroup_matrix::sgmm_f16_tiled8_d2;
   namespace d4 = kernels::subgroup_matrix::sgmm_f16_tiled8_d4;
+  namespace n256 = kernels::subgroup_matrix::sgmm_f16_tiled8_n256;
   const uint32_t least = t4::Kernel::info().workgroup_storage_bytes;
   const uint32_t big = d2::Kernel::info().workgroup_storage_bytes;
   ASSERT_GT(least, 0u);
   ASSERT_LT(least, big) << "the fallback is only useful if tiled4_d4 needs less than tiled8_d2";
   EXPECT_EQ(mixed_sgmm_min_workgroup_storage(), least);
-  // gpt110m's MLP forward (8 x 1024 rows, 768 -> 3072: 64 x 24 blocks of 128): plan()'s tiled8_d2
-  // and gpt110m's long-K dW (TRANS_A, K = 8192 rows): plan()'s tiled8_d4.
+  // gpt110m's MLP forward (8 x 1024 rows, 768 -> 3072: 64 x 24 blocks of 128): plan()'s tiled8_d2,
+  // gpt110m's long-K dW (TRANS_A, K = 8192 rows): plan()'s tiled8_d4, and a 4096 x 4096 x 4096
+  // product (1,024 blocks): plan()'s tiled8_n256 (45,056 bytes).
   for (smx::Dims dims :
-       {smx::Dims::forward(8192, 768, 3072), smx::Dims::grad_weight(8192, 768, 3072, true)}) {
+       {smx::Dims::forward(8192, 768, 3072), smx::Dims::grad_weight(8192, 768, 3072, true),
+        smx::Dims::forward(4096, 4096, 4096)}) {
     const smx::Plan p = smx::plan(dims);
-    ASSERT_TRUE(p.kernel == d2::name || p.kernel == d4::name) << p.kernel;
-    auto fits = mixed_product_plan(dims, big);
+    ASSERT_TRUE(p.kernel == d2::name || p.kernel == d4::name || p.kernel == n256::name) << p.kernel;
+    const uint32_t need = wgslvk::kernel(p.kernel).workgroup_storage_bytes;
+    ASSERT_LE(need, big);
+    ASSERT_LT(least, need);
+    auto fits = mixed_product_plan(dims, need);
     ASSERT_TRUE(fits);
     EXPECT_EQ(std::string_view(fits->kernel), std::string_view(p.kernel));
     EXPECT_EQ(fits->workgroups, p.workgroups);
-    auto small = mixed_product_plan(dims, big - 1);
-    ASSERT_TRUE(small) << "a device with " << big - 1 << " bytes can run tiled4_d4";
+    auto small = mixed_product_plan(dims, need - 1);
+    ASSERT_TRUE(small) << "a device with " << need - 1 << " bytes can run tiled4_d4";
     EXPECT_EQ(std::string_view(small->kernel), t4::name);
     EXPECT_EQ(small->workgroups, smx::workgroups(dims));
     EXPECT_EQ(small->workgroup_bytes, least);

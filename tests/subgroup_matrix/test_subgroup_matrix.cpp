@@ -1,10 +1,11 @@
-// sgmm_f16, sgmm_f16_tiled8, sgmm_f16_tiled8_d2, sgmm_f16_tiled8_d4 and sgmm_f16_tiled4_d4
-// (wgsl_ports/subgroup_matrix/chromium_experimental/, ours): f16 inputs, f32 accumulation on
+// sgmm_f16, sgmm_f16_tiled8, sgmm_f16_tiled8_d2, sgmm_f16_tiled8_d4, sgmm_f16_tiled4_d4 and
+// sgmm_f16_tiled8_n256 (wgsl_ports/subgroup_matrix/chromium_experimental/, ours): f16 inputs, f32 accumulation on
 // cooperative matrices; subgroup_matrix::plan's choice per product (host only). On a device
 // with "chromium-experimental-subgroup-matrix": shapes with interior blocks, edge blocks and a
 // partial last K step, strides that are not multiples of 8 (sgmm_f16: staged everywhere) or 4
-// (the tiled kernels: copied element by element), 1, 2, 3 and 5 K steps here and multiples of 4
-// in the GPT layer (the _d2 loop takes two at a time, the _d4 loops four), under every flag
+// (the tiled kernels: copied element by element), 1, 2, 3 and 5 K steps of 32 here (2 to 10 of
+// sgmm_f16_tiled8_n256's 16) and multiples of 4 in the GPT layer (the _d2 and _n256 loops take
+// two at a time, the _d4 loops four), under every flag
 // combination; every element against the double reference within bound_ulps of S, and a poisoned
 // tail after C that must stay poison. Without the feature (lavapipe: no Mesa in Debian exposes
 // VK_KHR_cooperative_matrix for it) those SKIP, and the runtime's refusal is tested instead.
@@ -28,6 +29,8 @@
 #include "subgroup_matrix/reference.hpp"
 #include "support/test_device.hpp"
 #include "wgslvk/bind.hpp"
+#include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled8_d2.hpp"
+#include "wgslvk/kernels/subgroup_matrix/sgmm_f16_tiled8_n256.hpp"
 #include "wgslvk/runtime.hpp"
 #include "wgslvk/validate/validate.hpp"
 
@@ -42,7 +45,20 @@ constexpr const char* kTiled = "subgroup_matrix/sgmm_f16_tiled8";
 constexpr const char* kTiledD2 = "subgroup_matrix/sgmm_f16_tiled8_d2";
 constexpr const char* kTiledD4 = "subgroup_matrix/sgmm_f16_tiled8_d4";
 constexpr const char* kTiled4D4 = "subgroup_matrix/sgmm_f16_tiled4_d4";
-constexpr const char* kKernels[] = {kKernel, kTiled, kTiledD2, kTiledD4, kTiled4D4};
+constexpr const char* kTiledN256 = "subgroup_matrix/sgmm_f16_tiled8_n256";
+constexpr const char* kKernels[] = {kKernel, kTiled, kTiledD2, kTiledD4, kTiled4D4, kTiledN256};
+
+// plan() hands its kernels to callers that bind them as sgmm_f16_tiled8_d2 (apps/gpt): the same
+// four slots (group, binding, access and element type).
+template <class A, class B>
+constexpr bool same_slot(const A& a, const B& b) {
+  return a.group == b.group && a.binding == b.binding && a.type == b.type &&
+         std::is_same_v<typename A::value_type, typename B::value_type>;
+}
+namespace d2k = kernels::subgroup_matrix::sgmm_f16_tiled8_d2::binding;
+namespace n256k = kernels::subgroup_matrix::sgmm_f16_tiled8_n256::binding;
+static_assert(same_slot(d2k::ta_in, n256k::ta_in) && same_slot(d2k::tb_in, n256k::tb_in) &&
+              same_slot(d2k::tc_out, n256k::tc_out) && same_slot(d2k::tdims, n256k::tdims));
 // sgmm_f16_tiled8's (and sgmm_f16_tiled8_d2's) workgroup memory (their WGSL's header): more than
 // WebGPU's default 16,384.
 constexpr uint32_t kTiledWorkgroupBytes = 49152;
@@ -67,6 +83,7 @@ std::array<uint32_t, 3> workgroups_for(const std::string& name, const Dims& d) {
     if (name == v.kernel)
       return {(d.N + v.block_n - 1) / v.block_n, (d.M + v.block_m - 1) / v.block_m, v.splits};
 #endif
+  if (name == kTiledN256) return subgroup_matrix::workgroups_n256(d);
   return name == kKernel || name == kTiled4D4 ? subgroup_matrix::workgroups(d)
                                               : subgroup_matrix::workgroups_tiled(d);
 }
@@ -266,14 +283,21 @@ TEST(SubgroupMatrix, PlanPicksTheMeasuredKernelPerProduct) {
       {Dims::grad_weight(2048, 768, 2304, true), kTiledD4},  // 108 blocks, K 2048, TRANS_A
       {Dims::forward(2048, 768, 768), kTiledD2},             // 96 blocks
       {Dims::grad_weight(2048, 768, 768, true), kTiled4D4},  // 36 blocks
+      // 144 blocks, K 2048: tiled8_n256 is faster alone, the trainer's step slower with it
       {Dims::grad_weight(2048, 768, 3072, true), kTiledD4},
       {Dims::grad_weight(2048, 3072, 768, true), kTiledD4},
       {Dims::forward(2048, 3072, 768), kTiledD2},  // K 3072 without TRANS_A
       {Dims::forward(2048, 768, 256), kTiled4D4},  // the LM head: 32 blocks
       {Dims::grad_input(2048, 768, 256), kTiledD2},
       {Dims::grad_weight(2048, 768, 256, true), kTiled4D4},  // 12 blocks
-      {Dims{4096, 4096, 4096, 0}, kTiledD4},
-      {Dims{2048, 2048, 2048, 0}, kTiledD2},
+      {Dims{4096, 4096, 4096, 0}, kTiledN256},
+      {Dims{4096, 4096, 4096, 1}, kTiledN256},
+      {Dims{2048, 2048, 2048, 0}, kTiledN256},  // 256 blocks
+      {Dims{2048, 2048, 1024, 0}, kTiledD2},    // 256 blocks, K 1024
+      {Dims{2048, 3072, 1024, 0}, kTiledD2},    // 384 blocks, K 1024
+      {Dims{8192, 768, 4096, 2}, kTiledN256},   // 384 blocks, K 4096 (N 768: 3 blocks of 256)
+      {Dims{1024, 2048, 4096, 0}, kTiledD4},    // 128 blocks, K 4096
+      {Dims{1024, 2304, 1024, 1}, kTiledD2},    // 144 blocks, K 1024, TRANS_A
       {Dims{7, 5, 3, 0}, kTiled4D4},
   };
   for (const Case& c : cases) {
@@ -282,13 +306,15 @@ TEST(SubgroupMatrix, PlanPicksTheMeasuredKernelPerProduct) {
                              std::to_string(c.d.K) + " flags " + std::to_string(c.d.flags);
     EXPECT_STREQ(p.kernel, c.kernel) << what;
     const uint32_t block = std::string(p.kernel) == kTiled4D4 ? 64 : 128;
-    EXPECT_GE(uint64_t(p.workgroups[0]) * block, c.d.N) << what;
-    EXPECT_LT(uint64_t(p.workgroups[0] - 1) * block, c.d.N) << what;
+    const uint32_t block_n = std::string(p.kernel) == kTiledN256 ? 256 : block;
+    EXPECT_GE(uint64_t(p.workgroups[0]) * block_n, c.d.N) << what;
+    EXPECT_LT(uint64_t(p.workgroups[0] - 1) * block_n, c.d.N) << what;
     EXPECT_GE(uint64_t(p.workgroups[1]) * block, c.d.M) << what;
     EXPECT_LT(uint64_t(p.workgroups[1] - 1) * block, c.d.M) << what;
     EXPECT_EQ(p.workgroups[2], 1u) << what;
     EXPECT_EQ(p.workgroups, workgroups_for(p.kernel, c.d)) << what;
     EXPECT_LE(p.workgroup_bytes, kTiledWorkgroupBytes) << what;
+    EXPECT_EQ(p.workgroup_bytes, kernel(p.kernel).workgroup_storage_bytes) << what;
     EXPECT_TRUE(kernel_uses_subgroup_matrix(kernel(p.kernel))) << what;
   }
 }
@@ -633,8 +659,8 @@ std::vector<RunResult> time_interleaved(const std::vector<std::string>& ks, cons
 TEST(SubgroupMatrix, Sweep) {
   REQUIRE_SUBGROUP_MATRIX();
   if (!std::getenv("WGSLVK_SGMM_SWEEP")) GTEST_SKIP() << "set WGSLVK_SGMM_SWEEP=1";
-  std::vector<std::string> all = {kTiled, kTiledD2, kTiledD4};
-  std::vector<std::string> checked = {kTiled, kTiledD2, kTiledD4};
+  std::vector<std::string> all = {kTiled, kTiledD2, kTiledD4, kTiledN256};
+  std::vector<std::string> checked = {kTiled, kTiledD2, kTiledD4, kTiledN256};
   const uint32_t limit = testing::adapter().limits().max_compute_workgroup_storage_size;
   for (const auto& v : kSweep) {
     if (v.workgroup_bytes > limit) {
@@ -772,7 +798,7 @@ TEST(SubgroupMatrix, GptShapes) {
   REQUIRE_SUBGROUP_MATRIX();
   if (!std::getenv("WGSLVK_SGMM_SWEEP")) GTEST_SKIP() << "set WGSLVK_SGMM_SWEEP=1";
   if (!testing::adapter().has_feature(Feature::TimestampQuery)) GTEST_SKIP() << "no timestamps";
-  std::vector<std::string> all = {kTiledD2, kTiledD4, kTiled4D4};
+  std::vector<std::string> all = {kTiledD2, kTiledD4, kTiled4D4, kTiledN256};
   const uint32_t limit = testing::adapter().limits().max_compute_workgroup_storage_size;
   for (const auto& v : kSweep)
     if (v.workgroup_bytes <= limit) all.push_back(v.kernel);

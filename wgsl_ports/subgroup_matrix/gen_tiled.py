@@ -271,7 +271,11 @@ def gen_nat(name, cfg, lang, header):
     SK = cfg.get("SK", 1)  # split-K ablation (timing only): workgroup z takes the z-th K chunk
     BT = cfg.get("BATCH", False)  # batched: workgroup z = one product of a batch (README "sgmm_f16_batched")
     assert not (BT and SK > 1)
-    assert BM >= 64 and BN >= 64 and BK >= 32 and BK % 16 == 0
+    assert BM >= 64 and BN >= 64 and BK >= 16 and BK % 16 == 0
+    GRP = cfg.get("GRP", 8)  # block rows a group of the dispatch order walks (L2 reuse)
+    # transposed copies: the 32 lanes of a subgroup take KL consecutive k-quads (8 for BK >= 32)
+    # and RL consecutive quads of the other side
+    KB = min(3, p2(BK // 4)); KL, RL = 1 << KB, 1 << (5 - KB)
     for l in header: o(l)
     if W:
         o("enable f16;"); o("enable chromium_experimental_subgroup_matrix;")
@@ -422,9 +426,9 @@ def gen_nat(name, cfg, lang, header):
         o(I + declb("a_al", "a_rs % 4u == 0u && a_base % 4u == 0u") + "  // rows of whole vec4<f16>s")
         o(I + declb("b_al", "b_rs % 4u == 0u && b_base % 4u == 0u"))
         o()
-    o(I + "// The block: dispatch order walks 8 block rows per block column.")
+    o(I + f"// The block: dispatch order walks {GRP} block rows per block column.")
     for n, e in [("gx", f"(N + {BN-1}u) / {BN}u"), ("gy", f"(M + {BM-1}u) / {BM}u"), ("pid", "wid.y * gx + wid.x"),
-                 ("grow", "(pid / (8u * gx)) * 8u"), ("rows_g", "min(gy - grow, 8u)"), ("inner", "pid % (8u * gx)"),
+                 ("grow", f"(pid / ({GRP}u * gx)) * {GRP}u"), ("rows_g", f"min(gy - grow, {GRP}u)"), ("inner", f"pid % ({GRP}u * gx)"),
                  ("row0", f"(grow + inner % rows_g) * {BM}u"), ("col0", f"(inner / rows_g) * {BN}u")]:
         o(I + decl(n, e))
     o()
@@ -514,14 +518,14 @@ def gen_nat(name, cfg, lang, header):
             if FP:
                 o(ind + "  }")
             o(ind + f"}} else {{  // stored [k][{'m' if x == 'a' else 'n'}]: 4x4 blocks")
-            RQ4 = R // 16
+            RQ4 = R // (4 * RL)
             if V == 2:
                 o(ind + f"  if (lid < {T // 2}u) {{  // {R * BK // 16} blocks")
                 ind += "  "
             for b in range(max(V // 4, 1)):
                 q = f"lid + {T*b}u" if b else "lid"
-                o(ind + "  " + decl(f"{x}r{b}", f"((({q}) >> 5u) & {RQ4-1}u) * 4u + ((({q}) >> 3u) & 3u)"))
-                o(ind + "  " + decl(f"{x}k{b}", f"(({q}) >> {5 + p2(RQ4)}u) * 8u + (({q}) & 7u)"))
+                o(ind + "  " + decl(f"{x}r{b}", f"((({q}) >> 5u) & {RQ4-1}u) * {RL}u + ((({q}) >> {KB}u) & {RL-1}u)"))
+                o(ind + "  " + decl(f"{x}k{b}", f"(({q}) >> {5 + p2(RQ4)}u) * {KL}u + (({q}) & {KL-1}u)"))
             if FP:
                 o(ind + "  if (" + f"{k0} + {BK}u <= {x}_rows && {rr} + {R}u <= {x}_ld && {al}) {{  // inside")
                 for b in range(max(V // 4, 1)):
@@ -561,14 +565,14 @@ def gen_nat(name, cfg, lang, header):
                 for e in range(4):
                     o(ind + f"  {arr}[o{x}{v}{f' + {e}u' if e else ''}] = r{x}{v}{rs}.{comps[e]};")
             o(ind + "} else {")
-            RQ4 = R // 16
+            RQ4 = R // (4 * RL)
             ind0 = ind
             if V == 2:
                 o(ind + f"  if (lid < {T // 2}u) {{")
                 ind += "  "
             for b in range(max(V // 4, 1)):
                 q = f"lid + {T*b}u" if b else "lid"
-                o(ind + "  " + decl(f"o{x}{b}", f"{base}((((({q}) >> 5u) & {RQ4-1}u) * 4u + ((({q}) >> 3u) & 3u)) * 4u) * {S}u + ((({q}) >> {5 + p2(RQ4)}u) * 8u + (({q}) & 7u)) * 4u"))
+                o(ind + "  " + decl(f"o{x}{b}", f"{base}((((({q}) >> 5u) & {RQ4-1}u) * {RL}u + ((({q}) >> {KB}u) & {RL-1}u)) * 4u) * {S}u + ((({q}) >> {5 + p2(RQ4)}u) * {KL}u + (({q}) & {KL-1}u)) * 4u"))
                 for e in range(4):  # row r4 * 4 + e of the tile: k .. k + 3 from the block's four rows
                     if U4:
                         for r in (0, 2):
@@ -757,11 +761,26 @@ SWEEP = {
     # SGN=4, MI=2, NJ=2: 8 subgroups of 32x32, 118 registers), all slower than tiled8_d2 on every
     # gpt110m product but the smallest grids; nat8_fp_d4 and nat4_64x64_fp_d4 are shipped
     # (sgmm_f16_tiled8_d4, sgmm_f16_tiled4_d4).
-    # split-K ablation of tiled8_d2 (wrong results, timing only: grid z = 2 / 4, each workgroup
-    # multiplies one K chunk and stores it over C; a real split-K adds the partials in a pass of
-    # its own, not timed here)
-    "nat8_fp_d2_sk2": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=2, SK=2),
-    "nat8_fp_d2_sk4": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=2, SK=4),
+    # 2026-11-27d/j also measured the split-K ablation of tiled8_d2 (SK=2 / 4: wrong results,
+    # timing only; grid z = 2 / 4, each workgroup multiplies one K chunk and stores it over C):
+    # 78.7 / 82.7 TFLOP/s at 4096^3 flags 0 vs tiled8_d2's 118.4 (27j call 2), dropped since.
+    # 2026-11-27l call 1 (bench/results/h200-2026-11-27l-sgmm) also measured, and dropped since
+    # (4096^3 TFLOP/s flags 0 / 2 / 1; sgmm_f16_tiled8_d4 128.3 / 138.4 / 109.9 in the same pass):
+    # the dispatch order's group of block rows (GRP, 8 in every shipped kernel) on tiled8_d4's
+    # configuration: GRP=1 (row by row) 126.5 / 137.9 / 110.0, GRP=4 129.1 / 137.7 / 110.0,
+    # GRP=16 127.6 / 139.7 / 109.8 (no effect beyond 2%); K steps of 16 on 128x128 blocks
+    # (nat8_k16_d4: 88.6 / 86.2 / 83.1); 256x128 blocks of 8 subgroups of 64x64 with K steps of 16
+    # fetched four ahead (w256_k16_d4, 246 registers: 90.8 / 91.8 / 82.4) or one buffer of K 32
+    # and two barriers a step (w256_k32_s1, 211 registers: 108.9 / 116.2 / 95.5); w128x256_k16_d2
+    # is shipped (sgmm_f16_tiled8_n256: 151.6 / 153.5 / 135.0).
+    # Call 2 also measured w128x256_k16_d3 (sgmm_f16_tiled8_n256 with tiles fetched three K steps
+    # ahead, the general loop; 230 registers): 120.5 / 119.6 / 106.4 vs tiled8_n256's 149.9 /
+    # 153.7 / 133.5, dropped since.
+    # 256x128 blocks (8 subgroups of 64x64, 4x4 result matrices each), K steps of 16 (two tile
+    # buffers of K 32 would take 61,440 bytes, over the H200's 49,152), two steps ahead, the
+    # transpose of sgmm_f16_tiled8_n256: 140.8 / 153.7 / 138.5 (call 1), 139.0 / 153.8 / 137.6
+    # (call 2); faster than tiled8_n256 with TRANS_A only
+    "w256_k16_d2": dict(SGM=4, SGN=2, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=2),
     # 2026-11-27j call 2 (bench/results/h200-2026-11-27j-sgmm) also measured, and dropped since:
     # nat8_fp_d2_u16 / nat8_fp_d4_u16 (D2_CFG / D4_CFG with U16=True: A and B bound as
     # array<vec4<u32>>, 16-byte loads in the direct fast path), correct and bit-identical but
@@ -863,6 +882,47 @@ SHIPPED_DN = [
 ]
 
 
+# sgmm_f16_tiled8_n256 (shipped; the sweep's w128x256_k16_d2 of 2026-11-27l): 128x256 blocks, the
+# kernel subgroup_matrix::plan() picks for large grids with long K (README.md, "Which kernel").
+N256_CFG = dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=2)
+N256_WGSL_HEADER = """// wgslvk's own WGSL (not from the seeds): sgmm_f16_tiled8_n256, sgmm_f16_tiled8_d2's product,
+// flags, bindings and bound (wgsl_ports/subgroup_matrix/README.md, "sgmm_f16_tiled8_n256"), written
+// out by gen_tiled.py, on 128x256 blocks of C: workgroup (32, 8, 1) = 8 subgroups (Dawn's rule that
+// the workgroup's x is a multiple of the subgroup size makes local_invocation_id.y each subgroup's
+// index), each a 64x64 part as 4x4 16x16 result matrices (each left and right matrix it loads is
+// used 4 times: 3/4 of the global and workgroup-memory loads a multiply-add of the 128x128
+// kernels). C[M,N] (+)= op(A)[M,K] op(B)[K,N], row-major; TRANS_A 1 (A stored [K, M]), TRANS_B 2
+// (B stored [N, K]), ACCUMULATE 8.
+// K advances 16 at a time (two tile buffers of K 32 would need 61,440 bytes): workgroup memory
+// holds A as [m][k] and B as [n][k] (rows of 16 + 8 f16) whatever the flags, an operand stored the
+// other way round transposed while it is copied (4x4 blocks of four vec4<f16>); tiles are fetched
+// into registers two K steps ahead (two register sets, the loop unrolled by two) and stored into
+// workgroup memory after the step before theirs has multiplied, one barrier per step, two tile
+// buffers; a tile wholly inside its operand (row length a multiple of 4) is fetched with one
+// vec4<f16> load per vector and no per-vector bounds checks, edge tiles and the last partial K
+// step stage zeros outside the operands element by element. For each result matrix the
+// multiply-adds are sgmm_f16_tiled8_d2's, in the same order (bit-identical outputs).
+// C as sgmm_f16_tiled8_d2: result matrices straight from/to the buffer when the block is inside C
+// and N % 4 == 0, else element by element through workgroup memory inside its bounds. Workgroup
+// memory 45,056 bytes (2 x 18,432 for the tiles, 8,192 for C at edge blocks): the device must
+// be requested with it (over WebGPU's default 16,384). A and B are read as vec4<f16>: their
+// buffers hold whole vec4s (pad with zeros to a multiple of 8 bytes). Dispatch
+// (ceil(N / 256), ceil(M / 128), 1), the blocks visited in groups of 8 block rows. Port:
+// sgmm_f16_tiled8_n256.comp."""
+N256_GLSL_HEADER = """#version 450
+// Port of chromium_experimental/subgroup_matrix_tiled8_n256.wgsl: sgmm_f16_tiled8_n256 (ours), line
+// by line, with GL_NV_cooperative_matrix, rewritten to SPV_KHR_cooperative_matrix at build time
+// (translator/src/coopmat.hpp; README "Toolchain"), as sgmm_f16_tiled8_d2.comp."""
+
+
+def write_shipped_n256():
+    assert nat_block(N256_CFG) == (128, 256) and nat_smem(N256_CFG) == 45056
+    with open(os.path.join(HERE, "chromium_experimental", "subgroup_matrix_tiled8_n256.wgsl"), "w") as f:
+        f.write(gen_nat("sgmm_f16_tiled8_n256", N256_CFG, "wgsl", N256_WGSL_HEADER.splitlines()))
+    with open(os.path.join(HERE, "sgmm_f16_tiled8_n256.comp"), "w") as f:
+        f.write(gen_nat("sgmm_f16_tiled8_n256", N256_CFG, "glsl", N256_GLSL_HEADER.splitlines()))
+
+
 # sgmm_f16_batched (shipped): sgmm_f16_tiled4_d4's code on a batch of products, workgroup z one of
 # them, each operand at its own offset and row stride (README.md, "sgmm_f16_batched"): the
 # trainer's attention products on tensor cores.
@@ -940,4 +1000,5 @@ if __name__ == "__main__":
     with open(os.path.join(HERE, "sgmm_f16_tiled8_d2.comp"), "w") as f:
         f.write(gen_nat("sgmm_f16_tiled8_d2", D2_CFG, "glsl", D2_GLSL_HEADER.splitlines()))
     write_shipped_dn()
+    write_shipped_n256()
     write_shipped_batched()

@@ -9,6 +9,9 @@ std::array<uint32_t, 3> workgroups(const Dims& d) { return {(d.N + 63) / 64, (d.
 std::array<uint32_t, 3> workgroups_tiled(const Dims& d) {
   return {(d.N + 127) / 128, (d.M + 127) / 128, 1};
 }
+std::array<uint32_t, 3> workgroups_n256(const Dims& d) {
+  return {(d.N + 255) / 256, (d.M + 127) / 128, 1};
+}
 Plan plan(const Dims& d) {
   // 2026-11-27g on an H200 (README.md, "Which kernel for which product"): below 64 blocks of
   // 128x128 (e.g. 768x768 or the 256-wide LM head: 36 / 32 / 12 blocks on 132 SMs) the 64x64
@@ -16,6 +19,12 @@ Plan plan(const Dims& d) {
   // and on the long-K dW products (TRANS_A, K = 2048 rows), and is no faster elsewhere.
   const uint64_t blocks = (uint64_t(d.M) + 127) / 128 * ((uint64_t(d.N) + 127) / 128);
   if (blocks < 64) return {"subgroup_matrix/sgmm_f16_tiled4_d4", workgroups(d), 24576};
+  // 2026-11-27l (README.md, "sgmm_f16_tiled8_n256"): the 128x256 blocks win alone where the grid
+  // is large and K long (4096^3, 2048^3; also gpt110m's 768 x 3072 dW products, 144 blocks, K
+  // 2048, but there the trainer's step was 2.3% slower with them: not given to them), and lose at
+  // 108 blocks and at K 768 (up to 384 blocks).
+  if (blocks >= 256 && d.K >= 2048)
+    return {"subgroup_matrix/sgmm_f16_tiled8_n256", workgroups_n256(d), 45056};
   if (d.K >= 4096 || ((d.flags & TRANS_A) && d.K >= 2048))
     return {"subgroup_matrix/sgmm_f16_tiled8_d4", workgroups_tiled(d), 49152};
   return {"subgroup_matrix/sgmm_f16_tiled8_d2", workgroups_tiled(d), 49152};

@@ -38,12 +38,17 @@ std::array<uint32_t, 3> workgroups(const Dims& d);
 // (ceil(N/128), ceil(M/128), 1). Their A and B buffers hold whole vec4<f16>s: a_elements /
 // b_elements rounded up to 4.
 std::array<uint32_t, 3> workgroups_tiled(const Dims& d);
+// sgmm_f16_tiled8_n256: workgroups of (32, 8, 1), each a 128x256 block of C:
+// (ceil(N/256), ceil(M/128), 1).
+std::array<uint32_t, 3> workgroups_n256(const Dims& d);
 // The kernel for a product, all with sgmm_f16_tiled8_d2's bindings, flags and bound, and its
 // grid (README.md, "Which kernel for which product", measured on an H200 with 132 SMs, where a
 // 128x128 kernel runs one workgroup an SM): sgmm_f16_tiled4_d4 (64x64 blocks, grid
-// workgroups()) where the product has fewer than 64 blocks of 128x128; else sgmm_f16_tiled8_d4
-// (128x128, tiles fetched four K steps ahead) where K >= 4096, or K >= 2048 with TRANS_A (the
-// trainer's dW += x^T dY); else sgmm_f16_tiled8_d2. Every choice gives the same bits.
+// workgroups()) where the product has fewer than 64 blocks of 128x128; else sgmm_f16_tiled8_n256
+// (128x256 blocks, grid workgroups_n256()) where it has at least 256 blocks of 128x128 and
+// K >= 2048; else sgmm_f16_tiled8_d4 (128x128, tiles fetched four K steps ahead) where K >= 4096,
+// or K >= 2048 with TRANS_A (the trainer's dW += x^T dY); else sgmm_f16_tiled8_d2. Every choice
+// gives the same bits.
 struct Plan {
   const char* kernel;  // "subgroup_matrix/sgmm_f16_..."
   std::array<uint32_t, 3> workgroups;

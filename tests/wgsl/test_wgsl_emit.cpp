@@ -1703,6 +1703,7 @@ fn k() {
   ASSERT_TRUE(k);
   EXPECT_HAS(k->glsl, "uvec2 wgsl_f16x3_col3_param0;");
   EXPECT_HAS(k->glsl, "uint wgsl_f16x2_col0;");
+  EXPECT_HAS(k->glsl, "[3] = value[3]");    // a matCx3<f16> into storage: column by column (Tint's)
   auto half = [](uint32_t n) -> uint16_t {  // a small whole number as f16 bits
     if (n == 0) return 0;
     int e = 31 - std::countl_zero(n);

@@ -1754,6 +1754,20 @@ std::string Emitter::simple_stmt_text(const Stmt* s) {
         for (const auto& x : parts) out += (out.empty() ? "" : ", ") + x;
         return out;
       }
+      if (s->op == Op::None && rule_of(s->lhs) == 430 && lt && lt->kind == Type::Kind::Matrix &&
+          lt->rows == 3 && lt->elem && lt->elem->kind == Type::Kind::F16 && !has_call(s->lhs)) {
+        // A whole matCx3<f16> into a storage buffer: column by column, as Tint stores it
+        // (tint_store_and_preserve_padding); the CTS's f16_mat uniform 4x3 case, wrong on NVIDIA
+        // with a whole-matrix store (translator/wgsl/README.md, "f16 in a uniform buffer").
+        std::string lv = lvalue(s->lhs);
+        std::string tmp = hoist(type_name(lt, s->span), "value", value(s->expr, lt), s->span,
+                                "storing an f16 matrix column by column", 0);
+        std::string out;
+        for (uint32_t k = 0; k < lt->n; ++k)
+          out += (k ? ", " : "") + lv + "[" + std::to_string(k) + "] = " + tmp + "[" +
+                 std::to_string(k) + "]";
+        return out;
+      }
       std::string lv = lvalue(s->lhs);
       if (s->op == Op::None) return lv + " = " + value(s->expr, lt);
       const Type* rt = value_type(s->expr->type);
@@ -2387,8 +2401,8 @@ std::string Emitter::column_read(const Type* m, const std::string& text) {
   if (!f16_words(m)) return text;
   uses_f16_ = true;
   if (m->rows == 2) return "unpackFloat2x16(" + text + ")";
-  if (m->rows == 3)
-    return "f16vec3(unpackFloat2x16(" + text + ".x), unpackFloat2x16(" + text + ".y).x)";
+  if (m->rows == 3)  // the 4 halves, then .xyz (Tint: a bitcast to vec4<f16>, then a shuffle)
+    return "f16vec4(unpackFloat2x16(" + text + ".x), unpackFloat2x16(" + text + ".y)).xyz";
   return "f16vec4(unpackFloat2x16(" + text + ".x), unpackFloat2x16(" + text + ".y))";
 }
 

@@ -1690,6 +1690,7 @@ struct Input { @size(32) param0 : mat4x3<f16> }      // the CTS's uniform input 
 @compute @workgroup_size(1)
 fn k() {
   for (var i = 0; i < 2; i++) { o[i] = mat4x3<f16>(inputs[i].param0); }
+  o[1] = mat4x3<f16>(o[1][1], o[1][0], o[1][3], o[1][2]);  // reads what it replaces
   let m = whole;
   var j = 0u;
   for (var c = 0u; c < 3u; c++) { for (var r = 0u; r < 3u; r++) { p[j] = m[c][r]; j++; } }
@@ -1730,12 +1731,14 @@ fn k() {
   run(*k, {{0, bi}, {1, bw}, {2, bt}, {3, bo}, {4, bp}});
   auto o = read_back<uint16_t>(bo, outo.size());
   auto q = read_back<uint16_t>(bp, outp.size());
-  // o: array<mat4x3<f16>, 2> in storage (stride 32, columns 8 apart); its padding is not written.
+  // o: array<mat4x3<f16>, 2> in storage (stride 32, columns 8 apart); its padding is not written;
+  // o[1]'s columns swapped pairwise by the second store (column by column, from a local).
+  const uint32_t swap[4] = {1, 0, 3, 2};
   for (uint32_t a = 0; a < 2; ++a)
     for (uint32_t c = 0; c < 4; ++c) {
       for (uint32_t r = 0; r < 3; ++r) {
-        uint32_t off = a * 32 + c * 8 + r * 2;
-        EXPECT_EQ(o[off / 2], half(off / 2 + 1)) << "o[" << a << "][" << c << "][" << r << "]";
+        uint32_t off = a * 32 + c * 8 + r * 2, src = a * 32 + (a ? swap[c] : c) * 8 + r * 2;
+        EXPECT_EQ(o[off / 2], half(src / 2 + 1)) << "o[" << a << "][" << c << "][" << r << "]";
       }
       EXPECT_EQ(o[(a * 32 + c * 8 + 6) / 2], 0xffffu) << "padding of o[" << a << "][" << c << "]";
     }

@@ -424,6 +424,8 @@ class Emitter {
   void store_parts(const std::string& lv, const std::string& v, const Type* t,
                    std::vector<std::string>& out, Span at);
   bool has_call(const Expr* e);
+  bool has_effects(const Expr* e);
+  bool in_for_header_ = false;  // a for-loop's condition or update: no statement can be hoisted
 };
 
 // ---- Names ----------------------------------------------------------------------------------
@@ -1755,10 +1757,14 @@ std::string Emitter::simple_stmt_text(const Stmt* s) {
         return out;
       }
       if (s->op == Op::None && rule_of(s->lhs) == 430 && lt && lt->kind == Type::Kind::Matrix &&
-          lt->rows == 3 && lt->elem && lt->elem->kind == Type::Kind::F16 && !has_call(s->lhs)) {
+          lt->rows == 3 && lt->elem && lt->elem->kind == Type::Kind::F16 && !has_call(s->lhs) &&
+          !has_effects(s->expr) && !in_for_header_) {
         // A whole matCx3<f16> into a storage buffer: column by column, as Tint stores it
         // (tint_store_and_preserve_padding); the CTS's f16_mat uniform 4x3 case, wrong on NVIDIA
-        // with a whole-matrix store (translator/wgsl/README.md, "f16 in a uniform buffer").
+        // with a whole-matrix store (translator/wgsl/README.md, "f16 in a uniform buffer"). The
+        // value, free of calls with effects (constructors and value builtins only), is evaluated
+        // once into a local first (it may read the matrix it replaces); in a for-loop header,
+        // which cannot hold that local, the whole matrix is stored as before.
         std::string lv = lvalue(s->lhs);
         std::string tmp = hoist(type_name(lt, s->span), "value", value(s->expr, lt), s->span,
                                 "storing an f16 matrix column by column", 0);
@@ -1903,8 +1909,10 @@ void Emitter::for_stmt(const Stmt* s) {
   for (const auto& p : pre) line(p);
   pre.clear();
   fx_->pre = &pre;
+  in_for_header_ = true;
   std::string cond = s->expr ? this->cond(s->expr) : "";
   std::string update = s->update ? simple_stmt_text(s->update) : "";
+  in_for_header_ = false;
   fx_->pre = saved;
   if (!pre.empty()) unsupported(s->span, "a for-loop condition or update that needs statements");
   line("for (" + init + "; " + cond + "; " + update + ") {");
@@ -2332,6 +2340,25 @@ int Emitter::rule_of(const Expr* e) {
   if (t->space == AddressSpace::Uniform) return 140;
   if (t->space == AddressSpace::Storage) return 430;
   return 0;
+}
+
+// A call that must not be evaluated twice: a user function, an atomic, a barrier-like or
+// subgroup builtin. Constructors and the other builtins are values.
+bool Emitter::has_effects(const Expr* e) {
+  if (!e) return false;
+  if (e->kind == ExprKind::Call) {
+    if (e->target != CallTarget::Constructor && e->target != CallTarget::Builtin) return true;
+    if (e->target == CallTarget::Builtin) {
+      const std::string& n = e->callee ? e->callee->text : std::string();
+      if (n.empty() || n.rfind("atomic", 0) == 0 || n.rfind("subgroup", 0) == 0 ||
+          n.rfind("quad", 0) == 0 || n == "workgroupUniformLoad" ||
+          n.find("Barrier") != std::string::npos)
+        return true;
+    }
+  }
+  for (const Expr* c : e->args)
+    if (has_effects(c)) return true;
+  return false;
 }
 
 bool Emitter::has_call(const Expr* e) {

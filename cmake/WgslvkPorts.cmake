@@ -152,6 +152,9 @@ using namespace generated;
   list(APPEND sources ${gen_dir}/kernel_index.cpp)
 
   add_library(${target} STATIC ${sources})
+  # Not in unity builds: the generated sources of one family's kernels each define the family's
+  # shared WGSL text (`inline constexpr char wgsl_<family>__<file>[]`), a redefinition in one TU.
+  set_target_properties(${target} PROPERTIES UNITY_BUILD OFF)
   target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${WGSLVK_KERNEL_INCLUDE_DIR}>
                                               $<BUILD_INTERFACE:${gen_dir}/include>
                                               $<INSTALL_INTERFACE:include>)

@@ -76,19 +76,19 @@ std::string_view matmul_name(MatmulImpl m) {
       return "native_auto";
     case MatmulImpl::NativeAutoBmm:
       return "native_auto_bmm";
-    case MatmulImpl::NativeAutoBmmAll:
-      return "native_auto_bmm_all";
+    case MatmulImpl::NativeAutoFwd:
+      return "native_auto_fwd";
   }
   return "?";
 }
 
 MatmulImpl parse_matmul(std::string_view s) {
   for (auto m : {MatmulImpl::Vec4, MatmulImpl::Blocked4, MatmulImpl::Naive, MatmulImpl::Native,
-                 MatmulImpl::NativeAuto, MatmulImpl::NativeAutoBmm, MatmulImpl::NativeAutoBmmAll})
+                 MatmulImpl::NativeAuto, MatmulImpl::NativeAutoBmm, MatmulImpl::NativeAutoFwd})
     if (matmul_name(m) == s) return m;
   throw std::invalid_argument(
       "unknown matmul '" + std::string(s) +
-      "' (vec4, blocked4, naive, native, native_auto, native_auto_bmm, native_auto_bmm_all)");
+      "' (vec4, blocked4, naive, native, native_auto, native_auto_bmm, native_auto_fwd)");
 }
 
 std::string_view fp32_attention_name(Fp32Attention a) {
@@ -236,6 +236,7 @@ struct GpuGpt::Acts {
   Buffer tokens, targets, order, seg_start, embed_bwd_u;
   Buffer t_d, dres, dx, dff_a, dff_b, dh, dy, dsum, dqkv, dscores, dlogits, partials;
   Buffer loss_log, dummy;
+  Buffer one_row;       // (1, 0, 0, 0): native_auto_fwd's bias rows (StepBuilder::mm)
   Buffer f16_overflow;  // mixed precision: cast_f16's count of results that are not finite
   std::vector<Buffer> uniforms;
 };
@@ -501,25 +502,25 @@ struct GpuGpt::StepBuilder {
     }
   }
 
-  // native_auto_bmm / native_auto_bmm_all (gpu_model.hpp): whether the product runs as one
-  // product of matmul_batched (64 x 64 tiles, four times native's workgroups) instead of
-  // native_plan()'s choice. Bias-free only (matmul_batched has no bias); _bmm: the products whose
-  // 128 x 128 grid is at most 96 tiles and which native_plan() does not split (at gpt110m the dX
-  // products with 768 columns), _bmm_all: every bias-free product under 264 tiles (also the dW
-  // products and the split ones). matmul_batched sums each element in one fma chain in k order
-  // as matmul_native / _k16 do, and adds old C after (ACCUMULATE): the same bits where the
-  // device contracts alike; split-K's order differs (the split products of _bmm_all: native's
-  // order instead of split-K's).
+  // native_auto_bmm / native_auto_fwd (gpu_model.hpp): whether the product runs as one product
+  // of matmul_batched (64 x 64 tiles, four times native's workgroups) instead of native_plan()'s
+  // choice, never where native_plan() splits. _bmm: the bias-free products whose 128 x 128 grid
+  // is at most 96 tiles (at gpt110m the dX products with 768 columns); _fwd (the default): the
+  // products with a bias (the forward's linear layers) of at most 288 tiles with K >= 512, not
+  // accumulating (at gpt110m qkv, attn_proj and mlp_down forward; at the smaller presets none:
+  // their K >= 512 products are split, so they run native_auto's kernels, as measured).
+  // matmul_batched sums each element in one fma chain in k order as matmul_native / _k16 do and
+  // adds old C after (ACCUMULATE): the same bits where the device contracts alike.
   bool gemm_on_batched(const matmul::Dims& md) const {
     const MatmulImpl mi = m.gopt_.matmul;
-    if (mi != MatmulImpl::NativeAutoBmm && mi != MatmulImpl::NativeAutoBmmAll) return false;
-    if (md.flags & matmul::kAddBias) return false;
+    if (mi != MatmulImpl::NativeAutoBmm && mi != MatmulImpl::NativeAutoFwd) return false;
     if ((md.M | md.N | md.K) % 4 != 0) return false;
+    if (matmul::native_plan(md).variant == matmul::NativePlan::Variant::SplitK) return false;
     const uint64_t tiles128 = uint64_t((md.M + 127) / 128) * ((md.N + 127) / 128);
-    if (mi == MatmulImpl::NativeAutoBmm)
-      return tiles128 <= 96 &&
-             matmul::native_plan(md).variant != matmul::NativePlan::Variant::SplitK;
-    return tiles128 < 264;
+    if (mi == MatmulImpl::NativeAutoFwd)
+      return (md.flags & matmul::kAddBias) && !(md.flags & matmul::kAccumulate) && md.K >= 512 &&
+             tiles128 <= 288;
+    return !(md.flags & matmul::kAddBias) && tiles128 <= 96;
   }
 
   // c = a b (+ bias) with the product's matmul kernel (GpuOptions::matmul).
@@ -529,19 +530,29 @@ struct GpuGpt::StepBuilder {
     const Range bb = bias ? *bias : whole(A.dummy);
     const bool autoplan = m.gopt_.matmul == MatmulImpl::NativeAuto ||
                           m.gopt_.matmul == MatmulImpl::NativeAutoBmm ||
-                          m.gopt_.matmul == MatmulImpl::NativeAutoBmmAll;
+                          m.gopt_.matmul == MatmulImpl::NativeAutoFwd;
     if (autoplan && matmul::supports(matmul::Kernel::Native, md)) {
       if (gemm_on_batched(md)) {  // one product on matmul_batched's 64 x 64 tiles
         using namespace bm32::binding;
         const uint32_t TA = matmul::kTransA, TB = matmul::kTransB;
+        const uint64_t tiles = uint64_t((md.M + 63) / 64) * ((md.N + 63) / 64);
+        const Side cs{0, md.N, 0, 0};
+        uint32_t flags = md.flags & (TA | TB | matmul::kAccumulate);
+        if (md.flags & matmul::kAddBias) {
+          // C = bias in every row first: a K = 4 product of the row (1, 0, 0, 0) (A.one_row, row
+          // length 0: every row the same) and the bias as each of B's 4 rows (row length 0):
+          // fma(1, b, 0) = b, then fma(0, b, b) = b. Then C = C + op(A) op(B) (ACCUMULATE):
+          // b + sum, the bits of native's sum + b.
+          Buffer ub0 = uni(bmdims, batch_dims<bm32::BmmDims>(Side{}, Side{}, cs, md.M, md.N, 4, 0));
+          add_flat_k(bm32::Kernel{},
+                     {whole(A.one_row).at(bma), bias->at(bmb), c.at(bmc), whole(ub0).at(bmdims)},
+                     tiles);
+          flags |= matmul::kAccumulate;
+        }
         const Side as{0, (md.flags & TA) ? md.M : md.K, 0, 0};
         const Side bs{0, (md.flags & TB) ? md.K : md.N, 0, 0};
-        const Side cs{0, md.N, 0, 0};
-        Buffer ub =
-            uni(bmdims, batch_dims<bm32::BmmDims>(as, bs, cs, md.M, md.N, md.K,
-                                                  md.flags & (TA | TB | matmul::kAccumulate)));
-        add_flat_k(bm32::Kernel{}, {a.at(bma), b.at(bmb), c.at(bmc), whole(ub).at(bmdims)},
-                   uint64_t((md.M + 63) / 64) * ((md.N + 63) / 64));
+        Buffer ub = uni(bmdims, batch_dims<bm32::BmmDims>(as, bs, cs, md.M, md.N, md.K, flags));
+        add_flat_k(bm32::Kernel{}, {a.at(bma), b.at(bmb), c.at(bmc), whole(ub).at(bmdims)}, tiles);
         return;
       }
       const matmul::NativePlan plan = matmul::native_plan(md);
@@ -593,7 +604,7 @@ struct GpuGpt::StepBuilder {
       case MatmulImpl::Native:
       case MatmulImpl::NativeAuto:
       case MatmulImpl::NativeAutoBmm:
-      case MatmulImpl::NativeAutoBmmAll:
+      case MatmulImpl::NativeAutoFwd:
         k = matmul::supports(matmul::Kernel::Native, md) ? matmul::Kernel::Native
                                                          : matmul::vec4_or_fallback(md);
         break;
@@ -1183,6 +1194,11 @@ void GpuGpt::make_buffers() {
   A.partials = buf("gpt.ln_partials", norm::partials_count(ns, rpb));
   A.loss_log = buf("gpt.loss_log", kLossLogSlots);
   A.dummy = buf("gpt.no_bias", 4);
+  if (gopt_.matmul == MatmulImpl::NativeAutoFwd) {
+    A.one_row = utils::make_buffer(dev_, "gpt.one_row", 16);
+    const float one_row[4] = {1.0f, 0.0f, 0.0f, 0.0f};
+    write<float>(dev_, A.one_row, one_row);
+  }
   if (gopt_.mixed) A.f16_overflow = buf("gpt.f16_overflow", 1);
 }
 

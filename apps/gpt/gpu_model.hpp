@@ -57,7 +57,7 @@ namespace wgslvk::gpt {
 // trainer used native (gpt110m on an H200: 125 ms/step vs 137 with vec4, the same losses within
 // f32 noise; bench/results/h200-2026-11-23-session4); where native's preconditions fail it falls
 // back as vec4 does. The seed's vec4 stays selectable (--matmul vec4).
-// native_auto (issue 23, now the default): matmul::native_plan() per product: split-K
+// native_auto (issue 23, the default until session 13): matmul::native_plan() per product: split-K
 // (matmul_native_splitk + matmul_splitk_reduce, both in matmul_native.wgsl) where native's
 // 128 x 128 grid has fewer than 66 tiles and K allows slices of >= 192; from 66 tiles
 // matmul_native_k16 (128 x 64 tiles, K stages of 16, in matmul_native.wgsl) where K >= 512 and
@@ -68,19 +68,15 @@ namespace wgslvk::gpt {
 // of the runs before the change, bit for bit).
 // native_auto_bmm (issue 23, session 13): native_auto, except the bias-free products whose
 // 128 x 128 grid has at most 96 tiles and which native_plan() does not split run as one product
-// of matmul_batched (64 x 64 tiles: 384 workgroups instead of k16's 192 at gpt110m's dX products);
-// native_auto_bmm_all: every bias-free product under 264 tiles on matmul_batched (also the dW
-// products, the split ones in native's order instead of split-K's). matmul_batched sums in
-// native's order (the same bits on lavapipe, tested).
-enum class MatmulImpl {
-  Vec4,
-  Blocked4,
-  Naive,
-  Native,
-  NativeAuto,
-  NativeAutoBmm,
-  NativeAutoBmmAll
-};
+// of matmul_batched (64 x 64 tiles: 384 workgroups instead of k16's 192 at gpt110m's dX
+// products; measured slower in the step: 51.3 vs 49.9 ms at gpt110m on an H200, a layer's dX and
+// dW products overlap). native_auto_fwd (the default since session 13): native_auto, except the
+// products with a bias (the forward's linear layers, which nothing overlaps) of at most 288 tiles
+// with K >= 512 that native_plan() does not split: C = bias rows, then C += op(A) op(B), both on
+// matmul_batched (gpt110m on an H200: 49.90-49.92 -> 49.43-49.46 ms/step; at the other presets
+// no product qualifies). matmul_batched sums in native's order: the same bits as native_auto
+// (tested on lavapipe; 200 of 200 losses identical on the H200). bench/results/h200-2026-11-27l-*.
+enum class MatmulImpl { Vec4, Blocked4, Naive, Native, NativeAuto, NativeAutoBmm, NativeAutoFwd };
 std::string_view matmul_name(MatmulImpl m);
 MatmulImpl parse_matmul(std::string_view s);
 
@@ -131,7 +127,7 @@ bool fp32_materialized_attention(const Device& dev, uint32_t B, uint32_t T, uint
 
 struct GpuOptions {
   AttentionImpl attention = TrainConfig{}.attention;
-  MatmulImpl matmul = MatmulImpl::NativeAuto;
+  MatmulImpl matmul = MatmulImpl::NativeAutoFwd;
   bool mixed = false;
   // Mixed only: a power of two in [1, 2^24], or 0: auto (TrainConfig::loss_scale).
   float loss_scale = TrainConfig{}.loss_scale;

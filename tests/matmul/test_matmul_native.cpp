@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "matmul_test_util.hpp"
+#include "wgslvk/kernels/matmul/matmul_batched.hpp"
 #include "wgslvk/kernels/matmul/matmul_native_k16.hpp"
 #include "wgslvk/kernels/matmul/matmul_native_n64.hpp"
 #include "wgslvk/kernels/matmul/matmul_native_splitk.hpp"
@@ -95,6 +96,60 @@ TEST(MatmulNative, K16StagesAndThinTiles) {
     auto in = random_inputs(g, d);
     auto e = ref::matmul(in.a, in.b, in.bias, in.c_old, d);
     expect_within(run_k16(d, in), e, d, "matmul_native_k16");
+  }
+}
+
+// The GPT trainer's native_auto_fwd (apps/gpt/gpu_model.cpp) runs a product with a bias on
+// matmul_batched (one product, 64 x 64 tiles) in two dispatches: C = the bias in every row (a
+// K = 4 product of the row (1, 0, 0, 0) and the bias as each row of B, both with row length 0:
+// fma(1, b, 0) = b, then fma(0, b, b) = b), then C = C + op(A) op(B) (ACCUMULATE). Each element is
+// one fma chain in k order, as k16's, so C is bias + sum where k16 writes sum + bias: the same
+// bits. Checked on the multi-tile shape for the bias flags without ACCUMULATE.
+std::vector<float> run_batched_bias(const Dims& d, const Inputs& in) {
+  namespace bm = mk::matmul_batched;
+  Device& dev = device();
+  static PipelineCache pipes(dev);
+  constexpr uint32_t kTail = 16;
+  Buffer a = upload(dev, in.a, "a");
+  Buffer b = upload(dev, in.b, "b");
+  Buffer one = upload(dev, std::vector<float>{1.0f, 0.0f, 0.0f, 0.0f}, "one_row");
+  Buffer bias = upload(dev, in.bias, "bias");
+  Buffer c = upload(dev, std::vector<float>(d.c_count() + kTail, poison_f32()), "c");
+  auto dims = [&](uint32_t lda, uint32_t ldb, uint32_t K, uint32_t flags) {
+    bm::BmmDims u{};
+    u.mnkf = {d.M, d.N, K, flags};
+    u.ld = {lda, ldb, d.N, 1};
+    return make_uniform(dev, bm::binding::bmdims, u);
+  };
+  Buffer u0 = dims(0, 0, 4, 0);
+  Buffer u1 = dims(d.lda(), d.ldb(), d.K,
+                   (d.flags & (matmul::kTransA | matmul::kTransB)) | matmul::kAccumulate);
+  const auto grid =
+      grid_for_workgroups(uint64_t((d.M + 63) / 64) * ((d.N + 63) / 64), dev.limits());
+  using namespace bm::binding;
+  Dispatch rows =
+      make_dispatch(dev, pipes, bm::Kernel{},
+                    {bind(bma, one), bind(bmb, bias), bind(bmc, c), bind(bmdims, u0)}, grid);
+  Dispatch prod = make_dispatch(dev, pipes, bm::Kernel{},
+                                {bind(bma, a), bind(bmb, b), bind(bmc, c), bind(bmdims, u1)}, grid);
+  CommandEncoder enc = dev.create_command_encoder();
+  ComputePass pass = enc.begin_compute_pass();
+  rows.record(pass);
+  prod.record(pass);
+  pass.end();
+  dev.queue().submit(enc.finish());
+  return read<float>(dev, c);  // C and the poisoned tail (expect_within checks it)
+}
+
+TEST(MatmulNative, BatchedBiasRowsThenProductIsK16sBits) {
+  auto g = testing::rng();
+  for (uint32_t flags : {4u, 5u, 6u, 7u}) {  // ADD_BIAS with each transpose
+    Dims d{264, 196, 52, flags};
+    auto in = random_inputs(g, d);
+    auto e = ref::matmul(in.a, in.b, in.bias, in.c_old, d);
+    std::vector<float> k16 = run_k16(d, in), bmm = run_batched_bias(d, in);
+    expect_within(bmm, e, d, "matmul_batched bias rows + product, flags " + std::to_string(flags));
+    EXPECT_EQ(bits_differ(bmm, k16), 0u) << "flags " << flags;
   }
 }
 

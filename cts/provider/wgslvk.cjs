@@ -516,11 +516,13 @@ class GPUAdapter {
 class GPU {
   constructor(flags) {
     this._flags = flags;
-    // The WGSL language features the front end accepts in `requires` and translates (not
-    // readonly_and_readwrite_storage_textures: storage textures are typed, not run, and the front
-    // end refuses its `requires`).
+    // The WGSL language features the front end accepts in `requires` (translator/wgsl/src/sema.cpp
+    // keeps the same list). readonly_and_readwrite_storage_textures: the language (read and
+    // read_write storage textures, textureBarrier) is typed; textures themselves are not run
+    // (createTexture fails clearly, as every texture call does).
     this.wgslLanguageFeatures = new Set(['packed_4x8_integer_dot_product',
-      'unrestricted_pointer_parameters', 'pointer_composite_access']);
+      'unrestricted_pointer_parameters', 'pointer_composite_access',
+      'readonly_and_readwrite_storage_textures']);
   }
   async requestAdapter(options = {}) {
     if (options.compatibilityMode) return null;

@@ -1068,11 +1068,13 @@ fn takes(x: texture_2d<f32>, y: sampler) { _ = x; _ = y; }
       "attribute", 2, 27, "same resource binding");
   rejects("@group(0) @binding(0) var t: texture_9d<f32>;\n", "resolve", 1, 30,
           "unresolved type 'texture_9d'");
-  // wgslvk does not offer readonly_and_readwrite_storage_textures (storage textures are typed,
-  // not run): its `requires` is refused; the read and read_write access modes (the types above)
-  // and textureBarrier stay typed, as the CTS's uniformity and shadow_builtins tests expect.
-  rejects("requires readonly_and_readwrite_storage_textures;\n", "extension", 1, 1,
-          "'readonly_and_readwrite_storage_textures' is not offered");
+  // readonly_and_readwrite_storage_textures is offered (the language: read and read_write
+  // storage textures and textureBarrier are typed; textures are not run): its `requires` is
+  // accepted, an unknown language feature is not.
+  ok("requires readonly_and_readwrite_storage_textures;\n" + std::string(kMain) +
+     "  textureBarrier();\n}\n");
+  rejects("requires readonly_and_readwrite_storage_texturez;\n", "extension", 1, 1,
+          "'readonly_and_readwrite_storage_texturez' is not supported");
   ok(std::string(kMain) + "  textureBarrier();\n}\n");
 }
 

@@ -283,6 +283,21 @@ fn first(p: ptr<storage, array<u32>, read_write>) -> u32 {
      "'workgroupBarrier' must only be called from uniform control flow; 3:3: control flow "
      "depends on possibly non-uniform value; 3:7: reading from workgroup storage variable "
      "'flag' may result in a non-uniform value"},
+    {"read_write_storage_texture_load_is_non_uniform",
+     R"(@group(0) @binding(0) var t: texture_storage_2d<r32uint, read_write>;
+@compute @workgroup_size(64) fn main() {
+  if (textureLoad(t, vec2i(0, 0)).x == 0u) {
+    workgroupBarrier();
+  }
+})",
+     4, 5, "'workgroupBarrier' must only be called from uniform control flow"},
+    {"read_only_storage_texture_load_is_uniform",
+     R"(@group(0) @binding(0) var t: texture_storage_2d<r32uint, read>;
+@compute @workgroup_size(64) fn main() {
+  if (textureLoad(t, vec2i(0, 0)).x == 0u) {
+    workgroupBarrier();
+  }
+})"},
     {"workgroup_uniform_load_in_non_uniform_flow",
      R"(var<workgroup> flag: u32;
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;

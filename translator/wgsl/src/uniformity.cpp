@@ -212,6 +212,15 @@ bool is_pointer_expr(const Expr* e) {
   return v && v->kind != DeclKind::Var && decl_is_pointer(v);
 }
 
+// A read_write storage texture (the handle, or a view of a variable holding it): textureLoad of
+// one may return what another invocation stored, so its result may be non-uniform (the WGSL
+// specification's ReturnValueMayBeNonUniform for textureLoad on a read_write storage texture).
+bool is_read_write_storage_texture(const Expr* e) {
+  const Type* t = e->type;
+  if (t && t->kind == Type::Kind::Reference) t = t->elem;
+  return t && t->kind == Type::Kind::Texture && t->access == Access::ReadWrite;
+}
+
 // Whether an expression is a memory view (WGSL's reference type): the load rule applies to it
 // where a value is needed. Sema's type when there is one, else the shape of the expression.
 bool is_reference_expr(const Expr* e) {
@@ -1275,6 +1284,9 @@ class UniformityGraph {
           return_non_uniform = !(scope_ == Scope::Subgroup && subgroup_uniform_result(name));
           break;
         case BuiltinKind::Other:
+          if (name == "textureLoad" && !call->args.empty() &&
+              is_read_write_storage_texture(call->args[0]))
+            return_non_uniform = true;
           break;
       }
     }

@@ -199,17 +199,16 @@ TEST(GptParity, GradientsMatchTheDoubleReference) {
 
 // native_auto_bmm moves the bias-free products of <= 96 tiles that native_plan() does not split
 // to matmul_batched, which sums each element in native's order: the loss and the gradients keep
-// native_auto's bits (at this shape every bias-free product but the split mlp_up dX). Context 32,
-// batch 2: the rules pick as at the CI shape, the test is cheap. native_auto_fwd (the default)
+// native_auto's bits (at the CI shape every bias-free product but the split mlp_up dX).
+// native_auto_fwd (the default)
 // moves nothing at this shape (its products need K >= 512 unsplit: at gpt110m): its two-dispatch
 // form is checked against k16 bit for bit in tests/matmul (BatchedBiasRowsThenProductIsK16sBits).
 TEST(GptParity, BatchedGemmKeepsNativeAutoBits) {
   ModelConfig mc = ci_model();
-  mc.context = 32;
   TrainConfig tc = ci_train();
   Corpus c = test_corpus();
   auto init = init_params(mc, tc.seed);
-  Batch b = make_batch(c.train, 2, mc.context, tc.seed, 1);
+  Batch b = make_batch(c.train, kCiBatch, mc.context, tc.seed, 1);
   std::vector<std::vector<float>> g[2];
   float loss[2];
   const MatmulImpl mms[2] = {MatmulImpl::NativeAuto, MatmulImpl::NativeAutoBmm};
@@ -217,7 +216,7 @@ TEST(GptParity, BatchedGemmKeepsNativeAutoBits) {
     SCOPED_TRACE(std::string(matmul_name(mms[r])));
     GpuOptions go;
     go.matmul = mms[r];
-    GpuGpt gpu(device(), mc, 2, tc.adamw(), go);
+    GpuGpt gpu(device(), mc, kCiBatch, tc.adamw(), go);
     gpu.set_params(init);
     loss[r] = gpu.eval_loss(b);
     gpu.forward_backward(b);

@@ -150,7 +150,8 @@ constexpr double kGradRel = 1e-3;
 TEST(GptParity, GradientsMatchTheDoubleReference) {
   // The log's FA2 and naive attention with the seed's vec4 matmul, our FA2 variants with native
   // matmul, tiled FA2 with native_auto (split-K on the small preset's mlp_down forward and mlp_up
-  // dX, K = 384 in two slices), and the default: native_auto with the fp32 materialized attention
+  // dX, K = 384 in two slices), and the default's kernels: native_auto (native_auto_fwd, the
+  // default, moves no product at this shape) with the fp32 materialized attention
   // (matmul_batched products, attn_softmax_mat, attn_dscores_mat; Fp32Attention::Auto at T 64).
   struct Run {
     AttentionImpl att;

@@ -54,8 +54,9 @@ Defaults come from apps/gpt/config.hpp (TrainConfig).
          f(*d.max_grad_norm) + R"()
   --precision <p>        fp32 | f16_mirror | int8: the optimizer state's precision, the
                          products in f32; or mixed: every product takes f16 inputs and
-                         accumulates in f32 (tensor cores through sgmm_f16_tiled8_d2 where the
-                         device has chromium-experimental-subgroup-matrix, else matmul_f16in),
+                         accumulates in f32 (tensor cores through the subgroup_matrix kernels,
+                         picked per product shape, where the device has
+                         chromium-experimental-subgroup-matrix, else matmul_f16in),
                          over f32 master weights with f16_mirror state (the mirror is the
                          products' weight copy); layernorm, attention, softmax, loss, gradients
                          and optimizer stay f32. Needs shader-f16. (default )" +

@@ -1673,7 +1673,7 @@ fn k() {
 }
 
 // f16 matrices in uniform buffers keep WGSL's layout (columns 4 or 8 bytes apart, f16vec members
-// at WGSL's offsets; the 32-bit word reads tried for NVIDIA are off: emit_glsl.cpp's f16_words).
+// at WGSL's offsets; 32-bit word reads were tried for NVIDIA and removed: translator/wgsl/README.md).
 // Bits compared here: each f16 is its byte offset / 2 and each 3-row column's padding is poison
 // that must not leak.
 TEST(WgslEmitDevice, UniformF16MatricesKeepTheWgslLayout) {
@@ -1703,7 +1703,7 @@ fn k() {
 )";
   auto k = build(w, "k");
   ASSERT_TRUE(k);
-  // f16vec columns (the 32-bit word reads are off: emit_glsl.cpp's f16_words says why).
+  // f16vec columns (the 32-bit word reads were removed: translator/wgsl/README.md says why).
   EXPECT_HAS(k->glsl, "f16vec3 wgsl_col3_param0;");
   EXPECT_HAS(k->glsl, "f16vec2 wgsl_col0;");
   EXPECT_HAS(k->glsl, "[3] = value[3]");    // a matCx3<f16> into storage: column by column (Tint's)

@@ -32,32 +32,12 @@ std::string glsl_decl(const ReflectedBinding& s) {
   return "";
 }
 
-// An f16 matrix's column held as 32-bit words in a uniform buffer, `uint`/`uvec2`
-// `wgsl_f16x<R>_col<rest>`: the f16 vector of R components `wgsl_col<rest>` it holds.
-TypeDesc::Member f16_words_view(const TypeDesc::Member& m) {
-  const std::string p = "wgsl_f16x";
-  if (m.name.rfind(p, 0) != 0 || m.name.size() < p.size() + 6 ||
-      m.name.compare(p.size() + 1, 4, "_col") != 0 || m.type.scalar != TypeDesc::Scalar::U32 ||
-      m.type.kind == TypeDesc::Kind::Matrix)
-    return m;
-  char r = m.name[p.size()];
-  if (r < '2' || r > '4' || m.type.vec != (r == '2' ? 1u : 2u)) return m;
-  TypeDesc::Member out = m;
-  out.name = "wgsl_col" + m.name.substr(p.size() + 5);
-  out.type.kind = TypeDesc::Kind::Vector;
-  out.type.scalar = TypeDesc::Scalar::F16;
-  out.type.vec = uint32_t(r - '0');
-  return out;
-}
-
 // The WGSL front end's lowered buffer layouts (translator/wgsl/src/emit_glsl.cpp, "Buffer
 // layouts") as the WGSL types they hold: a struct member named `wgsl_pad<k>` is padding; members
 // `wgsl_col0_<m>`, `wgsl_col1_<m>`, ... are matrix m's column vectors; a struct whose members
 // are exactly `wgsl_col0`, `wgsl_col1`, ... (an array element) is a matrix.
-TypeDesc lowered_view(const TypeDesc& s_words) {
-  if (s_words.kind != TypeDesc::Kind::Struct) return s_words;
-  TypeDesc s = s_words;
-  for (auto& m : s.members) m = f16_words_view(m);
+TypeDesc lowered_view(const TypeDesc& s) {
+  if (s.kind != TypeDesc::Kind::Struct) return s;
   auto col = [](uint32_t k) { return "wgsl_col" + std::to_string(k); };
   bool columns = !s.members.empty();
   for (size_t i = 0; i < s.members.size(); ++i)

@@ -416,9 +416,6 @@ class Emitter {
   std::string pad_members(uint64_t from, uint64_t to, bool std140, int& n,
                           const std::string& first_prefix = {});
   std::string columns_value(const Type* m, const std::string& prefix, const std::string& name);
-  static bool f16_words(const Type* m);
-  static std::string column_name(const Type* m, uint32_t k);
-  std::string column_read(const Type* m, const std::string& text);
   int rule_of(const Expr* e);
   std::string load_value(const Expr* e, const std::string& text);
   void store_parts(const std::string& lv, const std::string& v, const Type* t,
@@ -2325,9 +2322,7 @@ std::string camel(const std::string& n) {
 //    before members WGSL places later (@align, @size, a nested struct's members) and after the
 //    last one (@size, or a struct's own @align);
 //  - a matrix whose std140 column stride is not WGSL's (matCx2<f32>, the f16 matrices) is its
-//    column vectors (an f16 one its 32-bit words: `uint`/`uvec2` members `wgsl_f16x<R>_col<k>_<m>`,
-//    read with unpackFloat2x16, as Tint reads f16 uniforms): members `wgsl_col<k>_<m>` in a
-//    struct or block, a struct `wgsl_matCxR_<T>_
+//    column vectors: members `wgsl_col<k>_<m>` in a struct or block, a struct `wgsl_matCxR_<T>_
 //    std140 { wgsl_col<k> }` as an array element (uniform buffers are read-only: only loads);
 //  - an array of lowered elements is an array of their lowered type.
 // Loads convert to the WGSL value with a helper (`wgsl_load_...`); stores into a lowered type are
@@ -2408,44 +2403,11 @@ std::string Emitter::pad_members(uint64_t from, uint64_t to, bool std140, int& n
   return out;
 }
 
-// An f16 matrix in a uniform buffer holds its columns as 32-bit words, as Tint reads every f16
-// value of a uniform buffer (no 16-bit uniform loads): a 2-row column is a `uint`, a 3- or 4-row
-// one a `uvec2` (a 3-row column's 2 bytes of padding included). (Written for the CTS's f16_mat
-// uniform 4x3 case, wrong on NVIDIA with f16vec3 columns; it stays wrong with words: README.)
-// OFF (2026-11-27, measured): on an NVIDIA H100 (driver 580.159) the word reads made two more
-// CTS cases wrong than the f16vec columns did (access,matrix,index concrete_float_element uniform
-// f16 4x3, u32 and i32 index, and transpose f16 uniform cols=3 rows=4: the third row of the
-// columns at offsets 16 and 24 reads 0; both pass with f16vec columns) and fixed nothing
-// (f16_conversion f16_mat uniform 4x3 fails either way): cts/README.md, triage. Kept for the
-// next measurement (Tint loads whole 16-byte slots: not tried).
-bool Emitter::f16_words(const Type* m) {
-  constexpr bool kF16UniformWords = false;
-  return kF16UniformWords && m && m->kind == Type::Kind::Matrix && m->elem &&
-         m->elem->kind == Type::Kind::F16;
-}
-
-// A column member's name: `wgsl_col<k>`, or `wgsl_f16x<rows>_col<k>` for words (the ABI check,
-// translator/src/abi_check.cpp, reads both).
-std::string Emitter::column_name(const Type* m, uint32_t k) {
-  return (f16_words(m) ? "wgsl_f16x" + std::to_string(m->rows) + "_col" : std::string("wgsl_col")) +
-         std::to_string(k);
-}
-
-// A column's value from its member's text.
-std::string Emitter::column_read(const Type* m, const std::string& text) {
-  if (!f16_words(m)) return text;
-  uses_f16_ = true;
-  if (m->rows == 2) return "unpackFloat2x16(" + text + ")";
-  if (m->rows == 3)  // the 4 halves, then .xyz (Tint: a bitcast to vec4<f16>, then a shuffle)
-    return "f16vec4(unpackFloat2x16(" + text + ".x), unpackFloat2x16(" + text + ".y)).xyz";
-  return "f16vec4(unpackFloat2x16(" + text + ".x), unpackFloat2x16(" + text + ".y))";
-}
-
 std::string Emitter::columns_value(const Type* m, const std::string& prefix,
                                    const std::string& name) {
   std::string s = type_name(m, {}) + "(";
   for (uint32_t k = 0; k < m->n; ++k)
-    s += (k ? ", " : "") + column_read(m, prefix + column_name(m, k) + "_" + name);
+    s += (k ? ", " : "") + prefix + "wgsl_col" + std::to_string(k) + "_" + name;
   return s + ")";
 }
 
@@ -2456,15 +2418,13 @@ std::string Emitter::matrix_wrapper(const Type* m, std::string& load) {
   std::string name = "wgsl_" + shape + (f16 ? "_f16" : "_f32") + "_std140";
   load = "wgsl_load_" + shape + (f16 ? "_f16" : "_f32") + "_std140";
   if (host_names_.insert(name).second) {
-    std::string col = f16_words(m) ? (m->rows == 2 ? "uint" : "uvec2")
-                                   : vector_prefix(m->elem) + std::to_string(m->rows);
+    std::string col = vector_prefix(m->elem) + std::to_string(m->rows);
     std::string def = "struct " + name + " {  // " + m->wgsl() +
-                      " in a uniform array: its columns at WGSL's stride (std140 pads them)" +
-                      (f16_words(m) ? ", as 32-bit words" : "") + "\n";
+                      " in a uniform array: its columns at WGSL's stride (std140 pads them)\n";
     std::string args;
     for (uint32_t k = 0; k < m->n; ++k) {
-      def += "    " + col + " " + column_name(m, k) + ";\n";
-      args += (k ? ", " : "") + column_read(m, "h." + column_name(m, k));
+      def += "    " + col + " wgsl_col" + std::to_string(k) + ";\n";
+      args += (k ? ", " : "") + std::string("h.wgsl_col") + std::to_string(k);
     }
     host_structs_.push_back(def + "};\n");
     host_loads_.push_back(type_name(m, {}) + " " + load + "(" + name + " h) { return " +
@@ -2508,8 +2468,7 @@ Emitter::HostType Emitter::host(const Type* t, bool std140) {
         h.lowered = h.columns = true;
         h.align = vec_align;
         h.size = t->n * wgsl_stride;
-        h.base = f16_words(t) ? (t->rows == 2 ? "uint" : "uvec2")
-                              : vector_prefix(t->elem) + std::to_string(t->rows);
+        h.base = vector_prefix(t->elem) + std::to_string(t->rows);
         type_name(t, {});
       }
       break;
@@ -2588,14 +2547,11 @@ Emitter::HostType Emitter::host_struct(const Type* t, bool std140) {
     if (m.columns) {
       lowered = true;
       uint64_t stride = m.size / mt->n;
-      // (A column of words covers a 3-row column's padding too.)
-      uint64_t col_size = f16_words(mt)
-                              ? (mt->rows == 2 ? 4 : 8)
-                              : mt->rows * (mt->elem && mt->elem->kind == Type::Kind::F16 ? 2 : 4);
+      uint64_t col_size = mt->rows * (mt->elem && mt->elem->kind == Type::Kind::F16 ? 2 : 4);
       for (uint32_t k = 0; k < mt->n; ++k) {
         uint64_t off = mb.offset + k * stride;
         place(off, m.align, "member '" + mb.name + "'");
-        members += "    " + m.base + " " + column_name(mt, k) + "_" + mn + ";\n";
+        members += "    " + m.base + " wgsl_col" + std::to_string(k) + "_" + mn + ";\n";
         cur = off + col_size;
       }
       args += (args.empty() ? "" : ", ") + columns_value(mt, "h.", mn);
@@ -2708,8 +2664,8 @@ std::string Emitter::resource_decl(const VarDecl* v) {
     uint64_t es = m->elem && m->elem->kind == Type::Kind::F16 ? 2 : 4;
     for (uint32_t k = 0; k < m->n; ++k)
       members += "    layout(offset = " + std::to_string(offset + k * stride) + ") " + h.base +
-                 " " + column_name(m, k) + "_" + name + ";\n";
-    end = offset + (m->n - 1) * stride + (f16_words(m) ? (m->rows == 2 ? 4 : 8) : m->rows * es);
+                 " wgsl_col" + std::to_string(k) + "_" + name + ";\n";
+    end = offset + (m->n - 1) * stride + m->rows * es;
   };
   if (t->kind == Type::Kind::Struct && t->decl) {
     // The block's members are the struct's (the ABI check compares them one by one), with an

@@ -181,35 +181,14 @@ for spec in $MIXED; do
   fi
 done
 if [ -n "$MIXED" ]; then
-  python3 - "$W/raw" "$MIXED" "$MIXED_REPEAT" "$MIXED_AB" > "$OUT/mixed.md" <<'PYEOF'
+  PYTHONPATH="$ROOT/bench" python3 - "$W/raw" "$MIXED" "$MIXED_REPEAT" "$MIXED_AB" > "$OUT/mixed.md" <<'PYEOF'
 import json, os, re, statistics as st, sys
 raw, specs, repeat, ab = sys.argv[1], sys.argv[2].split(), int(sys.argv[3]), sys.argv[4]
-def losses(name):
-    p = os.path.join(raw, name + ".ours.jsonl")
-    if not os.path.exists(p):
-        return {}
-    return {j["step"]: j["loss"] for j in map(json.loads, open(p)) if j.get("event") == "train"}
-def steady(name):
-    iv, gpu = [], None
-    p = os.path.join(raw, name + ".txt")
-    if os.path.exists(p):
-        for line in open(p):
-            m = re.match(r"step\s+(\d+)/\d+\s+loss .* ([\d.]+) ms/step", line)
-            if m:
-                iv.append(float(m.group(2)))
-            m = re.match(r"\| \*\*step\*\* \| \d+ \| ([\d.]+) \|", line)
-            if m:
-                gpu = float(m.group(1))
-    mid = iv[1:-1] if len(iv) > 2 else iv[1:]
-    return (st.mean(mid) if mid else float("nan")), gpu
+import train_logs
+def losses(name): return train_logs.losses(raw, name)
+def steady(name): return train_logs.steady(raw, name)
 def torch_ms(preset, mode, sfx="", what="steady"):
-    p = os.path.join(raw, f"{preset}_mixed.torch_{mode}{sfx}.txt")
-    if os.path.exists(p):
-        for line in open(p):
-            m = re.match(r"torch " + what + r": ([\d.]+) ms/step", line)
-            if m:
-                return float(m.group(1))
-    return float("nan")
+    return train_logs.torch(os.path.join(raw, f"{preset}_mixed.torch_{mode}{sfx}.txt"), what)
 print("| preset | steps | losses compared | worst rel loss diff mixed vs fp32 (step) | last loss fp32 / mixed "
       "| ours fp32, loss read every step (ms/step) | ours mixed, every step | ours mixed, every 10 "
       "| mixed GPU ms (profiled step) | PyTorch TF32 | PyTorch bf16 autocast |")
@@ -294,38 +273,13 @@ for spec in $FP32_AB; do
   fi
 done
 if [ -n "$FP32_AB" ]; then
-  python3 - "$W/raw" "$FP32_AB" "$FP32_AB_REPEAT" > "$OUT/fp32_ab.md" <<'PYEOF'
+  PYTHONPATH="$ROOT/bench" python3 - "$W/raw" "$FP32_AB" "$FP32_AB_REPEAT" > "$OUT/fp32_ab.md" <<'PYEOF'
 import json, os, re, statistics as st, sys
 raw, specs, repeat = sys.argv[1], sys.argv[2].split(), int(sys.argv[3])
-def steady(name):
-    iv, gpu = [], None
-    p = os.path.join(raw, name + ".txt")
-    if os.path.exists(p):
-        for line in open(p):
-            m = re.match(r"step\s+(\d+)/\d+\s+loss .* ([\d.]+) ms/step", line)
-            if m:
-                iv.append(float(m.group(2)))
-            m = re.match(r"\| \*\*step\*\* \| \d+ \| ([\d.]+) \|", line)
-            if m:
-                gpu = float(m.group(1))
-    mid = iv[1:-1] if len(iv) > 2 else iv[1:]
-    return (st.mean(mid) if mid else float("nan")), gpu
-def torch(name, what):
-    p = os.path.join(raw, name + ".txt")
-    if os.path.exists(p):
-        for line in open(p):
-            m = re.match(r"torch " + what + r": ([\d.]+) ms/step", line)
-            if m:
-                return float(m.group(1))
-            m = re.match(r"worst relative difference over (\d+) logged steps: (\S+)", line)
-            if m and what == "worst":
-                return float(m.group(2))
-    return float("nan")
-def losses(name):
-    p = os.path.join(raw, name + ".ours.jsonl")
-    if not os.path.exists(p):
-        return {}
-    return {j["step"]: j["loss"] for j in map(json.loads, open(p)) if j.get("event") == "train"}
+import train_logs
+def steady(name): return train_logs.steady(raw, name)
+def torch(name, what): return train_logs.torch(os.path.join(raw, name + ".txt"), what)
+def losses(name): return train_logs.losses(raw, name)
 print("| preset | run | ours fa2 (ms/step) | ours auto | fa2 / auto | PyTorch fp32 (TF32 off) | its GPU busy "
       "| PyTorch / ours auto | loss auto vs PyTorch (worst rel) |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -396,35 +350,13 @@ for spec in $MM_AB; do
   fi
 done
 if [ -n "$MM_AB" ]; then
-  python3 - "$W/raw" "$MM_AB" "$MM_AB_REPEAT" "$MM_AB_KERNELS" > "$OUT/mm_ab.md" <<'PYEOF'
+  PYTHONPATH="$ROOT/bench" python3 - "$W/raw" "$MM_AB" "$MM_AB_REPEAT" "$MM_AB_KERNELS" > "$OUT/mm_ab.md" <<'PYEOF'
 import json, os, re, statistics as st, sys
 raw, specs, repeat, kernels = sys.argv[1], sys.argv[2].split(), int(sys.argv[3]), sys.argv[4].split()
-def steady(name):
-    iv, gpu = [], None
-    p = os.path.join(raw, name + ".txt")
-    if os.path.exists(p):
-        for line in open(p):
-            m = re.match(r"step\s+(\d+)/\d+\s+loss .* ([\d.]+) ms/step", line)
-            if m:
-                iv.append(float(m.group(2)))
-            m = re.match(r"\| \*\*step\*\* \| \d+ \| ([\d.]+) \|", line)
-            if m:
-                gpu = float(m.group(1))
-    mid = iv[1:-1] if len(iv) > 2 else iv[1:]
-    return (st.mean(mid) if mid else float("nan")), gpu
-def torch(name, what):
-    p = os.path.join(raw, name + ".txt")
-    if os.path.exists(p):
-        for line in open(p):
-            m = re.match(r"torch " + what + r": ([\d.]+) ms/step", line)
-            if m:
-                return float(m.group(1))
-    return float("nan")
-def losses(name):
-    p = os.path.join(raw, name + ".ours.jsonl")
-    if not os.path.exists(p):
-        return {}
-    return {j["step"]: j["loss"] for j in map(json.loads, open(p)) if j.get("event") == "train"}
+import train_logs
+def steady(name): return train_logs.steady(raw, name)
+def torch(name, what): return train_logs.torch(os.path.join(raw, name + ".txt"), what)
+def losses(name): return train_logs.losses(raw, name)
 print("| preset | run | " + " | ".join(f"ours {k} (ms/step)" for k in kernels) +
       " | PyTorch fp32 (TF32 off) | its GPU busy | PyTorch / ours " + kernels[-1] + " |")
 print("|---|---:|" + "---:|" * len(kernels) + "---:|---:|---:|")

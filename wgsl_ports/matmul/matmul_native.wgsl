@@ -411,6 +411,260 @@ fn matmul_native_k16(@builtin(workgroup_id) wid: vec3<u32>,
     native_store4(rlo + 67u, ca + 32u, r7b);
 }
 
+// ---- matmul_native_w: 128 x 64 tiles, 64 invocations of 8 x 16 outputs (issue 23) -------------
+// matmul_native's products, bindings, flags and epilogue (native_store4) with twice the outputs
+// per invocation, so each k step's 6 vec4 workgroup reads (2 of A, 4 of B) feed 128 fma instead
+// of k16's 4 feeding 64: the 128-row x 64-column tile of matmul_native_k16 (the same dispatch,
+// ceil(M/128) * ceil(N/64) workgroups, flat_wg) on 64 invocations, each owning rows ty*4.., 64+ty*4..
+// and columns tx*4 + 16 J.. (J = 0..3) for ty = lid / 4, tx = lid % 4; K in stages of 8 in two
+// stages of workgroup memory (2 x (8 x 128 A + 8 x 64 B) f32 = 12 KB, inside WebGPU's default
+// 16 KB); the next stage's global loads (4 vec4 of A, 2 of B per invocation) are in flight during
+// this stage's math, then stored to the other stage: one barrier per stage.
+// The same summation order as matmul_native (one fma chain per element over k = 0, 1, ...), so
+// the same bits wherever the device contracts both alike; held to the same bound_ulps(n).
+const WN: u32 = 64u;    // output tile columns (rows: NT)
+const WK: u32 = 8u;     // K per stage
+const WWG: u32 = 64u;   // invocations
+const WMV: u32 = 32u;   // vec4 per k row of the A tile (NT / 4)
+const WNV: u32 = 16u;   // vec4 per k row of the B tile (WN / 4)
+const WTX: u32 = 4u;    // invocations along a row of the tile (WN / 16)
+var<workgroup> wa: array<vec4<f32>, 512>;  // [stage][k][32 vec4 along the 128 rows]
+var<workgroup> wb: array<vec4<f32>, 256>;  // [stage][k][16 vec4 along the 64 columns]
+
+// vec4 i (0..255) of the 128 x 8 A tile at k0.
+fn w_load_a(i: u32, row0: u32, k0: u32) -> vec4<f32> {
+    let M = ndims.x;
+    let K = ndims.z;
+    if ((ndims.w & TRANS_A) != 0u) {  // stored [K, M]: 4 rows m of one k
+        let k = k0 + i / WMV;
+        let m = row0 + (i % WMV) * 4u;
+        if (k < K && m < M) { return na[(k * M + m) / 4u]; }
+    } else {                          // stored [M, K]: 4 k of one row m
+        let m = row0 + i / (WK / 4u);
+        let k = k0 + (i % (WK / 4u)) * 4u;
+        if (m < M && k < K) { return na[(m * K + k) / 4u]; }
+    }
+    return vec4<f32>(0.0);
+}
+
+// vec4 i (0..127) of the 8 x 64 B tile at k0.
+fn w_load_b(i: u32, col0: u32, k0: u32) -> vec4<f32> {
+    let N = ndims.y;
+    let K = ndims.z;
+    if ((ndims.w & TRANS_B) != 0u) {  // stored [N, K]: 4 k of one column n
+        let n = col0 + i / (WK / 4u);
+        let k = k0 + (i % (WK / 4u)) * 4u;
+        if (n < N && k < K) { return nb[(n * K + k) / 4u]; }
+    } else {                          // stored [K, N]: 4 columns n of one k
+        let k = k0 + i / WNV;
+        let n = col0 + (i % WNV) * 4u;
+        if (k < K && n < N) { return nb[(k * N + n) / 4u]; }
+    }
+    return vec4<f32>(0.0);
+}
+
+// Writes vec4 i of the A tile (as loaded) into stage s of wa as [k][row].
+fn w_store_a(i: u32, s: u32, v: vec4<f32>) {
+    let base = s * WK * WMV;
+    if ((ndims.w & TRANS_A) != 0u) {
+        wa[base + i] = v;
+    } else {
+        let m = i / (WK / 4u);
+        let k = (i % (WK / 4u)) * 4u;
+        wa[base + k * WMV + m / 4u][m % 4u] = v.x;
+        wa[base + (k + 1u) * WMV + m / 4u][m % 4u] = v.y;
+        wa[base + (k + 2u) * WMV + m / 4u][m % 4u] = v.z;
+        wa[base + (k + 3u) * WMV + m / 4u][m % 4u] = v.w;
+    }
+}
+
+// Writes vec4 i of the B tile (as loaded) into stage s of wb as [k][column].
+fn w_store_b(i: u32, s: u32, v: vec4<f32>) {
+    let base = s * WK * WNV;
+    if ((ndims.w & TRANS_B) != 0u) {
+        let n = i / (WK / 4u);
+        let k = (i % (WK / 4u)) * 4u;
+        wb[base + k * WNV + n / 4u][n % 4u] = v.x;
+        wb[base + (k + 1u) * WNV + n / 4u][n % 4u] = v.y;
+        wb[base + (k + 2u) * WNV + n / 4u][n % 4u] = v.z;
+        wb[base + (k + 3u) * WNV + n / 4u][n % 4u] = v.w;
+    } else {
+        wb[base + i] = v;
+    }
+}
+
+// The next stage's loads, held while the current stage is multiplied (4 vec4 of A, 2 of B).
+var<private> pa0: vec4<f32>;
+var<private> pa1: vec4<f32>;
+var<private> pa2: vec4<f32>;
+var<private> pa3: vec4<f32>;
+var<private> pb0: vec4<f32>;
+var<private> pb1: vec4<f32>;
+
+fn w_fetch(lid: u32, row0: u32, col0: u32, k0: u32) {
+    pa0 = w_load_a(lid, row0, k0);
+    pa1 = w_load_a(lid + WWG, row0, k0);
+    pa2 = w_load_a(lid + 2u * WWG, row0, k0);
+    pa3 = w_load_a(lid + 3u * WWG, row0, k0);
+    pb0 = w_load_b(lid, col0, k0);
+    pb1 = w_load_b(lid + WWG, col0, k0);
+}
+
+fn w_put(lid: u32, s: u32) {
+    w_store_a(lid, s, pa0);
+    w_store_a(lid + WWG, s, pa1);
+    w_store_a(lid + 2u * WWG, s, pa2);
+    w_store_a(lid + 3u * WWG, s, pa3);
+    w_store_b(lid, s, pb0);
+    w_store_b(lid + WWG, s, pb1);
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn matmul_native_w(@builtin(workgroup_id) wid: vec3<u32>,
+                   @builtin(num_workgroups) nwg: vec3<u32>,
+                   @builtin(local_invocation_index) lid: u32) {
+    let M = ndims.x;
+    let N = ndims.y;
+    let K = ndims.z;
+    let lda = select(K, M, (ndims.w & TRANS_A) != 0u);
+    let ldb = select(N, K, (ndims.w & TRANS_B) != 0u);
+    if ((lda % 4u) != 0u || (ldb % 4u) != 0u) { return; }
+    let tiles_n = (N + WN - 1u) / WN;
+    let tiles_m = (M + NT - 1u) / NT;
+    let tile = flat_wg(wid, nwg);
+    if (tile >= tiles_m * tiles_n) { return; }
+    let row0 = (tile / tiles_n) * NT;
+    let col0 = (tile % tiles_n) * WN;
+    let ty = lid / WTX;
+    let tx = lid % WTX;
+
+    // cRJ: row R = 0..7 (rows ty*4 + R, R >= 4: 64 further), column group J = 0..3 (columns
+    // tx*4 + J*16 ..+3). One fma chain per element in k order, as matmul_native.
+    var c00 = vec4<f32>(0.0);
+    var c01 = vec4<f32>(0.0);
+    var c02 = vec4<f32>(0.0);
+    var c03 = vec4<f32>(0.0);
+    var c10 = vec4<f32>(0.0);
+    var c11 = vec4<f32>(0.0);
+    var c12 = vec4<f32>(0.0);
+    var c13 = vec4<f32>(0.0);
+    var c20 = vec4<f32>(0.0);
+    var c21 = vec4<f32>(0.0);
+    var c22 = vec4<f32>(0.0);
+    var c23 = vec4<f32>(0.0);
+    var c30 = vec4<f32>(0.0);
+    var c31 = vec4<f32>(0.0);
+    var c32 = vec4<f32>(0.0);
+    var c33 = vec4<f32>(0.0);
+    var c40 = vec4<f32>(0.0);
+    var c41 = vec4<f32>(0.0);
+    var c42 = vec4<f32>(0.0);
+    var c43 = vec4<f32>(0.0);
+    var c50 = vec4<f32>(0.0);
+    var c51 = vec4<f32>(0.0);
+    var c52 = vec4<f32>(0.0);
+    var c53 = vec4<f32>(0.0);
+    var c60 = vec4<f32>(0.0);
+    var c61 = vec4<f32>(0.0);
+    var c62 = vec4<f32>(0.0);
+    var c63 = vec4<f32>(0.0);
+    var c70 = vec4<f32>(0.0);
+    var c71 = vec4<f32>(0.0);
+    var c72 = vec4<f32>(0.0);
+    var c73 = vec4<f32>(0.0);
+    let steps = (K + WK - 1u) / WK;
+    w_fetch(lid, row0, col0, 0u);
+    w_put(lid, 0u);
+    workgroupBarrier();
+    for (var t = 0u; t < steps; t = t + 1u) {
+        let cur = t % 2u;
+        let more = t + 1u < steps;
+        if (more) { w_fetch(lid, row0, col0, (t + 1u) * WK); }
+        let ba = cur * WK * WMV + ty;
+        let bb = cur * WK * WNV + tx;
+        for (var k = 0u; k < WK; k = k + 1u) {
+            let a0 = wa[ba + k * WMV];
+            let a1 = wa[ba + k * WMV + WMV / 2u];
+            let b0 = wb[bb + k * WNV];
+            let b1 = wb[bb + k * WNV + WTX];
+            let b2 = wb[bb + k * WNV + 2u * WTX];
+            let b3 = wb[bb + k * WNV + 3u * WTX];
+            c00 = fma(vec4<f32>(a0.x), b0, c00);
+            c01 = fma(vec4<f32>(a0.x), b1, c01);
+            c02 = fma(vec4<f32>(a0.x), b2, c02);
+            c03 = fma(vec4<f32>(a0.x), b3, c03);
+            c10 = fma(vec4<f32>(a0.y), b0, c10);
+            c11 = fma(vec4<f32>(a0.y), b1, c11);
+            c12 = fma(vec4<f32>(a0.y), b2, c12);
+            c13 = fma(vec4<f32>(a0.y), b3, c13);
+            c20 = fma(vec4<f32>(a0.z), b0, c20);
+            c21 = fma(vec4<f32>(a0.z), b1, c21);
+            c22 = fma(vec4<f32>(a0.z), b2, c22);
+            c23 = fma(vec4<f32>(a0.z), b3, c23);
+            c30 = fma(vec4<f32>(a0.w), b0, c30);
+            c31 = fma(vec4<f32>(a0.w), b1, c31);
+            c32 = fma(vec4<f32>(a0.w), b2, c32);
+            c33 = fma(vec4<f32>(a0.w), b3, c33);
+            c40 = fma(vec4<f32>(a1.x), b0, c40);
+            c41 = fma(vec4<f32>(a1.x), b1, c41);
+            c42 = fma(vec4<f32>(a1.x), b2, c42);
+            c43 = fma(vec4<f32>(a1.x), b3, c43);
+            c50 = fma(vec4<f32>(a1.y), b0, c50);
+            c51 = fma(vec4<f32>(a1.y), b1, c51);
+            c52 = fma(vec4<f32>(a1.y), b2, c52);
+            c53 = fma(vec4<f32>(a1.y), b3, c53);
+            c60 = fma(vec4<f32>(a1.z), b0, c60);
+            c61 = fma(vec4<f32>(a1.z), b1, c61);
+            c62 = fma(vec4<f32>(a1.z), b2, c62);
+            c63 = fma(vec4<f32>(a1.z), b3, c63);
+            c70 = fma(vec4<f32>(a1.w), b0, c70);
+            c71 = fma(vec4<f32>(a1.w), b1, c71);
+            c72 = fma(vec4<f32>(a1.w), b2, c72);
+            c73 = fma(vec4<f32>(a1.w), b3, c73);
+        }
+        // The other stage was last read in step t - 1, before the barrier that ended it.
+        if (more) { w_put(lid, 1u - cur); }
+        workgroupBarrier();
+    }
+
+    let r = row0 + ty * 4u;  // rows c0J..c3J; c4J..c7J are 64 further
+    let h = NT / 2u;
+    let c = col0 + tx * 4u;  // columns of group 0; group J is J*16 further
+    let g = WN / 4u;
+    native_store4(r, c, c00);
+    native_store4(r, c + g, c01);
+    native_store4(r, c + 2u * g, c02);
+    native_store4(r, c + 3u * g, c03);
+    native_store4(r + 1u, c, c10);
+    native_store4(r + 1u, c + g, c11);
+    native_store4(r + 1u, c + 2u * g, c12);
+    native_store4(r + 1u, c + 3u * g, c13);
+    native_store4(r + 2u, c, c20);
+    native_store4(r + 2u, c + g, c21);
+    native_store4(r + 2u, c + 2u * g, c22);
+    native_store4(r + 2u, c + 3u * g, c23);
+    native_store4(r + 3u, c, c30);
+    native_store4(r + 3u, c + g, c31);
+    native_store4(r + 3u, c + 2u * g, c32);
+    native_store4(r + 3u, c + 3u * g, c33);
+    native_store4(r + h, c, c40);
+    native_store4(r + h, c + g, c41);
+    native_store4(r + h, c + 2u * g, c42);
+    native_store4(r + h, c + 3u * g, c43);
+    native_store4(r + h + 1u, c, c50);
+    native_store4(r + h + 1u, c + g, c51);
+    native_store4(r + h + 1u, c + 2u * g, c52);
+    native_store4(r + h + 1u, c + 3u * g, c53);
+    native_store4(r + h + 2u, c, c60);
+    native_store4(r + h + 2u, c + g, c61);
+    native_store4(r + h + 2u, c + 2u * g, c62);
+    native_store4(r + h + 2u, c + 3u * g, c63);
+    native_store4(r + h + 3u, c, c70);
+    native_store4(r + h + 3u, c + g, c71);
+    native_store4(r + h + 3u, c + 2u * g, c72);
+    native_store4(r + h + 3u, c + 3u * g, c73);
+}
+
 // ---- matmul_native_splitk + matmul_splitk_reduce: split-K for the small-grid GPT products ------
 // A product whose 128x128 grid leaves most SMs idle (dW of a 768x768 weight: 36 tiles for 132 SMs)
 // is cut along K into S slices: workgroup flat_wg = split * tiles + tile computes tile `tile` over

@@ -13,6 +13,9 @@ usage: sweep.py OUT_DIR [--quick]   (OUT_DIR/ports/*.comp, OUT_DIR/cases/*, OUT_
        sweep.py OUT_DIR --gemm       issue 23, session 13: at 2048^3, 4096^3 and the gpt110m
            products, hand matmul_native_k16, the hand split-K pair where native_plan() splits, and
            matmul_batched as one product (64 x 64 tiles, "hand_bmm"; H 1, no strides or offsets)
+       sweep.py OUT_DIR --wide       issue 23, session 14: hand matmul_native, matmul_native_k16
+           and matmul_native_w (8 x 16 outputs per invocation) at those shapes, and ports of
+           ../matmul_native_w.comp with its four defines (tile, K step, stages) rewritten (WIDE)
 """
 import json
 import os
@@ -35,6 +38,74 @@ CONFIGS = {
     "t64x64_k16_s1": (64, 64, 16, 1, 0),
     "t64x64_k16_s2": (64, 64, 16, 2, 0),
 }
+
+# matmul_native_w.comp's blockings (8 x 16 outputs per invocation, TM * TN / 128 invocations):
+# name: (W_TM, W_TN, W_BK, W_STAGES); workgroup memory W_STAGES * W_BK * (W_TM + W_TN) * 4 <= 16 KB.
+# w128x64_k8_s2 is the shipped kernel's own blocking (a check that the rewrite changes nothing).
+WIDE = {
+    "w128x64_k8_s2": (128, 64, 8, 2),
+    "w128x128_k8_s2": (128, 128, 8, 2),
+    "w64x128_k8_s2": (64, 128, 8, 2),
+    "w128x64_k16_s1": (128, 64, 16, 1),
+    "w128x128_k16_s1": (128, 128, 16, 1),
+}
+
+# The WGSL each wide port is ABI-checked against: the bindings and workgroup size of the port, and
+# a plain kernel computing the same 8 x 16 outputs per invocation straight from global memory
+# (only the GLSL port is timed).
+WGSL_WIDE = """// matmul_native_w blocking NAME (sweep.py --wide): the ABI of the GLSL port NAME.comp.
+@group(0) @binding(0) var<storage, read> na: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> nb: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> nc: array<f32>;
+@group(0) @binding(3) var<storage, read> nbias: array<f32>;
+@group(0) @binding(4) var<uniform> ndims: vec4<u32>;
+
+fn op_a(m: u32, k: u32) -> f32 {
+    var i = m * ndims.z + k;
+    if ((ndims.w & 1u) != 0u) { i = k * ndims.x + m; }
+    return na[i / 4u][i % 4u];
+}
+fn op_b(k: u32, n: u32) -> f32 {
+    var i = k * ndims.y + n;
+    if ((ndims.w & 2u) != 0u) { i = n * ndims.z + k; }
+    return nb[i / 4u][i % 4u];
+}
+
+@compute @workgroup_size(WGN, 1, 1)
+fn NAME(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let M = ndims.x;
+    let N = ndims.y;
+    let K = ndims.z;
+    let tiles_n = (N + TNu - 1u) / TNu;
+    let tile = wid.y * nwg.x + wid.x;
+    if (tile >= ((M + TMu - 1u) / TMu) * tiles_n) { return; }
+    let ty = lid / (TNu / 16u);
+    let tx = lid % (TNu / 16u);
+    for (var i = 0u; i < 128u; i = i + 1u) {
+        let rr = i / 16u;
+        let row = (tile / tiles_n) * TMu + ty * 4u + rr % 4u + (rr / 4u) * (TMu / 2u);
+        let col = (tile % tiles_n) * TNu + tx * 4u + ((i / 4u) % 4u) * (TNu / 4u) + i % 4u;
+        if (row < M && col < N) {
+            var s = 0.0;
+            for (var k = 0u; k < K; k = k + 1u) { s = fma(op_a(row, k), op_b(k, col), s); }
+            if ((ndims.w & 4u) != 0u) { s = s + nbias[col]; }
+            if ((ndims.w & 8u) != 0u) { s = nc[row * N + col] + s; }
+            nc[row * N + col] = s;
+        }
+    }
+}
+"""
+
+
+def wide_port(tm, tn, bk, st):
+    """../matmul_native_w.comp with its four defines rewritten."""
+    with open(os.path.join(os.path.dirname(HERE), "matmul_native_w.comp")) as f:
+        src = f.read()
+    for name, v in (("W_TM", tm), ("W_TN", tn), ("W_BK", bk), ("W_STAGES", st)):
+        line = next(x for x in src.splitlines() if x.startswith("#define %s " % name))
+        src = src.replace(line, "#define %s %d" % (name, v), 1)
+    return src
 
 
 # The WGSL each port is ABI-checked against (bindings, workgroup size): the same products, the same
@@ -116,7 +187,8 @@ def main():
     quick = "--quick" in sys.argv
     final = "--final" in sys.argv
     gemm = "--gemm" in sys.argv
-    final = final or gemm
+    wide = "--wide" in sys.argv
+    final = final or gemm or wide
     ports = os.path.join(root, "ports")
     cases = os.path.join(root, "cases")
     os.makedirs(ports, exist_ok=True)
@@ -130,6 +202,13 @@ def main():
             f.write('#include "tile_sweep.glsl"\n')
         with open(os.path.join(ports, name + ".wgsl"), "w") as f:
             f.write(WGSL.replace("NAME", name).replace("WGN", str(tm * tn // 64))
+                    .replace("TM", str(tm)).replace("TN", str(tn)))
+    for name, (tm, tn, bk, st) in (WIDE if wide else {}).items():
+        assert st * bk * (tm + tn) * 4 <= 16384, name
+        with open(os.path.join(ports, name + ".comp"), "w") as f:
+            f.write(wide_port(tm, tn, bk, st))
+        with open(os.path.join(ports, name + ".wgsl"), "w") as f:
+            f.write(WGSL_WIDE.replace("NAME", name).replace("WGN", str(tm * tn // 128))
                     .replace("TM", str(tm)).replace("TN", str(tn)))
     index = []
     for label, M, N, K, flags in shapes(quick):
@@ -146,6 +225,11 @@ def main():
             if gemm:
                 variants = [("hand_k16", "matmul/matmul_native_k16", 128, 64),
                             ("hand_bmm", "matmul/matmul_batched", 64, 64)]
+            if wide:
+                variants = [("hand_native", "matmul/matmul_native", 128, 128),
+                            ("hand_k16", "matmul/matmul_native_k16", 128, 64),
+                            ("hand_w", "matmul/matmul_native_w", 128, 64)]
+                variants += [(n, n + "/" + n, c[0], c[1]) for n, c in WIDE.items()]
             S = plan_splits(M, N, K)
             if S:
                 variants.append((f"hand_splitk_s{S}", None, 128, 128))
@@ -208,7 +292,8 @@ def main():
                           "workgroups": sc.tiles(M, N, tm, tn)})
     with open(os.path.join(cases, "index.json"), "w") as f:
         json.dump(index, f, indent=1)
-    print(f"{0 if final else len(CONFIGS)} ports, {len(index)} cases in {root}")
+    nports = len(WIDE) if wide else 0 if final else len(CONFIGS)
+    print(f"{nports} ports, {len(index)} cases in {root}")
 
 
 if __name__ == "__main__":

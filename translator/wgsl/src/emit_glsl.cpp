@@ -423,6 +423,25 @@ class Emitter {
   bool has_call(const Expr* e);
   bool has_effects(const Expr* e);
   bool in_for_header_ = false;  // a for-loop's condition or update: no statement can be hoisted
+  // A vec3<f16> or matCx3<f16>, which a storage buffer is given in parts (see is_f16x3's use).
+  static bool is_f16x3(const Type* t) {
+    return t && t->elem && t->elem->kind == Type::Kind::F16 &&
+           ((t->kind == Type::Kind::Matrix && t->rows == 3) ||
+            (t->kind == Type::Kind::Vector && t->n == 3));
+  }
+  // `lv.xy = v.xy, lv.z = v.z` for each 3-vector of t (v names a value: it is read per part).
+  static std::string split_f16x3_store(const std::string& lv, const std::string& v, const Type* t) {
+    auto one = [](const std::string& l, const std::string& r) {
+      return l + ".xy = " + r + ".xy, " + l + ".z = " + r + ".z";
+    };
+    if (t->kind == Type::Kind::Vector) return one(lv, v);
+    std::string out;
+    for (uint32_t k = 0; k < t->n; ++k) {
+      std::string c = "[" + std::to_string(k) + "]";
+      out += (k ? ", " : "") + one(lv + c, v + c);
+    }
+    return out;
+  }
 };
 
 // ---- Names ----------------------------------------------------------------------------------
@@ -1753,23 +1772,19 @@ std::string Emitter::simple_stmt_text(const Stmt* s) {
         for (const auto& x : parts) out += (out.empty() ? "" : ", ") + x;
         return out;
       }
-      if (s->op == Op::None && rule_of(s->lhs) == 430 && lt && lt->kind == Type::Kind::Matrix &&
-          lt->rows == 3 && lt->elem && lt->elem->kind == Type::Kind::F16 && !has_call(s->lhs) &&
+      if (s->op == Op::None && rule_of(s->lhs) == 430 && is_f16x3(lt) && !has_call(s->lhs) &&
           !has_effects(s->expr) && !in_for_header_) {
-        // A whole matCx3<f16> into a storage buffer: column by column, as Tint stores it
-        // (tint_store_and_preserve_padding); the CTS's f16_mat uniform 4x3 case, wrong on NVIDIA
-        // with a whole-matrix store (translator/wgsl/README.md, "f16 in a uniform buffer"). The
-        // value, free of calls with effects (constructors and value builtins only), is evaluated
-        // once into a local first (it may read the matrix it replaces); in a for-loop header,
-        // which cannot hold that local, the whole matrix is stored as before.
+        // A vec3<f16> or matCx3<f16> into a storage buffer: each 3-vector as a .xy store and a .z
+        // store. NVIDIA (H200, 580.159) stores the third component of a whole 3 x f16 store as
+        // its f32 bits (4 bytes, over the padding) when the value comes from a uniform buffer
+        // (cts/f16_probe: the CTS's f16_conversion f16_mat uniform 4x3 and f16_arithmetic
+        // negation uniform vec3 cases). The value, free of calls with effects, is evaluated once
+        // into a local first (it may read what it replaces); in a for-loop header, which cannot
+        // hold that local, it is stored whole.
         std::string lv = lvalue(s->lhs);
         std::string tmp = hoist(type_name(lt, s->span), "value", value(s->expr, lt), s->span,
-                                "storing an f16 matrix column by column", 0);
-        std::string out;
-        for (uint32_t k = 0; k < lt->n; ++k)
-          out += (k ? ", " : "") + lv + "[" + std::to_string(k) + "] = " + tmp + "[" +
-                 std::to_string(k) + "]";
-        return out;
+                                "storing a 3-component f16 vector in two parts", 0);
+        return split_f16x3_store(lv, tmp, lt);
       }
       std::string lv = lvalue(s->lhs);
       if (s->op == Op::None) return lv + " = " + value(s->expr, lt);
@@ -2611,7 +2626,7 @@ void Emitter::store_parts(const std::string& lv, const std::string& v, const Typ
   t = store_type(t);
   HostType h = host(t, false);
   if (!h.lowered) {
-    out.push_back(lv + " = " + v);
+    out.push_back(is_f16x3(t) ? split_f16x3_store(lv, v, t) : lv + " = " + v);
     return;
   }
   if (out.size() > 256) {

@@ -30,6 +30,9 @@
 #   interleaved with sgmm_f16_tiled8_d4, sgmm_f16_tiled4_d4, sgmm_f16_tiled8_n256 and gen_tiled.py --sweep's variants,
 #   generated here into $W/sweep)
 #   instead of the SGMM_DAWN_ENTRIES runs.
+# SGMM_SASS=1: the driver's shader disk cache goes to $W/glcache, and after the test
+#   bench/sgmm_sass.py finds the compiled kernels' CUDA ELF objects in it, disassembles them
+#   (cuobjdump) and counts their instructions: $OUT/sass.txt, $OUT/sass.tar.xz.
 # nvidia-smi's clocks, power and clock-event reasons every 100 ms: $OUT/smi.csv.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -53,6 +56,10 @@ xz -dkc "$G/test_subgroup_matrix.xz" > "$W/test_subgroup_matrix" && chmod +x "$W
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu,pstate,clocks_event_reasons.active \
   --format=csv -lms 100 > "$OUT/smi.csv" 2>/dev/null &
 SMI=$!
+if [ "${SGMM_SASS:-0}" = 1 ]; then
+  rm -rf "$W/glcache"; mkdir -p "$W/glcache"
+  export __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_PATH=$W/glcache __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1
+fi
 echo "== test_subgroup_matrix (no validation layer on this machine)"
 if [ "${SGMM_SWEEP:-0}" = 1 ]; then
   WGSLVK_SGMM_SWEEP=1 WGSLVK_SGMM_DUMP=$W/dump timeout 400 "$W/test_subgroup_matrix" \
@@ -62,6 +69,11 @@ else
     ${SGMM_GTEST_FILTER:+--gtest_filter=$SGMM_GTEST_FILTER}
 fi
 (cd "$W/dump" && ls *.c.f32 >/dev/null 2>&1 && sha256sum *.c.f32)
+if [ "${SGMM_SASS:-0}" = 1 ]; then
+  echo "== SASS from the shader disk cache"
+  timeout 60 python3 bench/sgmm_sass.py "$W/glcache" "$W/sass" | tee "$OUT/sass.txt"
+  (cd "$W" && tar cJf "$OUT/sass.tar.xz" sass glcache 2>/dev/null)
+fi
 echo "== Dawn"
 P=${DAWN_PACK:-.dawn}
 [ -f "$P/node.xz" ] || P=$G

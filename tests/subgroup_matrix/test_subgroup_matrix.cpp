@@ -99,6 +99,11 @@ Device& sgmm_device() {
         testing::adapter().supports_executable_statistics();
     desc.required_limits.max_compute_workgroup_storage_size = std::min(
         kTiledWorkgroupBytes, testing::adapter().limits().max_compute_workgroup_storage_size);
+#ifdef WGSLVK_SGMM_SWEEP
+    // the sweep's warp-specialized variants (gen_tiled.py WS) run 320 or 384 invocations
+    desc.required_limits.max_compute_invocations_per_workgroup =
+        std::min(384u, testing::adapter().limits().max_compute_invocations_per_workgroup);
+#endif
     return testing::make_device(desc);
   }();
   return d;

@@ -245,16 +245,23 @@ def gen_nat(name, cfg, lang, header):
     SGM, SGN, MI, NJ, BK, STAGES = (cfg[k] for k in ("SGM", "SGN", "MI", "NJ", "BK", "STAGES"))
     abl = cfg.get("ABL", "")
     U4 = cfg.get("U4", False) and lang != 'wgsl'  # GLSL only: the WGSL keeps array<f16>
-    sgy = SGM * SGN; T = 32 * sgy
+    # WS: producer subgroups (warp specialization, sweep): WS more subgroups only copy the tiles
+    # while the SGM x SGN others only multiply, one barrier a step between them
+    WS = cfg.get("WS", 0)
+    NC = SGM * SGN  # the subgroups that multiply
+    sgy = NC + WS; T = 32 * (WS or NC)  # T: the invocations that copy
+    CID = "cid" if WS else "lid"  # a copying invocation's index
     TM, TN = 16 * MI, 16 * NJ
     BM, BN = SGM * TM, SGN * TN
-    S = BK + 8  # row stride of a tile in f16: 16-byte rows, padded by 16 bytes
+    PAD = cfg.get("PAD", 8)  # f16 of padding after each tile row (8: 16 bytes; sweep: bank-conflict probe)
+    S = BK + PAD  # row stride of a tile in f16: 16-byte rows, padded by 16 bytes
     TA, TB = BM * S, BN * S
     KQ = BK // 4
     W = lang == 'wgsl'
     L = []
     def o(s=''): L.append(s)
     sel, decl, declb, LEFT, RIGHT, RES, bar, load, store, mma = syntax(W, U4)
+    cons = (lambda st: f"if (sg < {NC}u) {{ {st} }}") if WS else (lambda st: st)  # WS: multipliers only
     def p2(x):
         assert x & (x - 1) == 0, x
         return x.bit_length() - 1
@@ -296,9 +303,9 @@ def gen_nat(name, cfg, lang, header):
         else:
             o("@group(0) @binding(3) var<uniform> tdims: vec4<u32>;  // (M, N, K, flags)"); o()
         o("const TRANS_A: u32 = 1u;"); o("const TRANS_B: u32 = 2u;"); o("const ACCUMULATE: u32 = 8u;"); o()
-        o(f"var<workgroup> tile_a: array<f16, {STAGES * TA}>;  // {STAGES} x A [{BM}][{BK} + 8]")
-        o(f"var<workgroup> tile_b: array<f16, {STAGES * TB}>;  // {STAGES} x B [{BN}][{BK} + 8] (n, k)")
-        o(f"var<workgroup> tile_c: array<f32, {256*sgy}>;  // one [16][16] C tile per subgroup (edge blocks)")
+        o(f"var<workgroup> tile_a: array<f16, {STAGES * TA}>;  // {STAGES} x A [{BM}][{BK} + {PAD}]")
+        o(f"var<workgroup> tile_b: array<f16, {STAGES * TB}>;  // {STAGES} x B [{BN}][{BK} + {PAD}] (n, k)")
+        o(f"var<workgroup> tile_c: array<f32, {256*NC}>;  // one [16][16] C tile per subgroup (edge blocks)")
     else:
         o("#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require")
         o("#extension GL_EXT_shader_16bit_storage : require")
@@ -325,12 +332,12 @@ def gen_nat(name, cfg, lang, header):
         if U4:
             o("// The tiles as 16-byte words (the WGSL's array<f16>, the same bytes): offsets and strides")
             o("// of the loads in uvec4s, stores of f16 pairs packed in 32-bit words.")
-            o(f"shared uvec4 tile_a[{STAGES * TA // 8}];  // {STAGES} x A [{BM}][{BK} + 8] f16")
-            o(f"shared uvec4 tile_b[{STAGES * TB // 8}];  // {STAGES} x B [{BN}][{BK} + 8] f16 (n, k)")
+            o(f"shared uvec4 tile_a[{STAGES * TA // 8}];  // {STAGES} x A [{BM}][{BK} + {PAD}] f16")
+            o(f"shared uvec4 tile_b[{STAGES * TB // 8}];  // {STAGES} x B [{BN}][{BK} + {PAD}] f16 (n, k)")
         else:
-            o(f"shared float16_t tile_a[{STAGES * TA}];  // {STAGES} x A [{BM}][{BK} + 8]")
-            o(f"shared float16_t tile_b[{STAGES * TB}];  // {STAGES} x B [{BN}][{BK} + 8] (n, k)")
-        o(f"shared float tile_c[{256*sgy}];  // one [16][16] C tile per subgroup (edge blocks)")
+            o(f"shared float16_t tile_a[{STAGES * TA}];  // {STAGES} x A [{BM}][{BK} + {PAD}]")
+            o(f"shared float16_t tile_b[{STAGES * TB}];  // {STAGES} x B [{BN}][{BK} + {PAD}] (n, k)")
+        o(f"shared float tile_c[{256*NC}];  // one [16][16] C tile per subgroup (edge blocks)")
     o()
     for which in "ab" if U16 else ():
         arr = f"t{which}_in"
@@ -435,6 +442,8 @@ def gen_nat(name, cfg, lang, header):
     o(I + decl("sg", "lxy.y") + f"  // this subgroup's {TM}x{TN} part of the block")
     o(I + decl("srow", f"(sg / {SGN}u) * {TM}u")); o(I + decl("scol", f"(sg % {SGN}u) * {TN}u"))
     o(I + decl("cbase", "sg * 256u") + "  // its C tile in workgroup memory")
+    if WS:
+        o(I + decl("cid", f"lid - {32 * NC}u") + "  // producers: the copy's invocation index")
     o(I + declb("direct_c", f"row0 + {BM}u <= M && col0 + {BN}u <= N && " +
                 ("ldc % 4u == 0u && c_base % 4u == 0u" if BT else "N % 4u == 0u")))
     for n, e in [("a_rows", sel("M", "K", "ta")), ("a_ld", sel("K", "M", "ta")),
@@ -451,13 +460,13 @@ def gen_nat(name, cfg, lang, header):
     for i in range(MI):
         for j in range(NJ):
             r, c = rc(i, j)
-            o(I + "    " + load(f"c{i}{j}", RES, "tc_out", f"c_base + ({r}) * ldc + {c}" if BT else f"({r}) * N + {c}", False, "ldc" if BT else "N"))
+            o(I + "    " + cons(load(f"c{i}{j}", RES, "tc_out", f"c_base + ({r}) * ldc + {c}" if BT else f"({r}) * N + {c}", False, "ldc" if BT else "N")))
     o(I + "  } else {")
     for i in range(MI):
         for j in range(NJ):
             r, c = rc(i, j)
-            o(I + f"    {bar}"); o(I + f"    c_in(cbase, lxy.x, {r}, {c}, M, N{', c_base, ldc' if BT else ''});"); o(I + f"    {bar}")
-            o(I + "    " + load(f"c{i}{j}", RES, "tile_c", "cbase", False, "16u"))
+            o(I + f"    {bar}"); o(I + "    " + cons(f"c_in(cbase, lxy.x, {r}, {c}, M, N{', c_base, ldc' if BT else ''});")); o(I + f"    {bar}")
+            o(I + "    " + cons(load(f"c{i}{j}", RES, "tile_c", "cbase", False, "16u")))
     o(I + "  }"); o(I + "}"); o()
     if SK > 1:  # ablation: each workgroup z multiplies one K chunk and stores it as the whole product
         o(I + decl("kchunk", f"((K + {SK * BK - 1}u) / {SK * BK}u) * {BK}u"))
@@ -466,11 +475,12 @@ def gen_nat(name, cfg, lang, header):
     else:
         o(I + decl("steps", f"(K + {BK-1}u) / {BK}u"))
     D = cfg.get("D", 1)
+    BF = cfg.get("BF", False)  # D 2: a branch-free loop where the rows are whole vec4s (README)
     G = cfg.get("G", False)  # D = 2 through the general (D >= 3) loop
     for rs in ["" if d == 0 else f"_{d}" for d in range(D)]:
         for x, V in (("a", VA), ("b", VB)):
-            for v in range(max(V, 4)):
-                o(I + (f"var r{x}{v}{rs}: vec4<f16>;" if W else f"f16vec4 r{x}{v}{rs};"))
+            for v in range(max(V, 4)):  # BF stores registers never fetched when K <= BK: zeros (WGSL's var)
+                o(I + (f"var r{x}{v}{rs}: vec4<f16>;" if W else f"f16vec4 r{x}{v}{rs}{' = f16vec4(0.0)' if BF else ''};"))
     # The copy of one operand. Not transposed (stored [r][k]): vec4 q = lid + T v is row
     # q / (BK/4), k 4 (q % (BK/4)). Transposed (stored [k][r]): block q = lid + T b covers stored
     # rows k0 + 4 kq + (0..3), columns r0 + 4 r4 + (0..3); the 32 invocations of a subgroup take 8
@@ -490,7 +500,7 @@ def gen_nat(name, cfg, lang, header):
             if FP and U16:  # invocation lid + T w: row (..) >> log2(KQ / 2), k 8 ((..) % (KQ / 2)): registers 2w, 2w + 1
                 o(ind + "  if (" + f"{rr} + {R}u <= {x}_rows && {k0} + {BK}u <= {x}_ld && {x}_ld % 8u == 0u) {{  // inside, whole words")
                 for w in range(V // 2):
-                    q = f"lid + {T*w}u" if w else "lid"
+                    q = f"{CID} + {T*w}u" if w else CID
                     o(ind + "    {")
                     if W:
                         o(ind + f"      let u = {arr}[(({rr} + (({q}) >> {p2(KQ // 2)}u)) * {rsv} + {k0} + (({q}) & {KQ // 2 - 1}u) * 8u) / 8u];")
@@ -505,25 +515,25 @@ def gen_nat(name, cfg, lang, header):
             elif FP:
                 o(ind + "  if (" + f"{rr} + {R}u <= {x}_rows && {k0} + {BK}u <= {x}_ld && {al}) {{  // inside")
                 for v in range(V):
-                    q = f"lid + {T*v}u" if v else "lid"
+                    q = f"{CID} + {T*v}u" if v else CID
                     o(ind + f"    r{x}{v}{rs} = {arr}[({bpre}({rr} + (({q}) >> {p2(KQ)}u)) * {rsv} + {k0} + (({q}) & {KQ-1}u) * 4u) / 4u];")
                 o(ind + "  } else {")
             for v in range(V):
                 if U16:
-                    q = f"lid + {T*(v // 2)}u" if v // 2 else "lid"
+                    q = f"{CID} + {T*(v // 2)}u" if v // 2 else CID
                     o(ind + ("  " if FP else "") + f"  r{x}{v}{rs} = fetch_{x}({rr} + (({q}) >> {p2(KQ // 2)}u), {k0} + (({q}) & {KQ // 2 - 1}u) * 8u{' + 4u' if v % 2 else ''}, {x}_rows, {x}_ld);")
                     continue
-                q = f"lid + {T*v}u" if v else "lid"
+                q = f"{CID} + {T*v}u" if v else CID
                 o(ind + ("  " if FP else "") + f"  r{x}{v}{rs} = fetch_{x}({fa0}{rr} + (({q}) >> {p2(KQ)}u), {k0} + (({q}) & {KQ-1}u) * 4u, {x}_rows, {x}_ld{fa1});")
             if FP:
                 o(ind + "  }")
             o(ind + f"}} else {{  // stored [k][{'m' if x == 'a' else 'n'}]: 4x4 blocks")
             RQ4 = R // (4 * RL)
             if V == 2:
-                o(ind + f"  if (lid < {T // 2}u) {{  // {R * BK // 16} blocks")
+                o(ind + f"  if ({CID} < {T // 2}u) {{  // {R * BK // 16} blocks")
                 ind += "  "
             for b in range(max(V // 4, 1)):
-                q = f"lid + {T*b}u" if b else "lid"
+                q = f"{CID} + {T*b}u" if b else CID
                 o(ind + "  " + decl(f"{x}r{b}", f"((({q}) >> 5u) & {RQ4-1}u) * {RL}u + ((({q}) >> {KB}u) & {RL-1}u)"))
                 o(ind + "  " + decl(f"{x}k{b}", f"(({q}) >> {5 + p2(RQ4)}u) * {KL}u + (({q}) & {KL-1}u)"))
             if FP:
@@ -552,9 +562,9 @@ def gen_nat(name, cfg, lang, header):
                 o(ind2 + f"{arr}[({o_}) / 8u][(({o_}) / 2u) % 4u] = packFloat2x16(f16vec2({lo}, {hi}));")
             o(ind + f"if ({direct}) {{")
             for v in range(V):
-                q = f"lid + {T*v}u" if v else "lid"
+                q = f"{CID} + {T*v}u" if v else CID
                 if U16:
-                    q = f"lid + {T*(v // 2)}u" if v // 2 else "lid"
+                    q = f"{CID} + {T*(v // 2)}u" if v // 2 else CID
                     o(ind + "  " + decl(f"o{x}{v}", f"{base}(({q}) >> {p2(KQ // 2)}u) * {S}u + (({q}) & {KQ // 2 - 1}u) * 8u{' + 4u' if v % 2 else ''}"))
                 else:
                     o(ind + "  " + decl(f"o{x}{v}", f"{base}(({q}) >> {p2(KQ)}u) * {S}u + (({q}) & {KQ-1}u) * 4u"))
@@ -568,10 +578,10 @@ def gen_nat(name, cfg, lang, header):
             RQ4 = R // (4 * RL)
             ind0 = ind
             if V == 2:
-                o(ind + f"  if (lid < {T // 2}u) {{")
+                o(ind + f"  if ({CID} < {T // 2}u) {{")
                 ind += "  "
             for b in range(max(V // 4, 1)):
-                q = f"lid + {T*b}u" if b else "lid"
+                q = f"{CID} + {T*b}u" if b else CID
                 o(ind + "  " + decl(f"o{x}{b}", f"{base}((((({q}) >> 5u) & {RQ4-1}u) * {RL}u + ((({q}) >> {KB}u) & {RL-1}u)) * 4u) * {S}u + ((({q}) >> {5 + p2(RQ4)}u) * {KL}u + (({q}) & {KL-1}u)) * 4u"))
                 for e in range(4):  # row r4 * 4 + e of the tile: k .. k + 3 from the block's four rows
                     if U4:
@@ -605,6 +615,41 @@ def gen_nat(name, cfg, lang, header):
                 for j in range(NJ):
                     o(ind + mma(f"xa{i}", f"xb{j}", f"c{i}{j}"))
     no_global = abl in ("ng", "ns", "mo")
+    if WS:  # producers copy step s + 1 (PD 1) or s + 2 (PD 2) while the others multiply step s
+        PD = cfg.get("PD", 1)
+        assert STAGES == 2 and not abl and D == 0 and PD in (1, 2) and not BT and SK == 1
+        for x, V in (("a", VA), ("b", VB)):
+            for v in range(max(V, 4)):
+                o(I + (f"var r{x}{v}: vec4<f16>;" if W else f"f16vec4 r{x}{v};"))
+        o(I + f"if (sg >= {NC}u) {{  // producers: the first K step's tiles" + (", the second's into registers" if PD == 2 else ""))
+        o(I + "  if (steps > 0u) {")
+        fetch_lines(I + "    ", "0u")
+        store_lines(I + "    ", "", "")
+        o(I + "  }")
+        if PD == 2:
+            o(I + "  if (steps > 1u) {")
+            fetch_lines(I + "    ", f"{BK}u")
+            o(I + "  }")
+        o(I + "}")
+        o(I + bar); o()
+        o(I + ("for (var s = 0u; s < steps; s++) {" if W else "for (uint s = 0u; s < steps; s++) {"))
+        J = I + "  "
+        o(J + decl("cur", "s % 2u"))
+        o(J + f"if (sg >= {NC}u) {{  // producers: step s + 1's tiles into the other buffer, last read in step s - 1")
+        o(J + "  if (s + 1u < steps) {")
+        if PD == 1:
+            fetch_lines(J + "    ", f"(s + 1u) * {BK}u")
+        store_lines(J + "    ", f"(1u - cur) * {TA}u + ", f"(1u - cur) * {TB}u + ")
+        o(J + "  }")
+        if PD == 2:
+            o(J + "  if (s + 2u < steps) {  // and step s + 2's into registers")
+            fetch_lines(J + "    ", f"(s + 2u) * {BK}u")
+            o(J + "  }")
+        o(J + "} else {")
+        compute(J + "  ", f"cur * {TA}u + ", f"cur * {TB}u + ")
+        o(J + "}")
+        o(J + bar)
+        o(I + "}"); o()
     no_stage = abl in ("ns", "mo")
     no_lds = abl in ("nl", "mo")
     if D >= 3 or (D == 2 and G):  # D register sets, the loop unrolled by D, the buffer of a step chosen at run time
@@ -642,7 +687,11 @@ def gen_nat(name, cfg, lang, header):
                 o(I + "  }")
         o(I + "}"); o()
     if D == 2 and not G:  # two register sets: a step's tiles are fetched two steps before they are multiplied
-        assert STAGES == 2 and not abl
+        # ablations (timing only, wrong results): "ng" no global loads in the loop (the registers
+        # keep the prologue's tiles), "nb" no barriers in the loop, "ngnb" neither
+        assert STAGES == 2 and abl in ("", "ng", "nb", "ngnb")
+        lbar = "" if "nb" in abl else bar
+        lfetch = (lambda *a: None) if "ng" in abl else fetch_lines
         o(I + "// Tiles s + 2 are fetched into registers while step s multiplies, and stored into workgroup")
         o(I + "// memory after step s + 1 has multiplied: their loads have two steps to arrive.")
         o(I + "if (steps > 0u) {  // the first K step's tiles, and the second's into the other registers")
@@ -653,29 +702,82 @@ def gen_nat(name, cfg, lang, header):
         fetch_lines(I + "  ", f"{BK}u", "_1")
         o(I + "}")
         o(I + bar); o()
-        o(I + ("for (var s = 0u; s < steps; s += 2u) {" if W else "for (uint s = 0u; s < steps; s += 2u) {"))
-        J = I + "  "
+        LI = I
+        if BF:  # operands with rows of whole vec4s: the branch-free loop (README "Why the K step is slow")
+            assert not abl and not BT and not U16 and not U4 and SK == 1
+            o(I + "// Rows of whole vec4<f16>s (the usual case): every load of the loop is unconditional")
+            o(I + "// (outside the operand: index 0, value zero), so the compiler can wait for the")
+            o(I + "// registers of step s + 1 without waiting for those of step s + 2 (issued after them).")
+            for x, V, R, rr, tr in (("a", VA, BM, "row0", "ta"), ("b", VB, BN, "col0", "!tb")):
+                RQ4 = R // (4 * RL)
+                o(I + decl(f"{x}_dr", sel("0u", f"{BK}u", tr)) + f"  // per K step: stored rows, columns")
+                o(I + decl(f"{x}_dc", sel(f"{BK}u", "0u", tr)))
+                for v in range(max(V, 4)):
+                    q = f"{CID} + {T*v}u" if v else CID
+                    dr_ = f"{rr} + (({q}) >> {p2(KQ)}u)" if v < V else "0xffffffffu"
+                    dc_ = f"(({q}) & {KQ-1}u) * 4u" if v < V else "0u"
+                    bq, r4 = v // 4, v % 4
+                    qb = f"{CID} + {T*bq}u" if bq else CID
+                    ok_t = bq < max(V // 4, 1)
+                    tk = f"((({qb}) >> {5 + p2(RQ4)}u) * {KL}u + (({qb}) & {KL-1}u)) * 4u + {r4}u" if ok_t else "0u"
+                    tc = f"{rr} + ((((({qb}) >> 5u) & {RQ4-1}u) * {RL}u + ((({qb}) >> {KB}u) & {RL-1}u)) * 4u)" if ok_t else "0xffffffffu"
+                    if ok_t and V == 2:
+                        tc = sel("0xffffffffu", tc, f"{CID} < {T // 2}u")
+                    o(I + decl(f"{x}_r{v}", sel(dr_, tk, tr)))
+                    o(I + decl(f"{x}_c{v}", sel(dc_, tc, tr)))
+            o(I + "if (a_ld % 4u == 0u && b_ld % 4u == 0u) {")
+            LI = I + "    "
+            J = I + "  "
+            o(J + ("for (var s = 0u; s < steps; s += 2u) {" if W else "for (uint s = 0u; s < steps; s += 2u) {"))
+            K2 = J + "  "
+            def bf_fetch(ind, t, rs):
+                for x, V in (("a", VA), ("b", VB)):
+                    for v in range(max(V, 4)):
+                        o(ind + "{")
+                        o(ind + "  " + decl("r", f"{x}_r{v} + ({t}) * {x}_dr"))
+                        o(ind + "  " + decl("c", f"{x}_c{v} + ({t}) * {x}_dc"))
+                        o(ind + "  " + declb("ok", f"r < {x}_rows && c < {x}_ld"))
+                        o(ind + "  " + (f"let w = t{x}_in[{sel('0u', f'(r * {x}_ld + c) / 4u', 'ok')}];" if W else
+                                        f"const f16vec4 w = t{x}_in[{sel('0u', f'(r * {x}_ld + c) / 4u', 'ok')}];"))
+                        o(ind + f"  r{x}{v}{rs} = {sel('vec4<f16>()' if W else 'f16vec4(0.0)', 'w', 'ok')};")
+                        o(ind + "}")
+            o(K2 + "// even step s: buffer 0 holds its tiles, the registers _1 step s + 1's (zeros past K)")
+            bf_fetch(K2, "s + 2u", "")
+            compute(K2, "", "")
+            store_lines(K2, f"{TA}u + ", f"{TB}u + ", "_1")
+            o(K2 + bar)
+            o(K2 + "// odd step s + 1 (past K when steps is odd: its tiles are zeros, adding nothing)")
+            bf_fetch(K2, "s + 3u", "_1")
+            compute(K2, f"{TA}u + ", f"{TB}u + ")
+            store_lines(K2, "", "", "")
+            o(K2 + bar)
+            o(J + "}")
+            o(I + "} else {")
+        o(LI + ("for (var s = 0u; s < steps; s += 2u) {" if W else "for (uint s = 0u; s < steps; s += 2u) {"))
+        J = LI + "  "
         o(J + "// even step s: buffer 0 holds its tiles, the registers _1 step s + 1's")
         o(J + "if (s + 2u < steps) {")
-        fetch_lines(J + "  ", f"(s + 2u) * {BK}u")
+        lfetch(J + "  ", f"(s + 2u) * {BK}u")
         o(J + "}")
         compute(J, "", "")
         o(J + "if (s + 1u < steps) {  // into buffer 1, last read in step s - 1")
         store_lines(J + "  ", f"{TA}u + ", f"{TB}u + ", "_1")
         o(J + "}")
-        o(J + bar)
+        if lbar: o(J + lbar)
         o(J + "if (s + 1u < steps) {  // odd step s + 1: buffer 1, the registers hold step s + 2's")
         K2 = J + "  "
         o(K2 + "if (s + 3u < steps) {")
-        fetch_lines(K2 + "  ", f"(s + 3u) * {BK}u", "_1")
+        lfetch(K2 + "  ", f"(s + 3u) * {BK}u", "_1")
         o(K2 + "}")
         compute(K2, f"{TA}u + ", f"{TB}u + ")
         o(K2 + "if (s + 2u < steps) {  // into buffer 0, last read in step s")
         store_lines(K2 + "  ", "", "")
         o(K2 + "}")
-        o(K2 + bar)
+        if lbar: o(K2 + lbar)
         o(J + "}")
-        o(I + "}"); o()
+        o(LI + "}"); o()
+        if BF:
+            o(I + "}")
     if D == 1:
         o(I + "if (steps > 0u) {  // the first K step's tiles")
         fetch_lines(I + "  ", "0u")
@@ -732,13 +834,13 @@ def gen_nat(name, cfg, lang, header):
     for i in range(MI):
         for j in range(NJ):
             r, c = rc(i, j)
-            o(I + "  " + store(f"c{i}{j}", "tc_out", f"c_base + ({r}) * ldc + {c}" if BT else f"({r}) * N + {c}", "ldc" if BT else "N"))
+            o(I + "  " + cons(store(f"c{i}{j}", "tc_out", f"c_base + ({r}) * ldc + {c}" if BT else f"({r}) * N + {c}", "ldc" if BT else "N")))
     o(I + "} else {")
     for i in range(MI):
         for j in range(NJ):
             r, c = rc(i, j)
-            o(I + f"  {bar}"); o(I + "  " + store(f"c{i}{j}", "tile_c", "cbase", "16u")); o(I + f"  {bar}")
-            o(I + f"  c_out(cbase, lxy.x, {r}, {c}, M, N{', c_base, ldc' if BT else ''});")
+            o(I + f"  {bar}"); o(I + "  " + cons(store(f"c{i}{j}", "tile_c", "cbase", "16u"))); o(I + f"  {bar}")
+            o(I + "  " + cons(f"c_out(cbase, lxy.x, {r}, {c}, M, N{', c_base, ldc' if BT else ''});"))
     o(I + "}")
     o("}")
     return "\n".join(L) + "\n"
@@ -750,7 +852,7 @@ def nat_block(cfg):
 
 def nat_smem(cfg):
     BM, BN = nat_block(cfg)
-    return cfg["STAGES"] * (BM + BN) * (cfg["BK"] + 8) * 2 + 1024 * cfg["SGM"] * cfg["SGN"]
+    return cfg["STAGES"] * (BM + BN) * (cfg["BK"] + cfg.get("PAD", 8)) * 2 + 1024 * cfg["SGM"] * cfg["SGN"]
 
 
 # Measurement-only variants (sweep/, built with -DWGSLVK_SGMM_SWEEP=ON; README "Sweep").
@@ -781,6 +883,33 @@ SWEEP = {
     # transpose of sgmm_f16_tiled8_n256: 140.8 / 153.7 / 138.5 (call 1), 139.0 / 153.8 / 137.6
     # (call 2); faster than tiled8_n256 with TRANS_A only
     "w256_k16_d2": dict(SGM=4, SGN=2, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=2),
+    # 2026-11-27 session 14 (issue 24: where sgmm_f16_tiled8_n256's K step goes): its loop without
+    # the global loads (ng), without the barriers (nb), without both (ngnb) (timing only); the
+    # one-ahead loop (d1) and its ablations: no global loads and no copy into workgroup memory
+    # (d1_ns: subgroup-matrix loads, multiply-adds, barrier), multiply-adds only (d1_mo: the
+    # ceiling of 16x16x16 cooperative matrices at this tile and occupancy); the row padding
+    # (pad0: rows of 16 f16, 2-way bank conflicts for 8-row 16-byte reads); the GLSL's tiles as
+    # uvec4 with f16-pair stores (u4).
+    "n256_ng": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=2, ABL="ng"),
+    "n256_nb": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=2, ABL="nb"),
+    "n256_ngnb": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=2, ABL="ngnb"),
+    "n256_d1": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=1),
+    "n256_d1_ns": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=1, ABL="ns"),
+    "n256_d1_mo": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=1, ABL="mo"),
+    "n256_pad0": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=2, PAD=0),
+    "n256_u4": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=2, U4=True),
+    # warp specialization (WS producer subgroups copy, the others multiply; PD: the producers'
+    # tiles one or two steps ahead): 8 multipliers of 64x64 on 128x256 with 2 or 4 producers
+    # (320 / 384 invocations: over WebGPU's default 256), 4 multipliers of 64x64 on 128x128 with 4
+    "ws2_n256": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=0, WS=2, PD=1),
+    "ws2_n256_pd2": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=0, WS=2, PD=2),
+    "ws4_n256": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=0, WS=4, PD=1),
+    "ws4_128_k32": dict(SGM=2, SGN=2, MI=4, NJ=4, BK=32, STAGES=2, FP=True, D=0, WS=4, PD=1),
+    "ws4_128_k32_pd2": dict(SGM=2, SGN=2, MI=4, NJ=4, BK=32, STAGES=2, FP=True, D=0, WS=4, PD=2),
+    # the branch-free loop (BF: unconditional loads, zeros outside the operands) on
+    # sgmm_f16_tiled8_n256's and sgmm_f16_tiled8_d2's configurations
+    "n256_bf": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=2, BF=True),
+    "d2_bf": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=2, BF=True),
     # 2026-11-27j call 2 (bench/results/h200-2026-11-27j-sgmm) also measured, and dropped since:
     # nat8_fp_d2_u16 / nat8_fp_d4_u16 (D2_CFG / D4_CFG with U16=True: A and B bound as
     # array<vec4<u32>>, 16-byte loads in the direct fast path), correct and bit-identical but
@@ -801,7 +930,10 @@ NAT_GLSL_HEADER = """#version 450
 def write_sweep(out):
     os.makedirs(out, exist_ok=True)
     cm, inc = [], []
+    only = os.environ.get("WGSLVK_SGMM_SWEEP_ONLY", "").split(",")  # a subset (measurement calls)
     for tag, cfg in SWEEP.items():
+        if only != [""] and tag not in only:
+            continue
         name = "sgmm_sw_" + tag
         c = ", ".join(f"{k} {v}" for k, v in cfg.items())
         for ext, lang, hdr in (("wgsl", "wgsl", NAT_WGSL_HEADER), ("comp", "glsl", NAT_GLSL_HEADER)):

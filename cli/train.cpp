@@ -80,8 +80,8 @@ Defaults come from apps/gpt/config.hpp (TrainConfig).
                          subnormal and overflow counts (a measurement; slow)
   --attention <a>        fa2_tiled | fa2_wide | fa2 | naive (default )" +
          std::string(attention_name(d.attention)) + R"()
-  --matmul <m>           native_auto | native_auto_bmm | native_auto_fwd | native_auto_w |
-                         native | vec4 | blocked4 | naive (default )" +
+  --matmul <m>           native_auto | native_auto_bmm | native_auto_fwd | native | vec4 |
+                         blocked4 | naive (default )" +
          std::string(matmul_name(GpuOptions{}.matmul)) + R"()
   --seed <n>             initialization and batches (default )" +
          std::to_string(d.seed) + R"()

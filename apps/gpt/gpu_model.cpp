@@ -45,7 +45,6 @@
 #include "wgslvk/kernels/matmul/matmul_naive.hpp"
 #include "wgslvk/kernels/matmul/matmul_native.hpp"
 #include "wgslvk/kernels/matmul/matmul_native_k16.hpp"
-#include "wgslvk/kernels/matmul/matmul_native_w.hpp"
 #include "wgslvk/kernels/matmul/matmul_native_splitk.hpp"
 #include "wgslvk/kernels/matmul/matmul_splitk_reduce.hpp"
 #include "wgslvk/kernels/matmul/matmul_vec4.hpp"
@@ -79,20 +78,17 @@ std::string_view matmul_name(MatmulImpl m) {
       return "native_auto_bmm";
     case MatmulImpl::NativeAutoFwd:
       return "native_auto_fwd";
-    case MatmulImpl::NativeAutoW:
-      return "native_auto_w";
   }
   return "?";
 }
 
 MatmulImpl parse_matmul(std::string_view s) {
   for (auto m : {MatmulImpl::Vec4, MatmulImpl::Blocked4, MatmulImpl::Naive, MatmulImpl::Native,
-                 MatmulImpl::NativeAuto, MatmulImpl::NativeAutoBmm, MatmulImpl::NativeAutoFwd,
-                 MatmulImpl::NativeAutoW})
+                 MatmulImpl::NativeAuto, MatmulImpl::NativeAutoBmm, MatmulImpl::NativeAutoFwd})
     if (matmul_name(m) == s) return m;
-  throw std::invalid_argument("unknown matmul '" + std::string(s) +
-                              "' (vec4, blocked4, naive, native, native_auto, native_auto_bmm, "
-                              "native_auto_fwd, native_auto_w)");
+  throw std::invalid_argument(
+      "unknown matmul '" + std::string(s) +
+      "' (vec4, blocked4, naive, native, native_auto, native_auto_bmm, native_auto_fwd)");
 }
 
 std::string_view fp32_attention_name(Fp32Attention a) {
@@ -517,13 +513,11 @@ struct GpuGpt::StepBuilder {
   // adds old C after (ACCUMULATE): the same bits where the device contracts alike.
   bool gemm_on_batched(const matmul::Dims& md) const {
     const MatmulImpl mi = m.gopt_.matmul;
-    if (mi != MatmulImpl::NativeAutoBmm && mi != MatmulImpl::NativeAutoFwd &&
-        mi != MatmulImpl::NativeAutoW)
-      return false;
+    if (mi != MatmulImpl::NativeAutoBmm && mi != MatmulImpl::NativeAutoFwd) return false;
     if ((md.M | md.N | md.K) % 4 != 0) return false;
     if (matmul::native_plan(md).variant == matmul::NativePlan::Variant::SplitK) return false;
     const uint64_t tiles128 = uint64_t((md.M + 127) / 128) * ((md.N + 127) / 128);
-    if (mi == MatmulImpl::NativeAutoFwd || mi == MatmulImpl::NativeAutoW)
+    if (mi == MatmulImpl::NativeAutoFwd)
       return (md.flags & matmul::kAddBias) && !(md.flags & matmul::kAccumulate) && md.K >= 512 &&
              tiles128 <= 288;
     return !(md.flags & matmul::kAddBias) && tiles128 <= 96;
@@ -534,9 +528,9 @@ struct GpuGpt::StepBuilder {
     if (m.gopt_.mixed) return mm_mixed(a, b, c, bias, md);
     if (bias) md.flags |= matmul::kAddBias;
     const Range bb = bias ? *bias : whole(A.dummy);
-    const bool autoplan =
-        m.gopt_.matmul == MatmulImpl::NativeAuto || m.gopt_.matmul == MatmulImpl::NativeAutoBmm ||
-        m.gopt_.matmul == MatmulImpl::NativeAutoFwd || m.gopt_.matmul == MatmulImpl::NativeAutoW;
+    const bool autoplan = m.gopt_.matmul == MatmulImpl::NativeAuto ||
+                          m.gopt_.matmul == MatmulImpl::NativeAutoBmm ||
+                          m.gopt_.matmul == MatmulImpl::NativeAutoFwd;
     if (autoplan && matmul::supports(matmul::Kernel::Native, md)) {
       if (gemm_on_batched(md)) {  // one product on matmul_batched's 64 x 64 tiles
         using namespace bm32::binding;
@@ -589,13 +583,6 @@ struct GpuGpt::StepBuilder {
         });
         return;
       }
-      if (plan.variant == matmul::NativePlan::Variant::K16 &&
-          m.gopt_.matmul == MatmulImpl::NativeAutoW) {  // k16's tiles, 8 x 16 per invocation
-        namespace h = mmk::matmul_native_w;
-        product(h::Kernel{}, h::binding::na, h::binding::nb, h::binding::nc, h::binding::nbias,
-                h::binding::ndims, a, b, c, bb, md, matmul::native_k16_workgroups(md));
-        return;
-      }
       if (plan.variant == matmul::NativePlan::Variant::K16) {  // 128 x 64 tiles, K stages of 16
         namespace h = mmk::matmul_native_k16;
         product(h::Kernel{}, h::binding::na, h::binding::nb, h::binding::nc, h::binding::nbias,
@@ -618,7 +605,6 @@ struct GpuGpt::StepBuilder {
       case MatmulImpl::NativeAuto:
       case MatmulImpl::NativeAutoBmm:
       case MatmulImpl::NativeAutoFwd:
-      case MatmulImpl::NativeAutoW:
         k = matmul::supports(matmul::Kernel::Native, md) ? matmul::Kernel::Native
                                                          : matmul::vec4_or_fallback(md);
         break;
@@ -1208,7 +1194,7 @@ void GpuGpt::make_buffers() {
   A.partials = buf("gpt.ln_partials", norm::partials_count(ns, rpb));
   A.loss_log = buf("gpt.loss_log", kLossLogSlots);
   A.dummy = buf("gpt.no_bias", 4);
-  if (gopt_.matmul == MatmulImpl::NativeAutoFwd || gopt_.matmul == MatmulImpl::NativeAutoW) {
+  if (gopt_.matmul == MatmulImpl::NativeAutoFwd) {
     A.one_row = utils::make_buffer(dev_, "gpt.one_row", 16);
     const float one_row[4] = {1.0f, 0.0f, 0.0f, 0.0f};
     write<float>(dev_, A.one_row, one_row);

@@ -76,19 +76,7 @@ namespace wgslvk::gpt {
 // matmul_batched (gpt110m on an H200: 49.90-49.92 -> 49.43-49.46 ms/step; at the other presets
 // no product qualifies). matmul_batched sums in native's order: the same bits as native_auto
 // (tested on lavapipe; 200 of 200 losses identical on the H200). bench/results/h200-2026-11-27l-*.
-// native_auto_w (issue 23, session 14): native_auto_fwd with every matmul_native_k16 product on
-// matmul_native_w (k16's tiles and dispatch on 64 invocations of 8 x 16 outputs; the same fma
-// order per element: k16's bits, tests/matmul).
-enum class MatmulImpl {
-  Vec4,
-  Blocked4,
-  Naive,
-  Native,
-  NativeAuto,
-  NativeAutoBmm,
-  NativeAutoFwd,
-  NativeAutoW
-};
+enum class MatmulImpl { Vec4, Blocked4, Naive, Native, NativeAuto, NativeAutoBmm, NativeAutoFwd };
 std::string_view matmul_name(MatmulImpl m);
 MatmulImpl parse_matmul(std::string_view s);
 

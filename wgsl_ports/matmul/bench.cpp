@@ -235,21 +235,6 @@ void bench_matmul(Ctx& c) {
                           native_k16_workgroups(s.d)),
                 std::move(row));
     }
-    // matmul_native_w (ours, in the WGSL): k16's tiles on 64 invocations of 8 x 16 outputs, K
-    // stages of 8; timed when selected (`--only matmul_native_w`), same rules.
-    if (c.selected("matmul", "matmul_native_w") && supports(Kernel::Native, s.d)) {
-      Row row;
-      row.kernel = "matmul_native_w";
-      row.label = s.label;
-      row.dims = {{"M", s.d.M}, {"N", s.d.N}, {"K", s.d.K}, {"flags", s.d.flags}};
-      row.bytes = min_bytes(Kernel::Native, s.d);
-      row.bytes_rule = "A and B read once, C written once, 4 B per element";
-      row.flops = 2.0 * s.d.M * s.d.N * s.d.K;
-      time_case(c,
-                make_case(Kernel::Native, s.d, s.label, "matmul/matmul_native_w",
-                          native_k16_workgroups(s.d)),
-                std::move(row));
-    }
     // Split-K rows (`--only matmul_native_splitk`) where the 128 x 128 grid is under two waves of
     // a 132-SM GPU, at slice counts keeping >= 128 of K per slice; kernel "matmul_native_splitk_sS".
     // Also marks which variant native_plan() picks (the trainer's default), in the row's note.

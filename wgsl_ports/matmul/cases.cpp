@@ -342,12 +342,6 @@ template <Case (*Make)(uint64_t)>
 Case native_k16(uint64_t seed) {
   return retile_128x64(Make(seed), "matmul/matmul_native_k16");
 }
-// matmul_native_w (ours, in the WGSL): k16's tiles and dispatch, 64 invocations of 8 x 16, K
-// stages of 8 in two buffers.
-template <Case (*Make)(uint64_t)>
-Case native_w(uint64_t seed) {
-  return retile_128x64(Make(seed), "matmul/matmul_native_w");
-}
 
 // matmul_native_splitk + matmul_splitk_reduce (ours): matmul_native's cases with every native
 // dispatch replaced by the split product (S = 3, or 2 where K has only two stages of 8) into its
@@ -487,14 +481,6 @@ void register_matmul(std::vector<Generator>& g) {
                native_k16<nonfinite<Kernel::Native>>, src});
   g.push_back({"matmul/matmul_native_k16", "layer_fwd_bwd", 4987, false,
                native_k16<layer_fwd_bwd<Kernel::Native>>, src});
-  g.push_back(
-      {"matmul/matmul_native_w", "basic", 5001, true, native_w<basic<Kernel::Native>>, src});
-  g.push_back(
-      {"matmul/matmul_native_w", "odd_sizes", 5005, false, native_w<odd<Kernel::Native>>, src});
-  g.push_back({"matmul/matmul_native_w", "nonfinite", 5006, false,
-               native_w<nonfinite<Kernel::Native>>, src});
-  g.push_back({"matmul/matmul_native_w", "layer_fwd_bwd", 5007, false,
-               native_w<layer_fwd_bwd<Kernel::Native>>, src});
   // basic's square 24^3 (matmul_native's golden seed; other seeds draw shapes with K = 4)
   g.push_back({"matmul/matmul_native_splitk", "basic", 4701, false,
                native_splitk<basic<Kernel::Native>>, src});

@@ -86,9 +86,6 @@ uint64_t native_n64_workgroups(const Dims& d);
 // matmul_native (one fma chain per element in k order), the same bound. A vec4 kernel:
 // supports(Native).
 uint64_t native_k16_workgroups(const Dims& d);
-// matmul_native_w (in matmul_native.wgsl, the same bindings and flags): k16's 128 x 64 tiles and
-// dispatch (native_k16_workgroups) on 64 invocations of 8 x 16 outputs, K stages of 8 in two
-// buffers; k16's summation order and bound. A vec4 kernel: supports(Native).
 uint32_t splitk_chunk(uint32_t K, uint32_t splits);  // ceil(ceil(K / 8) / S) * 8
 uint64_t splitk_workgroups(const Dims& d, uint32_t splits);
 uint64_t splitk_partial_floats(const Dims& d, uint32_t splits);  // S * M * N

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call (H3, issue 23, session 14): matmul_native_w (8 x 16 outputs per invocation, k16's
 # 128 x 64 tiles on 64 invocations) against k16 / native and cuBLAS SGEMM, the trainer with it,
-# and other blockings of its statements (sweep.py --wide).
+# and other blockings of its statements (sweep.py --wide). Ran at 7865932, which had the kernel
+# and --matmul native_auto_w (removed after this call: README.md here).
 #   python3 wgsl_ports/matmul/sweep/sweep.py build-gpu-h3/wide --wide     # 5 ports, 139 cases
 #   cp -r /usr/share/games/fortunes build-gpu-h3/corpus
 #   run(command="bash bench/results/h200-2026-11-27p-wide/run.sh",

@@ -13,9 +13,9 @@ usage: sweep.py OUT_DIR [--quick]   (OUT_DIR/ports/*.comp, OUT_DIR/cases/*, OUT_
        sweep.py OUT_DIR --gemm       issue 23, session 13: at 2048^3, 4096^3 and the gpt110m
            products, hand matmul_native_k16, the hand split-K pair where native_plan() splits, and
            matmul_batched as one product (64 x 64 tiles, "hand_bmm"; H 1, no strides or offsets)
-       sweep.py OUT_DIR --wide       issue 23, session 14: hand matmul_native, matmul_native_k16
-           and matmul_native_w (8 x 16 outputs per invocation) at those shapes, and ports of
-           ../matmul_native_w.comp with its four defines (tile, K step, stages) rewritten (WIDE)
+       sweep.py OUT_DIR --wide       issue 23, session 14: hand matmul_native and matmul_native_k16
+           at those shapes, the hand split-K pair where native_plan() splits, and one port of
+           wide_sweep.glsl (8 x 16 outputs per invocation) per blocking of WIDE
 """
 import json
 import os
@@ -39,9 +39,9 @@ CONFIGS = {
     "t64x64_k16_s2": (64, 64, 16, 2, 0),
 }
 
-# matmul_native_w.comp's blockings (8 x 16 outputs per invocation, TM * TN / 128 invocations):
+# wide_sweep.glsl's blockings (8 x 16 outputs per invocation, TM * TN / 128 invocations):
 # name: (W_TM, W_TN, W_BK, W_STAGES); workgroup memory W_STAGES * W_BK * (W_TM + W_TN) * 4 <= 16 KB.
-# w128x64_k8_s2 is the shipped kernel's own blocking (a check that the rewrite changes nothing).
+# w128x64_k8_s2 is k16's tile and dispatch (measured in the trainer as matmul_native_w, 7865932).
 WIDE = {
     "w128x64_k8_s2": (128, 64, 8, 2),
     "w128x128_k8_s2": (128, 128, 8, 2),
@@ -98,14 +98,10 @@ fn NAME(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 """
 
 
-def wide_port(tm, tn, bk, st):
-    """../matmul_native_w.comp with its four defines rewritten."""
-    with open(os.path.join(os.path.dirname(HERE), "matmul_native_w.comp")) as f:
-        src = f.read()
-    for name, v in (("W_TM", tm), ("W_TN", tn), ("W_BK", bk), ("W_STAGES", st)):
-        line = next(x for x in src.splitlines() if x.startswith("#define %s " % name))
-        src = src.replace(line, "#define %s %d" % (name, v), 1)
-    return src
+def wide_port(name, tm, tn, bk, st):
+    return ("#version 450\n// matmul_native wide sweep: %s (sweep.py --wide)\n"
+            "#define W_TM %d\n#define W_TN %d\n#define W_BK %d\n#define W_STAGES %d\n"
+            '#include "wide_sweep.glsl"\n' % (name, tm, tn, bk, st))
 
 
 # The WGSL each port is ABI-checked against (bindings, workgroup size): the same products, the same
@@ -206,7 +202,7 @@ def main():
     for name, (tm, tn, bk, st) in (WIDE if wide else {}).items():
         assert st * bk * (tm + tn) * 4 <= 16384, name
         with open(os.path.join(ports, name + ".comp"), "w") as f:
-            f.write(wide_port(tm, tn, bk, st))
+            f.write(wide_port(name, tm, tn, bk, st))
         with open(os.path.join(ports, name + ".wgsl"), "w") as f:
             f.write(WGSL_WIDE.replace("NAME", name).replace("WGN", str(tm * tn // 128))
                     .replace("TM", str(tm)).replace("TN", str(tn)))
@@ -227,8 +223,7 @@ def main():
                             ("hand_bmm", "matmul/matmul_batched", 64, 64)]
             if wide:
                 variants = [("hand_native", "matmul/matmul_native", 128, 128),
-                            ("hand_k16", "matmul/matmul_native_k16", 128, 64),
-                            ("hand_w", "matmul/matmul_native_w", 128, 64)]
+                            ("hand_k16", "matmul/matmul_native_k16", 128, 64)]
                 variants += [(n, n + "/" + n, c[0], c[1]) for n, c in WIDE.items()]
             S = plan_splits(M, N, K)
             if S:

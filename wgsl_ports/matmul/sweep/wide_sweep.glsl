@@ -1,15 +1,13 @@
-// Port of matmul_native_w, matmul_native.wgsl: wgslvk's own kernel, not from the browser engine
-// (issue 23). Line-by-line; same group/binding/access as the WGSL (matmul_native's bindings);
-// native_store4 and flat_wg as in matmul_native.comp; `[[unroll]]` marks the constant-trip loops
-// the WGSL leaves to the driver. The tile and K step are the four defines below (the WGSL's
-// constants); sweep/sweep.py --wide rewrites them to time other blockings of the same statements.
-#version 450
+// Measurement-only body of the wide-invocation sweep (issue 23, session 14; README.md here):
+// matmul_native's algorithm, ABI, fma order and epilogue with 8 x 16 outputs per invocation
+// (W_TM * W_TN / 128 invocations: rows ty*4.. and W_TM/2 + ty*4..; columns tx*4 + J*W_TN/4..,
+// J = 0..3). sweep.py --wide writes one .comp per blocking (#version, the defines, then #include
+// this). W_TM, W_TN: output tile; W_BK: K per stage; W_STAGES: 2 (double-buffered workgroup memory,
+// one barrier per stage) or 1 (one buffer, two barriers); W_STAGES * W_BK * (W_TM + W_TN) * 4
+// bytes of workgroup memory (<= 16 KB). w128x64_k8_s2 was briefly a shipped kernel,
+// matmul_native_w (7865932): slower than matmul_native_k16 at every measured shape.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
-#define W_TM 128
-#define W_TN 64
-#define W_BK 8
-#define W_STAGES 2
 #define WG (W_TM * W_TN / 128)  // invocations of 8 x 16 outputs
 #include "wgsl.glsl"
 

@@ -53,7 +53,7 @@ WIDE = {
 # The WGSL each wide port is ABI-checked against: the bindings and workgroup size of the port, and
 # a plain kernel computing the same 8 x 16 outputs per invocation straight from global memory
 # (only the GLSL port is timed).
-WGSL_WIDE = """// matmul_native_w blocking NAME (sweep.py --wide): the ABI of the GLSL port NAME.comp.
+WGSL_WIDE = """// matmul_native wide sweep NAME (sweep.py --wide): the ABI of the GLSL port NAME.comp.
 @group(0) @binding(0) var<storage, read> na: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> nb: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> nc: array<f32>;

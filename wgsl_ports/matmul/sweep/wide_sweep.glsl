@@ -5,7 +5,8 @@
 // this). W_TM, W_TN: output tile; W_BK: K per stage; W_STAGES: 2 (double-buffered workgroup memory,
 // one barrier per stage) or 1 (one buffer, two barriers); W_STAGES * W_BK * (W_TM + W_TN) * 4
 // bytes of workgroup memory (<= 16 KB). w128x64_k8_s2 was briefly a shipped kernel,
-// matmul_native_w (7865932): slower than matmul_native_k16 at every measured shape.
+// matmul_native_w (7865932): slower than matmul_native_k16 at every gpt110m product and in the
+// trainer (bench/results/h200-2026-11-27p-wide).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #define WG (W_TM * W_TN / 128)  // invocations of 8 x 16 outputs

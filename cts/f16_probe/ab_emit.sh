@@ -1,7 +1,8 @@
 #!/bin/bash
 # Same-machine A/B of the front end's device tests (test_wgsl_emit's WgslEmitDevice.*) on the GPU:
 # build-h2-dev/test_wgsl_emit_{old,new}.xz (stripped, xz'd; old = the same test source linked with
-# the previous emit_glsl.cpp), carried with .gl. Writes $OUT/emit-{old,new}.txt; prints a summary.
+# the emitter file before the fix: emit_glsl.cpp for the 3 x f16 stores, emit_helpers.cpp for
+# quantizeToF16), carried with .gl. Writes $OUT/emit-{old,new}.txt; prints a summary.
 set -uo pipefail
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig

@@ -114,6 +114,31 @@ def main(out):
             with open(os.path.join(out, name + ".comp"), "w") as f:
                 f.write(HEAD % ext + odecl + "\n" + decl + "\n" + main_fn)
             lines.append(f"{name} {name}.spv {'s' if storage else 'u'}" + (" m43 neg" if neg else ""))
+    # quantizeToF16 spellings (test_wgsl_emit's SelectBitcastPackUnpackDotPackedQuantize fails on
+    # the H200 with the first): f32 in binding 1 (storage), f32 out; one invocation looping (the
+    # CTS's shape) or one invocation per value.
+    qs = {"pack": "unpackHalf2x16(packHalf2x16(vec2(v))).x",
+          "pack_mask": "unpackHalf2x16(packHalf2x16(vec2(v, 0.0)) & 0xFFFFu).x",
+          "f16": "float(float16_t(v))",
+          "spv": "wgsl_quantize_to_f16(v)",
+          "control_none": "v"}  # negative control: must be wrong in all 512
+    for qn, qe in qs.items():
+        for shape in ("loop", "wide"):
+            ext = "#extension GL_EXT_spirv_intrinsics : require\n" if qn == "spv" else ""
+            src = (HEAD % ext).replace("local_size_x = 1", "local_size_x = %d" % (64 if shape == "wide" else 1))
+            src += ("layout(set = 0, binding = 0, std430) buffer O { float o[512]; };\n"
+                    "layout(set = 0, binding = 1, std430) readonly buffer I { float x[512]; };\n")
+            if qn == "spv":
+                src += "spirv_instruction(id = 116) float wgsl_quantize_to_f16(float v);  // OpQuantizeToF16\n"
+            src += "float q(float v) { return %s; }\n" % qe
+            if shape == "loop":
+                src += "void main() { for (uint i = 0u; i < 512u; ++i) o[i] = q(x[i]); }\n"
+            else:
+                src += "void main() { uint i = gl_GlobalInvocationID.x; o[i] = q(x[i]); }\n"
+            name = f"control_quantize-{shape}" if qn == "control_none" else f"quantize-{qn}-{shape}"
+            with open(os.path.join(out, name + ".comp"), "w") as f:
+                f.write(src)
+            lines.append(f"{name} {name}.spv s q32")
     # Negative control: rows 0 and 1 swapped must be reported wrong (128 + 128 per column).
     with open(os.path.join(out, "control_swapped.comp"), "w") as f:
         f.write(HEAD % "" + OUT_MAT + "\n" + LOADS["f16vec3"][1] + "\nvoid main() {\n"

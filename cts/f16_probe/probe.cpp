@@ -10,7 +10,8 @@
 //
 // Module ABI (as the CTS's): binding 0 = array<Output, 64> in storage, Output { mat4x3<f16> }
 // (32 bytes: columns at 0, 8, 16, 24); binding 1 = array<Input, 64>, the same layout (a line's
-// "v3": 128 vec3<f16> at a 16-byte stride in, 8 out; "neg": the value negated). Input
+// "v3": 128 vec3<f16> at a 16-byte stride in, 8 out; "neg": the value negated; "q32": 512 f32
+// through quantizeToF16 spellings, checked against round-to-nearest-even). Input
 // element i, column c, row r holds distinct non-zero f16 bits; the padding half of each column
 // holds 0xC123 (so a read of the padding is seen); the output starts poisoned (0xDEAD per half).
 #include <vulkan/vulkan.h>
@@ -35,6 +36,27 @@ struct Layout {
 };
 constexpr Layout kMat4x3{64, 4, 16, 16};  // array<struct { mat4x3<f16> }, 64>, both sides
 constexpr Layout kVec3{128, 1, 8, 4};     // uniform array<@size(16) vec3<f16>> -> storage stride 8
+// "q32": 512 f32 in (normal f16 range, low 13 bits non-zero), 512 f32 out: quantizeToF16.
+constexpr Layout kQuantize{0, 0, 0, 0};
+
+float quantize_input(int i) {
+  uint32_t m = (uint32_t(i) * 2654435761u) & 0x7FFFFFu;
+  if ((m & 0x1FFFu) == 0) m |= 1;
+  uint32_t e = 127 - 14 + uint32_t(i % 29);  // 2^-14 .. 2^14
+  uint32_t b = (i & 1 ? 0x80000000u : 0u) | (e << 23) | m;
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+float quantize_want(float x) {  // f32 -> f16 (round to nearest even) -> f32, normal range
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  b = (b + 0x0FFFu + ((b >> 13) & 1u)) & 0xFFFFE000u;
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
 constexpr uint16_t kPad = 0xC123, kPoison = 0xDEAD;
 
 #define VK(x)                                                              \
@@ -203,6 +225,8 @@ std::vector<uint16_t> run(const Dev& d, const std::vector<uint32_t>& spv, bool s
   auto* ih = static_cast<uint16_t*>(in.p);
   auto* oh = static_cast<uint16_t*>(out.p);
   for (int k = 0; k < kBytes / 2; ++k) ih[k] = kPad, oh[k] = kPoison;
+  if (l.count == 0)
+    for (int i = 0; i < kBytes / 4; ++i) static_cast<float*>(in.p)[i] = quantize_input(i);
   for (int i = 0; i < l.count; ++i)
     for (int c = 0; c < l.cols; ++c)
       for (int r = 0; r < 3; ++r) ih[i * l.in_stride + c * 4 + r] = input_half(i, c, r);
@@ -278,7 +302,7 @@ std::vector<uint16_t> run(const Dev& d, const std::vector<uint32_t>& spv, bool s
   VK(vkBeginCommandBuffer(cb, &cbbi));
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
   vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pl, 0, 1, &ds, 0, nullptr);
-  vkCmdDispatch(cb, 1, 1, 1);
+  vkCmdDispatch(cb, l.count == 0 ? 8 : 1, 1, 1);  // q32: 8 x 64 for the "wide" shape
   VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
   mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
@@ -332,6 +356,7 @@ int main(int argc, char** argv) {
     for (std::string w; ls >> w;) {
       if (w == "v3") v.layout = kVec3;
       if (w == "neg") v.neg = true;
+      if (w == "q32") v.layout = kQuantize;
     }
     vs.push_back(v);
   }
@@ -360,6 +385,22 @@ int main(int argc, char** argv) {
       const Layout& l = v.layout;
       std::vector<uint16_t> o = run(d, read_spv(dir + "/" + v.file), v.storage, l);
       const uint16_t sign = v.neg ? 0x8000 : 0;
+      if (l.count == 0) {  // quantizeToF16
+        int wrong = 0;
+        std::string example;
+        for (int i = 0; i < kBytes / 4; ++i) {
+          float got, x = quantize_input(i);
+          std::memcpy(&got, &o[i * 2], 4);
+          if (got != quantize_want(x) && !wrong++) {
+            char b[96];
+            std::snprintf(b, sizeof b, "[%d] %.9g: %.9g, want %.9g", i, x, got, quantize_want(x));
+            example = b;
+          }
+        }
+        std::printf("%-28s %6d %6s  %s\n", v.name.c_str(), wrong, "-", example.c_str());
+        bad_variants += wrong != 0 && v.name.rfind("control", 0) != 0;
+        continue;
+      }
       if (dump && ("," + std::string(dump) + ",").find("," + v.name + ",") != std::string::npos)
         for (int i = 0; i < 2; ++i) {
           std::printf("  [%d] in :", i);

@@ -1126,6 +1126,8 @@ fn k(@builtin(global_invocation_id) gid: vec3<u32>) {
 )";
   auto k = build(w, "k");
   ASSERT_TRUE(k);
+  // quantizeToF16 as SPIR-V's OpQuantizeToF16: NVIDIA folds the f16 round trips (cts/f16_probe).
+  EXPECT_HAS(k->glsl, "spirv_instruction(id = 116) float wgsl_quantize_f16_float(float v);");
   auto r = wgslvk::testing::rng(26);
   std::vector<float> f;
   std::vector<uint32_t> u;

@@ -2823,6 +2823,7 @@ std::string Emitter::run() {
     if (subgroup_exts_.count(ext))
       out += std::string("#extension GL_KHR_shader_subgroup_") + ext + " : require\n";
   if (need_memory_scope_) out += "#extension GL_KHR_memory_scope_semantics : require\n";
+  if (helpers_.uses_spirv_intrinsics()) out += "#extension GL_EXT_spirv_intrinsics : require\n";
   out += "\nlayout(local_size_x = " + std::to_string(entry_.workgroup_size[0]) +
          ", local_size_y = " + std::to_string(entry_.workgroup_size[1]) +
          ", local_size_z = " + std::to_string(entry_.workgroup_size[2]) + ") in;";

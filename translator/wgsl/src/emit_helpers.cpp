@@ -275,10 +275,10 @@ std::string Helpers::quantize_f16(const Type* t) {
         T + " " + name + "(" + T + " v) {\n    return " + per_component(t, s, {"v"}) + ";\n}\n");
     return name;
   }
-  add(name,
-      "// WGSL quantizeToF16: through f16 and back (as Tint: packHalf2x16 / unpackHalf2x16).\n"
-      "float " +
-          name + "(float v) {\n    return unpackHalf2x16(packHalf2x16(vec2(v))).x;\n}\n");
+  // SPIR-V's OpQuantizeToF16 (116), as Tint's SPIR-V writer: NVIDIA (H200, 580.159) folds
+  // unpackHalf2x16(packHalf2x16(v)) and float(float16_t(v)) to v (cts/f16_probe); the header
+  // enables GL_EXT_spirv_intrinsics when this is used.
+  add(name, "spirv_instruction(id = 116) float " + name + "(float v);  // OpQuantizeToF16\n");
   return name;
 }
 

@@ -49,6 +49,8 @@ class Helpers {
 
   std::string code() const;  // every definition, in order
   bool empty() const { return order_.empty(); }
+  // Whether a definition is a GL_EXT_spirv_intrinsics declaration (quantize_f16's).
+  bool uses_spirv_intrinsics() const { return has("wgsl_quantize_f16_float"); }
 
  private:
   std::vector<std::string> order_;

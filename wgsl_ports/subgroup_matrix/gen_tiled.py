@@ -883,37 +883,24 @@ SWEEP = {
     # transpose of sgmm_f16_tiled8_n256: 140.8 / 153.7 / 138.5 (call 1), 139.0 / 153.8 / 137.6
     # (call 2); faster than tiled8_n256 with TRANS_A only
     "w256_k16_d2": dict(SGM=4, SGN=2, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=2),
-    # 2026-11-27 session 14 (issue 24: where sgmm_f16_tiled8_n256's K step goes): its loop without
-    # the global loads (ng), without the barriers (nb), without both (ngnb) (timing only); the
-    # one-ahead loop (d1) and its ablations: no global loads and no copy into workgroup memory
-    # (d1_ns: subgroup-matrix loads, multiply-adds, barrier), multiply-adds only (d1_mo: the
-    # ceiling of 16x16x16 cooperative matrices at this tile and occupancy); the row padding
-    # (pad0: rows of 16 f16, 2-way bank conflicts for 8-row 16-byte reads); the GLSL's tiles as
-    # uvec4 with f16-pair stores (u4).
+    # Session 14 (issue 24: where sgmm_f16_tiled8_n256's K step goes; bench/results/
+    # h200-2026-11-27q-sgmm, README "Why the K step is slow"), timing-only ablations of its loop
+    # (results wrong): without the global loads (ng), without the barriers (nb), and the
+    # multiply-adds with one barrier a step alone (d1_mo: this path's tensor-core ceiling at this
+    # tile and occupancy). Also measured there and dropped (4096^3 flags 0 / 2 / 1, TFLOP/s;
+    # tiled8_n256 152.0 / 154.6 / 136.2 in the same pass): ngnb (neither) 346.1 / 337.2 / 334.7;
+    # the one-ahead loop d1 (D=1) 107.0 / 114.3 / 106.7, its d1_ns (no global loads, no copy)
+    # 317.9 / 318.2 / 317.3; PAD=0 (2-way bank conflicts) 133.8 / 135.0 / 124.1; U4 136.7 / 141.5
+    # / 117.7. Call 2: warp specialization (WS copying subgroups beside the 64x64 multipliers; PD
+    # 1 or 2 steps ahead), WS=2 (320 invocations, capped at 168 registers, spills) 43.9 / 47.2 /
+    # 44.7, PD=2 39.2 / 37.8 / 38.5, WS=4 (384) 87.7 / 93.8 / 81.8, 4 multipliers of 64x64 on
+    # 128x128 with WS=4 and K 32 (190 registers) 76.8 / 83.2 / 68.5, PD=2 72.5 / 75.8 / 64.6.
+    # Call 3: the branch-free loop (BF) on tiled8_n256's configuration 109.7 / 118.0 / 88.5 (255
+    # registers, spills) and on tiled8_d2's 94.9 / 110.8 / 84.2 (224 registers; tiled8_d2 119.6 /
+    # 129.5 / 104.2).
     "n256_ng": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=2, ABL="ng"),
     "n256_nb": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=2, ABL="nb"),
-    "n256_ngnb": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=2, ABL="ngnb"),
-    "n256_d1": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=1),
-    "n256_d1_ns": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=1, ABL="ns"),
     "n256_d1_mo": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=1, ABL="mo"),
-    "n256_pad0": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=2, PAD=0),
-    "n256_u4": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=2, U4=True),
-    # warp specialization (WS producer subgroups copy, the others multiply; PD: the producers'
-    # tiles one or two steps ahead): 8 multipliers of 64x64 on 128x256 with 2 or 4 producers
-    # (320 / 384 invocations: over WebGPU's default 256), 4 multipliers of 64x64 on 128x128 with 4
-    "ws2_n256": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=0, WS=2, PD=1),
-    "ws2_n256_pd2": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=0, WS=2, PD=2),
-    "ws4_n256": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=0, WS=4, PD=1),
-    "ws4_128_k32": dict(SGM=2, SGN=2, MI=4, NJ=4, BK=32, STAGES=2, FP=True, D=0, WS=4, PD=1),
-    "ws4_128_k32_pd2": dict(SGM=2, SGN=2, MI=4, NJ=4, BK=32, STAGES=2, FP=True, D=0, WS=4, PD=2),
-    # the branch-free loop (BF: unconditional loads, zeros outside the operands) on
-    # sgmm_f16_tiled8_n256's and sgmm_f16_tiled8_d2's configurations
-    "n256_bf": dict(SGM=2, SGN=4, MI=4, NJ=4, BK=16, STAGES=2, FP=True, D=2, BF=True),
-    "d2_bf": dict(SGM=4, SGN=2, MI=2, NJ=4, BK=32, STAGES=2, FP=True, D=2, BF=True),
-    # 2026-11-27j call 2 (bench/results/h200-2026-11-27j-sgmm) also measured, and dropped since:
-    # nat8_fp_d2_u16 / nat8_fp_d4_u16 (D2_CFG / D4_CFG with U16=True: A and B bound as
-    # array<vec4<u32>>, 16-byte loads in the direct fast path), correct and bit-identical but
-    # slower than tiled8_d2 / _d4 everywhere (4096^3 flags 2: 82.5 / 79.9 vs 128.8 / 138.7).
 }
 
 HERE = os.path.dirname(os.path.abspath(__file__))

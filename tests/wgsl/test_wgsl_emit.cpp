@@ -1759,8 +1759,8 @@ fn k() {
 // A vec3<f16> (or matCx3<f16>) stored into a storage buffer goes as a .xy and a .z store: NVIDIA
 // stores the third component of a whole 3 x f16 store of a uniform-sourced value as its f32 bits
 // (cts/f16_probe, translator/wgsl/README.md). Checked here: the forms written, the bits stored
-// (negated, permuted in place, doubled in a for-loop header, member by member in a lowered
-// struct) and that no padding half is written. Inputs: normal f16 in [2, 4) of both signs.
+// (negated, permuted in place, doubled in a for-loop header and by compound assignments, member by
+// member in a lowered struct) and that no padding half is written. Inputs: normal f16 in [2, 4) of both signs.
 TEST(WgslEmitDevice, F16Vec3StoresIntoStorageInTwoParts) {
   if (!wgslvk::testing::device().has_feature(Feature::ShaderF16))
     GTEST_SKIP() << "device lacks shader-f16";
@@ -1780,6 +1780,8 @@ fn k() {
   q[1] = q[1].zxy;                                              // reads what it replaces
   for (var i = 0; i < 1; q[3] = q[2] * 2.0h) { i++; }           // a for-loop header: stored whole
   s = P(inputs[0].v.x, inputs[1].v, mat2x3<f16>(inputs[2].v, inputs[3].v));
+  q[2] += inputs[2].v;                                          // compound (whole): doubled
+  s.w += mat2x3<f16>(inputs[2].v, inputs[3].v);                 // the same, a matrix
 }
 )";
   auto k = build(w, "k");
@@ -1788,6 +1790,8 @@ fn k() {
   EXPECT_HAS(k->glsl, "q[1].xy = value.xy, q[1].z = value.z");
   EXPECT_HAS(k->glsl, "q[3] = q[2] * float16_t(2.0)");
   EXPECT_HAS(k->glsl, "s.w[1].xy = value_1.w[1].xy, s.w[1].z = value_1.w[1].z");
+  // Compound assignments are stored whole: right on the H200 (cts/f16_probe/README.md).
+  EXPECT_HAS(k->glsl, "q[2] += inputs[2].v;");
   auto in = [](uint32_t i, uint32_t r) -> uint16_t {  // normal, in [2, 4), sign alternating
     return uint16_t(((i + r) & 1 ? 0xC000u : 0x4000u) | ((i * 37 + r * 5 + 1) & 0x3ffu));
   };
@@ -1807,7 +1811,7 @@ fn k() {
   for (uint32_t i = 0; i < 4; ++i) {
     for (uint32_t r = 0; r < 3; ++r) {
       EXPECT_EQ(o[i * 4 + r], in(i, r) ^ 0x8000u) << "o[" << i << "][" << r << "]";
-      uint16_t want = i == 1 ? in(1, perm[r]) : i == 3 ? twice(in(2, r)) : in(i, r);
+      uint16_t want = i == 1 ? in(1, perm[r]) : i >= 2 ? twice(in(2, r)) : in(i, r);
       EXPECT_EQ(q[i * 4 + r], want) << "q[" << i << "][" << r << "]";
     }
     EXPECT_EQ(o[i * 4 + 3], unwritten) << "padding of o[" << i << "]";
@@ -1817,8 +1821,8 @@ fn k() {
   want_s[0] = in(0, 0);
   for (uint32_t r = 0; r < 3; ++r) {
     want_s[8 + r] = in(1, r);
-    want_s[12 + r] = in(2, r);
-    want_s[16 + r] = in(3, r);
+    want_s[12 + r] = twice(in(2, r));
+    want_s[16 + r] = twice(in(3, r));
   }
   for (size_t j = 0; j < want_s.size(); ++j) EXPECT_EQ(sv[j], want_s[j]) << "s half " << j;
 }

@@ -2,7 +2,7 @@
 """Measurement only (issue 23, session 14, H5): matmul_native_k16's K loop taken apart, beside the
 hand native / k16 / batched kernels, at 4096^3 and two gpt110m products (run.sh here).
 
-usage: cases.py OUT [--quick]   writes OUT/ports/k16_*.comp (+ the ABI .wgsl sweep.py writes for a
+usage: cases.py OUT [--quick] [--hoist]   writes OUT/ports/k16_*.comp (+ the ABI .wgsl sweep.py writes for a
 128 x 64 tile on 128 invocations) and OUT/cases/ (wgslvk-case/1, index.json as sweep.py's).
 Ports, each matmul_native_k16.comp with one edit (wgsl.glsl inlined: no include directory needed):
   k16_copy  unchanged: the run-time port path against the built-in hand port
@@ -12,6 +12,8 @@ Ports, each matmul_native_k16.comp with one edit (wgsl.glsl inlined: no include 
             LDS + FFMA + 2 barriers per stage; wrong results, so its case checks only that A[0]
             is untouched (an ablation, not a kernel)
   k16_nb    k16_ng without the loop's two barriers: LDS + FFMA only (wrong results, as k16_ng)
+--hoist (added after this folder's call, for the next): also wgsl_ports/matmul/sweep/k16_hoist.comp
+  as the port k16_hoist (run.sh reads and times every port it finds).
 """
 import json
 import os
@@ -65,6 +67,8 @@ def variants():
     nb = ng.replace(BARRIERS[0], "").replace("        barrier();\n    }\n\n    uint rlo", "    }\n\n    uint rlo")
     assert nb.count("barrier();") == 1, nb.count("barrier();")  # the one before the loop
     out["k16_nb"] = nb
+    if "--hoist" in sys.argv:
+        out["k16_hoist"] = open(os.path.join(ROOT, "wgsl_ports/matmul/sweep/k16_hoist.comp")).read()
     return out
 
 

@@ -3,7 +3,8 @@
 # GEMM kernels (matmul_native, matmul_native_k16, matmul_batched) and of four measurement ports of
 # k16 (cases.py: k16_copy, k16_nc no bounds tests, k16_ng no global loads / stores in the K loop,
 # k16_nb that without barriers), then those timed beside cuBLAS SGEMM (TF32 off).
-#   python3 bench/results/h200-2026-11-27r-fp32-sass/cases.py build-gpu-h5/sass
+#   python3 bench/results/h200-2026-11-27r-fp32-sass/cases.py build-gpu-h5/sass  # [--hoist]: the
+#                                               # next call's k16_hoist port too (README.md here)
 #   xz -c build-gpu-h3/cli/wgslvk > build-gpu-h5/wgslvk.xz   # built at f99b444 (these kernels
 #                                                            # unchanged since 36a8b59 / aadc34b)
 #   run(command="bash bench/results/h200-2026-11-27r-fp32-sass/run.sh",
@@ -28,7 +29,7 @@ rm -rf $G
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
   for k in matmul/matmul_native matmul/matmul_native_k16 matmul/matmul_batched \
-           k16_copy/k16_copy k16_nc/k16_nc k16_ng/k16_ng k16_nb/k16_nb; do
+           $(for f in "$S"/ports/*.comp; do b=$(basename "$f" .comp); echo "$b/$b"; done); do
     d=$G/${k#*/}
     mkdir -p "$d"
     echo "== $k (cache: glcache/${k#*/})"

@@ -4,8 +4,11 @@
 #   -D SOURCE_DIR=<checkout> -D EXCLUDE=<gtest patterns, ':'-separated, may be empty>
 # Each entry runs `BIN --gtest_filter=Suite.*[-EXCLUDE]` and is named `Suite.*`; a suite whose
 # every test matches EXCLUDE gets no entry. gtest names each failing test in the entry's output.
-# Why: under ASan+UBSan with the validation layer each process start costs ~0.9 s of CPU
-# (scripts/run.sh's sanitizer pass measures what this saves).
+# A suite of more than 32 tests runs as ceil(tests / 32) entries `Suite.*-shard<i>of<k>`, each a
+# gtest shard (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX): the 272 replays of the committed golden
+# cases in one process would be the pass's serial tail.
+# Why: each process start costs ~0.4 s of CPU with the validation layer, ~0.9 s under ASan+UBSan
+# (scripts/run.sh measures what this saves).
 cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND "${BIN}" --gtest_list_tests WORKING_DIRECTORY "${WORKDIR}" TIMEOUT 60
                 OUTPUT_VARIABLE listing ERROR_VARIABLE err RESULT_VARIABLE rc)
@@ -46,10 +49,15 @@ foreach(line IN LISTS lines)
       break()
     endif()
   endforeach()
-  if(kept AND NOT suite IN_LIST suites)
-    list(APPEND suites "${suite}")
+  if(kept)
+    if(NOT suite IN_LIST suites)
+      list(APPEND suites "${suite}")
+      set("count_${suite}" 0)
+    endif()
+    math(EXPR "count_${suite}" "${count_${suite}} + 1")
   endif()
 endforeach()
+set(shard_size 32)
 
 set(filter_tail "")
 if(EXCLUDE)
@@ -57,8 +65,18 @@ if(EXCLUDE)
 endif()
 set(text "")
 foreach(s IN LISTS suites)
-  string(APPEND text "add_test([==[${s}.*]==] [==[${BIN}]==] [==[--gtest_filter=${s}.*${filter_tail}]==])\n"
-         "set_tests_properties([==[${s}.*]==] PROPERTIES WORKING_DIRECTORY [==[${WORKDIR}]==] "
-         "LABELS [==[${LABELS}]==] ENVIRONMENT [==[WGSLVK_SOURCE_DIR=${SOURCE_DIR}]==])\n")
+  math(EXPR shards "(${count_${s}} + ${shard_size} - 1) / ${shard_size}")
+  foreach(i RANGE 1 ${shards})
+    set(name "${s}.*")
+    set(env "WGSLVK_SOURCE_DIR=${SOURCE_DIR}")
+    if(shards GREATER 1)
+      math(EXPR index "${i} - 1")
+      string(APPEND name "-shard${i}of${shards}")
+      string(APPEND env ";GTEST_TOTAL_SHARDS=${shards};GTEST_SHARD_INDEX=${index}")
+    endif()
+    string(APPEND text "add_test([==[${name}]==] [==[${BIN}]==] [==[--gtest_filter=${s}.*${filter_tail}]==])\n"
+           "set_tests_properties([==[${name}]==] PROPERTIES WORKING_DIRECTORY [==[${WORKDIR}]==] "
+           "LABELS [==[${LABELS}]==] ENVIRONMENT [==[${env}]==])\n")
+  endforeach()
 endforeach()
 file(WRITE "${OUT}" "${text}")

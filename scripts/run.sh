@@ -115,23 +115,30 @@ case "$what" in
     # suite (target_precompile_headers REUSE_FROM), at -O3: test_golden.cpp 21.4 s without,
     # 23.1 s with (each source loads the 143 MB .gch; building it took 11.9 s), test_record.cpp
     # 6.8 -> 6.7 s: these sources' time is optimizing GoogleTest bodies, not parsing headers.
-    # The suites' own sources (not the libraries) at -O1 instead of -O2 -g1: test_golden 19.3 ->
-    # 14.7 s, test_wgsl_sema 18.0 -> 11.6, test_loss 14.1 -> 12.3, test_api 6.3 -> 5.5 (-24% on
-    # the four; the test sources took ~360 s of CI's release build): a candidate, not yet built
-    # and run whole (-Werror at -O1, every suite).
+    # Taken: the suites' own sources (not the libraries, not the test support) at -O1 instead of
+    # -O2 (WGSLVK_TEST_COMPILE_OPTIONS, still -g1): test_golden 19.3 -> 14.7 s, test_wgsl_sema
+    # 18.0 -> 11.6, test_loss 14.1 -> 12.3, test_api 6.3 -> 5.5 (-24% on the four; the test sources
+    # took ~360 s of CI's release build). Built whole with -Werror and every suite passing
+    # (2026-11-27, session 14).
     # (-DCMAKE_UNITY_BUILD=OFF: build/ may hold validate's unity configuration, and the scratch-family
     # test's cache hits need one object per source, see the sanitizer build's comment below.)
     build build -DWGSLVK_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
-      "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" -DWGSLVK_FUZZ_SECONDS=3 -DCMAKE_UNITY_BUILD=OFF
+      "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" -DWGSLVK_FUZZ_SECONDS=3 -DCMAKE_UNITY_BUILD=OFF \
+      -DWGSLVK_TEST_COMPILE_OPTIONS=-O1 -DWGSLVK_TEST_PER_SUITE=ON
     phase "release build"
     await_install tools
     phase "install-deps (tools, after the build)"
     # Every test runs under the Khronos validation layer, with its synchronization validation
     # (it sees a missing barrier that lavapipe's in-order execution hides); any message fails.
-    # One entry per test here (a failure is reported by name). Per suite (as the sanitizer pass
-    # below) measured on this pass less the golden replays and slow/install labels, load ~3 on 2
-    # cores: 526 entries 283 s wall / 393 s CPU, 129 suite entries 213 s / 220 s (~0.4 s of CPU per
-    # process saved); not taken: Committed/GoldenCase.* (244 replays) would become one entry.
+    # One CTest entry per GoogleTest suite (WGSLVK_TEST_PER_SUITE, as the sanitizer pass below; a
+    # failure names its test in the entry's output), a suite of more than 32 tests split into gtest
+    # shards (cmake/WgslvkTestSuites.cmake): the 272 replays of the committed golden cases run as 9
+    # entries of ~30. Each process start here (Vulkan loader, validation layer, test device) costs
+    # ~0.4 s of CPU: per test, ~800 processes. Measured, load ~3 on 2 cores: this pass less the
+    # golden replays and slow/install labels, 526 entries per test 283 s wall / 393 s CPU, 129
+    # suite entries 213 s / 220 s (session 13); the whole pass per suite, 157 entries (801 gtest
+    # tests + 27 others, all passing) 358 s wall / 433 s CPU at load 3-5 (2026-11-27, eec0417),
+    # where the last fresh-clone run here per test took 566 s / 751 s (827 entries, other load).
     export WGSLVK_VALIDATION=1 WGSLVK_SYNC_VALIDATION=1
     (cd build && ctest --output-on-failure -j "$jobs")
     phase "release tests"
@@ -194,13 +201,11 @@ case "$what" in
     phase "sanitizer build"
     # Longest first: a fresh build-asan has no timings of its own, so ctest -j would start the
     # long suites (15 s fuzz runs, 40 s GPT gradients) in declaration order, some of them last
-    # with the other core idle; the release pass's timings, summed per suite (`Suite.*`), order
-    # them instead.
+    # with the other core idle; the release pass's timings (the same `Suite.*` entries) order
+    # them instead (its list of failed tests, after "---", left behind).
     if [ ! -f build-asan/Testing/Temporary/CTestCostData.txt ] && [ -f build/Testing/Temporary/CTestCostData.txt ]; then
       mkdir -p build-asan/Testing/Temporary
-      awk '$1 == "---" { exit } NF == 3 { print; s = $1; sub(/\..*/, "", s); cost[s ".*"] += $3 }
-           END { for (k in cost) print k, 1, cost[k] }' build/Testing/Temporary/CTestCostData.txt \
-        >build-asan/Testing/Temporary/CTestCostData.txt
+      sed '/^---/,$d' build/Testing/Temporary/CTestCostData.txt >build-asan/Testing/Temporary/CTestCostData.txt
     fi
     (cd build-asan && WGSLVK_SYNC_VALIDATION=0 ASAN_OPTIONS=detect_leaks=1 \
        ctest --output-on-failure -j "$jobs" -LE "slow|install")

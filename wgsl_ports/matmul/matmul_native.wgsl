@@ -228,6 +228,11 @@ fn matmul_native(@builtin(workgroup_id) wid: vec3<u32>,
 // (16 x 128 A + 16 x 64 B f32 = 12 KB, inside WebGPU's default 16 KB): the next stage's global
 // loads (4 vec4 of A, 2 of B per invocation) are in flight during this stage's math, then two
 // barriers around the store. Dispatch: ceil(M/128) * ceil(N/64) workgroups (flat_wg).
+// Each load's index, row/column bounds flag and k offset and the workgroup store addresses are
+// computed once before the K loop (a predicated load and an index increment per stage inside):
+// with them recomputed per stage the driver's K loop spent ~200 instructions on 6 loads, and the
+// H200 ran 36.5 TFLOP/s at 4096^3 against 38.8 this way, same bits (issue 23, session 14;
+// wgsl_ports/matmul/README.md "Machine code of the fp32 GEMMs").
 // The same summation order as matmul_native (one fma chain per element over k = 0, 1, ...), so
 // the same bits wherever the device contracts both alike; held to the same bound_ulps(n).
 const KT: u32 = 64u;   // output tile columns (rows: NT)
@@ -235,66 +240,6 @@ const KK: u32 = 16u;   // K per stage
 const KWG: u32 = 128u; // invocations
 var<workgroup> ka: array<vec4<f32>, 512>;  // [k][32 vec4 along the 128 rows]
 var<workgroup> kb: array<vec4<f32>, 256>;  // [k][16 vec4 along the 64 columns]
-
-// vec4 i (0..511) of the 128 x 16 A tile at k0.
-fn k16_load_a(i: u32, row0: u32, k0: u32) -> vec4<f32> {
-    let M = ndims.x;
-    let K = ndims.z;
-    if ((ndims.w & TRANS_A) != 0u) {  // stored [K, M]: 4 rows m of one k
-        let k = k0 + i / 32u;
-        let m = row0 + (i % 32u) * 4u;
-        if (k < K && m < M) { return na[(k * M + m) / 4u]; }
-    } else {                          // stored [M, K]: 4 k of one row m
-        let m = row0 + i / 4u;
-        let k = k0 + (i % 4u) * 4u;
-        if (m < M && k < K) { return na[(m * K + k) / 4u]; }
-    }
-    return vec4<f32>(0.0);
-}
-
-// vec4 i (0..255) of the 16 x 64 B tile at k0.
-fn k16_load_b(i: u32, col0: u32, k0: u32) -> vec4<f32> {
-    let N = ndims.y;
-    let K = ndims.z;
-    if ((ndims.w & TRANS_B) != 0u) {  // stored [N, K]: 4 k of one column n
-        let n = col0 + i / 4u;
-        let k = k0 + (i % 4u) * 4u;
-        if (n < N && k < K) { return nb[(n * K + k) / 4u]; }
-    } else {                          // stored [K, N]: 4 columns n of one k
-        let k = k0 + i / 16u;
-        let n = col0 + (i % 16u) * 4u;
-        if (k < K && n < N) { return nb[(k * N + n) / 4u]; }
-    }
-    return vec4<f32>(0.0);
-}
-
-// Writes vec4 i of the A tile (as loaded) into ka as [k][row].
-fn k16_store_a(i: u32, v: vec4<f32>) {
-    if ((ndims.w & TRANS_A) != 0u) {
-        ka[i] = v;
-    } else {
-        let m = i / 4u;
-        let k = (i % 4u) * 4u;
-        ka[k * 32u + m / 4u][m % 4u] = v.x;
-        ka[(k + 1u) * 32u + m / 4u][m % 4u] = v.y;
-        ka[(k + 2u) * 32u + m / 4u][m % 4u] = v.z;
-        ka[(k + 3u) * 32u + m / 4u][m % 4u] = v.w;
-    }
-}
-
-// Writes vec4 i of the B tile (as loaded) into kb as [k][column].
-fn k16_store_b(i: u32, v: vec4<f32>) {
-    if ((ndims.w & TRANS_B) != 0u) {
-        let n = i / 4u;
-        let k = (i % 4u) * 4u;
-        kb[k * 16u + n / 4u][n % 4u] = v.x;
-        kb[(k + 1u) * 16u + n / 4u][n % 4u] = v.y;
-        kb[(k + 2u) * 16u + n / 4u][n % 4u] = v.z;
-        kb[(k + 3u) * 16u + n / 4u][n % 4u] = v.w;
-    } else {
-        kb[i] = v;
-    }
-}
 
 @compute @workgroup_size(128, 1, 1)
 fn matmul_native_k16(@builtin(workgroup_id) wid: vec3<u32>,
@@ -333,62 +278,111 @@ fn matmul_native_k16(@builtin(workgroup_id) wid: vec3<u32>,
     var r6b = vec4<f32>(0.0);
     var r7b = vec4<f32>(0.0);
     let steps = (K + KK - 1u) / KK;
-    var va0 = k16_load_a(lid, row0, 0u);
-    var va1 = k16_load_a(lid + KWG, row0, 0u);
-    var va2 = k16_load_a(lid + 2u * KWG, row0, 0u);
-    var va3 = k16_load_a(lid + 3u * KWG, row0, 0u);
-    var vb0 = k16_load_b(lid, col0, 0u);
-    var vb1 = k16_load_b(lid + KWG, col0, 0u);
-    k16_store_a(lid, va0);
-    k16_store_a(lid + KWG, va1);
-    k16_store_a(lid + 2u * KWG, va2);
-    k16_store_a(lid + 3u * KWG, va3);
-    k16_store_b(lid, vb0);
-    k16_store_b(lid + KWG, vb1);
-    workgroupBarrier();
-    for (var t = 0u; t < steps; t = t + 1u) {
-        let more = t + 1u < steps;
-        if (more) {  // the next stage's global loads are in flight during this stage's math
-            let k0 = (t + 1u) * KK;
-            va0 = k16_load_a(lid, row0, k0);
-            va1 = k16_load_a(lid + KWG, row0, k0);
-            va2 = k16_load_a(lid + 2u * KWG, row0, k0);
-            va3 = k16_load_a(lid + 3u * KWG, row0, k0);
-            vb0 = k16_load_b(lid, col0, k0);
-            vb1 = k16_load_b(lid + KWG, col0, k0);
-        }
-        for (var k = 0u; k < KK; k = k + 1u) {
-            let a0 = ka[k * 32u + ty];
-            let a1 = ka[k * 32u + ty + 16u];
-            let b0 = kb[k * 16u + tx];
-            let b1 = kb[k * 16u + tx + 8u];
-            r0a = fma(vec4<f32>(a0.x), b0, r0a);
-            r1a = fma(vec4<f32>(a0.y), b0, r1a);
-            r2a = fma(vec4<f32>(a0.z), b0, r2a);
-            r3a = fma(vec4<f32>(a0.w), b0, r3a);
-            r4a = fma(vec4<f32>(a1.x), b0, r4a);
-            r5a = fma(vec4<f32>(a1.y), b0, r5a);
-            r6a = fma(vec4<f32>(a1.z), b0, r6a);
-            r7a = fma(vec4<f32>(a1.w), b0, r7a);
-            r0b = fma(vec4<f32>(a0.x), b1, r0b);
-            r1b = fma(vec4<f32>(a0.y), b1, r1b);
-            r2b = fma(vec4<f32>(a0.z), b1, r2b);
-            r3b = fma(vec4<f32>(a0.w), b1, r3b);
-            r4b = fma(vec4<f32>(a1.x), b1, r4b);
-            r5b = fma(vec4<f32>(a1.y), b1, r5b);
-            r6b = fma(vec4<f32>(a1.z), b1, r6b);
-            r7b = fma(vec4<f32>(a1.w), b1, r7b);
-        }
-        workgroupBarrier();  // every invocation is done reading this stage
+    let ta = (ndims.w & TRANS_A) != 0u;
+    let tb = (ndims.w & TRANS_B) != 0u;
+    // Load c of A is vec4 i = lid + c * KWG of the 128 x 16 tile: [K, M] stored: k = i / 32,
+    // m = row0 + (i % 32) * 4 (4 rows of one k); [M, K]: m = row0 + i / 4, k = (i % 4) * 4 (4 k
+    // of one row). Its index at stage t is ia + t * sa (exact: M, K, m and k are multiples of 4
+    // where a load happens); a load past M or K reads 0.
+    var ia: array<u32, 4>;
+    var kao: array<u32, 4>;
+    var oka: array<bool, 4>;
+    for (var c = 0u; c < 4u; c = c + 1u) {
+        let i = lid + c * KWG;
+        let m = select(row0 + i / 4u, row0 + (i % 32u) * 4u, ta);
+        kao[c] = select((i % 4u) * 4u, i / 32u, ta);
+        oka[c] = m < M;
+        ia[c] = select((m * K + kao[c]) / 4u, (kao[c] * M + m) / 4u, ta);
+    }
+    let sa = select(KK / 4u, KK * M / 4u, ta);
+    // Load c of B, vec4 i = lid + c * KWG of the 16 x 64 tile: [N, K] stored: n = col0 + i / 4,
+    // k = (i % 4) * 4; [K, N]: k = i / 16, n = col0 + (i % 16) * 4.
+    var ib: array<u32, 2>;
+    var kbo: array<u32, 2>;
+    var okb: array<bool, 2>;
+    for (var c = 0u; c < 2u; c = c + 1u) {
+        let i = lid + c * KWG;
+        let n = select(col0 + (i % 16u) * 4u, col0 + i / 4u, tb);
+        kbo[c] = select(i / 16u, (i % 4u) * 4u, tb);
+        okb[c] = n < N;
+        ib[c] = select((kbo[c] * N + n) / 4u, (n * K + kbo[c]) / 4u, tb);
+    }
+    let sb = select(KK * N / 4u, KK / 4u, tb);
+    // Workgroup stores, ka as [k][row], kb as [k][column]: a vec4 along the tile's rows (A [K, M],
+    // B [K, N]) is stored whole at i; one along k (A [M, K], B [N, K]) goes to 4 scalars
+    // ka[(k + j) * 32 + m / 4][m % 4], m = i / 4, k = (i % 4) * 4 (kb: 16 and n likewise).
+    let qa = (lid % 4u) * 4u * 32u + (lid / 4u) / 4u;  // c adds 32 rows: 8 vec4 of a k row
+    let ra = (lid / 4u) % 4u;
+    let qb = (lid % 4u) * 4u * 16u + (lid / 4u) / 4u;  // c adds 32 columns: 8 vec4
+    let rb = (lid / 4u) % 4u;
+
+    var va: array<vec4<f32>, 4>;
+    var vb: array<vec4<f32>, 2>;
+    for (var t = 0u; t <= steps; t = t + 1u) {
+        // Iteration t loads stage t (t < steps; in flight during the math), computes stage t - 1
+        // (t > 0) from workgroup memory, then stores stage t there.
+        let k0 = t * KK;
+        let more = t < steps;
         if (more) {
-            k16_store_a(lid, va0);
-            k16_store_a(lid + KWG, va1);
-            k16_store_a(lid + 2u * KWG, va2);
-            k16_store_a(lid + 3u * KWG, va3);
-            k16_store_b(lid, vb0);
-            k16_store_b(lid + KWG, vb1);
+            for (var c = 0u; c < 4u; c = c + 1u) {
+                va[c] = vec4<f32>(0.0);
+                if (oka[c] && k0 + kao[c] < K) { va[c] = na[ia[c]]; }
+                ia[c] = ia[c] + sa;
+            }
+            for (var c = 0u; c < 2u; c = c + 1u) {
+                vb[c] = vec4<f32>(0.0);
+                if (okb[c] && k0 + kbo[c] < K) { vb[c] = nb[ib[c]]; }
+                ib[c] = ib[c] + sb;
+            }
         }
-        workgroupBarrier();
+        if (t > 0u) {
+            for (var k = 0u; k < KK; k = k + 1u) {
+                let a0 = ka[k * 32u + ty];
+                let a1 = ka[k * 32u + ty + 16u];
+                let b0 = kb[k * 16u + tx];
+                let b1 = kb[k * 16u + tx + 8u];
+                r0a = fma(vec4<f32>(a0.x), b0, r0a);
+                r1a = fma(vec4<f32>(a0.y), b0, r1a);
+                r2a = fma(vec4<f32>(a0.z), b0, r2a);
+                r3a = fma(vec4<f32>(a0.w), b0, r3a);
+                r4a = fma(vec4<f32>(a1.x), b0, r4a);
+                r5a = fma(vec4<f32>(a1.y), b0, r5a);
+                r6a = fma(vec4<f32>(a1.z), b0, r6a);
+                r7a = fma(vec4<f32>(a1.w), b0, r7a);
+                r0b = fma(vec4<f32>(a0.x), b1, r0b);
+                r1b = fma(vec4<f32>(a0.y), b1, r1b);
+                r2b = fma(vec4<f32>(a0.z), b1, r2b);
+                r3b = fma(vec4<f32>(a0.w), b1, r3b);
+                r4b = fma(vec4<f32>(a1.x), b1, r4b);
+                r5b = fma(vec4<f32>(a1.y), b1, r5b);
+                r6b = fma(vec4<f32>(a1.z), b1, r6b);
+                r7b = fma(vec4<f32>(a1.w), b1, r7b);
+            }
+            workgroupBarrier();  // every invocation is done reading the previous stage
+        }
+        if (more) {
+            if (ta) {
+                for (var c = 0u; c < 4u; c = c + 1u) { ka[lid + c * KWG] = va[c]; }
+            } else {
+                for (var c = 0u; c < 4u; c = c + 1u) {
+                    ka[qa + c * 8u][ra] = va[c].x;
+                    ka[qa + c * 8u + 32u][ra] = va[c].y;
+                    ka[qa + c * 8u + 64u][ra] = va[c].z;
+                    ka[qa + c * 8u + 96u][ra] = va[c].w;
+                }
+            }
+            if (tb) {
+                for (var c = 0u; c < 2u; c = c + 1u) {
+                    kb[qb + c * 8u][rb] = vb[c].x;
+                    kb[qb + c * 8u + 16u][rb] = vb[c].y;
+                    kb[qb + c * 8u + 32u][rb] = vb[c].z;
+                    kb[qb + c * 8u + 48u][rb] = vb[c].w;
+                }
+            } else {
+                for (var c = 0u; c < 2u; c = c + 1u) { kb[lid + c * KWG] = vb[c]; }
+            }
+            workgroupBarrier();
+        }
     }
 
     let rlo = row0 + ty * 4u;  // rows r0..r3; r4..r7 are 64 further

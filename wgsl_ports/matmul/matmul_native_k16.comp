@@ -3,7 +3,8 @@
 // native_store4 and flat_wg as in matmul_native.comp. The WGSL's hand-unrolled statements are the
 // same statements here; `[[unroll]]` (GL_EXT_control_flow_attributes, a hint WGSL cannot spell)
 // marks the constant-trip loops the WGSL leaves to the driver. The tile sweep that chose this
-// blocking (wgsl_ports/matmul/sweep/, configuration t128x64_k16_s1) runs the same statements.
+// blocking (wgsl_ports/matmul/sweep/, configuration t128x64_k16_s1) runs the same tile and math
+// with the loads' index and bounds work inside the K loop (this kernel before session 14).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -32,66 +33,6 @@ const uint KWG = 128u;  // invocations
 // Zero-initialized in WGSL (R17); every element is written before it is read in each stage.
 shared vec4 ka[512];  // [k][32 vec4 along the 128 rows]
 shared vec4 kb[256];  // [k][16 vec4 along the 64 columns]
-
-// vec4 i (0..511) of the 128 x 16 A tile at k0.
-vec4 k16_load_a(uint i, uint row0, uint k0) {
-    uint M = ndims.x;
-    uint K = ndims.z;
-    if ((ndims.w & TRANS_A) != 0u) {  // stored [K, M]: 4 rows m of one k
-        uint k = k0 + i / 32u;
-        uint m = row0 + (i % 32u) * 4u;
-        if (k < K && m < M) { return na[(k * M + m) / 4u]; }
-    } else {                          // stored [M, K]: 4 k of one row m
-        uint m = row0 + i / 4u;
-        uint k = k0 + (i % 4u) * 4u;
-        if (m < M && k < K) { return na[(m * K + k) / 4u]; }
-    }
-    return vec4(0.0);
-}
-
-// vec4 i (0..255) of the 16 x 64 B tile at k0.
-vec4 k16_load_b(uint i, uint col0, uint k0) {
-    uint N = ndims.y;
-    uint K = ndims.z;
-    if ((ndims.w & TRANS_B) != 0u) {  // stored [N, K]: 4 k of one column n
-        uint n = col0 + i / 4u;
-        uint k = k0 + (i % 4u) * 4u;
-        if (n < N && k < K) { return nb[(n * K + k) / 4u]; }
-    } else {                          // stored [K, N]: 4 columns n of one k
-        uint k = k0 + i / 16u;
-        uint n = col0 + (i % 16u) * 4u;
-        if (k < K && n < N) { return nb[(k * N + n) / 4u]; }
-    }
-    return vec4(0.0);
-}
-
-// Writes vec4 i of the A tile (as loaded) into ka as [k][row].
-void k16_store_a(uint i, vec4 v) {
-    if ((ndims.w & TRANS_A) != 0u) {
-        ka[i] = v;
-    } else {
-        uint m = i / 4u;
-        uint k = (i % 4u) * 4u;
-        ka[k * 32u + m / 4u][m % 4u] = v.x;
-        ka[(k + 1u) * 32u + m / 4u][m % 4u] = v.y;
-        ka[(k + 2u) * 32u + m / 4u][m % 4u] = v.z;
-        ka[(k + 3u) * 32u + m / 4u][m % 4u] = v.w;
-    }
-}
-
-// Writes vec4 i of the B tile (as loaded) into kb as [k][column].
-void k16_store_b(uint i, vec4 v) {
-    if ((ndims.w & TRANS_B) != 0u) {
-        uint n = i / 4u;
-        uint k = (i % 4u) * 4u;
-        kb[k * 16u + n / 4u][n % 4u] = v.x;
-        kb[(k + 1u) * 16u + n / 4u][n % 4u] = v.y;
-        kb[(k + 2u) * 16u + n / 4u][n % 4u] = v.z;
-        kb[(k + 3u) * 16u + n / 4u][n % 4u] = v.w;
-    } else {
-        kb[i] = v;
-    }
-}
 
 // The epilogue of one row: up to 4 consecutive columns from col, bias and old C as flagged.
 void native_store4(uint row, uint col, vec4 v) {
@@ -144,62 +85,111 @@ void main() {
     vec4 r6b = vec4(0.0);
     vec4 r7b = vec4(0.0);
     uint steps = (K + KK - 1u) / KK;
-    vec4 va0 = k16_load_a(lid, row0, 0u);
-    vec4 va1 = k16_load_a(lid + KWG, row0, 0u);
-    vec4 va2 = k16_load_a(lid + 2u * KWG, row0, 0u);
-    vec4 va3 = k16_load_a(lid + 3u * KWG, row0, 0u);
-    vec4 vb0 = k16_load_b(lid, col0, 0u);
-    vec4 vb1 = k16_load_b(lid + KWG, col0, 0u);
-    k16_store_a(lid, va0);
-    k16_store_a(lid + KWG, va1);
-    k16_store_a(lid + 2u * KWG, va2);
-    k16_store_a(lid + 3u * KWG, va3);
-    k16_store_b(lid, vb0);
-    k16_store_b(lid + KWG, vb1);
-    barrier();
-    for (uint t = 0u; t < steps; t = t + 1u) {
-        bool more = t + 1u < steps;
-        if (more) {  // the next stage's global loads are in flight during this stage's math
-            uint k0 = (t + 1u) * KK;
-            va0 = k16_load_a(lid, row0, k0);
-            va1 = k16_load_a(lid + KWG, row0, k0);
-            va2 = k16_load_a(lid + 2u * KWG, row0, k0);
-            va3 = k16_load_a(lid + 3u * KWG, row0, k0);
-            vb0 = k16_load_b(lid, col0, k0);
-            vb1 = k16_load_b(lid + KWG, col0, k0);
-        }
-        [[unroll]] for (uint k = 0u; k < KK; k = k + 1u) {
-            vec4 a0 = ka[k * 32u + ty];
-            vec4 a1 = ka[k * 32u + ty + 16u];
-            vec4 b0 = kb[k * 16u + tx];
-            vec4 b1 = kb[k * 16u + tx + 8u];
-            r0a = fma(vec4(a0.x), b0, r0a);
-            r1a = fma(vec4(a0.y), b0, r1a);
-            r2a = fma(vec4(a0.z), b0, r2a);
-            r3a = fma(vec4(a0.w), b0, r3a);
-            r4a = fma(vec4(a1.x), b0, r4a);
-            r5a = fma(vec4(a1.y), b0, r5a);
-            r6a = fma(vec4(a1.z), b0, r6a);
-            r7a = fma(vec4(a1.w), b0, r7a);
-            r0b = fma(vec4(a0.x), b1, r0b);
-            r1b = fma(vec4(a0.y), b1, r1b);
-            r2b = fma(vec4(a0.z), b1, r2b);
-            r3b = fma(vec4(a0.w), b1, r3b);
-            r4b = fma(vec4(a1.x), b1, r4b);
-            r5b = fma(vec4(a1.y), b1, r5b);
-            r6b = fma(vec4(a1.z), b1, r6b);
-            r7b = fma(vec4(a1.w), b1, r7b);
-        }
-        barrier();  // every invocation is done reading this stage
+    bool ta = (ndims.w & TRANS_A) != 0u;
+    bool tb = (ndims.w & TRANS_B) != 0u;
+    // Load c of A is vec4 i = lid + c * KWG of the 128 x 16 tile: [K, M] stored: k = i / 32,
+    // m = row0 + (i % 32) * 4 (4 rows of one k); [M, K]: m = row0 + i / 4, k = (i % 4) * 4 (4 k
+    // of one row). Its index at stage t is ia + t * sa (exact: M, K, m and k are multiples of 4
+    // where a load happens); a load past M or K reads 0.
+    uint ia[4];
+    uint kao[4];
+    bool oka[4];
+    [[unroll]] for (uint c = 0u; c < 4u; c = c + 1u) {
+        uint i = lid + c * KWG;
+        uint m = wgsl_select(row0 + i / 4u, row0 + (i % 32u) * 4u, ta);
+        kao[c] = wgsl_select((i % 4u) * 4u, i / 32u, ta);
+        oka[c] = m < M;
+        ia[c] = wgsl_select((m * K + kao[c]) / 4u, (kao[c] * M + m) / 4u, ta);
+    }
+    uint sa = wgsl_select(KK / 4u, KK * M / 4u, ta);
+    // Load c of B, vec4 i = lid + c * KWG of the 16 x 64 tile: [N, K] stored: n = col0 + i / 4,
+    // k = (i % 4) * 4; [K, N]: k = i / 16, n = col0 + (i % 16) * 4.
+    uint ib[2];
+    uint kbo[2];
+    bool okb[2];
+    [[unroll]] for (uint c = 0u; c < 2u; c = c + 1u) {
+        uint i = lid + c * KWG;
+        uint n = wgsl_select(col0 + (i % 16u) * 4u, col0 + i / 4u, tb);
+        kbo[c] = wgsl_select(i / 16u, (i % 4u) * 4u, tb);
+        okb[c] = n < N;
+        ib[c] = wgsl_select((kbo[c] * N + n) / 4u, (n * K + kbo[c]) / 4u, tb);
+    }
+    uint sb = wgsl_select(KK * N / 4u, KK / 4u, tb);
+    // Workgroup stores, ka as [k][row], kb as [k][column]: a vec4 along the tile's rows (A [K, M],
+    // B [K, N]) is stored whole at i; one along k (A [M, K], B [N, K]) goes to 4 scalars
+    // ka[(k + j) * 32 + m / 4][m % 4], m = i / 4, k = (i % 4) * 4 (kb: 16 and n likewise).
+    uint qa = (lid % 4u) * 4u * 32u + (lid / 4u) / 4u;  // c adds 32 rows: 8 vec4 of a k row
+    uint ra = (lid / 4u) % 4u;
+    uint qb = (lid % 4u) * 4u * 16u + (lid / 4u) / 4u;  // c adds 32 columns: 8 vec4
+    uint rb = (lid / 4u) % 4u;
+
+    vec4 va[4];
+    vec4 vb[2];
+    for (uint t = 0u; t <= steps; t = t + 1u) {
+        // Iteration t loads stage t (t < steps; in flight during the math), computes stage t - 1
+        // (t > 0) from workgroup memory, then stores stage t there.
+        uint k0 = t * KK;
+        bool more = t < steps;
         if (more) {
-            k16_store_a(lid, va0);
-            k16_store_a(lid + KWG, va1);
-            k16_store_a(lid + 2u * KWG, va2);
-            k16_store_a(lid + 3u * KWG, va3);
-            k16_store_b(lid, vb0);
-            k16_store_b(lid + KWG, vb1);
+            [[unroll]] for (uint c = 0u; c < 4u; c = c + 1u) {
+                va[c] = vec4(0.0);
+                if (oka[c] && k0 + kao[c] < K) { va[c] = na[ia[c]]; }
+                ia[c] = ia[c] + sa;
+            }
+            [[unroll]] for (uint c = 0u; c < 2u; c = c + 1u) {
+                vb[c] = vec4(0.0);
+                if (okb[c] && k0 + kbo[c] < K) { vb[c] = nb[ib[c]]; }
+                ib[c] = ib[c] + sb;
+            }
         }
-        barrier();
+        if (t > 0u) {
+            [[unroll]] for (uint k = 0u; k < KK; k = k + 1u) {
+                vec4 a0 = ka[k * 32u + ty];
+                vec4 a1 = ka[k * 32u + ty + 16u];
+                vec4 b0 = kb[k * 16u + tx];
+                vec4 b1 = kb[k * 16u + tx + 8u];
+                r0a = fma(vec4(a0.x), b0, r0a);
+                r1a = fma(vec4(a0.y), b0, r1a);
+                r2a = fma(vec4(a0.z), b0, r2a);
+                r3a = fma(vec4(a0.w), b0, r3a);
+                r4a = fma(vec4(a1.x), b0, r4a);
+                r5a = fma(vec4(a1.y), b0, r5a);
+                r6a = fma(vec4(a1.z), b0, r6a);
+                r7a = fma(vec4(a1.w), b0, r7a);
+                r0b = fma(vec4(a0.x), b1, r0b);
+                r1b = fma(vec4(a0.y), b1, r1b);
+                r2b = fma(vec4(a0.z), b1, r2b);
+                r3b = fma(vec4(a0.w), b1, r3b);
+                r4b = fma(vec4(a1.x), b1, r4b);
+                r5b = fma(vec4(a1.y), b1, r5b);
+                r6b = fma(vec4(a1.z), b1, r6b);
+                r7b = fma(vec4(a1.w), b1, r7b);
+            }
+            barrier();  // every invocation is done reading the previous stage
+        }
+        if (more) {
+            if (ta) {
+                [[unroll]] for (uint c = 0u; c < 4u; c = c + 1u) { ka[lid + c * KWG] = va[c]; }
+            } else {
+                [[unroll]] for (uint c = 0u; c < 4u; c = c + 1u) {
+                    ka[qa + c * 8u][ra] = va[c].x;
+                    ka[qa + c * 8u + 32u][ra] = va[c].y;
+                    ka[qa + c * 8u + 64u][ra] = va[c].z;
+                    ka[qa + c * 8u + 96u][ra] = va[c].w;
+                }
+            }
+            if (tb) {
+                [[unroll]] for (uint c = 0u; c < 2u; c = c + 1u) {
+                    kb[qb + c * 8u][rb] = vb[c].x;
+                    kb[qb + c * 8u + 16u][rb] = vb[c].y;
+                    kb[qb + c * 8u + 32u][rb] = vb[c].z;
+                    kb[qb + c * 8u + 48u][rb] = vb[c].w;
+                }
+            } else {
+                [[unroll]] for (uint c = 0u; c < 2u; c = c + 1u) { kb[lid + c * KWG] = vb[c]; }
+            }
+            barrier();
+        }
     }
 
     uint rlo = row0 + ty * 4u;  // rows r0..r3; r4..r7 are 64 further

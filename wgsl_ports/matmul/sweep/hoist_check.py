@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""k16_hoist.comp against the built-in matmul_native_k16 (measurement-only port; README.md here):
-every element of C bit for bit, on 4 shapes with edge tiles and K tails (264x196x52, 128x64x16,
+"""A GLSL port of matmul_native_k16 (default: the shipped ../matmul_native_k16.comp) against the
+built-in matmul_native_k16 of a wgslvk, e.g. one built from the tree before a change to the kernel
+(session 14: the hoisted loads against the kernel before them): every element of C bit for bit, on 4 shapes with edge tiles and K tails (264x196x52, 128x64x16,
 136x68x20, 256x128x36) x flags 0, TRANS_A, TRANS_B, both, ADD_BIAS | ACCUMULATE; each case also
 checked against a double reference within bound_ulps(K + 2).
 
-usage: hoist_check.py WGSLVK OUT_DIR   (runs `WGSLVK bench --cases` on the default device, e.g.
+usage: hoist_check.py WGSLVK OUT_DIR [PORT.comp]   (runs `WGSLVK bench --cases` on the default device, e.g.
        lavapipe; exit 1 when any element differs). Takes ~20 s of Python for the references.
 """
 import json
@@ -71,14 +72,17 @@ def write_cases(cases):
 
 def main():
     exe, out = sys.argv[1], sys.argv[2]
+    port = sys.argv[3] if len(sys.argv) > 3 else os.path.join(HERE, "..", "matmul_native_k16.comp")
     cases, dump = os.path.join(out, "cases"), os.path.join(out, "dump")
     write_cases(cases)
     abi = os.path.join(out, "k16_hoist.wgsl")
     with open(abi, "w") as f:
         f.write(sweep.WGSL.replace("NAME", "k16_hoist").replace("WGN", "128")
                 .replace("TM", "128").replace("TN", "64"))
-    r = subprocess.run([exe, "bench", "--cases", cases, "--port",
-                        os.path.join(HERE, "k16_hoist.comp") + ":" + abi, "--reps", "1",
+    comp = os.path.join(out, "k16_hoist.comp")  # a port's kernel is named after its file
+    with open(port) as src, open(comp, "w") as f:
+        f.write(src.read())
+    r = subprocess.run([exe, "bench", "--cases", cases, "--port", comp + ":" + abi, "--reps", "1",
                         "--warm-ms", "0", "--dump", dump], capture_output=True, text=True,
                        env=dict(os.environ, WGSLVK_SOURCE_DIR=ROOT))
     print(r.stdout[-3000:], r.stderr[-2000:])

@@ -8,7 +8,7 @@
 #   install-deps.sh device     lavapipe, Mesa's CPU Vulkan driver: running needs it, compiling does not
 #                              (with its LLVM and Z3 it is ~37 MB of the cli set's ~47 MB download)
 #   install-deps.sh build      what configuring and building the tests needs (cli-build's, GoogleTest,
-#                              ccache, node: CMake looks for it when it registers the browser tests)
+#                              ccache, mold, node: CMake looks for it when it registers the browser tests)
 #   install-deps.sh tools      the rest, which only running the tests needs (lavapipe, the validation
 #                              layer, clang-format, fortunes, Chromium, npm packages, Mesa 25)
 # cli = cli-build + device; all = build + tools.
@@ -34,6 +34,7 @@ device=(mesa-vulkan-drivers)  # lavapipe, the default device where there is no G
 build=(
   googletest libgtest-dev
   ccache  # the scratch-family test's copy of the tree reuses the release build's objects (run.sh)
+  mold  # the sanitizer build's linker (run.sh: a quarter of GNU ld's CPU on its 40 executables)
   nodejs  # tests/browser, tests/cts and tests/examples find node when CMake configures them
 )
 tools=(

@@ -122,9 +122,14 @@ case "$what" in
     # (2026-11-27, session 14).
     # (-DCMAKE_UNITY_BUILD=OFF: build/ may hold validate's unity configuration, and the scratch-family
     # test's cache hits need one object per source, see the sanitizer build's comment below.)
+    # Linked by mold (install-deps.sh's build group), here and in the sanitizer build: each build's
+    # executables relinked from the same objects, each link alone (mold with --no-fork, so that its
+    # CPU is counted), 2026-11-27, CPU user + sys: this build's 45, GNU ld 12.7-13.0 s, mold 4.8 s;
+    # the sanitizer build's 40, GNU ld 36.7-38.6 s, mold 10.9 s (~34 s less in all). Both passes
+    # were run whole on mold's binaries. (The scratch-family copy links with the default.)
     build build -DWGSLVK_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
       "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" -DWGSLVK_FUZZ_SECONDS=3 -DCMAKE_UNITY_BUILD=OFF \
-      -DWGSLVK_TEST_COMPILE_OPTIONS=-O1 -DWGSLVK_TEST_PER_SUITE=ON
+      -DWGSLVK_TEST_COMPILE_OPTIONS=-O1 -DWGSLVK_TEST_PER_SUITE=ON -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=mold
     phase "release build"
     await_install tools
     phase "install-deps (tools, after the build)"
@@ -178,26 +183,24 @@ case "$what" in
     # CPU, and ~500 tests ran as ~500 processes (~115 suites). Measured on tests/matmul/test_matmul
     # under the sanitizers (load average 10 on 2 cores): its 17 tests as 17 processes 27.4 s of CPU
     # (104 s wall), as its 4 suites 7.8 s of CPU (28 s wall). A failure still names its test.
-    # Measured, not yet taken: a unity build here (-DCMAKE_UNITY_BUILD=ON: up to 8 sources of a
-    # target compiled as one translation unit). At -O0 a compile is mostly parsing the same headers
-    # (the standard library, Vulkan, GoogleTest, nlohmann/json) and emitting the same inline
-    # functions once per source. Per object, CPU user + sys, these flags, no ccache, 2026-11-27
-    # (load ~10 on 2 cores): wgslvk_wgsl 91.8 -> 73.2 s (three groups), wgslvk_translator 60.2 ->
-    # 42.6, wgslvk_validate 82.0 -> 32.5, wgslvk_bench 33.8 -> 21.8, loss plugins 24.2 -> 17.0,
-    # norm plugins 24.2 -> 16.3, test_runtime's 4 unity sources 23.6 -> 11.5, test_embedding's 4
-    # 23.1 -> 14.3: 363 -> 229 s (-37%); on the ~930 s of library and test objects of this build,
-    # ~300 s of CPU (~150 s of wall on 2 cores). Every unity source passes g++ -fsyntax-only with
-    # these flags (the file-local name clashes are excluded in the CMakeLists.txt files, f7514f9);
-    # built and passing under it (sanitizers, validation layer, LeakSanitizer): test_runtime 72/72,
-    # test_embedding 39/39, test_optimizer 33/33 (less the 2,000-step test), test_matmul 17/17, the
-    # wgsl suites; not yet every suite: take it after one full pass. Risk: a
-    # file-local name repeated across a target's sources fails only here, not in the release build.
+    # A unity build (-DCMAKE_UNITY_BUILD=ON: up to 8 sources of a target compiled as one translation
+    # unit). At -O0 a compile is mostly parsing the same headers (the standard library, Vulkan,
+    # GoogleTest, nlohmann/json) and emitting the same inline functions once per source. Per object,
+    # CPU user + sys, these flags, no ccache, 2026-11-27 (load ~10 on 2 cores): wgslvk_wgsl 91.8 ->
+    # 73.2 s (three groups), wgslvk_translator 60.2 -> 42.6, wgslvk_validate 82.0 -> 32.5,
+    # wgslvk_bench 33.8 -> 21.8, loss plugins 24.2 -> 17.0, norm plugins 24.2 -> 16.3, test_runtime's
+    # 4 unity sources 23.6 -> 11.5, test_embedding's 4 23.1 -> 14.3: 363 -> 229 s (-37%), on the
+    # ~930 s of library and test objects of this build. Taken in session 14 after a fresh build of
+    # the whole configuration (186 objects, 538 s of compile CPU at load 3-4; 672 s in another at
+    # load 5-11) and this whole pass passing under it. The file-local name clashes are excluded in
+    # the CMakeLists.txt files (SKIP_UNITY_BUILD_INCLUSION, UNITY_GROUP): a file-local name repeated
+    # across a target's sources fails only here and in validate's build, not in the release build.
     # Not for the release build above: the scratch-family test's ccache hits need per-source
     # objects (a unity source names its sources by absolute path, so the copy's would all miss).
-    # For validate's build it needs one more exclusion: translator/src/compile.cpp's file-local
-    # Token is also wgsl.cpp's (compile.cpp compiles alone only here, for its own -fno-sanitize).
+    # Linked by mold, as the release build: see there.
     build build-asan -DWGSLVK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
-      -DWGSLVK_SLOW_TESTS=OFF -DWGSLVK_TEST_PER_SUITE=ON "-DWGSLVK_TEST_EXCLUDE=$asan_skip"
+      -DWGSLVK_SLOW_TESTS=OFF -DWGSLVK_TEST_PER_SUITE=ON "-DWGSLVK_TEST_EXCLUDE=$asan_skip" \
+      -DCMAKE_UNITY_BUILD=ON -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=mold
     phase "sanitizer build"
     # Longest first: a fresh build-asan has no timings of its own, so ctest -j would start the
     # long suites (15 s fuzz runs, 40 s GPT gradients) in declaration order, some of them last

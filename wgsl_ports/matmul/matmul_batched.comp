@@ -37,62 +37,6 @@ shared vec4 bsb[512];  // [stage][k][16 vec4 along the 64 columns]
 
 uint bm_flat_wg(uvec3 wid, uvec3 nwg) { return wid.y * nwg.x + wid.x; }
 
-vec4 bm_load_a(uint lid, uint base, uint row0, uint k0) {
-    uint M = bmdims.mnkf.x;
-    uint K = bmdims.mnkf.z;
-    uint ld = bmdims.ld.x;
-    if ((bmdims.mnkf.w & TRANS_A) != 0u) {  // stored [K][M]: 4 rows m of one k
-        uint k = k0 + lid / 16u;
-        uint m = row0 + (lid % 16u) * 4u;
-        if (k < K && m < M) { return bma[(base + k * ld + m) / 4u]; }
-    } else {                                // stored [M][K]: 4 k of one row m
-        uint m = row0 + lid / 4u;
-        uint k = k0 + (lid % 4u) * 4u;
-        if (m < M && k < K) { return bma[(base + m * ld + k) / 4u]; }
-    }
-    return vec4(0.0);
-}
-
-vec4 bm_load_b(uint lid, uint base, uint col0, uint k0) {
-    uint N = bmdims.mnkf.y;
-    uint K = bmdims.mnkf.z;
-    uint ld = bmdims.ld.y;
-    if ((bmdims.mnkf.w & TRANS_B) != 0u) {  // stored [N][K]: 4 k of one column n
-        uint n = col0 + lid / 4u;
-        uint k = k0 + (lid % 4u) * 4u;
-        if (n < N && k < K) { return bmb[(base + n * ld + k) / 4u]; }
-    } else {                                // stored [K][N]: 4 columns n of one k
-        uint k = k0 + lid / 16u;
-        uint n = col0 + (lid % 16u) * 4u;
-        if (k < K && n < N) { return bmb[(base + k * ld + n) / 4u]; }
-    }
-    return vec4(0.0);
-}
-
-void bm_store_stage(uint lid, uint s, vec4 va, vec4 vb) {
-    uint base = s * 256u;
-    if ((bmdims.mnkf.w & TRANS_A) != 0u) {
-        bsa[base + lid] = va;
-    } else {
-        uint m = lid / 4u;
-        uint k = (lid % 4u) * 4u;
-        bsa[base + k * 16u + m / 4u][m % 4u] = va.x;
-        bsa[base + (k + 1u) * 16u + m / 4u][m % 4u] = va.y;
-        bsa[base + (k + 2u) * 16u + m / 4u][m % 4u] = va.z;
-        bsa[base + (k + 3u) * 16u + m / 4u][m % 4u] = va.w;
-    }
-    if ((bmdims.mnkf.w & TRANS_B) != 0u) {
-        uint n = lid / 4u;
-        uint k = (lid % 4u) * 4u;
-        bsb[base + k * 16u + n / 4u][n % 4u] = vb.x;
-        bsb[base + (k + 1u) * 16u + n / 4u][n % 4u] = vb.y;
-        bsb[base + (k + 2u) * 16u + n / 4u][n % 4u] = vb.z;
-        bsb[base + (k + 3u) * 16u + n / 4u][n % 4u] = vb.w;
-    } else {
-        bsb[base + lid] = vb;
-    }
-}
-
 void bm_store4(uint base, uint row, uint col, vec4 v) {
     if (row >= bmdims.mnkf.x || col >= bmdims.mnkf.y) { return; }
     uint idx = base + row * bmdims.ld.z + col;
@@ -140,29 +84,79 @@ void main() {
     vec4 r2 = vec4(0.0);
     vec4 r3 = vec4(0.0);
     uint steps = (kend - kbeg + BK - 1u) / BK;
-    vec4 va = bm_load_a(lid, base_a, row0, kbeg);
-    vec4 vb = bm_load_b(lid, base_b, col0, kbeg);
-    bm_store_stage(lid, 0u, va, vb);
-    barrier();
-    for (uint t = 0u; t < steps; t = t + 1u) {
-        uint cur = t & 1u;
-        bool more = t + 1u < steps;
-        if (more) {  // the next stage's global loads are in flight during this stage's math
-            va = bm_load_a(lid, base_a, row0, kbeg + (t + 1u) * BK);
-            vb = bm_load_b(lid, base_b, col0, kbeg + (t + 1u) * BK);
+    bool ta = (flags & TRANS_A) != 0u;
+    bool tb = (flags & TRANS_B) != 0u;
+    // The loads' work is done once here, not per stage (issue 23, as matmul_native_k16). A's vec4
+    // for lid: [K][M] stored: k = lid / 16, m = row0 + (lid % 16) * 4 (4 rows of one k); [M][K]:
+    // m = row0 + lid / 4, k = (lid % 4) * 4 (4 k of one row). Its index at stage t is ia + t * sa
+    // (exact: the offsets, strides and k are multiples of 4); a load past M or K reads 0.
+    uint am = wgsl_select(row0 + lid / 4u, row0 + (lid % 16u) * 4u, ta);
+    uint ako = wgsl_select((lid % 4u) * 4u, lid / 16u, ta);
+    bool aok = am < M;
+    uint ia = wgsl_select((base_a + am * bmdims.ld.x + kbeg + ako) / 4u,
+                          (base_a + (kbeg + ako) * bmdims.ld.x + am) / 4u, ta);
+    uint sa = wgsl_select(BK / 4u, BK * bmdims.ld.x / 4u, ta);
+    // B's: [N][K] stored: n = col0 + lid / 4, k = (lid % 4) * 4; [K][N]: k = lid / 16,
+    // n = col0 + (lid % 16) * 4.
+    uint bn = wgsl_select(col0 + (lid % 16u) * 4u, col0 + lid / 4u, tb);
+    uint bko = wgsl_select(lid / 16u, (lid % 4u) * 4u, tb);
+    bool bok = bn < N;
+    uint ib = wgsl_select((base_b + (kbeg + bko) * bmdims.ld.y + bn) / 4u,
+                          (base_b + bn * bmdims.ld.y + kbeg + bko) / 4u, tb);
+    uint sb = wgsl_select(BK * bmdims.ld.y / 4u, BK / 4u, tb);
+    // Workgroup stores as [k][row or column]: a vec4 along the tile's rows (A [K][M], B [K][N]) is
+    // stored whole at lid; one along k (A [M][K], B [N][K]) goes to 4 scalars
+    // [(k + j) * 16 + m / 4][m % 4], m = lid / 4, k = (lid % 4) * 4.
+    uint q = (lid % 4u) * 4u * 16u + lid / 16u;
+    uint qr = (lid / 4u) % 4u;
+
+    vec4 va = vec4(0.0);
+    vec4 vb = vec4(0.0);
+    for (uint t = 0u; t <= steps; t = t + 1u) {
+        // Iteration t loads stage t (t < steps; in flight during the math), computes stage t - 1
+        // (t > 0) from its half of workgroup memory, then stores stage t in the other half, which
+        // was last read in iteration t - 1, before the barrier that ended it.
+        uint k0 = kbeg + t * BK;
+        bool more = t < steps;
+        if (more) {
+            va = vec4(0.0);
+            if (aok && k0 + ako < K) { va = bma[ia]; }
+            ia = ia + sa;
+            vb = vec4(0.0);
+            if (bok && k0 + bko < K) { vb = bmb[ib]; }
+            ib = ib + sb;
         }
-        uint sa0 = cur * 256u + ty;
-        uint sb0 = cur * 256u + tx;
-        [[unroll]] for (uint k = 0u; k < BK; k = k + 1u) {
-            vec4 a = bsa[sa0 + k * 16u];
-            vec4 b = bsb[sb0 + k * 16u];
-            r0 = fma(vec4(a.x), b, r0);
-            r1 = fma(vec4(a.y), b, r1);
-            r2 = fma(vec4(a.z), b, r2);
-            r3 = fma(vec4(a.w), b, r3);
+        if (t > 0u) {
+            uint sa0 = ((t - 1u) & 1u) * 256u + ty;
+            uint sb0 = ((t - 1u) & 1u) * 256u + tx;
+            [[unroll]] for (uint k = 0u; k < BK; k = k + 1u) {
+                vec4 a = bsa[sa0 + k * 16u];
+                vec4 b = bsb[sb0 + k * 16u];
+                r0 = fma(vec4(a.x), b, r0);
+                r1 = fma(vec4(a.y), b, r1);
+                r2 = fma(vec4(a.z), b, r2);
+                r3 = fma(vec4(a.w), b, r3);
+            }
         }
-        // The other stage was last read in step t - 1, before the barrier that ended it.
-        if (more) { bm_store_stage(lid, 1u - cur, va, vb); }
+        if (more) {
+            uint s = (t & 1u) * 256u;
+            if (ta) {
+                bsa[s + lid] = va;
+            } else {
+                bsa[s + q][qr] = va.x;
+                bsa[s + q + 16u][qr] = va.y;
+                bsa[s + q + 32u][qr] = va.z;
+                bsa[s + q + 48u][qr] = va.w;
+            }
+            if (tb) {
+                bsb[s + q][qr] = vb.x;
+                bsb[s + q + 16u][qr] = vb.y;
+                bsb[s + q + 32u][qr] = vb.z;
+                bsb[s + q + 48u][qr] = vb.w;
+            } else {
+                bsb[s + lid] = vb;
+            }
+        }
         barrier();
     }
 

@@ -58,65 +58,6 @@ fn bm_flat_wg(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return wid.y * nwg.x + wid.x;
 }
 
-// One vec4 of the A tile (64 rows x 16 k) at k0 for invocation lid, zeros outside op(A).
-fn bm_load_a(lid: u32, base: u32, row0: u32, k0: u32) -> vec4<f32> {
-    let M = bmdims.mnkf.x;
-    let K = bmdims.mnkf.z;
-    let ld = bmdims.ld.x;
-    if ((bmdims.mnkf.w & TRANS_A) != 0u) {  // stored [K][M]: 4 rows m of one k
-        let k = k0 + lid / 16u;
-        let m = row0 + (lid % 16u) * 4u;
-        if (k < K && m < M) { return bma[(base + k * ld + m) / 4u]; }
-    } else {                                // stored [M][K]: 4 k of one row m
-        let m = row0 + lid / 4u;
-        let k = k0 + (lid % 4u) * 4u;
-        if (m < M && k < K) { return bma[(base + m * ld + k) / 4u]; }
-    }
-    return vec4<f32>(0.0);
-}
-
-// One vec4 of the B tile (16 k x 64 columns) at k0, zeros outside op(B).
-fn bm_load_b(lid: u32, base: u32, col0: u32, k0: u32) -> vec4<f32> {
-    let N = bmdims.mnkf.y;
-    let K = bmdims.mnkf.z;
-    let ld = bmdims.ld.y;
-    if ((bmdims.mnkf.w & TRANS_B) != 0u) {  // stored [N][K]: 4 k of one column n
-        let n = col0 + lid / 4u;
-        let k = k0 + (lid % 4u) * 4u;
-        if (n < N && k < K) { return bmb[(base + n * ld + k) / 4u]; }
-    } else {                                // stored [K][N]: 4 columns n of one k
-        let k = k0 + lid / 16u;
-        let n = col0 + (lid % 16u) * 4u;
-        if (k < K && n < N) { return bmb[(base + k * ld + n) / 4u]; }
-    }
-    return vec4<f32>(0.0);
-}
-
-// Writes the vec4s of bm_load_a/_b into stage s as [k][row or column].
-fn bm_store_stage(lid: u32, s: u32, va: vec4<f32>, vb: vec4<f32>) {
-    let base = s * 256u;
-    if ((bmdims.mnkf.w & TRANS_A) != 0u) {
-        bsa[base + lid] = va;
-    } else {
-        let m = lid / 4u;
-        let k = (lid % 4u) * 4u;
-        bsa[base + k * 16u + m / 4u][m % 4u] = va.x;
-        bsa[base + (k + 1u) * 16u + m / 4u][m % 4u] = va.y;
-        bsa[base + (k + 2u) * 16u + m / 4u][m % 4u] = va.z;
-        bsa[base + (k + 3u) * 16u + m / 4u][m % 4u] = va.w;
-    }
-    if ((bmdims.mnkf.w & TRANS_B) != 0u) {
-        let n = lid / 4u;
-        let k = (lid % 4u) * 4u;
-        bsb[base + k * 16u + n / 4u][n % 4u] = vb.x;
-        bsb[base + (k + 1u) * 16u + n / 4u][n % 4u] = vb.y;
-        bsb[base + (k + 2u) * 16u + n / 4u][n % 4u] = vb.z;
-        bsb[base + (k + 3u) * 16u + n / 4u][n % 4u] = vb.w;
-    } else {
-        bsb[base + lid] = vb;
-    }
-}
-
 // Four consecutive columns of one row of C_z (ACCUMULATE: old C + v).
 fn bm_store4(base: u32, row: u32, col: u32, v: vec4<f32>) {
     if (row >= bmdims.mnkf.x || col >= bmdims.mnkf.y) { return; }
@@ -168,29 +109,79 @@ fn matmul_batched(@builtin(workgroup_id) wid: vec3<u32>,
     var r3 = vec4<f32>(0.0);
     // kbeg is a multiple of 64 (or K): every stage but the last is whole; loads mask k >= K.
     let steps = (kend - kbeg + BK - 1u) / BK;
-    var va = bm_load_a(lid, base_a, row0, kbeg);
-    var vb = bm_load_b(lid, base_b, col0, kbeg);
-    bm_store_stage(lid, 0u, va, vb);
-    workgroupBarrier();
-    for (var t = 0u; t < steps; t = t + 1u) {
-        let cur = t & 1u;
-        let more = t + 1u < steps;
-        if (more) {  // the next stage's global loads are in flight during this stage's math
-            va = bm_load_a(lid, base_a, row0, kbeg + (t + 1u) * BK);
-            vb = bm_load_b(lid, base_b, col0, kbeg + (t + 1u) * BK);
+    let ta = (flags & TRANS_A) != 0u;
+    let tb = (flags & TRANS_B) != 0u;
+    // The loads' work is done once here, not per stage (issue 23, as matmul_native_k16). A's vec4
+    // for lid: [K][M] stored: k = lid / 16, m = row0 + (lid % 16) * 4 (4 rows of one k); [M][K]:
+    // m = row0 + lid / 4, k = (lid % 4) * 4 (4 k of one row). Its index at stage t is ia + t * sa
+    // (exact: the offsets, strides and k are multiples of 4); a load past M or K reads 0.
+    let am = select(row0 + lid / 4u, row0 + (lid % 16u) * 4u, ta);
+    let ako = select((lid % 4u) * 4u, lid / 16u, ta);
+    let aok = am < M;
+    var ia = select((base_a + am * bmdims.ld.x + kbeg + ako) / 4u,
+                    (base_a + (kbeg + ako) * bmdims.ld.x + am) / 4u, ta);
+    let sa = select(BK / 4u, BK * bmdims.ld.x / 4u, ta);
+    // B's: [N][K] stored: n = col0 + lid / 4, k = (lid % 4) * 4; [K][N]: k = lid / 16,
+    // n = col0 + (lid % 16) * 4.
+    let bn = select(col0 + (lid % 16u) * 4u, col0 + lid / 4u, tb);
+    let bko = select(lid / 16u, (lid % 4u) * 4u, tb);
+    let bok = bn < N;
+    var ib = select((base_b + (kbeg + bko) * bmdims.ld.y + bn) / 4u,
+                    (base_b + bn * bmdims.ld.y + kbeg + bko) / 4u, tb);
+    let sb = select(BK * bmdims.ld.y / 4u, BK / 4u, tb);
+    // Workgroup stores as [k][row or column]: a vec4 along the tile's rows (A [K][M], B [K][N]) is
+    // stored whole at lid; one along k (A [M][K], B [N][K]) goes to 4 scalars
+    // [(k + j) * 16 + m / 4][m % 4], m = lid / 4, k = (lid % 4) * 4.
+    let q = (lid % 4u) * 4u * 16u + lid / 16u;
+    let qr = (lid / 4u) % 4u;
+
+    var va = vec4<f32>(0.0);
+    var vb = vec4<f32>(0.0);
+    for (var t = 0u; t <= steps; t = t + 1u) {
+        // Iteration t loads stage t (t < steps; in flight during the math), computes stage t - 1
+        // (t > 0) from its half of workgroup memory, then stores stage t in the other half, which
+        // was last read in iteration t - 1, before the barrier that ended it.
+        let k0 = kbeg + t * BK;
+        let more = t < steps;
+        if (more) {
+            va = vec4<f32>(0.0);
+            if (aok && k0 + ako < K) { va = bma[ia]; }
+            ia = ia + sa;
+            vb = vec4<f32>(0.0);
+            if (bok && k0 + bko < K) { vb = bmb[ib]; }
+            ib = ib + sb;
         }
-        let sa0 = cur * 256u + ty;
-        let sb0 = cur * 256u + tx;
-        for (var k = 0u; k < BK; k = k + 1u) {
-            let a = bsa[sa0 + k * 16u];
-            let b = bsb[sb0 + k * 16u];
-            r0 = fma(vec4<f32>(a.x), b, r0);
-            r1 = fma(vec4<f32>(a.y), b, r1);
-            r2 = fma(vec4<f32>(a.z), b, r2);
-            r3 = fma(vec4<f32>(a.w), b, r3);
+        if (t > 0u) {
+            let sa0 = ((t - 1u) & 1u) * 256u + ty;
+            let sb0 = ((t - 1u) & 1u) * 256u + tx;
+            for (var k = 0u; k < BK; k = k + 1u) {
+                let a = bsa[sa0 + k * 16u];
+                let b = bsb[sb0 + k * 16u];
+                r0 = fma(vec4<f32>(a.x), b, r0);
+                r1 = fma(vec4<f32>(a.y), b, r1);
+                r2 = fma(vec4<f32>(a.z), b, r2);
+                r3 = fma(vec4<f32>(a.w), b, r3);
+            }
         }
-        // The other stage was last read in step t - 1, before the barrier that ended it.
-        if (more) { bm_store_stage(lid, 1u - cur, va, vb); }
+        if (more) {
+            let s = (t & 1u) * 256u;
+            if (ta) {
+                bsa[s + lid] = va;
+            } else {
+                bsa[s + q][qr] = va.x;
+                bsa[s + q + 16u][qr] = va.y;
+                bsa[s + q + 32u][qr] = va.z;
+                bsa[s + q + 48u][qr] = va.w;
+            }
+            if (tb) {
+                bsb[s + q][qr] = vb.x;
+                bsb[s + q + 16u][qr] = vb.y;
+                bsb[s + q + 32u][qr] = vb.z;
+                bsb[s + q + 48u][qr] = vb.w;
+            } else {
+                bsb[s + lid] = vb;
+            }
+        }
         workgroupBarrier();
     }
 

@@ -74,6 +74,8 @@ case "$what" in
     # (compile.cpp, alone in both, 5.9 and 5.0: the load's noise), wgslvk_wgsl 34.0 -> 26.9; the whole
     # build (translation steps and links included) 301 s of CPU, against 464 s without it (idle
     # machine, session 13); its `wgslvk validate`: 79 of 86 kernels pass, 7 skipped, as without.
+    # This command from a fresh clone at 531c9b2, packages present, load 2-4: 140 s (build 136 s
+    # wall, 240 s of CPU; validate 4 s: 78 of 85 pass, 7 skipped); session 13's run: 241 s.
     # apt in two steps: what compiling needs, then lavapipe (mesa-vulkan-drivers with its LLVM and
     # Z3: ~37 MB of the ~47 MB the CLI's packages download on a fresh Debian 12), which only the run
     # needs, in the background while the build compiles.

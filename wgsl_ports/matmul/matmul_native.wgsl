@@ -225,9 +225,10 @@ fn matmul_native(@builtin(workgroup_id) wid: vec3<u32>,
 // than 96 128x128 tiles (wgsl_ports/matmul/README.md): a 128-row x 64-column tile per workgroup
 // of 128 invocations, each owning 8 x 8 outputs (rows ty*4.., 64+ty*4..; columns tx*4.., 32+tx*4..
 // for ty = lid / 8, tx = lid % 8), K in stages of 16 with one stage of workgroup memory
-// (16 x 128 A + 16 x 64 B f32 = 12 KB, inside WebGPU's default 16 KB): the next stage's global
-// loads (4 vec4 of A, 2 of B per invocation) are in flight during this stage's math, then two
-// barriers around the store. Dispatch: ceil(M/128) * ceil(N/64) workgroups (flat_wg).
+// (16 x 128 A + 16 x 64 B f32 = 12 KB + 384 B of padding, inside WebGPU's default 16 KB): the
+// next stage's global loads (4 vec4 of A, 2 of B per invocation) are in flight during this
+// stage's math, then two barriers around the store. Dispatch: ceil(M/128) * ceil(N/64)
+// workgroups (flat_wg).
 // Each load's index, row/column bounds flag and k offset and the workgroup store addresses are
 // computed once before the K loop (a predicated load and an index increment per stage inside):
 // with them recomputed per stage the driver's K loop spent ~200 instructions on 6 loads, and the
@@ -238,8 +239,15 @@ fn matmul_native(@builtin(workgroup_id) wid: vec3<u32>,
 const KT: u32 = 64u;   // output tile columns (rows: NT)
 const KK: u32 = 16u;   // K per stage
 const KWG: u32 = 128u; // invocations
-var<workgroup> ka: array<vec4<f32>, 512>;  // [k][32 vec4 along the 128 rows]
-var<workgroup> kb: array<vec4<f32>, 256>;  // [k][16 vec4 along the 64 columns]
+// Workgroup tiles as [k][row] (ka, 32 vec4 along the 128 rows) and [k][column] (kb, 16 vec4),
+// each group of 4 k rows followed by 2 vec4 of padding: k row k starts at (k / 4) * KA_G +
+// (k % 4) * 32 (kb: KB_G, 16). The transposing scalar stores' 32 lanes write 4 k rows 4 apart:
+// unpadded (rows 512 floats apart) they hit 8 banks, 4-way conflicted; with 8 floats more per
+// group, 32 banks. The math's vec4 reads (one k row for all lanes) stay aligned.
+const KA_G: u32 = 130u;  // vec4 per 4 k rows of ka: 4 * 32 + 2
+const KB_G: u32 = 66u;   // vec4 per 4 k rows of kb: 4 * 16 + 2
+var<workgroup> ka: array<vec4<f32>, 520>;  // 4 * KA_G
+var<workgroup> kb: array<vec4<f32>, 264>;  // 4 * KB_G
 
 @compute @workgroup_size(128, 1, 1)
 fn matmul_native_k16(@builtin(workgroup_id) wid: vec3<u32>,
@@ -308,13 +316,14 @@ fn matmul_native_k16(@builtin(workgroup_id) wid: vec3<u32>,
         ib[c] = select((kbo[c] * N + n) / 4u, (n * K + kbo[c]) / 4u, tb);
     }
     let sb = select(KK * N / 4u, KK / 4u, tb);
-    // Workgroup stores, ka as [k][row], kb as [k][column]: a vec4 along the tile's rows (A [K, M],
-    // B [K, N]) is stored whole at i; one along k (A [M, K], B [N, K]) goes to 4 scalars
-    // ka[(k + j) * 32 + m / 4][m % 4], m = i / 4, k = (i % 4) * 4 (kb: 16 and n likewise).
-    let qa = (lid % 4u) * 4u * 32u + (lid / 4u) / 4u;  // c adds 32 rows: 8 vec4 of a k row
+    // Workgroup stores: a vec4 along the tile's rows (A [K, M], B [K, N]) is stored whole, vec4 i
+    // at k row i / 32 (kb: 16), place i % 32; one along k (A [M, K], B [N, K]) goes to 4 scalars
+    // ka[(k / 4) * KA_G + j * 32 + m / 4][m % 4], m = i / 4, k = (i % 4) * 4 (kb: KB_G, 16, n).
+    let qa = (lid % 4u) * KA_G + (lid / 4u) / 4u;  // c adds 32 rows: 8 vec4 of a k row
     let ra = (lid / 4u) % 4u;
-    let qb = (lid % 4u) * 4u * 16u + (lid / 4u) / 4u;  // c adds 32 columns: 8 vec4
+    let qb = (lid % 4u) * KB_G + (lid / 4u) / 4u;  // c adds 32 columns: 8 vec4
     let rb = (lid / 4u) % 4u;
+    let pb = (lid / 64u) * KB_G + lid % 64u;  // c adds 8 k rows: 2 groups
 
     var va: array<vec4<f32>, 4>;
     var vb: array<vec4<f32>, 2>;
@@ -337,10 +346,10 @@ fn matmul_native_k16(@builtin(workgroup_id) wid: vec3<u32>,
         }
         if (t > 0u) {
             for (var k = 0u; k < KK; k = k + 1u) {
-                let a0 = ka[k * 32u + ty];
-                let a1 = ka[k * 32u + ty + 16u];
-                let b0 = kb[k * 16u + tx];
-                let b1 = kb[k * 16u + tx + 8u];
+                let a0 = ka[(k / 4u) * KA_G + (k % 4u) * 32u + ty];
+                let a1 = ka[(k / 4u) * KA_G + (k % 4u) * 32u + ty + 16u];
+                let b0 = kb[(k / 4u) * KB_G + (k % 4u) * 16u + tx];
+                let b1 = kb[(k / 4u) * KB_G + (k % 4u) * 16u + tx + 8u];
                 r0a = fma(vec4<f32>(a0.x), b0, r0a);
                 r1a = fma(vec4<f32>(a0.y), b0, r1a);
                 r2a = fma(vec4<f32>(a0.z), b0, r2a);
@@ -362,7 +371,7 @@ fn matmul_native_k16(@builtin(workgroup_id) wid: vec3<u32>,
         }
         if (more) {
             if (ta) {
-                for (var c = 0u; c < 4u; c = c + 1u) { ka[lid + c * KWG] = va[c]; }
+                for (var c = 0u; c < 4u; c = c + 1u) { ka[c * KA_G + lid] = va[c]; }
             } else {
                 for (var c = 0u; c < 4u; c = c + 1u) {
                     ka[qa + c * 8u][ra] = va[c].x;
@@ -379,7 +388,7 @@ fn matmul_native_k16(@builtin(workgroup_id) wid: vec3<u32>,
                     kb[qb + c * 8u + 48u][rb] = vb[c].w;
                 }
             } else {
-                for (var c = 0u; c < 2u; c = c + 1u) { kb[lid + c * KWG] = vb[c]; }
+                for (var c = 0u; c < 2u; c = c + 1u) { kb[pb + c * 2u * KB_G] = vb[c]; }
             }
             workgroupBarrier();
         }

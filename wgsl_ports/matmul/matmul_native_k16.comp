@@ -31,8 +31,15 @@ const uint KT = 64u;    // output tile columns
 const uint KK = 16u;    // K per stage
 const uint KWG = 128u;  // invocations
 // Zero-initialized in WGSL (R17); every element is written before it is read in each stage.
-shared vec4 ka[512];  // [k][32 vec4 along the 128 rows]
-shared vec4 kb[256];  // [k][16 vec4 along the 64 columns]
+// Workgroup tiles as [k][row] (ka, 32 vec4 along the 128 rows) and [k][column] (kb, 16 vec4),
+// each group of 4 k rows followed by 2 vec4 of padding: k row k starts at (k / 4) * KA_G +
+// (k % 4) * 32 (kb: KB_G, 16). The transposing scalar stores' 32 lanes write 4 k rows 4 apart:
+// unpadded (rows 512 floats apart) they hit 8 banks, 4-way conflicted; with 8 floats more per
+// group, 32 banks. The math's vec4 reads (one k row for all lanes) stay aligned.
+const uint KA_G = 130u;  // vec4 per 4 k rows of ka: 4 * 32 + 2
+const uint KB_G = 66u;   // vec4 per 4 k rows of kb: 4 * 16 + 2
+shared vec4 ka[520];  // 4 * KA_G
+shared vec4 kb[264];  // 4 * KB_G
 
 // The epilogue of one row: up to 4 consecutive columns from col, bias and old C as flagged.
 void native_store4(uint row, uint col, vec4 v) {
@@ -115,13 +122,14 @@ void main() {
         ib[c] = wgsl_select((kbo[c] * N + n) / 4u, (n * K + kbo[c]) / 4u, tb);
     }
     uint sb = wgsl_select(KK * N / 4u, KK / 4u, tb);
-    // Workgroup stores, ka as [k][row], kb as [k][column]: a vec4 along the tile's rows (A [K, M],
-    // B [K, N]) is stored whole at i; one along k (A [M, K], B [N, K]) goes to 4 scalars
-    // ka[(k + j) * 32 + m / 4][m % 4], m = i / 4, k = (i % 4) * 4 (kb: 16 and n likewise).
-    uint qa = (lid % 4u) * 4u * 32u + (lid / 4u) / 4u;  // c adds 32 rows: 8 vec4 of a k row
+    // Workgroup stores: a vec4 along the tile's rows (A [K, M], B [K, N]) is stored whole, vec4 i
+    // at k row i / 32 (kb: 16), place i % 32; one along k (A [M, K], B [N, K]) goes to 4 scalars
+    // ka[(k / 4) * KA_G + j * 32 + m / 4][m % 4], m = i / 4, k = (i % 4) * 4 (kb: KB_G, 16, n).
+    uint qa = (lid % 4u) * KA_G + (lid / 4u) / 4u;  // c adds 32 rows: 8 vec4 of a k row
     uint ra = (lid / 4u) % 4u;
-    uint qb = (lid % 4u) * 4u * 16u + (lid / 4u) / 4u;  // c adds 32 columns: 8 vec4
+    uint qb = (lid % 4u) * KB_G + (lid / 4u) / 4u;  // c adds 32 columns: 8 vec4
     uint rb = (lid / 4u) % 4u;
+    uint pb = (lid / 64u) * KB_G + lid % 64u;  // c adds 8 k rows: 2 groups
 
     vec4 va[4];
     vec4 vb[2];
@@ -144,10 +152,10 @@ void main() {
         }
         if (t > 0u) {
             [[unroll]] for (uint k = 0u; k < KK; k = k + 1u) {
-                vec4 a0 = ka[k * 32u + ty];
-                vec4 a1 = ka[k * 32u + ty + 16u];
-                vec4 b0 = kb[k * 16u + tx];
-                vec4 b1 = kb[k * 16u + tx + 8u];
+                vec4 a0 = ka[(k / 4u) * KA_G + (k % 4u) * 32u + ty];
+                vec4 a1 = ka[(k / 4u) * KA_G + (k % 4u) * 32u + ty + 16u];
+                vec4 b0 = kb[(k / 4u) * KB_G + (k % 4u) * 16u + tx];
+                vec4 b1 = kb[(k / 4u) * KB_G + (k % 4u) * 16u + tx + 8u];
                 r0a = fma(vec4(a0.x), b0, r0a);
                 r1a = fma(vec4(a0.y), b0, r1a);
                 r2a = fma(vec4(a0.z), b0, r2a);
@@ -169,7 +177,7 @@ void main() {
         }
         if (more) {
             if (ta) {
-                [[unroll]] for (uint c = 0u; c < 4u; c = c + 1u) { ka[lid + c * KWG] = va[c]; }
+                [[unroll]] for (uint c = 0u; c < 4u; c = c + 1u) { ka[c * KA_G + lid] = va[c]; }
             } else {
                 [[unroll]] for (uint c = 0u; c < 4u; c = c + 1u) {
                     ka[qa + c * 8u][ra] = va[c].x;
@@ -186,7 +194,7 @@ void main() {
                     kb[qb + c * 8u + 48u][rb] = vb[c].w;
                 }
             } else {
-                [[unroll]] for (uint c = 0u; c < 2u; c = c + 1u) { kb[lid + c * KWG] = vb[c]; }
+                [[unroll]] for (uint c = 0u; c < 2u; c = c + 1u) { kb[pb + c * 2u * KB_G] = vb[c]; }
             }
             barrier();
         }

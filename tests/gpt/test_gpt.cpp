@@ -201,9 +201,9 @@ TEST(GptParity, GradientsMatchTheDoubleReference) {
 // native_auto_bmm moves the bias-free products of <= 96 tiles that native_plan() does not split
 // to matmul_batched, which sums each element in native's order: the loss and the gradients keep
 // native_auto's bits (at the CI shape every bias-free product but the split mlp_up dX).
-// native_auto_fwd (the default)
-// moves nothing at this shape (its products need K >= 512 unsplit: at gpt110m): its two-dispatch
-// form is checked against k16 bit for bit in tests/matmul (BatchedBiasRowsThenProductIsK16sBits).
+// native_auto_fwd (the default) moves nothing at this shape (its products need K >= 512 unsplit:
+// at gpt110m): its two-dispatch form is checked against k16 bit for bit in tests/matmul
+// (BatchedBiasRowsThenProductIsK16sBits).
 TEST(GptParity, BatchedGemmKeepsNativeAutoBits) {
   ModelConfig mc = ci_model();
   TrainConfig tc = ci_train();
